@@ -1,0 +1,85 @@
+/* lt_buf.c - growable byte buffer (see lt_buf.h). */
+#include "lt_buf.h"
+#include "lt_error.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int lt_buf_reserve(struct lt_buf *b, size_t n)
+{
+	size_t want, cap;
+	uint8_t *p;
+
+	if (n > SIZE_MAX - b->len)
+		return lt_error_set(LT_E_NOMEM, "buffer size overflows");
+	want = b->len + n;
+	if (want <= b->cap)
+		return 0;
+	cap = b->cap ? b->cap : 256;
+	while (cap < want)
+		cap = cap > SIZE_MAX / 2 ? want : cap * 2;
+	p = realloc(b->data, cap);
+	if (!p)
+		return lt_error_set(LT_E_NOMEM, "out of memory (%zu bytes)", cap);
+	b->data = p;
+	b->cap = cap;
+	return 0;
+}
+
+int lt_buf_put(struct lt_buf *b, const void *p, size_t n)
+{
+	if (n == 0)
+		return 0;
+	if (lt_buf_reserve(b, n) < 0)
+		return -1;
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+	return 0;
+}
+
+int lt_buf_zero(struct lt_buf *b, size_t n)
+{
+	if (n == 0)
+		return 0;
+	if (lt_buf_reserve(b, n) < 0)
+		return -1;
+	memset(b->data + b->len, 0, n);
+	b->len += n;
+	return 0;
+}
+
+int lt_buf_u8(struct lt_buf *b, uint8_t v) { return lt_buf_put(b, &v, 1); }
+
+int lt_buf_u16(struct lt_buf *b, uint16_t v)
+{
+	uint8_t p[2] = { (uint8_t)v, (uint8_t)(v >> 8) };
+	return lt_buf_put(b, p, 2);
+}
+
+int lt_buf_u32(struct lt_buf *b, uint32_t v)
+{
+	uint8_t p[4] = { (uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24) };
+	return lt_buf_put(b, p, 4);
+}
+
+int lt_buf_u64(struct lt_buf *b, uint64_t v)
+{
+	if (lt_buf_u32(b, (uint32_t)v) < 0)
+		return -1;
+	return lt_buf_u32(b, (uint32_t)(v >> 32));
+}
+
+int lt_buf_align(struct lt_buf *b, size_t align)
+{
+	size_t pad = (align - (b->len & (align - 1))) & (align - 1);
+	return lt_buf_zero(b, pad);
+}
+
+void lt_buf_free(struct lt_buf *b)
+{
+	if (!b)
+		return;
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+}

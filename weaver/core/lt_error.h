@@ -1,0 +1,58 @@
+/* lt_error.h - the one error convention of LockTime.
+ *
+ * Every fallible function returns 0 on success or -1 on failure.  The function
+ * that detects a failure records it once with lt_error_set(): a diagnostic code
+ * (the NN of "LT0NN") and a message that says where ("TypeDef row 7: Extends
+ * tag 3 invalid (II.24.2.6)").  Callers pass -1 up unchanged; the command line
+ * turns the record into an MSBuild canonical diagnostic at the edge:
+ *     <file>: error LT0NN: <message>
+ */
+#ifndef LT_ERROR_H
+#define LT_ERROR_H
+
+#include <stdarg.h>
+
+/* Diagnostic codes.  docs/diagnostics.md lists each with its meaning. */
+enum lt_code {
+	LT_E_NONE = 0,
+	LT_E_IO = 1,          /* a file could not be read or written */
+	LT_E_NOT_PE = 2,      /* not a PE image, or its PE headers are malformed */
+	LT_E_NOT_CLI = 3,     /* a PE image without a CLI header: not .NET */
+	LT_E_METADATA = 4,    /* malformed metadata root, stream, heap or table */
+	LT_E_BODY = 5,        /* malformed IL method body or EH section */
+	LT_E_SIGNATURE = 6,   /* malformed signature blob */
+	LT_E_MIXED_MODE = 7,  /* mixed-mode (C++/CLI) image: refused */
+	LT_E_READY_TO_RUN = 8,/* ReadyToRun image: refused */
+	LT_E_REF_ASSEMBLY = 9,/* reference assembly: refused */
+	LT_E_LIMIT = 10,      /* a size or count beyond the sane limits */
+	LT_E_LAYOUT = 11,     /* the image cannot be laid out again */
+	LT_E_USAGE = 12,      /* bad command line */
+	LT_E_NOMEM = 13,      /* out of memory */
+	LT_E_ENCODE = 14,     /* an edit cannot be encoded (branch range, sizes) */
+	LT_E_WEAVE = 15,      /* a lock site cannot be woven */
+	LT_E_PACKAGE = 16,    /* malformed or hostile .nupkg */
+	LT_E_PDB = 17,        /* malformed debug symbols */
+};
+
+/* The last recorded error.  code is an lt_code; msg is NUL-terminated. */
+struct lt_error {
+	int code;
+	char msg[512];
+};
+
+/* Record an error, replacing any earlier one.  Always returns -1 so that a
+ * failure site reads `return lt_error_set(LT_E_METADATA, "...", ...);`. */
+int lt_error_set(int code, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Prefix the recorded message with context ("MethodDef row 12: ") and
+ * return -1.  Used by callers that know more about where a failure happened. */
+int lt_error_prefix(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The last recorded error; code is LT_E_NONE when nothing failed. */
+const struct lt_error *lt_error_last(void);
+
+/* Forget the recorded error. */
+void lt_error_clear(void);
+
+#endif

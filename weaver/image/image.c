@@ -1,0 +1,147 @@
+/* image.c - opening an assembly for editing: PE, metadata, method bodies. */
+#include "image.h"
+#include "il_body.h"
+#include "lt_error.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int check_supported(const struct pe_file *pe)
+{
+	const struct pe_cli_header *h = &pe->cli;
+
+	/* II.25.3.3.1: without ILONLY the image carries native code (C++/CLI);
+	 * VTableFixups also mean native entry points into managed code. */
+	if (!(h->flags & PE_COMIMAGE_ILONLY) || h->vtable_fixups.rva != 0)
+		return lt_error_set(LT_E_MIXED_MODE, "mixed-mode (C++/CLI) image: native code cannot be rewritten");
+	/* ReadyToRun and NGen images carry precompiled native code for the IL
+	 * in a ManagedNativeHeader; new IL would run beside stale code. */
+	if (h->native_header.rva != 0 || (h->flags & PE_COMIMAGE_IL_LIBRARY))
+		return lt_error_set(LT_E_READY_TO_RUN, "ReadyToRun image: weave the IL-only assembly before crossgen");
+	return 0;
+}
+
+int img_load(struct img **out, uint8_t *data, size_t size)
+{
+	struct img *img = calloc(1, sizeof *img);
+	uint32_t off;
+
+	if (!img) {
+		free(data);
+		return lt_error_set(LT_E_NOMEM, "out of memory");
+	}
+	img->file = data;
+	img->size = size;
+	if (pe_parse(&img->pe, data, size) < 0 || check_supported(&img->pe) < 0)
+		goto fail;
+	if (pe_rva_to_offset(&img->pe, img->pe.cli.metadata.rva, img->pe.cli.metadata.size, &off,
+			     LT_E_METADATA, "metadata") < 0)
+		goto fail;
+	if (md_read(&img->md, data + off, img->pe.cli.metadata.size) < 0)
+		goto fail;
+	*out = img;
+	return 0;
+fail:
+	img_free(img);
+	return -1;
+}
+
+void img_free(struct img *img)
+{
+	uint32_t i;
+
+	if (!img)
+		return;
+	for (i = 0; i < img->nbodies; i++)
+		free(img->bodies[i].data);
+	free(img->bodies);
+	md_free(&img->md);
+	pe_free(&img->pe);
+	free(img->file);
+	free(img);
+}
+
+/* Whether TypeRef `tok` is System.Runtime.CompilerServices.<name>. */
+static int typeref_is(const struct img *img, uint32_t tok, const char *ns, const char *name)
+{
+	const char *n, *s;
+	uint32_t row = md_token_row(tok);
+
+	if (md_token_table(tok) != MD_TYPEREF || row == 0 || row > md_rows(&img->md, MD_TYPEREF))
+		return 0;
+	if (md_string(&img->md, md_get(&img->md, MD_TYPEREF, row, MD_TYPEREF_NAME), &n) < 0 ||
+	    md_string(&img->md, md_get(&img->md, MD_TYPEREF, row, MD_TYPEREF_NAMESPACE), &s) < 0)
+		return 0;
+	return strcmp(n, name) == 0 && strcmp(s, ns) == 0;
+}
+
+int img_is_reference_assembly(const struct img *img)
+{
+	const struct md_image *md = &img->md;
+	uint32_t r, parent, ctor, cls;
+
+	for (r = 1; r <= md_rows(md, MD_CUSTOMATTRIBUTE); r++) {
+		if (md_coded_decode(MD_CI_HASCUSTOMATTRIBUTE, md_get(md, MD_CUSTOMATTRIBUTE, r, MD_CUSTOMATTRIBUTE_PARENT), &parent) < 0 ||
+		    parent != md_token(MD_ASSEMBLY, 1))
+			continue;
+		if (md_coded_decode(MD_CI_CUSTOMATTRIBUTETYPE, md_get(md, MD_CUSTOMATTRIBUTE, r, MD_CUSTOMATTRIBUTE_TYPE), &ctor) < 0 ||
+		    md_token_table(ctor) != MD_MEMBERREF || md_token_row(ctor) > md_rows(md, MD_MEMBERREF))
+			continue;
+		if (md_coded_decode(MD_CI_MEMBERREFPARENT, md_get(md, MD_MEMBERREF, md_token_row(ctor), MD_MEMBERREF_CLASS), &cls) < 0)
+			continue;
+		if (typeref_is(img, cls, "System.Runtime.CompilerServices", "ReferenceAssemblyAttribute"))
+			return 1;
+	}
+	return 0;
+}
+
+int img_method_body(const struct img *img, uint32_t row, const uint8_t **out, size_t *len)
+{
+	struct lt_cur c;
+	uint32_t rva;
+	size_t size;
+
+	if (row - 1 < img->nbodies && img->bodies[row - 1].data) {
+		*out = img->bodies[row - 1].data;
+		*len = img->bodies[row - 1].len;
+		return 0;
+	}
+	*out = NULL;
+	*len = 0;
+	if (row > md_rows(&img->md, MD_METHODDEF))
+		return 0; /* a row appended without a body yet */
+	rva = md_get(&img->md, MD_METHODDEF, row, MD_METHODDEF_RVA);
+	if (rva == 0)
+		return 0;
+	if (pe_rva_cursor(&img->pe, rva, &c, LT_E_BODY, "method body") < 0 ||
+	    il_body_size(c.data, lt_cur_left(&c), &size) < 0)
+		return lt_error_prefix("MethodDef row %u: ", row);
+	*out = c.data;
+	*len = size;
+	return 0;
+}
+
+int img_set_method_body(struct img *img, uint32_t row, const uint8_t *body, size_t len)
+{
+	uint8_t *copy;
+
+	if (row == 0 || len == 0 || len > 0x7FFFFFFF)
+		return lt_error_set(LT_E_ENCODE, "MethodDef row %u: body of %zu bytes", row, len);
+	if (row > img->nbodies) {
+		uint32_t n = row + 64;
+		struct img_body *b = realloc(img->bodies, n * sizeof *b);
+		if (!b)
+			return lt_error_set(LT_E_NOMEM, "out of memory");
+		memset(b + img->nbodies, 0, (n - img->nbodies) * sizeof *b);
+		img->bodies = b;
+		img->nbodies = n;
+	}
+	copy = malloc(len);
+	if (!copy)
+		return lt_error_set(LT_E_NOMEM, "out of memory");
+	memcpy(copy, body, len);
+	free(img->bodies[row - 1].data);
+	img->bodies[row - 1].data = copy;
+	img->bodies[row - 1].len = (uint32_t)len;
+	return 0;
+}

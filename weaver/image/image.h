@@ -1,0 +1,69 @@
+/* image.h - a .NET assembly open for editing: its PE file, its metadata and
+ * its method bodies, and the writer that lays them out again.
+ *
+ * Layout on write (docs/image-layout.md): every byte of the input is kept
+ * where it was; one section, ".lttext", is appended holding the new metadata
+ * root and the new or changed method bodies; the CLI header's MetaData
+ * directory and the changed MethodDef RVAs point into it.  Tokens, heap
+ * indexes, resources, FieldRVA data and debug entries stay valid. */
+#ifndef IMAGE_H
+#define IMAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lt_buf.h"
+#include "md_image.h"
+#include "pe_file.h"
+
+/* A method body replaced by img_set_method_body (header, code, EH sections). */
+struct img_body {
+	uint8_t *data; /* owned; NULL = the input's body is kept */
+	uint32_t len;
+};
+
+struct img {
+	uint8_t *file;          /* the input file (owned) */
+	size_t size;
+	struct pe_file pe;
+	struct md_image md;
+	struct img_body *bodies;/* one per MethodDef row, index row - 1 */
+	uint32_t nbodies;       /* rows bodies[] has room for */
+};
+
+/* Open the assembly in data[0..size); takes ownership of data (freed by
+ * img_free, and on failure).  Refuses what cannot be rewritten correctly:
+ *   LT_E_NOT_PE / LT_E_NOT_CLI  not a PE file / not .NET,
+ *   LT_E_MIXED_MODE             ILONLY clear or VTableFixups present (C++/CLI),
+ *   LT_E_READY_TO_RUN           a ManagedNativeHeader (ReadyToRun/NGen code),
+ *   LT_E_METADATA               malformed metadata.
+ * Returns 0 and *out (free with img_free), or -1. */
+int img_load(struct img **out, uint8_t *data, size_t size);
+
+/* Free everything.  NULL is a no-op. */
+void img_free(struct img *img);
+
+/* Whether the assembly carries System.Runtime.CompilerServices.
+ * ReferenceAssemblyAttribute (a reference assembly: no real bodies). */
+int img_is_reference_assembly(const struct img *img);
+
+/* The body of MethodDef `row` (1-based): the replacement if one was set,
+ * else the input's bytes at its RVA, sized by parsing its header and EH
+ * sections (II.25.4).  *out is borrowed until the body is replaced.
+ * A method without a body (RVA 0: abstract, extern, runtime) gives
+ * *out = NULL, *len = 0.  Returns 0, or -1 with LT_E_BODY when the RVA is not
+ * mapped or the body does not fit its section. */
+int img_method_body(const struct img *img, uint32_t row, const uint8_t **out, size_t *len);
+
+/* Replace the body of MethodDef `row` (1-based, may be a row appended after
+ * loading) with a copy of body[0..len) - a complete body with header and EH
+ * sections, as il_encode writes it.  Returns 0, or -1 (LT_E_NOMEM). */
+int img_set_method_body(struct img *img, uint32_t row, const uint8_t *body, size_t len);
+
+/* Lay the image out again into `out` (see the file comment).  When nothing
+ * was edited the output is still a valid image with new metadata; callers
+ * that want byte-identical output for "no change" skip the write.
+ * Returns 0, or -1 with LT_E_LAYOUT (no room to add a section) or LT_E_NOMEM. */
+int img_write(struct img *img, struct lt_buf *out);
+
+#endif
