@@ -26,7 +26,9 @@ int lt_error_prefix(const char *fmt, ...)
 	vsnprintf(prefix, sizeof prefix, fmt, ap);
 	va_end(ap);
 	memcpy(old, last_error.msg, sizeof old);
-	snprintf(last_error.msg, sizeof last_error.msg, "%s%s", prefix, old);
+	/* The message is cut at the buffer's end; the prefix is never lost. */
+	if (snprintf(last_error.msg, sizeof last_error.msg, "%s%s", prefix, old) < 0)
+		last_error.msg[0] = '\0';
 	return -1;
 }
 

@@ -98,8 +98,7 @@ int img_is_reference_assembly(const struct img *img)
 int img_method_body(const struct img *img, uint32_t row, const uint8_t **out, size_t *len)
 {
 	struct lt_cur c;
-	uint32_t rva;
-	size_t size;
+	uint32_t rva, size;
 
 	if (row - 1 < img->nbodies && img->bodies[row - 1].data) {
 		*out = img->bodies[row - 1].data;
