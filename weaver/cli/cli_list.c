@@ -1,0 +1,36 @@
+/* cli_list.c - `locktime list`: one line per lock acquisition site. */
+#include "cli.h"
+#include "image.h"
+#include "lt_error.h"
+#include "lt_file.h"
+#include "weave.h"
+
+#include <stdio.h>
+
+static void print_site(void *ctx, const struct weave_site *s)
+{
+	(void)ctx;
+	printf("%s IL_%04x %s%s%s\n", s->method, s->il_offset, weave_kind_name(s->kind),
+	       s->location[0] ? " " : "", s->location);
+}
+
+int cli_list(int argc, char **argv)
+{
+	struct img *img = NULL;
+	uint8_t *data;
+	size_t size;
+	int rc = 1;
+
+	if (argc != 2) {
+		fprintf(stderr, "locktime: error LT%03d: usage: locktime list FILE\n", LT_E_USAGE);
+		return 2;
+	}
+	lt_error_clear();
+	if (lt_file_read(argv[1], &data, &size) == 0 && img_load(&img, data, size) == 0 &&
+	    weave_list(img, print_site, NULL) >= 0)
+		rc = 0;
+	else
+		cli_report_error(argv[1]);
+	img_free(img);
+	return rc;
+}

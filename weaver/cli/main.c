@@ -1,0 +1,60 @@
+/* main.c - entry point of `locktime`: dispatch to a command, help, version. */
+#include "cli.h"
+#include "lt_error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char usage[] =
+	"usage: locktime weave [options] FILE...   weave each assembly in place (atomic replace)\n"
+	"         -o, --output PATH                 write here instead (one input)\n"
+	"         --threshold-ms X                  report threshold baked in (default 1; 0 = every lock)\n"
+	"         --output-sink S                   default report sink baked in: stderr, stdout or a path\n"
+	"         -r, --reference PATH              assembly to resolve framework types against\n"
+	"                                           (repeatable; @FILE = one path a line)\n"
+	"         -v, --verbose / -q, --quiet\n"
+	"       locktime list FILE                  one line per lock acquisition site\n"
+	"       locktime --help | --version\n"
+	"\n"
+	"At run time: LOCKTIME_THRESHOLD_MS overrides the threshold, LOCKTIME_OUTPUT the sink,\n"
+	"LOCKTIME_DISABLED=1 turns timing off.\n";
+
+void cli_report_error(const char *file)
+{
+	const struct lt_error *e = lt_error_last();
+	fprintf(stderr, "%s: error LT%03d: %s\n", file, e->code, e->msg[0] ? e->msg : "unknown error");
+}
+
+void cli_warn(const char *file, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: warning LT%03d: ", file, code);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("locktime %s\n", LOCKTIME_VERSION);
+		return 0;
+	}
+	if (!strcmp(argv[1], "weave"))
+		return cli_weave(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "list"))
+		return cli_list(argc - 1, argv + 1);
+	fprintf(stderr, "locktime: error LT%03d: unknown command '%s'\n%s", LT_E_USAGE, argv[1], usage);
+	return 2;
+}

@@ -1,0 +1,66 @@
+/* weave.h - the lock weaving passes: find every lock acquisition site in an
+ * assembly and time its wait and hold (see docs/weaving.md). */
+#ifndef WEAVE_H
+#define WEAVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "image.h"
+
+/* What a lock site acquires or releases (docs/weaving.md lists the IL shapes). */
+enum weave_kind {
+	WEAVE_MONITOR_ENTER,        /* Monitor.Enter(object) */
+	WEAVE_MONITOR_ENTER_TAKEN,  /* Monitor.Enter(object, ref bool) */
+	WEAVE_MONITOR_TRYENTER,     /* the six Monitor.TryEnter overloads */
+	WEAVE_LOCK_ENTER,           /* System.Threading.Lock.Enter() */
+	WEAVE_LOCK_TRYENTER,        /* Lock.TryEnter(), (int), (TimeSpan) */
+	WEAVE_LOCK_ENTERSCOPE,      /* Lock.EnterScope() (C# 13 lock on a Lock) */
+	WEAVE_SYNCHRONIZED,         /* [MethodImpl(Synchronized)] method body */
+	WEAVE_MONITOR_EXIT,         /* releases and waits: not acquisition sites */
+	WEAVE_LOCK_EXIT,
+	WEAVE_SCOPE_DISPOSE,
+	WEAVE_MONITOR_WAIT,
+	WEAVE_KIND_COUNT
+};
+
+/* Short name of a kind, as `locktime list` prints it ("Monitor.Enter"). */
+const char *weave_kind_name(enum weave_kind k);
+
+/* 1 for the kinds that acquire a lock (listed as sites), 0 otherwise. */
+int weave_kind_acquires(enum weave_kind k);
+
+struct weave_opts {
+	double threshold_ms;       /* report threshold baked in (default 1; 0 = every lock) */
+	const char *output;        /* default sink baked in: "stderr", "stdout" or a path */
+	const char *const *refs;   /* reference assemblies to resolve framework types */
+	size_t nrefs;
+};
+
+/* One acquisition site, as `locktime list` shows it. */
+struct weave_site {
+	char method[512];          /* user-facing <Namespace.Type>::<Method> */
+	uint32_t methoddef;        /* MethodDef row holding the call */
+	uint32_t il_offset;        /* offset of the call in the input body */
+	enum weave_kind kind;
+	char location[300];        /* "<file>:<line>" from debug info, else "" */
+};
+
+enum weave_outcome {
+	WEAVE_WOVEN = 0,           /* sites were found and timed */
+	WEAVE_NO_LOCKS = 1,        /* nothing to weave: leave the file as it is */
+	WEAVE_ALREADY_WOVEN = 2,   /* the assembly carries LockTime's helper type */
+};
+
+/* Find every site of `img` and call `fn` for each, in MethodDef then IL
+ * order.  Returns the number of sites, or -1 (malformed input; LT_E_BODY,
+ * LT_E_METADATA, LT_E_SIGNATURE). */
+long weave_list(const struct img *img, void (*fn)(void *ctx, const struct weave_site *s), void *ctx);
+
+/* Weave every site of `img` in memory: add the helper type, rewrite the
+ * bodies.  *outcome says what happened; the caller writes the image only for
+ * WEAVE_WOVEN.  Returns 0, or -1 (LT_E_WEAVE and the reading errors above). */
+int weave_image(struct img *img, const struct weave_opts *opts, enum weave_outcome *outcome,
+		long *nsites);
+
+#endif
