@@ -59,6 +59,8 @@ struct md_image {
 	uint8_t tables_reserved2; /* the byte after HeapSizes ("always 1"; writers put 1, 10, 16...) */
 	uint64_t valid, sorted;
 	uint32_t extra_data;   /* the 4 bytes after the row counts when heap_sizes & 0x40 (#- only) */
+	uint8_t tables_end_zero; /* 1 when the input put a 0 byte after the rows before padding to 4
+				  * (seen as 4 zero bytes after aligned rows; Roslyn does this) */
 	struct md_table tables[MD_TABLE_MAX];
 	struct md_heap strings, us, blob, guid;
 	/* Portable PDB (#Pdb stream, PortablePdb-Metadata.md): the 20-byte PDB id,
@@ -71,7 +73,7 @@ struct md_image {
 	/* Other streams, in input order, kept verbatim. */
 	struct md_stream *streams;
 	uint32_t nstreams;
-	/* Order of all streams as read, so writing keeps it (names). */
+	/* Order of all streams as read, so writing keeps it (names; at most 8). */
 	char stream_order[8][32];
 	uint32_t nstream_order;
 };
@@ -81,8 +83,17 @@ struct md_image {
  * and must outlive *out.  Checks every stream offset and size, heap-size flag,
  * row count (against the stream size), and every cell: heap indexes inside
  * their heap, table indexes <= rows + 1 (list columns may point one past the
- * end), coded-index tags valid.
- * Returns 0, or -1 with LT_E_METADATA naming the stream, table, row and column. */
+ * end; a non-null coded index <= rows), coded-index tags valid (a cell of 0
+ * is null whatever its tag).  Also rejected: a signature other than BSJB, a
+ * version length not a multiple of 4 or past 256, more than 8 streams, a
+ * stream name not terminated within 32 bytes, a duplicate stream name, both
+ * #~ and #-, no table stream, a Valid bit for a table the spec does not
+ * define, a row count past 0xFFFFFF or whose rows pass the stream, a #GUID
+ * heap that is not a whole number of GUIDs, a #Pdb stream naming a non
+ * type-system table or with bytes after its counts.
+ * On failure *out is released (md_free) and left empty.
+ * Returns 0, or -1 with LT_E_METADATA naming the stream, table, row and column
+ * (LT_E_NOMEM when memory runs out). */
 int md_read(struct md_image *out, const uint8_t *data, size_t size);
 
 /* Release what md_read and the edit functions allocated.  NULL is a no-op. */

@@ -1,0 +1,345 @@
+/* md_write.c - edit tables (rows, cells, coded indexes) and serialize the metadata root (II.24.2). */
+#include "md_image.h"
+#include "lt_cursor.h"
+#include "lt_error.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MD_SIGNATURE 0x424A5342u /* "BSJB", II.24.2.1 */
+#define MD_MAX_ROWS 0xFFFFFFu
+#define MD_MAX_OUT_STREAMS 16    /* the input's (at most 8) plus the ones writing may add */
+
+uint32_t md_get(const struct md_image *md, enum md_table_id t, uint32_t row, unsigned col)
+{
+	const struct md_table *tab = &md->tables[t];
+
+	assert(row >= 1 && row <= tab->rows && col < tab->ncols);
+	return tab->cells[(size_t)(row - 1) * tab->ncols + col];
+}
+
+void md_set(struct md_image *md, enum md_table_id t, uint32_t row, unsigned col, uint32_t v)
+{
+	struct md_table *tab = &md->tables[t];
+
+	assert(row >= 1 && row <= tab->rows && col < tab->ncols);
+	tab->cells[(size_t)(row - 1) * tab->ncols + col] = v;
+}
+
+int md_append_row(struct md_image *md, enum md_table_id t, const uint32_t *cells, uint32_t *out_row)
+{
+	struct md_table *tab = &md->tables[t];
+
+	assert(md_schema[t].name);
+	tab->ncols = md_schema[t].ncols;
+	if (tab->rows >= MD_MAX_ROWS)
+		return lt_error_set(LT_E_LIMIT, "%s: more than 0xFFFFFF rows (II.22)", md_schema[t].name);
+	if (tab->rows == tab->cap) {
+		uint32_t cap = tab->cap < 16 ? 16 : tab->cap * 2;
+		uint32_t *p;
+
+		if (cap > MD_MAX_ROWS + 1)
+			cap = MD_MAX_ROWS + 1;
+		p = realloc(tab->cells, (size_t)cap * tab->ncols * sizeof(uint32_t));
+		if (!p)
+			return lt_error_set(LT_E_NOMEM, "%s: out of memory for %u rows", md_schema[t].name, cap);
+		tab->cells = p;
+		tab->cap = cap;
+	}
+	memcpy(&tab->cells[(size_t)tab->rows * tab->ncols], cells, tab->ncols * sizeof(uint32_t));
+	*out_row = ++tab->rows;
+	return 0;
+}
+
+int md_coded_decode(enum md_coded_index k, uint32_t cell, uint32_t *out_token)
+{
+	const struct md_coded_schema *cs = &md_coded[k];
+	uint32_t tag = cell & ((1u << cs->tag_bits) - 1);
+
+	if (tag >= cs->ntags || cs->tables[tag] == MD_NO_TABLE)
+		return lt_error_set(LT_E_METADATA, "%s: tag %u invalid (II.24.2.6)", cs->name, tag);
+	*out_token = md_token((enum md_table_id)cs->tables[tag], cell >> cs->tag_bits);
+	return 0;
+}
+
+int md_coded_encode(enum md_coded_index k, uint32_t token, uint32_t *out_cell)
+{
+	const struct md_coded_schema *cs = &md_coded[k];
+	uint32_t tag;
+
+	for (tag = 0; tag < cs->ntags; tag++)
+		if (cs->tables[tag] == md_token_table(token)) {
+			*out_cell = md_token_row(token) << cs->tag_bits | tag;
+			return 0;
+		}
+	return lt_error_set(LT_E_METADATA, "%s: token 0x%08x names a table it cannot hold (II.24.2.6)", cs->name,
+			    token);
+}
+
+/* Compare rows a and b (0-based) of a sorted table by its key (II.22). */
+static int key_cmp(const struct md_table *tab, const struct md_table_schema *ts, uint32_t a, uint32_t b)
+{
+	unsigned i;
+
+	for (i = 0; i < ts->nkeys; i++) {
+		uint32_t va = tab->cells[(size_t)a * tab->ncols + ts->key[i]];
+		uint32_t vb = tab->cells[(size_t)b * tab->ncols + ts->key[i]];
+
+		if (va != vb)
+			return (va < vb) == !(ts->key_desc >> i & 1) ? -1 : 1;
+	}
+	return 0;
+}
+
+/* Stable bottom-up merge sort of row numbers perm[0..n) by key; tmp has n entries. */
+static void sort_rows(const struct md_table *tab, const struct md_table_schema *ts, uint32_t *perm, uint32_t *tmp,
+		      uint32_t n)
+{
+	uint32_t w, lo;
+
+	/* n <= 0xFFFFFF, so 2 * w cannot wrap. */
+	for (w = 1; w < n; w *= 2) {
+		for (lo = 0; lo < n; lo += 2 * w) {
+			uint32_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+			uint32_t i = lo, j = mid, o = lo;
+
+			while (i < mid && j < hi)
+				tmp[o++] = key_cmp(tab, ts, perm[j], perm[i]) < 0 ? perm[j++] : perm[i++];
+			while (i < mid)
+				tmp[o++] = perm[i++];
+			while (j < hi)
+				tmp[o++] = perm[j++];
+		}
+		memcpy(perm, tmp, (size_t)n * sizeof(*perm));
+	}
+}
+
+/* The order rows of table t are written in: NULL for input order, else a
+ * malloc'd permutation (0-based) when the table's Sorted bit is set and its
+ * rows are out of key order (II.22). */
+static int row_order(const struct md_image *md, unsigned t, uint32_t **out)
+{
+	const struct md_table *tab = &md->tables[t];
+	const struct md_table_schema *ts = &md_schema[t];
+	uint32_t r, *perm, *tmp;
+
+	*out = NULL;
+	if (!ts->nkeys || !(md->sorted >> t & 1))
+		return 0;
+	for (r = 1; r < tab->rows && key_cmp(tab, ts, r - 1, r) <= 0; r++)
+		;
+	if (r >= tab->rows)
+		return 0;
+	perm = malloc((size_t)tab->rows * sizeof(*perm));
+	tmp = malloc((size_t)tab->rows * sizeof(*tmp));
+	if (!perm || !tmp) {
+		free(perm);
+		free(tmp);
+		return lt_error_set(LT_E_NOMEM, "%s: out of memory sorting", ts->name);
+	}
+	for (r = 0; r < tab->rows; r++)
+		perm[r] = r;
+	sort_rows(tab, ts, perm, tmp, tab->rows);
+	free(tmp);
+	*out = perm;
+	return 0;
+}
+
+static int put_cell(struct lt_buf *b, unsigned w, uint32_t v, unsigned t, uint32_t row, const struct md_col *c)
+{
+	if (w < 4 && v >> (8 * w))
+		return lt_error_set(LT_E_LIMIT, "%s row %u: %s value 0x%x does not fit %u bytes (II.24.2.6)",
+				    md_schema[t].name, row, c->name, v, w);
+	return w == 1 ? lt_buf_u8(b, (uint8_t)v) : w == 2 ? lt_buf_u16(b, (uint16_t)v) : lt_buf_u32(b, v);
+}
+
+/* The #~ / #- stream (II.24.2.6) into b, padded to 4. */
+static int write_tables(const struct md_image *md, uint8_t heap_sizes, struct lt_buf *b)
+{
+	struct md_sizes s;
+	uint64_t valid = 0;
+	unsigned t, col;
+	uint32_t r;
+
+	md_image_sizes(md, heap_sizes, &s);
+	for (t = 0; t < MD_TABLE_MAX; t++)
+		if (md->tables[t].rows)
+			valid |= 1ull << t;
+	if (lt_buf_u32(b, md->tables_reserved) < 0 || lt_buf_u8(b, md->tables_major) < 0 ||
+	    lt_buf_u8(b, md->tables_minor) < 0 || lt_buf_u8(b, heap_sizes) < 0 ||
+	    lt_buf_u8(b, md->tables_reserved2) < 0 || lt_buf_u64(b, valid) < 0 || lt_buf_u64(b, md->sorted) < 0)
+		return -1;
+	for (t = 0; t < MD_TABLE_MAX; t++)
+		if (md->tables[t].rows && lt_buf_u32(b, md->tables[t].rows) < 0)
+			return -1;
+	if ((heap_sizes & MD_HEAP_EXTRA_DATA) && lt_buf_u32(b, md->extra_data) < 0)
+		return -1;
+	for (t = 0; t < MD_TABLE_MAX; t++) {
+		const struct md_table *tab = &md->tables[t];
+		uint32_t *perm;
+
+		if (!tab->rows)
+			continue;
+		if (lt_buf_reserve(b, (size_t)tab->rows * md_row_size(&s, t)) < 0 || row_order(md, t, &perm) < 0)
+			return -1;
+		for (r = 0; r < tab->rows; r++) {
+			uint32_t src = perm ? perm[r] : r;
+
+			for (col = 0; col < tab->ncols; col++) {
+				const struct md_col *c = &md_schema[t].cols[col];
+
+				if (put_cell(b, md_col_width(&s, c), tab->cells[(size_t)src * tab->ncols + col], t,
+					     src + 1, c) < 0) {
+					free(perm);
+					return -1;
+				}
+			}
+		}
+		free(perm);
+	}
+	if (md->tables_end_zero && lt_buf_u8(b, 0) < 0)
+		return -1;
+	return lt_buf_align(b, 4);
+}
+
+/* HeapSizes (II.24.2.6): the input's bits, plus a wide bit for each heap now
+ * past 0xFFFF bytes (a bit the input set stays set, so an unedited image
+ * writes back as it was). */
+static uint8_t final_heap_sizes(const struct md_image *md)
+{
+	uint8_t hs = md->heap_sizes;
+
+	if (md->strings.orig_size + md->strings.added.len > 0xFFFF)
+		hs |= MD_HEAP_STRINGS_WIDE;
+	if (md->guid.orig_size + md->guid.added.len > 0xFFFF)
+		hs |= MD_HEAP_GUID_WIDE;
+	if (md->blob.orig_size + md->blob.added.len > 0xFFFF)
+		hs |= MD_HEAP_BLOB_WIDE;
+	return hs;
+}
+
+/* One stream to write: its name and bytes (a heap: input part then appended part). */
+struct out_stream {
+	const char *name;
+	const uint8_t *a, *b;
+	size_t alen, blen;
+	uint32_t size; /* alen + blen padded to 4 */
+};
+
+static int add_stream(struct out_stream *os, unsigned *n, const char *name, const uint8_t *a, size_t alen,
+		      const uint8_t *b, size_t blen)
+{
+	unsigned i;
+	uint64_t size = ((uint64_t)alen + blen + 3) & ~3ull;
+
+	for (i = 0; i < *n; i++)
+		if (!strcmp(os[i].name, name))
+			return 0;
+	if (size > UINT32_MAX)
+		return lt_error_set(LT_E_LIMIT, "%s: 0x%llx bytes, past 4 GiB (II.24.2.2)", name,
+				    (unsigned long long)size);
+	os[*n] = (struct out_stream){ name, a, b, alen, blen, (uint32_t)size };
+	++*n;
+	return 0;
+}
+
+/* Add the stream called `name` if the image has it: heaps with bytes (or
+ * named by the input), the table stream, #Pdb, or a kept stream. */
+static int add_named(const struct md_image *md, const struct lt_buf *tables, const struct lt_buf *pdb,
+		     const char *name, int from_input, struct out_stream *os, unsigned *n)
+{
+	static const char *const heap_names[] = { "#Strings", "#US", "#GUID", "#Blob" };
+	const struct md_heap *heaps[] = { &md->strings, &md->us, &md->guid, &md->blob };
+	unsigned i;
+
+	if (!strcmp(name, md->tables_name))
+		return add_stream(os, n, md->tables_name, tables->data, tables->len, NULL, 0);
+	if (!strcmp(name, "#Pdb"))
+		return md->has_pdb ? add_stream(os, n, "#Pdb", pdb->data, pdb->len, NULL, 0) : 0;
+	for (i = 0; i < 4; i++) {
+		const struct md_heap *h = heaps[i];
+
+		if (!strcmp(name, heap_names[i]))
+			return from_input || h->orig_size + h->added.len
+				? add_stream(os, n, heap_names[i], h->orig, h->orig_size, h->added.data, h->added.len)
+				: 0;
+	}
+	for (i = 0; i < md->nstreams; i++)
+		if (!strcmp(name, md->streams[i].name))
+			return add_stream(os, n, md->streams[i].name, md->streams[i].data, md->streams[i].size,
+					  NULL, 0);
+	return 0;
+}
+
+/* #Pdb (PortablePdb-Metadata.md): id, entry point, referenced type-system tables and their row counts. */
+static int write_pdb(const struct md_image *md, struct lt_buf *b)
+{
+	uint64_t mask = 0;
+	unsigned t;
+
+	for (t = 0; t < MD_DOCUMENT; t++)
+		if (md->type_system_rows[t])
+			mask |= 1ull << t;
+	if (lt_buf_put(b, md->pdb_id, 20) < 0 || lt_buf_u32(b, md->pdb_entry_point) < 0 || lt_buf_u64(b, mask) < 0)
+		return -1;
+	for (t = 0; t < MD_DOCUMENT; t++)
+		if (md->type_system_rows[t] && lt_buf_u32(b, md->type_system_rows[t]) < 0)
+			return -1;
+	return 0;
+}
+
+/* II.24.2.1 root and II.24.2.2 stream headers, then the streams in order. */
+static int write_root(const struct md_image *md, const struct out_stream *os, unsigned n, struct lt_buf *out)
+{
+	size_t vlen = (strnlen(md->version, sizeof(md->version) - 1) + 4) & ~(size_t)3;
+	uint64_t off = 20 + vlen;
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		off += 8 + ((strlen(os[i].name) + 4) & ~(size_t)3);
+	if (lt_buf_u32(out, MD_SIGNATURE) < 0 || lt_buf_u16(out, md->major) < 0 || lt_buf_u16(out, md->minor) < 0 ||
+	    lt_buf_u32(out, 0) < 0 || lt_buf_u32(out, (uint32_t)vlen) < 0 ||
+	    lt_buf_put(out, md->version, strnlen(md->version, vlen)) < 0 ||
+	    lt_buf_zero(out, vlen - strnlen(md->version, vlen)) < 0 || lt_buf_u16(out, md->flags) < 0 ||
+	    lt_buf_u16(out, (uint16_t)n) < 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		size_t nl = strlen(os[i].name);
+
+		if (off > UINT32_MAX)
+			return lt_error_set(LT_E_LIMIT, "metadata root: passes 4 GiB (II.24.2.2)");
+		if (lt_buf_u32(out, (uint32_t)off) < 0 || lt_buf_u32(out, os[i].size) < 0 ||
+		    lt_buf_put(out, os[i].name, nl) < 0 || lt_buf_zero(out, ((nl + 4) & ~(size_t)3) - nl) < 0)
+			return -1;
+		off += os[i].size;
+	}
+	for (i = 0; i < n; i++)
+		if (lt_buf_put(out, os[i].a, os[i].alen) < 0 || lt_buf_put(out, os[i].b, os[i].blen) < 0 ||
+		    lt_buf_zero(out, os[i].size - os[i].alen - os[i].blen) < 0)
+			return -1;
+	return 0;
+}
+
+int md_write(const struct md_image *md, struct lt_buf *out)
+{
+	static const char *const defaults[] = { "#Pdb", NULL, "#Strings", "#US", "#GUID", "#Blob" };
+	struct lt_buf tables = LT_BUF_INIT, pdb = LT_BUF_INIT;
+	struct out_stream os[MD_MAX_OUT_STREAMS];
+	unsigned n = 0, i;
+	int rc = -1;
+
+	if (write_tables(md, final_heap_sizes(md), &tables) < 0 || (md->has_pdb && write_pdb(md, &pdb) < 0))
+		goto done;
+	for (i = 0; i < md->nstream_order; i++)
+		if (add_named(md, &tables, &pdb, md->stream_order[i], 1, os, &n) < 0)
+			goto done;
+	for (i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
+		if (add_named(md, &tables, &pdb, defaults[i] ? defaults[i] : md->tables_name, 0, os, &n) < 0)
+			goto done;
+	rc = write_root(md, os, n, out);
+done:
+	lt_buf_free(&tables);
+	lt_buf_free(&pdb);
+	return rc;
+}
