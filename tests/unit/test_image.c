@@ -1,0 +1,179 @@
+/* test_image.c - the image layer on real assemblies: PE parsing, every method
+ * body decoded and re-encoded byte for byte, a full edit laid out again and
+ * read back, and malformed files (truncated, bad offsets) refused cleanly. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "image.h"
+#include "image_body.h"
+#include "lt_error.h"
+#include "lt_file.h"
+
+static const char *const corpus[] = {
+	"/usr/lib/mono/4.5/mscorlib.dll",
+	"/usr/lib/mono/4.5/System.dll",
+	"/usr/lib/mono/4.5/System.Core.dll",
+	"/usr/lib/mono/4.5/mcs.exe",
+};
+
+static struct img *open_image(const char *path)
+{
+	struct img *img = NULL;
+	uint8_t *data;
+	size_t size;
+
+	assert_int_equal(lt_file_read(path, &data, &size), 0);
+	if (img_load(&img, data, size) < 0)
+		fail_msg("%s: %s", path, lt_error_last()->msg);
+	return img;
+}
+
+/* Every body decodes and encodes back to the very same bytes: branch forms,
+ * header form, EH section form and maxstack are all kept when nothing changed. */
+static void test_bodies_round_trip(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof corpus / sizeof *corpus; i++) {
+		struct img *img = open_image(corpus[i]);
+		uint32_t row, same = 0, nrows = md_rows(&img->md, MD_METHODDEF);
+
+		for (row = 1; row <= nrows; row++) {
+			struct lt_buf out = LT_BUF_INIT;
+			const uint8_t *orig;
+			struct il_body b;
+			size_t len;
+
+			assert_int_equal(img_method_body(img, row, &orig, &len), 0);
+			if (!orig)
+				continue;
+			if (img_decode_body(img, row, &b) < 0)
+				fail_msg("%s row %u: %s", corpus[i], row, lt_error_last()->msg);
+			if (il_encode(&b, img_stack_effect, img, &out) < 0)
+				fail_msg("%s row %u: %s", corpus[i], row, lt_error_last()->msg);
+			assert_int_equal(out.len, len);
+			assert_memory_equal(out.data, orig, len);
+			same++;
+			lt_buf_free(&out);
+			il_body_free(&b);
+		}
+		assert_true(same > 1000 || strstr(corpus[i], "mcs"));
+		img_free(img);
+	}
+}
+
+/* Writing with no edit gives an image whose metadata reads back with the
+ * same rows, and whose every body is where the MethodDef says. */
+static void test_write_unedited(void **state)
+{
+	struct img *img = open_image("/usr/lib/mono/4.5/System.dll"), *again = NULL;
+	struct lt_buf out = LT_BUF_INIT;
+	uint32_t t, row;
+
+	(void)state;
+	assert_int_equal(img_write(img, &out), 0);
+	assert_int_equal(img_load(&again, out.data, out.len), 0);
+	out.data = NULL; /* owned by `again` now */
+	assert_int_equal(again->pe.nsections, img->pe.nsections + 1);
+	for (t = 0; t < MD_TABLE_MAX; t++)
+		assert_int_equal(md_rows(&again->md, t), md_rows(&img->md, t));
+	for (row = 1; row <= md_rows(&img->md, MD_METHODDEF); row += 97) {
+		const uint8_t *a, *b;
+		size_t la, lb;
+		assert_int_equal(img_method_body(img, row, &a, &la), 0);
+		assert_int_equal(img_method_body(again, row, &b, &lb), 0);
+		assert_int_equal(la, lb);
+		if (a)
+			assert_memory_equal(a, b, la);
+	}
+	img_free(again);
+	img_free(img);
+	lt_buf_free(&out);
+}
+
+/* A file cut at any length is refused with an error, never a crash. */
+static void test_truncated(void **state)
+{
+	uint8_t *data;
+	size_t size, cut, step;
+
+	(void)state;
+	assert_int_equal(lt_file_read("/usr/lib/mono/4.5/mcs.exe", &data, &size), 0);
+	step = size / 3000 + 1;
+	for (cut = 0; cut < size; cut += step) {
+		struct img *img = NULL;
+		uint8_t *copy = malloc(cut ? cut : 1);
+		memcpy(copy, data, cut);
+		lt_error_clear();
+		if (img_load(&img, copy, cut) == 0) {
+			/* Cut past the metadata: loading may work; bodies are then checked. */
+			uint32_t row;
+			for (row = 1; row <= md_rows(&img->md, MD_METHODDEF); row++) {
+				const uint8_t *p;
+				size_t len;
+				if (img_method_body(img, row, &p, &len) < 0)
+					assert_int_equal(lt_error_last()->code, LT_E_BODY);
+			}
+			img_free(img);
+		} else {
+			int code = lt_error_last()->code;
+			assert_true(code == LT_E_NOT_PE || code == LT_E_NOT_CLI || code == LT_E_METADATA);
+		}
+	}
+	free(data);
+}
+
+/* Patch one field of a real file and expect an exact error code. */
+static void expect_patched(size_t off, uint32_t value, int width, int code)
+{
+	struct img *img = NULL;
+	uint8_t *data;
+	size_t size;
+
+	assert_int_equal(lt_file_read("/usr/lib/mono/4.5/mcs.exe", &data, &size), 0);
+	if (width == 2)
+		lt_put16(data + off, (uint16_t)value);
+	else
+		lt_put32(data + off, value);
+	assert_int_equal(img_load(&img, data, size), -1);
+	assert_int_equal(lt_error_last()->code, code);
+}
+
+static void test_bad_headers(void **state)
+{
+	uint8_t *data;
+	size_t size;
+	struct pe_file pe;
+
+	(void)state;
+	assert_int_equal(lt_file_read("/usr/lib/mono/4.5/mcs.exe", &data, &size), 0);
+	assert_int_equal(pe_parse(&pe, data, size), 0);
+	expect_patched(0, 0x1234, 2, LT_E_NOT_PE);                       /* no MZ */
+	expect_patched(0x3C, 0x7FFFFFF0, 4, LT_E_NOT_PE);                /* e_lfanew past the end */
+	expect_patched(pe.coff_offset + 2, 0, 2, LT_E_NOT_PE);           /* no sections */
+	expect_patched(pe.opt_offset, 0x999, 2, LT_E_NOT_PE);            /* optional header magic */
+	expect_patched(pe.sections_offset + 20, 0x7FFFFFF0, 4, LT_E_NOT_PE); /* raw data past the end */
+	expect_patched(pe.opt_offset + (pe.pe32plus ? 112 : 96) + 8 * PE_DIR_CLI_HEADER, 0, 4, LT_E_NOT_CLI);
+	expect_patched(pe.cli.offset + 8, 0x7FFFFFF0, 4, LT_E_METADATA); /* metadata RVA unmapped */
+	expect_patched(pe.cli.offset + 16, 0x10, 4, LT_E_MIXED_MODE);    /* ILONLY cleared */
+	expect_patched(pe.cli.offset + 64, 0x2000, 4, LT_E_READY_TO_RUN);/* ManagedNativeHeader */
+	pe_free(&pe);
+	free(data);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bodies_round_trip),
+		cmocka_unit_test(test_write_unedited),
+		cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_bad_headers),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
