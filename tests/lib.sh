@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Shared helpers for the end-to-end tests (source it): TAP lines, checks, and access to ltcheck and the corpus.
+# Lines are plan-free TAP, exactly "ok - NAME" and "not ok - NAME" (tests/run.sh counts those), with
+# details as "# " comment lines after a failure.
+#
+#   source "$(dirname "$0")/../lib.sh"
+#   check "corpus builds" corpus_build
+#   check "verify input" ltcheck verify "$LT_CORPUS/csharp/Release/LockCorpus.dll"
+#
+# Sourced, it sets: LT_ROOT (the repository), LT_BUILD ($LT_ROOT/build), LT_CORPUS (build/corpus),
+# LT_LTCHECK (the ltcheck DLL), LT_TMP (a scratch folder removed on exit).
+LT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+LT_BUILD=$LT_ROOT/build
+LT_CORPUS=$LT_BUILD/corpus
+LT_LTCHECK=$LT_BUILD/tools/ltcheck/ltcheck.dll
+export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
+
+# How many lines of a failing command's output check shows.
+LT_TAIL_LINES=${LT_TAIL_LINES:-15}
+
+# ok NAME: one passing TAP line.
+ok() {
+	echo "ok - $1"
+}
+
+# not_ok NAME [DETAIL]: one failing TAP line, then DETAIL (any number of lines) as "# " comments.
+not_ok() {
+	echo "not ok - $1"
+	if [ -n "${2:-}" ]; then
+		printf '%s\n' "$2" | sed 's/^/# /'
+	fi
+}
+
+# check NAME CMD...: runs CMD; ok when it exits 0, else not ok with the last lines of its output.
+# Returns CMD's exit status, so a test can stop when a step that others depend on fails.
+check() {
+	local name=$1 out rc
+	shift
+	out=$("$@" 2>&1)
+	rc=$?
+	if [ "$rc" -eq 0 ]; then
+		ok "$name"
+	else
+		not_ok "$name" "exit status $rc: $*"$'\n'"$(printf '%s\n' "$out" | tail -n "$LT_TAIL_LINES")"
+	fi
+	return "$rc"
+}
+
+# check_same NAME EXPECTED_FILE ACTUAL_FILE: ok when the files are equal, else not ok with a diff.
+check_same() {
+	if cmp -s "$2" "$3"; then
+		ok "$1"
+	else
+		not_ok "$1" "$(diff -u "$2" "$3" | head -n 40)"
+		return 1
+	fi
+}
+
+# tools_build: builds ltcheck unless it is up to date (tests/tools/build.sh decides).
+tools_build() {
+	bash "$LT_ROOT/tests/tools/build.sh"
+}
+
+# corpus_build: builds the corpus unless it is up to date (tests/corpus/build.sh decides).
+corpus_build() {
+	bash "$LT_ROOT/tests/corpus/build.sh"
+}
+
+# ltcheck ARGS...: runs ltcheck (verify, jit, dump, locks), building the tools and the corpus first
+# when missing. Prints what ltcheck prints and returns its exit status.
+ltcheck() {
+	if [ ! -f "$LT_LTCHECK" ]; then
+		tools_build || return 1
+	fi
+	if [ ! -f "$LT_CORPUS/csharp/.built" ]; then
+		corpus_build || return 1
+	fi
+	dotnet "$LT_LTCHECK" "$@"
+}
+
+# corpus_programs: the corpus programs, one "NAME RUNNER PATH" line each, for example
+# "csharp/Release dotnet build/corpus/csharp/Release/LockCorpus.dll" or "mono/Debug mono ....exe".
+corpus_programs() {
+	local config
+	for config in Debug Release; do
+		echo "csharp/$config dotnet $LT_CORPUS/csharp/$config/LockCorpus.dll"
+		echo "vb/$config dotnet $LT_CORPUS/vb/$config/LockCorpusVb.dll"
+		echo "fsharp/$config dotnet $LT_CORPUS/fsharp/$config/LockCorpusFs.dll"
+		echo "mono/$config mono $LT_CORPUS/mono/$config/MonoLocks.exe"
+	done
+}
+
+# corpus_thirdparty: the third-party assemblies copied into the corpus, one path a line.
+corpus_thirdparty() {
+	find "$LT_CORPUS/thirdparty" -maxdepth 1 -name '*.dll' | sort
+}
+
+LT_TMP=$(mktemp -d "${TMPDIR:-/tmp}/lt-test.XXXXXX")
+trap 'rm -rf "$LT_TMP"' EXIT
