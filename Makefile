@@ -7,7 +7,7 @@
 CC      ?= gcc
 CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter
-LIBS    := -lzip -lmxml -lz
+LIBS    := -lzip -lmxml -lz -lcrypto
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined -O1 -g
 
 LIB_SRC := $(sort $(filter-out weaver/cli/%,$(wildcard weaver/*/*.c)))
@@ -17,7 +17,7 @@ HDRS    := $(wildcard weaver/*/*.h)
 UNIT    := $(sort $(wildcard tests/unit/test_*.c))
 TOOLS   := $(sort $(wildcard tests/tools/*.c))
 
-DEB_PKGS := gcc make pkg-config libzip-dev libmxml-dev zlib1g-dev libcmocka-dev mono-devel mono-utils mono-xbuild
+DEB_PKGS := gcc make pkg-config libzip-dev libmxml-dev zlib1g-dev libssl-dev libcmocka-dev mono-devel mono-utils mono-xbuild
 
 all: build/locktime
 

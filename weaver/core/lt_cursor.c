@@ -27,13 +27,13 @@ int lt_cur_bytes(struct lt_cur *c, size_t n, const uint8_t **out)
 
 int lt_cur_skip(struct lt_cur *c, size_t n)
 {
-	const uint8_t *p;
+	const uint8_t *p = NULL;
 	return lt_cur_bytes(c, n, &p);
 }
 
 int lt_cur_u8(struct lt_cur *c, uint8_t *out)
 {
-	const uint8_t *p;
+	const uint8_t *p = NULL;
 	if (lt_cur_bytes(c, 1, &p) < 0)
 		return -1;
 	*out = p[0];
@@ -42,7 +42,7 @@ int lt_cur_u8(struct lt_cur *c, uint8_t *out)
 
 int lt_cur_u16(struct lt_cur *c, uint16_t *out)
 {
-	const uint8_t *p;
+	const uint8_t *p = NULL;
 	if (lt_cur_bytes(c, 2, &p) < 0)
 		return -1;
 	*out = lt_le16(p);
@@ -51,7 +51,7 @@ int lt_cur_u16(struct lt_cur *c, uint16_t *out)
 
 int lt_cur_u32(struct lt_cur *c, uint32_t *out)
 {
-	const uint8_t *p;
+	const uint8_t *p = NULL;
 	if (lt_cur_bytes(c, 4, &p) < 0)
 		return -1;
 	*out = lt_le32(p);
@@ -60,7 +60,7 @@ int lt_cur_u32(struct lt_cur *c, uint32_t *out)
 
 int lt_cur_u64(struct lt_cur *c, uint64_t *out)
 {
-	const uint8_t *p;
+	const uint8_t *p = NULL;
 	if (lt_cur_bytes(c, 8, &p) < 0)
 		return -1;
 	*out = (uint64_t)lt_le32(p) | (uint64_t)lt_le32(p + 4) << 32;

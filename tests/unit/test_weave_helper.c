@@ -1,0 +1,507 @@
+/* test_weave_helper.c - unit tests of LockTime's helper type: the <LockTime> TypeDef, its wrappers and bodies, on real assemblies. */
+#include <math.h>
+
+#include "weave_fixture.h"
+
+/* The helper's fields and fixed methods (docs/weaving.md). */
+#define HELPER_FIELDS 7
+static const char *const helper_methods[] = {
+	".cctor", "Push", "Grow", "Pop", "Shift", "Report", "ReportNotAcquired", "Ms", "Write",
+};
+#define HELPER_METHODS (sizeof helper_methods / sizeof helper_methods[0])
+
+/* The n-th (0-based) MemberRef `name` on a TypeRef named `type`, or 0. */
+static uint32_t find_memberref(const struct md_image *md, const char *type, const char *name, unsigned nth)
+{
+	for (uint32_t r = 1; r <= md_rows(md, MD_MEMBERREF); r++) {
+		uint32_t cls;
+		assert_int_equal(md_coded_decode(MD_CI_MEMBERREFPARENT, md_get(md, MD_MEMBERREF, r, MD_MEMBERREF_CLASS), &cls), 0);
+		if (md_token_table(cls) != MD_TYPEREF || strcmp(str(md, MD_TYPEREF, md_token_row(cls), MD_TYPEREF_NAME), type) ||
+		    strcmp(str(md, MD_MEMBERREF, r, MD_MEMBERREF_NAME), name))
+			continue;
+		if (nth-- == 0)
+			return md_token(MD_MEMBERREF, r);
+	}
+	return 0;
+}
+
+/* The decoded signature of MethodDef `tok`. */
+static struct sig_method *methoddef_sig(const struct md_image *md, uint32_t tok)
+{
+	const uint8_t *p;
+	uint32_t len;
+	struct sig_method *m;
+
+	assert_int_equal(md_blob(md, md_get(md, MD_METHODDEF, md_token_row(tok), MD_METHODDEF_SIGNATURE), &p, &len), 0);
+	assert_int_equal(sig_method_decode(p, len, &m), 0);
+	return m;
+}
+
+/* Write the image, load the result, and check the helper: the last TypeDef,
+ * named <LockTime>, extending the resolved Object, its 7 fields (3 of them
+ * [ThreadStatic]) and `nmethods` methods, each with a body il_decode reads.
+ * Returns the reloaded image (free with img_free). */
+static struct img *write_and_check(struct img *img, uint32_t nmethods)
+{
+	struct lt_buf out = LT_BUF_INIT;
+	struct img *again;
+	struct md_image *md;
+	uint32_t t, fields, methods, nfields, nmeth, attrs = 0;
+
+	assert_int_equal(img_write(img, &out), 0);
+	if (img_load(&again, out.data, out.len) < 0)
+		fail_msg("reload: %s", lt_error_last()->msg);
+	md = &again->md;
+	t = md_rows(md, MD_TYPEDEF);
+	assert_string_equal(str(md, MD_TYPEDEF, t, MD_TYPEDEF_NAME), WEAVE_HELPER_TYPE);
+	assert_int_equal(md_get(md, MD_TYPEDEF, t, MD_TYPEDEF_FLAGS), 0x00100180);
+	fields = md_get(md, MD_TYPEDEF, t, MD_TYPEDEF_FIELDLIST);
+	methods = md_get(md, MD_TYPEDEF, t, MD_TYPEDEF_METHODLIST);
+	nfields = md_rows(md, MD_FIELD) + 1 - fields;
+	nmeth = md_rows(md, MD_METHODDEF) + 1 - methods;
+	assert_int_equal(nfields, HELPER_FIELDS);
+	assert_int_equal(nmeth, nmethods);
+	for (uint32_t i = 0; i < HELPER_METHODS; i++)
+		assert_string_equal(str(md, MD_METHODDEF, methods + i, MD_METHODDEF_NAME), helper_methods[i]);
+	for (uint32_t r = methods; r <= md_rows(md, MD_METHODDEF); r++) {
+		const uint8_t *b;
+		size_t len;
+		struct il_body body;
+		assert_int_not_equal(md_get(md, MD_METHODDEF, r, MD_METHODDEF_RVA), 0);
+		assert_int_equal(md_get(md, MD_METHODDEF, r, MD_METHODDEF_PARAMLIST), md_rows(md, MD_PARAM) + 1);
+		assert_int_equal(img_method_body(again, r, &b, &len), 0);
+		assert_non_null(b);
+		if (il_decode(b, len, &body) < 0)
+			fail_msg("%s: %s", str(md, MD_METHODDEF, r, MD_METHODDEF_NAME), lt_error_last()->msg);
+		il_body_free(&body);
+	}
+	for (uint32_t r = 1; r <= md_rows(md, MD_CUSTOMATTRIBUTE); r++) {
+		uint32_t parent;
+		assert_int_equal(md_coded_decode(MD_CI_HASCUSTOMATTRIBUTE,
+						 md_get(md, MD_CUSTOMATTRIBUTE, r, MD_CUSTOMATTRIBUTE_PARENT), &parent), 0);
+		if (md_token_table(parent) == MD_FIELD && md_token_row(parent) >= fields)
+			attrs++;
+	}
+	assert_int_equal(attrs, 3);
+	return again;
+}
+
+/* ---- The helper type and its wrappers ---- */
+
+/* mono's System.dll: Monitor wrappers, memoized per (callee, callvirt). */
+static void test_helper_mono_system(void **state)
+{
+	struct img *img = load(MONO_SYSTEM), *again;
+	struct md_image *md = &img->md;
+	uint32_t enter = find_memberref(md, "Monitor", "Enter", 0), exit_ = find_memberref(md, "Monitor", "Exit", 0);
+	uint32_t wait = find_memberref(md, "Monitor", "Wait", 0), w1, w2, w3, w4;
+	struct weave_helper *h;
+	struct sig_method *s;
+
+	(void)state;
+	assert_int_not_equal(enter, 0);
+	assert_int_not_equal(exit_, 0);
+	assert_int_not_equal(wait, 0);
+	ok(weave_helper_begin(img, &default_opts, &h));
+	ok(weave_helper_wrapper(h, enter, WEAVE_MONITOR_ENTER_TAKEN, 0, &w1));
+	ok(weave_helper_wrapper(h, exit_, WEAVE_MONITOR_EXIT, 0, &w2));
+	ok(weave_helper_wrapper(h, wait, WEAVE_MONITOR_WAIT, 0, &w3));
+	ok(weave_helper_wrapper(h, enter, WEAVE_MONITOR_ENTER_TAKEN, 0, &w4));
+	assert_int_equal(w4, w1);
+	assert_int_equal(md_token_table(w1), MD_METHODDEF);
+	assert_string_equal(str(md, MD_METHODDEF, md_token_row(w1), MD_METHODDEF_NAME), "Monitor_Enter_Taken");
+	/* (object, bool&, string, string) */
+	s = methoddef_sig(md, w1);
+	assert_int_equal(s->conv, SIG_CONV_DEFAULT);
+	assert_int_equal(s->nparams, 4);
+	assert_int_equal(s->params[0]->elem, SIG_OBJECT);
+	assert_int_equal(s->params[1]->elem, SIG_BYREF);
+	assert_int_equal(s->params[2]->elem, SIG_STRING);
+	assert_int_equal(s->params[3]->elem, SIG_STRING);
+	sig_method_free(s);
+	s = methoddef_sig(md, w2);
+	assert_int_equal(s->nparams, 1);
+	sig_method_free(s);
+	ok(weave_helper_end(h));
+	again = write_and_check(img, HELPER_METHODS + 3);
+	img_free(again);
+	img_free(img);
+}
+
+/* Lock, Lock.Scope and the Monitor overloads on a net10 assembly, with
+ * MemberRefs built here the way Roslyn writes them. */
+static void test_helper_lock_wrappers(void **state)
+{
+	struct img *img = load(NET_REF), *again;
+	struct md_image *md = &img->md;
+	uint32_t runtime = md_token(MD_ASSEMBLYREF, assemblyref_row(md, "System.Runtime"));
+	uint32_t lock = add_typeref(md, runtime, "System.Threading", "Lock");
+	uint32_t scope = add_typeref(md, lock, "", "Scope");
+	uint32_t monitor = add_typeref(md, runtime, "System.Threading", "Monitor");
+	struct lt_buf enter_scope = LT_BUF_INIT;
+	static const uint8_t dispose[] = { SIG_HASTHIS, 0, SIG_VOID };
+	static const uint8_t try_enter_int[] = { SIG_HASTHIS, 1, SIG_BOOLEAN, SIG_I4 };
+	static const uint8_t monitor_try_ref[] = { SIG_CONV_DEFAULT, 3, SIG_VOID, SIG_OBJECT, SIG_I4, SIG_BYREF, SIG_BOOLEAN };
+	static const uint8_t monitor_wait[] = { SIG_CONV_DEFAULT, 2, SIG_BOOLEAN, SIG_OBJECT, SIG_I4 };
+	uint32_t m_scope, m_dispose, m_try, m_exit, m_mtry, m_wait, w[7], pop_scopes = 0;
+	struct weave_helper *h;
+	struct sig_method *s;
+
+	(void)state;
+	assert_int_equal(lt_buf_u8(&enter_scope, SIG_HASTHIS), 0);
+	assert_int_equal(lt_buf_u8(&enter_scope, 0), 0);
+	assert_int_equal(lt_buf_u8(&enter_scope, SIG_VALUETYPE), 0);
+	assert_int_equal(sig_token_encode(&enter_scope, scope), 0);
+	m_scope = add_memberref(md, lock, "EnterScope", enter_scope.data, enter_scope.len);
+	lt_buf_free(&enter_scope);
+	m_dispose = add_memberref(md, scope, "Dispose", dispose, sizeof dispose);
+	m_try = add_memberref(md, lock, "TryEnter", try_enter_int, sizeof try_enter_int);
+	m_exit = add_memberref(md, lock, "Exit", dispose, sizeof dispose);
+	m_mtry = add_memberref(md, monitor, "TryEnter", monitor_try_ref, sizeof monitor_try_ref);
+	m_wait = add_memberref(md, monitor, "Wait", monitor_wait, sizeof monitor_wait);
+	ok(weave_helper_begin(img, &default_opts, &h));
+	ok(weave_helper_wrapper(h, m_scope, WEAVE_LOCK_ENTERSCOPE, 1, &w[0]));
+	ok(weave_helper_wrapper(h, m_dispose, WEAVE_SCOPE_DISPOSE, 0, &w[1]));
+	ok(weave_helper_wrapper(h, m_try, WEAVE_LOCK_TRYENTER, 1, &w[2]));
+	ok(weave_helper_wrapper(h, m_exit, WEAVE_LOCK_EXIT, 1, &w[3]));
+	ok(weave_helper_wrapper(h, m_mtry, WEAVE_MONITOR_TRYENTER, 0, &w[4]));
+	ok(weave_helper_wrapper(h, m_wait, WEAVE_MONITOR_WAIT, 0, &w[5]));
+	/* the same callee through call and callvirt: two wrappers */
+	ok(weave_helper_wrapper(h, m_try, WEAVE_LOCK_TRYENTER, 0, &w[6]));
+	assert_int_not_equal(w[6], w[2]);
+	assert_string_equal(str(md, MD_METHODDEF, md_token_row(w[6]), MD_METHODDEF_NAME), "Lock_TryEnter_2");
+	/* EnterScope wrapper: valuetype Scope (class Lock, string, string) */
+	s = methoddef_sig(md, w[0]);
+	assert_int_equal(s->ret->elem, SIG_VALUETYPE);
+	assert_int_equal(s->ret->token, scope);
+	assert_int_equal(s->nparams, 3);
+	assert_int_equal(s->params[0]->elem, SIG_CLASS);
+	assert_int_equal(s->params[0]->token, lock);
+	sig_method_free(s);
+	/* Dispose wrapper: void (valuetype Scope&) */
+	s = methoddef_sig(md, w[1]);
+	assert_int_equal(s->nparams, 1);
+	assert_int_equal(s->params[0]->elem, SIG_BYREF);
+	assert_int_equal(s->params[0]->inner->elem, SIG_VALUETYPE);
+	assert_int_equal(s->params[0]->inner->token, scope);
+	sig_method_free(s);
+	ok(weave_helper_end(h));
+	for (uint32_t r = 1; r <= md_rows(md, MD_METHODDEF); r++)
+		pop_scopes += strcmp(str(md, MD_METHODDEF, r, MD_METHODDEF_NAME), "PopScope") == 0;
+	assert_int_equal(pop_scopes, 1);
+	again = write_and_check(img, HELPER_METHODS + 1 + 7);
+	img_free(again);
+	img_free(img);
+}
+
+/* The Lock.Scope wrapper's PopScope tests `isinst Lock` with the Lock TypeRef. */
+static void test_helper_pop_scope_isinst(void **state)
+{
+	struct img *img = load(NET_REF);
+	struct md_image *md = &img->md;
+	uint32_t runtime = md_token(MD_ASSEMBLYREF, assemblyref_row(md, "System.Runtime"));
+	uint32_t lock = add_typeref(md, runtime, "System.Threading", "Lock");
+	uint32_t scope = add_typeref(md, lock, "", "Scope");
+	static const uint8_t dispose[] = { SIG_HASTHIS, 0, SIG_VOID };
+	uint32_t m = add_memberref(md, scope, "Dispose", dispose, sizeof dispose), w, isinst = 0;
+	struct weave_helper *h;
+
+	(void)state;
+	ok(weave_helper_begin(img, &default_opts, &h));
+	ok(weave_helper_wrapper(h, m, WEAVE_SCOPE_DISPOSE, 0, &w));
+	ok(weave_helper_end(h));
+	for (uint32_t r = 1; r <= md_rows(md, MD_METHODDEF); r++) {
+		const uint8_t *b;
+		size_t len;
+		struct il_body body;
+		if (strcmp(str(md, MD_METHODDEF, r, MD_METHODDEF_NAME), "PopScope"))
+			continue;
+		assert_int_equal(img_method_body(img, r, &b, &len), 0);
+		assert_int_equal(il_decode(b, len, &body), 0);
+		for (uint32_t i = 0; i < body.n; i++)
+			if (body.ins[i].op == IL_ISINST) {
+				assert_int_equal(body.ins[i].arg.token, lock);
+				isinst++;
+			}
+		il_body_free(&body);
+	}
+	assert_int_equal(isinst, 1);
+	img_free(img);
+}
+
+/* The .cctor bakes the threshold and the output sink. */
+static void test_helper_baked_options(void **state)
+{
+	struct weave_opts o = { .threshold_ms = 2.5, .output = "/tmp/lock\xC3\xA9s.txt" };
+	static const uint16_t want[] = { '/', 't', 'm', 'p', '/', 'l', 'o', 'c', 'k', 0xE9, 's', '.', 't', 'x', 't' };
+	struct img *img = load(NET_REF);
+	struct md_image *md = &img->md;
+	struct weave_helper *h;
+	uint32_t cctor = md_rows(md, MD_METHODDEF) + 1, found_r8 = 0, found_str = 0;
+	const uint8_t *b;
+	size_t len;
+	struct il_body body;
+
+	(void)state;
+	ok(weave_helper_begin(img, &o, &h));
+	ok(weave_helper_end(h));
+	assert_string_equal(str(md, MD_METHODDEF, cctor, MD_METHODDEF_NAME), ".cctor");
+	assert_int_equal(img_method_body(img, cctor, &b, &len), 0);
+	assert_int_equal(il_decode(b, len, &body), 0);
+	for (uint32_t i = 0; i < body.n; i++) {
+		const uint8_t *u;
+		uint32_t ulen;
+		double v;
+		if (body.ins[i].op == IL_LDC_R8) {
+			memcpy(&v, &body.ins[i].arg.bits, sizeof v);
+			found_r8 += v == 2.5;
+		}
+		if (body.ins[i].op == IL_LDSTR) {
+			assert_int_equal(md_us(md, body.ins[i].arg.token & 0xFFFFFF, &u, &ulen), 0);
+			found_str += ulen == sizeof want + 1 && memcmp(u, want, sizeof want) == 0;
+		}
+	}
+	assert_int_equal(found_r8, 1);
+	assert_int_equal(found_str, 1);
+	il_body_free(&body);
+	img_free(img);
+}
+
+static void test_helper_woven_twice(void **state)
+{
+	struct img *img = load(NET_REF);
+	struct weave_helper *h;
+
+	(void)state;
+	ok(weave_helper_begin(img, &default_opts, &h));
+	ok(weave_helper_end(h));
+	expect_error(weave_helper_begin(img, &default_opts, &h), LT_E_WEAVE);
+	img_free(img);
+}
+
+static void test_helper_bad_threshold(void **state)
+{
+	struct weave_opts neg = { .threshold_ms = -1 }, nan_ = { .threshold_ms = NAN }, big = { .threshold_ms = 1e13 };
+	struct img *img = load(NET_REF);
+	struct weave_helper *h;
+
+	(void)state;
+	expect_error(weave_helper_begin(img, &neg, &h), LT_E_WEAVE);
+	expect_error(weave_helper_begin(img, &nan_, &h), LT_E_WEAVE);
+	expect_error(weave_helper_begin(img, &big, &h), LT_E_WEAVE);
+	img_free(img);
+}
+
+static void test_helper_empty_output(void **state)
+{
+	struct weave_opts o = { .threshold_ms = 1, .output = "" };
+	struct img *img = load(NET_REF);
+	struct weave_helper *h;
+
+	(void)state;
+	expect_error(weave_helper_begin(img, &o, &h), LT_E_WEAVE);
+	img_free(img);
+}
+
+static void test_helper_output_not_utf8(void **state)
+{
+	struct weave_opts o = { .threshold_ms = 1, .output = "/tmp/\xC3(" };
+	struct img *img = load(NET_REF);
+	struct weave_helper *h;
+
+	(void)state;
+	expect_error(weave_helper_begin(img, &o, &h), LT_E_WEAVE);
+	assert_non_null(strstr(lt_error_last()->msg, "UTF-8"));
+	img_free(img);
+}
+
+static void test_helper_pointer_tables(void **state)
+{
+	struct img *img = load(NET_REF);
+	uint32_t cell = 1, row;
+	struct weave_helper *h;
+
+	(void)state;
+	assert_int_equal(md_append_row(&img->md, MD_METHODPTR, &cell, &row), 0);
+	expect_error(weave_helper_begin(img, &default_opts, &h), LT_E_WEAVE);
+	img_free(img);
+}
+
+static void test_helper_unresolvable_framework(void **state)
+{
+	struct img *img = load(MONO_MSCORLIB);
+	struct weave_helper *h;
+
+	(void)state;
+	expect_error(weave_helper_begin(img, &default_opts, &h), LT_E_WEAVE);
+	img_free(img);
+}
+
+/* Wrapper refusals, each on a fresh helper. */
+struct refusal {
+	const char *name;
+	uint8_t sig[8];
+	uint8_t len;
+	enum weave_kind kind;
+	int code;
+};
+
+static const struct refusal refusals[] = {
+	{ "TryEnter", { SIG_CONV_DEFAULT, 1, SIG_VOID, SIG_OBJECT }, 4, WEAVE_MONITOR_TRYENTER, LT_E_WEAVE },
+	{ "Enter", { SIG_CONV_DEFAULT, 1, SIG_VOID, SIG_OBJECT }, 4, WEAVE_MONITOR_ENTER_TAKEN, LT_E_WEAVE },
+	{ "Enter", { SIG_CONV_DEFAULT, 1, SIG_VOID, SIG_I4 }, 4, WEAVE_MONITOR_ENTER, LT_E_WEAVE },
+	{ "Enter", { SIG_CONV_DEFAULT, 0, SIG_VOID }, 3, WEAVE_MONITOR_ENTER, LT_E_WEAVE },
+	{ "Enter", { SIG_CONV_VARARG, 1, SIG_VOID, SIG_OBJECT }, 4, WEAVE_MONITOR_ENTER, LT_E_WEAVE },
+	{ "Enter", { SIG_CONV_DEFAULT | SIG_GENERIC, 1, 1, SIG_VOID, SIG_OBJECT }, 5, WEAVE_MONITOR_ENTER, LT_E_WEAVE },
+	{ "Enter", { SIG_CONV_DEFAULT, 2, SIG_VOID, SIG_OBJECT }, 4, WEAVE_MONITOR_ENTER, LT_E_SIGNATURE },
+	{ "Enter", { SIG_CONV_DEFAULT, 1, SIG_VOID, SIG_OBJECT }, 4, WEAVE_SYNCHRONIZED, LT_E_WEAVE },
+	{ "Enter", { SIG_CONV_DEFAULT, 1, SIG_VOID, SIG_OBJECT }, 4, WEAVE_KIND_COUNT, LT_E_WEAVE },
+};
+
+static void test_wrapper_refusals(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof refusals / sizeof refusals[0]; i++) {
+		struct img *img = load(NET_REF);
+		struct md_image *md = &img->md;
+		uint32_t runtime = md_token(MD_ASSEMBLYREF, assemblyref_row(md, "System.Runtime"));
+		uint32_t monitor = add_typeref(md, runtime, "System.Threading", "Monitor"), w;
+		uint32_t m = add_memberref(md, monitor, refusals[i].name, refusals[i].sig, refusals[i].len);
+		struct weave_helper *h;
+
+		ok(weave_helper_begin(img, &default_opts, &h));
+		if (weave_helper_wrapper(h, m, refusals[i].kind, 0, &w) != -1 || lt_error_last()->code != refusals[i].code)
+			fail_msg("refusal %zu: got LT%03d %s", i, lt_error_last()->code, lt_error_last()->msg);
+		weave_helper_free(h);
+		img_free(img);
+	}
+}
+
+static void test_wrapper_bad_tokens(void **state)
+{
+	struct img *img = load(NET_REF);
+	struct weave_helper *h;
+	uint32_t w;
+
+	(void)state;
+	ok(weave_helper_begin(img, &default_opts, &h));
+	expect_error(weave_helper_wrapper(h, md_token(MD_METHODSPEC, 1), WEAVE_MONITOR_ENTER, 0, &w), LT_E_WEAVE);
+	expect_error(weave_helper_wrapper(h, md_token(MD_TYPEDEF, 1), WEAVE_MONITOR_ENTER, 0, &w), LT_E_WEAVE);
+	expect_error(weave_helper_wrapper(h, md_token(MD_MEMBERREF, 0xFFFFFF), WEAVE_MONITOR_ENTER, 0, &w), LT_E_WEAVE);
+	/* a MethodDef before the first TypeDef's method list belongs to no type */
+	md_set(&img->md, MD_TYPEDEF, 1, MD_TYPEDEF_METHODLIST, 2);
+	expect_error(weave_helper_wrapper(h, md_token(MD_METHODDEF, 1), WEAVE_MONITOR_EXIT, 0, &w), LT_E_WEAVE);
+	weave_helper_free(h);
+	img_free(img);
+}
+
+/* A MethodDef callee (a core library weaving its own Monitor): the wrapper
+ * takes its signature, and its owner is the TypeDef whose list holds it. */
+static void test_wrapper_methoddef_callee(void **state)
+{
+	static const uint8_t object_to_void[] = { SIG_CONV_DEFAULT, 1, SIG_VOID, SIG_OBJECT };
+	struct img *img = load(MONO_SYSTEM), *again;
+	struct md_image *md = &img->md;
+	uint32_t callee = 0, w;
+	struct weave_helper *h;
+	struct sig_method *s;
+
+	(void)state;
+	for (uint32_t r = 1; r <= md_rows(md, MD_METHODDEF) && !callee; r++) {
+		const uint8_t *p;
+		uint32_t len;
+		assert_int_equal(md_blob(md, md_get(md, MD_METHODDEF, r, MD_METHODDEF_SIGNATURE), &p, &len), 0);
+		if (len == sizeof object_to_void && memcmp(p, object_to_void, len) == 0)
+			callee = md_token(MD_METHODDEF, r);
+	}
+	assert_int_not_equal(callee, 0);
+	ok(weave_helper_begin(img, &default_opts, &h));
+	ok(weave_helper_wrapper(h, callee, WEAVE_MONITOR_EXIT, 0, &w));
+	s = methoddef_sig(md, w);
+	assert_int_equal(s->nparams, 1);
+	assert_int_equal(s->params[0]->elem, SIG_OBJECT);
+	assert_int_equal(s->ret->elem, SIG_VOID);
+	sig_method_free(s);
+	ok(weave_helper_end(h));
+	again = write_and_check(img, HELPER_METHODS + 1);
+	img_free(again);
+	img_free(img);
+}
+
+/* No ldstr token past a 16 MiB #US heap (III.4.16). */
+static void test_helper_us_heap_full(void **state)
+{
+	struct img *img = load(NET_REF);
+	uint32_t n = 8u << 20, index;
+	uint16_t *units = calloc(n, sizeof *units);
+	struct weave_helper *h;
+
+	(void)state;
+	assert_non_null(units);
+	for (uint32_t i = 0; i < n; i++)
+		units[i] = 'a';
+	assert_int_equal(md_add_us(&img->md, units, n, &index), 0);
+	free(units);
+	expect_error(weave_helper_begin(img, &default_opts, &h), LT_E_LIMIT);
+	img_free(img);
+}
+
+/* A Scope whose declaring type is not nested in a TypeRef. */
+static void test_wrapper_scope_not_nested(void **state)
+{
+	struct img *img = load(NET_REF);
+	struct md_image *md = &img->md;
+	uint32_t runtime = md_token(MD_ASSEMBLYREF, assemblyref_row(md, "System.Runtime"));
+	uint32_t scope = add_typeref(md, runtime, "System.Threading", "Scope"), w;
+	static const uint8_t dispose[] = { SIG_HASTHIS, 0, SIG_VOID };
+	uint32_t m = add_memberref(md, scope, "Dispose", dispose, sizeof dispose);
+	struct weave_helper *h;
+
+	(void)state;
+	ok(weave_helper_begin(img, &default_opts, &h));
+	expect_error(weave_helper_wrapper(h, m, WEAVE_SCOPE_DISPOSE, 0, &w), LT_E_WEAVE);
+	weave_helper_free(h);
+	img_free(img);
+}
+
+/* A callee declared on a TypeSpec is no lock API. */
+static void test_wrapper_typespec_owner(void **state)
+{
+	struct img *img = load(NET_REF);
+	struct md_image *md = &img->md;
+	static const uint8_t spec[] = { SIG_SZARRAY, SIG_OBJECT }, enter[] = { SIG_HASTHIS, 0, SIG_VOID };
+	uint32_t blob, row, m, w;
+	struct weave_helper *h;
+
+	(void)state;
+	assert_int_equal(md_add_blob(md, spec, sizeof spec, &blob), 0);
+	assert_int_equal(md_append_row(md, MD_TYPESPEC, &blob, &row), 0);
+	m = add_memberref(md, md_token(MD_TYPESPEC, row), "Enter", enter, sizeof enter);
+	ok(weave_helper_begin(img, &default_opts, &h));
+	expect_error(weave_helper_wrapper(h, m, WEAVE_LOCK_ENTER, 1, &w), LT_E_WEAVE);
+	weave_helper_free(h);
+	img_free(img);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_helper_mono_system),
+		cmocka_unit_test(test_helper_lock_wrappers),
+		cmocka_unit_test(test_helper_pop_scope_isinst),
+		cmocka_unit_test(test_helper_baked_options),
+		cmocka_unit_test(test_helper_woven_twice),
+		cmocka_unit_test(test_helper_bad_threshold),
+		cmocka_unit_test(test_helper_empty_output),
+		cmocka_unit_test(test_helper_output_not_utf8),
+		cmocka_unit_test(test_helper_pointer_tables),
+		cmocka_unit_test(test_helper_unresolvable_framework),
+		cmocka_unit_test(test_wrapper_refusals),
+		cmocka_unit_test(test_wrapper_bad_tokens),
+		cmocka_unit_test(test_wrapper_methoddef_callee),
+		cmocka_unit_test(test_helper_us_heap_full),
+		cmocka_unit_test(test_wrapper_scope_not_nested),
+		cmocka_unit_test(test_wrapper_typespec_owner),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

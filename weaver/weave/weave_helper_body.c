@@ -1,0 +1,563 @@
+/* weave_helper_body.c - the IL of the helper's fixed methods: .cctor, the per-thread record, the report. */
+#include "weave_helper_int.h"
+#include "lt_error.h"
+#include "sig.h"
+
+#include <stdio.h>
+
+/* NumberStyles.Float (leading/trailing white, leading sign, decimal point,
+ * exponent): how LOCKTIME_THRESHOLD_MS is parsed. */
+#define NUMBERSTYLES_FLOAT 0xA7
+
+/* Locals of the frame searches (Pop, PopScope, Shift share the first four). */
+enum { L_I, L_D, L_F, L_T, L_M, L_LOC, L_HOLD, L_WAIT, L_S };
+
+static uint32_t fld(const struct weave_helper *h, enum hfield f) { return h->field[f]; }
+static uint32_t ref(const struct weave_helper *h, enum wref_member m) { return h->refs.member[m]; }
+
+/* Push array local `arr` and the index idx * width + k: ready for ldelem/stelem. */
+static void slot(struct em *e, uint32_t arr, uint32_t idx, int32_t width, int32_t k)
+{
+	em_ldloc(e, arr);
+	em_ldloc(e, idx);
+	em_i4(e, width);
+	em_op(e, IL_MUL);
+	if (k) {
+		em_i4(e, k);
+		em_op(e, IL_ADD);
+	}
+}
+
+/* .cctor: read the environment once (docs/weaving.md). Locals: 0 string s,
+ * 1 float64 parsed, 2 float64 ms. */
+static void emit_cctor(struct weave_helper *h, struct em *e)
+{
+	uint32_t keep_baked = em_label(e), have_output = em_label(e);
+
+	weave_helper_ldstr(h, e, "LOCKTIME_DISABLED");
+	em_tok(e, IL_CALL, ref(h, WM_GETENV));
+	weave_helper_ldstr(h, e, "1");
+	em_tok(e, IL_CALL, ref(h, WM_STRING_EQUALS));
+	em_tok(e, IL_STSFLD, fld(h, HF_DISABLED));
+
+	/* ms = baked; an override parses with InvariantCulture and lies in [0, max] (NaN fails both tests) */
+	em_r8(e, h->threshold_ms);
+	em_stloc(e, 2);
+	weave_helper_ldstr(h, e, "LOCKTIME_THRESHOLD_MS");
+	em_tok(e, IL_CALL, ref(h, WM_GETENV));
+	em_i4(e, NUMBERSTYLES_FLOAT);
+	em_tok(e, IL_CALL, ref(h, WM_INVARIANT));
+	em_ldloca(e, 1);
+	em_tok(e, IL_CALL, ref(h, WM_DOUBLE_TRYPARSE));
+	em_br(e, IL_BRFALSE, keep_baked);
+	em_ldloc(e, 1);
+	em_r8(e, 0.0);
+	em_br(e, IL_BLT_UN, keep_baked);
+	em_ldloc(e, 1);
+	em_r8(e, HELPER_THRESHOLD_MS_MAX);
+	em_br(e, IL_BGT_UN, keep_baked);
+	em_ldloc(e, 1);
+	em_stloc(e, 2);
+	em_mark(e, keep_baked);
+	/* Threshold = (long)(ms * Stopwatch.Frequency / 1000.0) */
+	em_ldloc(e, 2);
+	em_tok(e, IL_LDSFLD, ref(h, WM_FREQUENCY));
+	em_op(e, IL_CONV_R8);
+	em_op(e, IL_MUL);
+	em_r8(e, 1000.0);
+	em_op(e, IL_DIV);
+	em_op(e, IL_CONV_I8);
+	em_tok(e, IL_STSFLD, fld(h, HF_THRESHOLD));
+
+	/* Output = LOCKTIME_OUTPUT unless unset or empty, else the baked sink */
+	weave_helper_ldstr(h, e, "LOCKTIME_OUTPUT");
+	em_tok(e, IL_CALL, ref(h, WM_GETENV));
+	em_stloc(e, 0);
+	em_ldloc(e, 0);
+	em_tok(e, IL_CALL, ref(h, WM_STRING_ISNULLOREMPTY));
+	em_br(e, IL_BRFALSE, have_output);
+	weave_helper_ldstr(h, e, h->output);
+	em_stloc(e, 0);
+	em_mark(e, have_output);
+	em_ldloc(e, 0);
+	em_tok(e, IL_STSFLD, fld(h, HF_OUTPUT));
+
+	em_tok(e, IL_NEWOBJ, ref(h, WM_OBJECT_CTOR));
+	em_tok(e, IL_STSFLD, fld(h, HF_GATE));
+	em_op(e, IL_RET);
+}
+
+/* Push(object lock, string method, string location, long acquiredAt, long
+ * wait): record a frame, allocating the per-thread arrays on the thread's
+ * first lock and doubling them when full.  Local: 0 int d. */
+static void emit_push(struct weave_helper *h, struct em *e)
+{
+	uint32_t have = em_label(e), room = em_label(e);
+
+	em_tok(e, IL_LDSFLD, fld(h, HF_FRAMES));
+	em_br(e, IL_BRTRUE, have);
+	em_i4(e, FRAMES_INITIAL * FRAME_OBJS);
+	em_tok(e, IL_NEWARR, h->refs.type[WT_OBJECT]);
+	em_tok(e, IL_STSFLD, fld(h, HF_FRAMES));
+	em_i4(e, FRAMES_INITIAL * FRAME_TIMES);
+	em_tok(e, IL_NEWARR, h->refs.type[WT_INT64]);
+	em_tok(e, IL_STSFLD, fld(h, HF_TIMES));
+	em_mark(e, have);
+	em_tok(e, IL_LDSFLD, fld(h, HF_DEPTH));
+	em_stloc(e, 0);
+	/* if ((d + 1) * 3 > Frames.Length) Grow(); */
+	em_ldloc(e, 0);
+	em_i4(e, 1);
+	em_op(e, IL_ADD);
+	em_i4(e, FRAME_OBJS);
+	em_op(e, IL_MUL);
+	em_tok(e, IL_LDSFLD, fld(h, HF_FRAMES));
+	em_op(e, IL_LDLEN);
+	em_op(e, IL_CONV_I4);
+	em_br(e, IL_BLE, room);
+	em_tok(e, IL_CALL, h->method[HM_GROW]);
+	em_mark(e, room);
+	for (int32_t k = 0; k < FRAME_OBJS; k++) { /* Frames[d*3+k] = arg k */
+		em_tok(e, IL_LDSFLD, fld(h, HF_FRAMES));
+		em_ldloc(e, 0);
+		em_i4(e, FRAME_OBJS);
+		em_op(e, IL_MUL);
+		em_i4(e, k);
+		em_op(e, IL_ADD);
+		em_ldarg(e, (uint32_t)k);
+		em_op(e, IL_STELEM_REF);
+	}
+	for (int32_t k = 0; k < FRAME_TIMES; k++) { /* Times[d*2+k] = arg 3+k */
+		em_tok(e, IL_LDSFLD, fld(h, HF_TIMES));
+		em_ldloc(e, 0);
+		em_i4(e, FRAME_TIMES);
+		em_op(e, IL_MUL);
+		em_i4(e, k);
+		em_op(e, IL_ADD);
+		em_ldarg(e, (uint32_t)(FRAME_OBJS + k));
+		em_op(e, IL_STELEM_I8);
+	}
+	em_ldloc(e, 0);
+	em_i4(e, 1);
+	em_op(e, IL_ADD);
+	em_tok(e, IL_STSFLD, fld(h, HF_DEPTH));
+	em_op(e, IL_RET);
+}
+
+/* Copy the static array `from` into local array `to` (local i counts). */
+static void copy_array(struct weave_helper *h, struct em *e, enum hfield from, uint32_t to, uint32_t i,
+		       enum il_op ldelem, enum il_op stelem)
+{
+	uint32_t loop = em_label(e), test = em_label(e);
+
+	em_i4(e, 0);
+	em_stloc(e, i);
+	em_br(e, IL_BR, test);
+	em_mark(e, loop);
+	em_ldloc(e, to);
+	em_ldloc(e, i);
+	em_tok(e, IL_LDSFLD, fld(h, from));
+	em_ldloc(e, i);
+	em_op(e, ldelem);
+	em_op(e, stelem);
+	em_ldloc(e, i);
+	em_i4(e, 1);
+	em_op(e, IL_ADD);
+	em_stloc(e, i);
+	em_mark(e, test);
+	em_ldloc(e, i);
+	em_tok(e, IL_LDSFLD, fld(h, from));
+	em_op(e, IL_LDLEN);
+	em_op(e, IL_CONV_I4);
+	em_br(e, IL_BLT, loop);
+}
+
+/* Grow(): double Frames and Times.  Locals: 0 object[] f, 1 long[] t, 2 int i. */
+static void emit_grow(struct weave_helper *h, struct em *e)
+{
+	static const struct { enum hfield field; enum wref_type elem; enum il_op ld, st; } arrays[2] = {
+		{ HF_FRAMES, WT_OBJECT, IL_LDELEM_REF, IL_STELEM_REF },
+		{ HF_TIMES, WT_INT64, IL_LDELEM_I8, IL_STELEM_I8 },
+	};
+
+	for (uint32_t a = 0; a < 2; a++) {
+		em_tok(e, IL_LDSFLD, fld(h, arrays[a].field));
+		em_op(e, IL_LDLEN);
+		em_op(e, IL_CONV_I4);
+		em_i4(e, 2);
+		em_op(e, IL_MUL);
+		em_tok(e, IL_NEWARR, h->refs.type[arrays[a].elem]);
+		em_stloc(e, a);
+		copy_array(h, e, arrays[a].field, a, 2, arrays[a].ld, arrays[a].st);
+	}
+	for (uint32_t a = 0; a < 2; a++) {
+		em_ldloc(e, a);
+		em_tok(e, IL_STSFLD, fld(h, arrays[a].field));
+	}
+	em_op(e, IL_RET);
+}
+
+/* Set L_I to the innermost frame whose object matches, else go to `none`.
+ * lock_token 0: the object is arg 0 (by reference); else: the object is
+ * an instance of lock_token (isinst, III.4.6). */
+static void emit_find(struct weave_helper *h, struct em *e, uint32_t lock_token, uint32_t none)
+{
+	uint32_t next = em_label(e);
+
+	em_tok(e, IL_LDSFLD, fld(h, HF_FRAMES));
+	em_stloc(e, L_F);
+	em_ldloc(e, L_F);
+	em_br(e, IL_BRFALSE, none);
+	em_tok(e, IL_LDSFLD, fld(h, HF_TIMES));
+	em_stloc(e, L_T);
+	em_tok(e, IL_LDSFLD, fld(h, HF_DEPTH));
+	em_stloc(e, L_D);
+	em_ldloc(e, L_D);
+	em_stloc(e, L_I);
+	em_mark(e, next);
+	em_ldloc(e, L_I);
+	em_i4(e, 1);
+	em_op(e, IL_SUB);
+	em_stloc(e, L_I);
+	em_ldloc(e, L_I);
+	em_i4(e, 0);
+	em_br(e, IL_BLT, none);
+	slot(e, L_F, L_I, FRAME_OBJS, 0);
+	em_op(e, IL_LDELEM_REF);
+	if (lock_token) {
+		em_tok(e, IL_ISINST, lock_token);
+		em_br(e, IL_BRFALSE, next);
+	} else {
+		em_ldarg(e, 0);
+		em_br(e, IL_BNE_UN, next);
+	}
+}
+
+/* for (s = i * width; s < d * width; s++) arr[s] = arr[s + width];
+ * moves the frames above frame i down by one (d is the new depth). */
+static void shift_down(struct em *e, uint32_t arr, int32_t width, enum il_op ldelem, enum il_op stelem)
+{
+	uint32_t loop = em_label(e), test = em_label(e);
+
+	em_ldloc(e, L_I);
+	em_i4(e, width);
+	em_op(e, IL_MUL);
+	em_stloc(e, L_S);
+	em_br(e, IL_BR, test);
+	em_mark(e, loop);
+	em_ldloc(e, arr);
+	em_ldloc(e, L_S);
+	em_ldloc(e, arr);
+	em_ldloc(e, L_S);
+	em_i4(e, width);
+	em_op(e, IL_ADD);
+	em_op(e, ldelem);
+	em_op(e, stelem);
+	em_ldloc(e, L_S);
+	em_i4(e, 1);
+	em_op(e, IL_ADD);
+	em_stloc(e, L_S);
+	em_mark(e, test);
+	em_ldloc(e, L_S);
+	em_ldloc(e, L_D);
+	em_i4(e, width);
+	em_op(e, IL_MUL);
+	em_br(e, IL_BLT, loop);
+}
+
+/* Pop(object lock) / PopScope(): remove the innermost frame of the lock (for
+ * PopScope, of a System.Threading.Lock), shifting the frames above it down
+ * and clearing the freed slots, then report when hold or wait reached the
+ * threshold.  No frame: nothing happens. */
+static void emit_pop(struct weave_helper *h, struct em *e, uint32_t lock_token)
+{
+	uint32_t done = em_label(e), report = em_label(e);
+
+	emit_find(h, e, lock_token, done);
+	em_tok(e, IL_CALL, ref(h, WM_GETTIMESTAMP));
+	slot(e, L_T, L_I, FRAME_TIMES, 0);
+	em_op(e, IL_LDELEM_I8);
+	em_op(e, IL_SUB);
+	em_stloc(e, L_HOLD);
+	slot(e, L_T, L_I, FRAME_TIMES, 1);
+	em_op(e, IL_LDELEM_I8);
+	em_stloc(e, L_WAIT);
+	slot(e, L_F, L_I, FRAME_OBJS, 1);
+	em_op(e, IL_LDELEM_REF);
+	em_tok(e, IL_CASTCLASS, h->refs.type[WT_STRING]);
+	em_stloc(e, L_M);
+	slot(e, L_F, L_I, FRAME_OBJS, 2);
+	em_op(e, IL_LDELEM_REF);
+	em_tok(e, IL_CASTCLASS, h->refs.type[WT_STRING]);
+	em_stloc(e, L_LOC);
+	em_ldloc(e, L_D);
+	em_i4(e, 1);
+	em_op(e, IL_SUB);
+	em_stloc(e, L_D);
+	shift_down(e, L_F, FRAME_OBJS, IL_LDELEM_REF, IL_STELEM_REF);
+	shift_down(e, L_T, FRAME_TIMES, IL_LDELEM_I8, IL_STELEM_I8);
+	for (int32_t k = 0; k < FRAME_OBJS; k++) {
+		slot(e, L_F, L_D, FRAME_OBJS, k);
+		em_op(e, IL_LDNULL);
+		em_op(e, IL_STELEM_REF);
+	}
+	em_ldloc(e, L_D);
+	em_tok(e, IL_STSFLD, fld(h, HF_DEPTH));
+	em_ldloc(e, L_HOLD);
+	em_tok(e, IL_LDSFLD, fld(h, HF_THRESHOLD));
+	em_br(e, IL_BGE, report);
+	em_ldloc(e, L_WAIT);
+	em_tok(e, IL_LDSFLD, fld(h, HF_THRESHOLD));
+	em_br(e, IL_BLT, done);
+	em_mark(e, report);
+	em_ldloc(e, L_M);
+	em_ldloc(e, L_LOC);
+	em_ldloc(e, L_HOLD);
+	em_ldloc(e, L_WAIT);
+	em_tok(e, IL_CALL, h->method[HM_REPORT]);
+	em_mark(e, done);
+	em_op(e, IL_RET);
+}
+
+static void emit_pop_object(struct weave_helper *h, struct em *e) { emit_pop(h, e, 0); }
+
+/* Shift(object lock, long ticks): the innermost frame of the lock was
+ * acquired `ticks` later (time spent in Monitor.Wait is not holding). */
+static void emit_shift(struct weave_helper *h, struct em *e)
+{
+	uint32_t done = em_label(e);
+
+	emit_find(h, e, 0, done);
+	slot(e, L_T, L_I, FRAME_TIMES, 0);
+	slot(e, L_T, L_I, FRAME_TIMES, 0);
+	em_op(e, IL_LDELEM_I8);
+	em_ldarg(e, 1);
+	em_op(e, IL_ADD);
+	em_op(e, IL_STELEM_I8);
+	em_mark(e, done);
+	em_op(e, IL_RET);
+}
+
+/* One piece of a report line: literal text, or argument `arg` (as
+ * milliseconds through Ms when `ms`). */
+struct piece {
+	const char *text;
+	uint8_t arg;
+	uint8_t ms;
+};
+
+/* Report(string method, string location, long hold, long wait). */
+static const struct piece held_line[] = {
+	{ "LockTime: ", 0, 0 }, { NULL, 0, 0 }, { " held ", 0, 0 }, { NULL, 2, 1 },
+	{ " ms, waited ", 0, 0 }, { NULL, 3, 1 }, { " ms at ", 0, 0 }, { NULL, 1, 0 },
+};
+/* ReportNotAcquired(string method, string location, long wait). */
+static const struct piece failed_line[] = {
+	{ "LockTime: ", 0, 0 }, { NULL, 0, 0 }, { " waited ", 0, 0 }, { NULL, 2, 1 },
+	{ " ms, not acquired at ", 0, 0 }, { NULL, 1, 0 },
+};
+
+/* Write(String.Concat(new string[] { pieces })); ret. */
+static void emit_line(struct weave_helper *h, struct em *e, const struct piece *p, int32_t n)
+{
+	em_i4(e, n);
+	em_tok(e, IL_NEWARR, h->refs.type[WT_STRING]);
+	for (int32_t k = 0; k < n; k++) {
+		em_op(e, IL_DUP);
+		em_i4(e, k);
+		if (p[k].text) {
+			weave_helper_ldstr(h, e, p[k].text);
+		} else {
+			em_ldarg(e, p[k].arg);
+			if (p[k].ms)
+				em_tok(e, IL_CALL, h->method[HM_MS]);
+		}
+		em_op(e, IL_STELEM_REF);
+	}
+	em_tok(e, IL_CALL, ref(h, WM_STRING_CONCAT));
+	em_tok(e, IL_CALL, h->method[HM_WRITE]);
+	em_op(e, IL_RET);
+}
+
+static void emit_report(struct weave_helper *h, struct em *e)
+{
+	emit_line(h, e, held_line, sizeof held_line / sizeof held_line[0]);
+}
+
+static void emit_report_failed(struct weave_helper *h, struct em *e)
+{
+	emit_line(h, e, failed_line, sizeof failed_line / sizeof failed_line[0]);
+}
+
+/* Ms(long ticks): (ticks * 1000.0 / Stopwatch.Frequency).ToString("F3",
+ * InvariantCulture).  Local: 0 float64. */
+static void emit_ms(struct weave_helper *h, struct em *e)
+{
+	em_ldarg(e, 0);
+	em_op(e, IL_CONV_R8);
+	em_r8(e, 1000.0);
+	em_op(e, IL_MUL);
+	em_tok(e, IL_LDSFLD, ref(h, WM_FREQUENCY));
+	em_op(e, IL_CONV_R8);
+	em_op(e, IL_DIV);
+	em_stloc(e, 0);
+	em_ldloca(e, 0);
+	weave_helper_ldstr(h, e, "F3");
+	em_tok(e, IL_CALL, ref(h, WM_INVARIANT));
+	em_tok(e, IL_CALL, ref(h, WM_DOUBLE_TOSTRING));
+	em_op(e, IL_RET);
+}
+
+/* Write(string line): "stderr" / "stdout" through Console, else append to
+ * the file under lock(Gate); any exception is swallowed so that timing
+ * never breaks the program.  Local: 0 bool taken. */
+static void emit_write(struct weave_helper *h, struct em *e)
+{
+	static const struct { const char *name; enum wref_member writer; } consoles[2] = {
+		{ "stderr", WM_CONSOLE_ERROR }, { "stdout", WM_CONSOLE_OUT },
+	};
+	uint32_t try_start = em_label(e), catch_start = em_label(e), end = em_label(e);
+	uint32_t file_try = em_label(e), file_finally = em_label(e), not_taken = em_label(e);
+
+	em_mark(e, try_start);
+	for (int k = 0; k < 2; k++) {
+		uint32_t next = em_label(e);
+		em_tok(e, IL_LDSFLD, fld(h, HF_OUTPUT));
+		weave_helper_ldstr(h, e, consoles[k].name);
+		em_tok(e, IL_CALL, ref(h, WM_STRING_EQUALS));
+		em_br(e, IL_BRFALSE, next);
+		em_tok(e, IL_CALL, ref(h, consoles[k].writer));
+		em_ldarg(e, 0);
+		em_tok(e, IL_CALLVIRT, ref(h, WM_WRITELINE));
+		em_br(e, IL_LEAVE, end);
+		em_mark(e, next);
+	}
+	em_i4(e, 0);
+	em_stloc(e, 0);
+	em_mark(e, file_try);
+	em_tok(e, IL_LDSFLD, fld(h, HF_GATE));
+	em_ldloca(e, 0);
+	em_tok(e, IL_CALL, ref(h, WM_MONITOR_ENTER));
+	em_tok(e, IL_LDSFLD, fld(h, HF_OUTPUT));
+	em_i4(e, 2);
+	em_tok(e, IL_NEWARR, h->refs.type[WT_STRING]);
+	em_op(e, IL_DUP);
+	em_i4(e, 0);
+	em_ldarg(e, 0);
+	em_op(e, IL_STELEM_REF);
+	em_op(e, IL_DUP);
+	em_i4(e, 1);
+	weave_helper_ldstr(h, e, "\n");
+	em_op(e, IL_STELEM_REF);
+	em_tok(e, IL_CALL, ref(h, WM_STRING_CONCAT));
+	em_tok(e, IL_CALL, ref(h, WM_APPENDALLTEXT));
+	em_br(e, IL_LEAVE, end);
+	em_mark(e, file_finally);
+	em_ldloc(e, 0);
+	em_br(e, IL_BRFALSE, not_taken);
+	em_tok(e, IL_LDSFLD, fld(h, HF_GATE));
+	em_tok(e, IL_CALL, ref(h, WM_MONITOR_EXIT));
+	em_mark(e, not_taken);
+	em_op(e, IL_ENDFINALLY);
+	em_mark(e, catch_start);
+	em_op(e, IL_POP);
+	em_br(e, IL_LEAVE, end);
+	em_mark(e, end);
+	em_op(e, IL_RET);
+	/* II.25.4.6 / I.12.4.2.5: the inner try/finally nests in the try of the catch. */
+	em_eh(e, &(struct em_eh){ IL_EH_FINALLY, file_try, file_finally, file_finally, catch_start, 0 });
+	em_eh(e, &(struct em_eh){ IL_EH_CATCH, try_start, catch_start, catch_start, end, h->refs.type[WT_OBJECT] });
+}
+
+/* Method signatures and LocalVarSigs use primitive types only (II.23.2.1, II.23.2.6). */
+#define BYTES(...) { __VA_ARGS__ }, sizeof((uint8_t[]){ __VA_ARGS__ })
+#define NO_LOCALS { 0 }, 0
+#define PRIVATE_STATIC (HMA_PRIVATE | HMA_STATIC | HMA_HIDEBYSIG)
+#define FRAME_LOCALS SIG_I4, SIG_I4, SIG_SZARRAY, SIG_OBJECT, SIG_SZARRAY, SIG_I8 /* L_I, L_D, L_F, L_T */
+
+static const struct method_info {
+	const char *name;
+	uint16_t flags;
+	uint8_t sig[8];
+	uint8_t siglen;
+	uint8_t locals[16];
+	uint8_t localslen;
+	void (*emit)(struct weave_helper *h, struct em *e);
+} methods[HM_COUNT] = {
+	[HM_CCTOR] = { ".cctor", PRIVATE_STATIC | HMA_SPECIALNAME | HMA_RTSPECIALNAME,
+		       BYTES(SIG_CONV_DEFAULT, 0, SIG_VOID),
+		       BYTES(SIG_CONV_LOCAL_SIG, 3, SIG_STRING, SIG_R8, SIG_R8), emit_cctor },
+	[HM_PUSH] = { "Push", PRIVATE_STATIC,
+		      BYTES(SIG_CONV_DEFAULT, 5, SIG_VOID, SIG_OBJECT, SIG_STRING, SIG_STRING, SIG_I8, SIG_I8),
+		      BYTES(SIG_CONV_LOCAL_SIG, 1, SIG_I4), emit_push },
+	[HM_GROW] = { "Grow", PRIVATE_STATIC, BYTES(SIG_CONV_DEFAULT, 0, SIG_VOID),
+		      BYTES(SIG_CONV_LOCAL_SIG, 3, SIG_SZARRAY, SIG_OBJECT, SIG_SZARRAY, SIG_I8, SIG_I4), emit_grow },
+	[HM_POP] = { "Pop", PRIVATE_STATIC, BYTES(SIG_CONV_DEFAULT, 1, SIG_VOID, SIG_OBJECT),
+		     BYTES(SIG_CONV_LOCAL_SIG, 9, FRAME_LOCALS, SIG_STRING, SIG_STRING, SIG_I8, SIG_I8, SIG_I4),
+		     emit_pop_object },
+	[HM_SHIFT] = { "Shift", PRIVATE_STATIC, BYTES(SIG_CONV_DEFAULT, 2, SIG_VOID, SIG_OBJECT, SIG_I8),
+		       BYTES(SIG_CONV_LOCAL_SIG, 4, FRAME_LOCALS), emit_shift },
+	[HM_REPORT] = { "Report", PRIVATE_STATIC,
+			BYTES(SIG_CONV_DEFAULT, 4, SIG_VOID, SIG_STRING, SIG_STRING, SIG_I8, SIG_I8), NO_LOCALS,
+			emit_report },
+	[HM_REPORT_FAILED] = { "ReportNotAcquired", PRIVATE_STATIC,
+			       BYTES(SIG_CONV_DEFAULT, 3, SIG_VOID, SIG_STRING, SIG_STRING, SIG_I8), NO_LOCALS,
+			       emit_report_failed },
+	[HM_MS] = { "Ms", PRIVATE_STATIC, BYTES(SIG_CONV_DEFAULT, 1, SIG_STRING, SIG_I8),
+		    BYTES(SIG_CONV_LOCAL_SIG, 1, SIG_R8), emit_ms },
+	[HM_WRITE] = { "Write", PRIVATE_STATIC, BYTES(SIG_CONV_DEFAULT, 1, SIG_VOID, SIG_STRING),
+		       BYTES(SIG_CONV_LOCAL_SIG, 1, SIG_BOOLEAN), emit_write },
+};
+
+/* PopScope's signature and locals: Pop's without the parameter. */
+static const uint8_t pop_scope_sig[] = { SIG_CONV_DEFAULT, 0, SIG_VOID };
+
+int hbody_add_all(struct weave_helper *h)
+{
+	/* Rows first: bodies call each other by token. */
+	for (unsigned m = 0; m < HM_COUNT; m++)
+		if (weave_helper_add_method(h, methods[m].name, methods[m].flags, methods[m].sig, methods[m].siglen,
+				      &h->method[m]) < 0)
+			return -1;
+	for (unsigned m = 0; m < HM_COUNT; m++) {
+		const struct method_info *mi = &methods[m];
+		struct em e;
+
+		em_init(&e);
+		mi->emit(h, &e);
+		/* sig[2] is RetType (II.23.2.1: conv, ParamCount, RetType) */
+		if (weave_helper_add_body(h, h->method[m], &e, mi->localslen ? mi->locals : NULL, mi->localslen,
+				    mi->sig[2] != SIG_VOID) < 0)
+			return lt_error_prefix("%s::%s: ", WEAVE_HELPER_TYPE, mi->name);
+	}
+	return 0;
+}
+
+int hbody_pop_scope(struct weave_helper *h, uint32_t lock_token, uint32_t *out)
+{
+	const struct method_info *pop = &methods[HM_POP];
+	char name[32];
+	struct em e;
+	uint32_t tok;
+
+	for (uint32_t i = 0; i < h->nscopes; i++) {
+		if (h->scopes[i].lock_token == lock_token) {
+			*out = h->scopes[i].method;
+			return 0;
+		}
+	}
+	if (h->nscopes)
+		snprintf(name, sizeof name, "PopScope_%u", h->nscopes + 1);
+	else
+		snprintf(name, sizeof name, "PopScope");
+	if (weave_helper_grow((void **)&h->scopes, &h->scopes_cap, h->nscopes, sizeof *h->scopes) < 0 ||
+	    weave_helper_add_method(h, name, PRIVATE_STATIC, pop_scope_sig, sizeof pop_scope_sig, &tok) < 0)
+		return -1;
+	em_init(&e);
+	emit_pop(h, &e, lock_token);
+	if (weave_helper_add_body(h, tok, &e, pop->locals, pop->localslen, 0) < 0)
+		return -1;
+	h->scopes[h->nscopes++] = (struct hscope){ lock_token, tok };
+	*out = tok;
+	return 0;
+}

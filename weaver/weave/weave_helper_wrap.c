@@ -1,0 +1,351 @@
+/* weave_helper_wrap.c - the helper's wrappers: one static timed twin per distinct lock API call. */
+#include "weave_helper_int.h"
+#include "lt_error.h"
+#include "sig.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* What a wrapper does around the original call. */
+enum role { ROLE_NONE, ROLE_ACQUIRE, ROLE_RELEASE, ROLE_WAIT };
+
+static const struct kind_info {
+	const char *name;     /* wrapper name; a second wrapper of the kind gets "_2"... */
+	enum role role;
+	uint8_t always;       /* acquiring kinds that cannot fail */
+	uint8_t try_result;   /* acquiring kinds whose bool result says "acquired" */
+} kinds[WEAVE_KIND_COUNT] = {
+	[WEAVE_MONITOR_ENTER] = { "Monitor_Enter", ROLE_ACQUIRE, 1, 0 },
+	[WEAVE_MONITOR_ENTER_TAKEN] = { "Monitor_Enter_Taken", ROLE_ACQUIRE, 0, 0 },
+	[WEAVE_MONITOR_TRYENTER] = { "Monitor_TryEnter", ROLE_ACQUIRE, 0, 1 },
+	[WEAVE_LOCK_ENTER] = { "Lock_Enter", ROLE_ACQUIRE, 1, 0 },
+	[WEAVE_LOCK_TRYENTER] = { "Lock_TryEnter", ROLE_ACQUIRE, 0, 1 },
+	[WEAVE_LOCK_ENTERSCOPE] = { "Lock_EnterScope", ROLE_ACQUIRE, 1, 0 },
+	[WEAVE_SYNCHRONIZED] = { NULL, ROLE_NONE, 0, 0 },
+	[WEAVE_MONITOR_EXIT] = { "Monitor_Exit", ROLE_RELEASE, 0, 0 },
+	[WEAVE_LOCK_EXIT] = { "Lock_Exit", ROLE_RELEASE, 0, 0 },
+	[WEAVE_SCOPE_DISPOSE] = { "Scope_Dispose", ROLE_RELEASE, 0, 0 },
+	[WEAVE_MONITOR_WAIT] = { "Monitor_Wait", ROLE_WAIT, 0, 0 },
+};
+
+/* How an acquiring wrapper learns that the lock was taken. */
+enum acquired { ACQ_ALWAYS, ACQ_RESULT, ACQ_TAKEN };
+
+/* Wrapper locals: 0 int64 t0, 1 int64 t1, 2 the callee's result (if any). */
+enum { W_T0, W_T1, W_RESULT };
+
+/* The callee as the wrapper sees it. */
+struct callee {
+	uint32_t token;
+	enum il_op op;            /* call or callvirt, as at the site */
+	uint32_t owner;           /* declaring type: TypeRef or TypeDef token */
+	struct sig_method *sig;   /* owned */
+	uint32_t nargs;           /* `this` + params */
+};
+
+/* The TypeDef whose method list holds MethodDef `row` (II.22.37). */
+static int owner_of_methoddef(const struct md_image *md, uint32_t row, uint32_t *out)
+{
+	uint32_t n = md_rows(md, MD_TYPEDEF);
+
+	for (uint32_t t = n; t >= 1; t--) {
+		if (md_get(md, MD_TYPEDEF, t, MD_TYPEDEF_METHODLIST) <= row) {
+			*out = md_token(MD_TYPEDEF, t);
+			return 0;
+		}
+	}
+	return lt_error_set(LT_E_WEAVE, "MethodDef row %u belongs to no TypeDef", row);
+}
+
+/* Decode the callee's owner and signature; refuse what no lock API is. */
+static int decode_callee(const struct md_image *md, uint32_t token, struct callee *c)
+{
+	enum md_table_id t = md_token_table(token);
+	uint32_t row = md_token_row(token), blob, len;
+	const uint8_t *p;
+	uint8_t conv;
+
+	if (t == MD_METHODSPEC)
+		return lt_error_set(LT_E_WEAVE, "callee 0x%08x: a generic method instantiation is no lock API", token);
+	if ((t != MD_MEMBERREF && t != MD_METHODDEF) || row == 0 || row > md_rows(md, t))
+		return lt_error_set(LT_E_WEAVE, "callee 0x%08x: not a MemberRef or MethodDef row", token);
+	if (t == MD_MEMBERREF) {
+		if (md_coded_decode(MD_CI_MEMBERREFPARENT, md_get(md, t, row, MD_MEMBERREF_CLASS), &c->owner) < 0)
+			return -1;
+		blob = md_get(md, t, row, MD_MEMBERREF_SIGNATURE);
+	} else {
+		if (owner_of_methoddef(md, row, &c->owner) < 0)
+			return -1;
+		blob = md_get(md, t, row, MD_METHODDEF_SIGNATURE);
+	}
+	if (md_token_table(c->owner) != MD_TYPEREF && md_token_table(c->owner) != MD_TYPEDEF)
+		return lt_error_set(LT_E_WEAVE, "callee 0x%08x: declared on 0x%08x, not a TypeRef or TypeDef", token,
+				    c->owner);
+	if (md_blob(md, blob, &p, &len) < 0 || sig_method_decode(p, len, &c->sig) < 0)
+		return lt_error_prefix("callee 0x%08x: ", token);
+	conv = c->sig->conv;
+	/* II.23.2.1-2: lock APIs are plain, non-generic, non-vararg methods. */
+	if ((conv & SIG_CONV_MASK) != SIG_CONV_DEFAULT || (conv & (SIG_GENERIC | SIG_EXPLICITTHIS)))
+		return lt_error_set(LT_E_WEAVE, "callee 0x%08x: calling convention 0x%02x is no lock API's", token, conv);
+	c->token = token;
+	c->nargs = c->sig->nparams + !!(conv & SIG_HASTHIS);
+	return 0;
+}
+
+static int is_elem(const struct sig_type *t, uint8_t elem) { return t && t->elem == elem; }
+
+/* How the wrapper of kind k tells that the lock was acquired. */
+static int acquired_test(const struct callee *c, const struct kind_info *k, enum acquired *out)
+{
+	const struct sig_method *s = c->sig;
+	const struct sig_type *last = s->nparams ? s->params[s->nparams - 1] : NULL;
+
+	if (is_elem(last, SIG_BYREF) && is_elem(last->inner, SIG_BOOLEAN))
+		*out = ACQ_TAKEN;
+	else if (k->try_result && is_elem(s->ret, SIG_BOOLEAN))
+		*out = ACQ_RESULT;
+	else if (k->always)
+		*out = ACQ_ALWAYS;
+	else
+		return lt_error_set(LT_E_WEAVE, "callee 0x%08x: %s without a bool result or ref bool taken", c->token,
+				    k->name);
+	return 0;
+}
+
+/* The type of argument 0 as the wrapper declares it. */
+static const struct sig_type *arg0_type(const struct callee *c, const struct sig_type *this_type)
+{
+	return (c->sig->conv & SIG_HASTHIS) ? this_type : c->sig->nparams ? c->sig->params[0] : NULL;
+}
+
+/* Push the callee's arguments and call it as the site did. */
+static void emit_original(struct em *e, const struct callee *c, int keep_result)
+{
+	for (uint32_t a = 0; a < c->nargs; a++)
+		em_ldarg(e, a);
+	em_tok(e, c->op, c->token);
+	if (keep_result)
+		em_stloc(e, W_RESULT);
+}
+
+/* Push t1 - t0: the ticks spent inside the original call. */
+static void emit_elapsed(struct em *e)
+{
+	em_ldloc(e, W_T1);
+	em_ldloc(e, W_T0);
+	em_op(e, IL_SUB);
+}
+
+/* if (Disabled) return original(args); t0 = GetTimestamp(); r = original(args); */
+static void emit_timed_call(struct weave_helper *h, struct em *e, const struct callee *c, int returns)
+{
+	uint32_t timed = em_label(e);
+
+	em_tok(e, IL_LDSFLD, h->field[HF_DISABLED]);
+	em_br(e, IL_BRFALSE, timed);
+	emit_original(e, c, 0);
+	em_op(e, IL_RET);
+	em_mark(e, timed);
+	em_tok(e, IL_CALL, h->refs.member[WM_GETTIMESTAMP]);
+	em_stloc(e, W_T0);
+	emit_original(e, c, returns);
+}
+
+/* docs/weaving.md, acquiring wrapper: args are the callee's, then
+ * (string method, string location). */
+static void emit_acquire(struct weave_helper *h, struct em *e, const struct callee *c, enum acquired acq,
+			 int returns)
+{
+	uint32_t done = em_label(e), failed = em_label(e); /* failed: unused for ACQ_ALWAYS */
+	uint32_t method = c->nargs, location = c->nargs + 1;
+
+	emit_timed_call(h, e, c, returns);
+	em_tok(e, IL_CALL, h->refs.member[WM_GETTIMESTAMP]);
+	em_stloc(e, W_T1);
+	if (acq == ACQ_RESULT) {
+		em_ldloc(e, W_RESULT);
+		em_br(e, IL_BRFALSE, failed);
+	} else if (acq == ACQ_TAKEN) {
+		em_ldarg(e, c->nargs - 1);
+		em_op(e, IL_LDIND_U1);
+		em_br(e, IL_BRFALSE, failed);
+	}
+	/* Push(lock, method, location, t1, t1 - t0) */
+	em_ldarg(e, 0);
+	em_ldarg(e, method);
+	em_ldarg(e, location);
+	em_ldloc(e, W_T1);
+	emit_elapsed(e);
+	em_tok(e, IL_CALL, h->method[HM_PUSH]);
+	if (acq != ACQ_ALWAYS) {
+		em_br(e, IL_BR, done);
+		/* not acquired: report when the wait reached the threshold */
+		em_mark(e, failed);
+		emit_elapsed(e);
+		em_tok(e, IL_LDSFLD, h->field[HF_THRESHOLD]);
+		em_br(e, IL_BLT, done);
+		em_ldarg(e, method);
+		em_ldarg(e, location);
+		emit_elapsed(e);
+		em_tok(e, IL_CALL, h->method[HM_REPORT_FAILED]);
+	}
+	em_mark(e, done);
+	if (returns)
+		em_ldloc(e, W_RESULT);
+	em_op(e, IL_RET);
+}
+
+/* Releasing wrapper: the original first (its exceptions are unchanged), then
+ * if (!Disabled) Pop(arg 0) / PopScope(). */
+static void emit_release(struct weave_helper *h, struct em *e, const struct callee *c, uint32_t pop_scope,
+			 int returns)
+{
+	uint32_t done = em_label(e);
+
+	emit_original(e, c, returns);
+	em_tok(e, IL_LDSFLD, h->field[HF_DISABLED]);
+	em_br(e, IL_BRTRUE, done);
+	if (pop_scope) {
+		em_tok(e, IL_CALL, pop_scope);
+	} else {
+		em_ldarg(e, 0);
+		em_tok(e, IL_CALL, h->method[HM_POP]);
+	}
+	em_mark(e, done);
+	if (returns)
+		em_ldloc(e, W_RESULT);
+	em_op(e, IL_RET);
+}
+
+/* Monitor.Wait wrapper: Shift(arg 0, time spent inside Wait). */
+static void emit_wait(struct weave_helper *h, struct em *e, const struct callee *c, int returns)
+{
+	emit_timed_call(h, e, c, returns);
+	em_ldarg(e, 0);
+	em_tok(e, IL_CALL, h->refs.member[WM_GETTIMESTAMP]);
+	em_ldloc(e, W_T0);
+	em_op(e, IL_SUB);
+	em_tok(e, IL_CALL, h->method[HM_SHIFT]);
+	if (returns)
+		em_ldloc(e, W_RESULT);
+	em_op(e, IL_RET);
+}
+
+/* The Lock type enclosing Lock.Scope `scope` (a TypeRef whose
+ * ResolutionScope is a TypeRef, II.22.38; or a nested TypeDef, II.22.32). */
+static int lock_of_scope(const struct md_image *md, uint32_t scope, uint32_t *out)
+{
+	uint32_t row = md_token_row(scope);
+
+	if (md_token_table(scope) == MD_TYPEREF) {
+		if (md_coded_decode(MD_CI_RESOLUTIONSCOPE, md_get(md, MD_TYPEREF, row, MD_TYPEREF_RESOLUTIONSCOPE),
+				    out) < 0)
+			return -1;
+		if (md_token_table(*out) == MD_TYPEREF)
+			return 0;
+	} else {
+		for (uint32_t r = 1; r <= md_rows(md, MD_NESTEDCLASS); r++) {
+			if (md_get(md, MD_NESTEDCLASS, r, MD_NESTEDCLASS_NESTEDCLASS) == row) {
+				*out = md_token(MD_TYPEDEF, md_get(md, MD_NESTEDCLASS, r, MD_NESTEDCLASS_ENCLOSINGCLASS));
+				return 0;
+			}
+		}
+	}
+	return lt_error_set(LT_E_WEAVE, "Scope type 0x%08x is not nested in a Lock type", scope);
+}
+
+/* Build the wrapper's signature and locals (II.23.2.1, II.23.2.6): the
+ * callee's `this` (CLASS owner, or BYREF VALUETYPE owner for Lock.Scope),
+ * its params, and (string, string) for acquiring kinds. */
+static int wrapper_sigs(const struct callee *c, enum weave_kind kind, struct lt_buf *sig, struct lt_buf *locals)
+{
+	struct sig_type owner = { .elem = kind == WEAVE_SCOPE_DISPOSE ? SIG_VALUETYPE : SIG_CLASS, .token = c->owner };
+	struct sig_type by_ref = { .elem = SIG_BYREF, .inner = &owner }, str = { .elem = SIG_STRING };
+	struct sig_type i8 = { .elem = SIG_I8 };
+	const struct sig_type *this_type = kind == WEAVE_SCOPE_DISPOSE ? &by_ref : &owner, *a0;
+	struct sig_type **params, *local_types[3] = { &i8, &i8, c->sig->ret };
+	uint32_t n = c->nargs + (kinds[kind].role == ROLE_ACQUIRE ? 2 : 0), k = 0;
+	struct sig_method m = { .conv = SIG_CONV_DEFAULT, .ret = c->sig->ret, .sentinel = SIG_NO_SENTINEL };
+	struct sig_list l = { .kind = SIG_CONV_LOCAL_SIG, .count = c->sig->ret->elem == SIG_VOID ? 2 : 3,
+			      .types = local_types };
+	int rc;
+
+	a0 = arg0_type(c, this_type);
+	if (kind != WEAVE_SCOPE_DISPOSE && !is_elem(a0, SIG_OBJECT) && !is_elem(a0, SIG_CLASS))
+		return lt_error_set(LT_E_WEAVE, "callee 0x%08x: %s whose first argument is no object", c->token,
+				    kinds[kind].name);
+	if (!(params = calloc(n, sizeof *params)))
+		return lt_error_set(LT_E_NOMEM, "out of memory");
+	if (c->sig->conv & SIG_HASTHIS)
+		params[k++] = (struct sig_type *)this_type;
+	for (uint32_t i = 0; i < c->sig->nparams; i++)
+		params[k++] = c->sig->params[i];
+	while (k < n)
+		params[k++] = &str;
+	m.nparams = n;
+	m.params = params;
+	rc = sig_method_encode(&m, sig) < 0 || sig_list_encode(&l, locals) < 0 ? -1 : 0;
+	free(params);
+	return rc;
+}
+
+/* Append the wrapper method for c and emit its body. */
+static int add_wrapper(struct weave_helper *h, const struct callee *c, enum weave_kind kind, uint32_t *out)
+{
+	const struct kind_info *k = &kinds[kind];
+	struct lt_buf sig = LT_BUF_INIT, locals = LT_BUF_INIT;
+	int returns = c->sig->ret->elem != SIG_VOID, rc = -1;
+	uint32_t pop_scope = 0, lock_token;
+	enum acquired acq = ACQ_ALWAYS;
+	char name[64];
+	struct em e;
+
+	em_init(&e);
+	if (wrapper_sigs(c, kind, &sig, &locals) < 0 || (k->role == ROLE_ACQUIRE && acquired_test(c, k, &acq) < 0))
+		goto done;
+	if (kind == WEAVE_SCOPE_DISPOSE &&
+	    (lock_of_scope(&h->img->md, c->owner, &lock_token) < 0 || hbody_pop_scope(h, lock_token, &pop_scope) < 0))
+		goto done;
+	if (h->named[kind]++)
+		snprintf(name, sizeof name, "%s_%u", k->name, h->named[kind]);
+	else
+		snprintf(name, sizeof name, "%s", k->name);
+	if (weave_helper_add_method(h, name, HMA_ASSEMBLY | HMA_STATIC | HMA_HIDEBYSIG, sig.data, sig.len, out) < 0)
+		goto done;
+	if (k->role == ROLE_ACQUIRE)
+		emit_acquire(h, &e, c, acq, returns);
+	else if (k->role == ROLE_RELEASE)
+		emit_release(h, &e, c, pop_scope, returns);
+	else
+		emit_wait(h, &e, c, returns);
+	rc = weave_helper_add_body(h, *out, &e, locals.data, locals.len, returns);
+done:
+	em_free(&e);
+	lt_buf_free(&sig);
+	lt_buf_free(&locals);
+	return rc;
+}
+
+int weave_helper_wrapper(struct weave_helper *h, uint32_t callee, enum weave_kind kind, int callvirt,
+			 uint32_t *out_token)
+{
+	struct callee c = { .op = callvirt ? IL_CALLVIRT : IL_CALL };
+	int rc;
+
+	if ((unsigned)kind >= WEAVE_KIND_COUNT || kinds[kind].role == ROLE_NONE)
+		return lt_error_set(LT_E_WEAVE, "callee 0x%08x: kind %d has no wrapper", callee, (int)kind);
+	for (uint32_t i = 0; i < h->nwrappers; i++) {
+		const struct hwrapper *w = &h->wrappers[i];
+		if (w->callee == callee && w->callvirt == !!callvirt && w->kind == kind) {
+			*out_token = w->token;
+			return 0;
+		}
+	}
+	if (weave_helper_grow((void **)&h->wrappers, &h->wrappers_cap, h->nwrappers, sizeof *h->wrappers) < 0)
+		return -1;
+	rc = decode_callee(&h->img->md, callee, &c) < 0 || add_wrapper(h, &c, kind, out_token) < 0 ? -1 : 0;
+	sig_method_free(c.sig);
+	if (rc == 0)
+		h->wrappers[h->nwrappers++] = (struct hwrapper){ callee, (uint8_t)!!callvirt, (uint8_t)kind, *out_token };
+	return rc;
+}

@@ -1,0 +1,200 @@
+/* weave_names.c - which type owns each method, and the user-facing names of methods ("Ns.Type::Method"). */
+#include "weave_pass.h"
+#include "lt_error.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int weave_names_init(struct weave_names *n, const struct img *img)
+{
+	const struct md_image *md = &img->md;
+	uint32_t t, m, r;
+
+	memset(n, 0, sizeof *n);
+	n->img = img;
+	n->nmethods = md_rows(md, MD_METHODDEF);
+	n->ntypes = md_rows(md, MD_TYPEDEF);
+	n->owner = calloc(n->nmethods + 1, sizeof *n->owner);
+	n->enclosing = calloc(n->ntypes + 1, sizeof *n->enclosing);
+	if (!n->owner || !n->enclosing) {
+		weave_names_free(n);
+		return lt_error_set(LT_E_NOMEM, "out of memory");
+	}
+	/* II.22.37: TypeDef t owns the MethodDef rows from its MethodList up to
+	 * (not including) the next TypeDef's MethodList, the last one up to the
+	 * end of the table.  md_read checked every MethodList <= rows + 1. */
+	for (t = 1; t <= n->ntypes; t++) {
+		uint32_t lo = md_get(md, MD_TYPEDEF, t, MD_TYPEDEF_METHODLIST);
+		uint32_t hi = t < n->ntypes ? md_get(md, MD_TYPEDEF, t + 1, MD_TYPEDEF_METHODLIST) : n->nmethods + 1;
+		for (m = lo ? lo : 1; m < hi && m <= n->nmethods; m++)
+			n->owner[m - 1] = t;
+	}
+	/* II.22.32: NestedClass rows name the nested and the enclosing TypeDef. */
+	for (r = 1; r <= md_rows(md, MD_NESTEDCLASS); r++) {
+		uint32_t nested = md_get(md, MD_NESTEDCLASS, r, MD_NESTEDCLASS_NESTEDCLASS);
+		uint32_t outer = md_get(md, MD_NESTEDCLASS, r, MD_NESTEDCLASS_ENCLOSINGCLASS);
+		if (nested >= 1 && nested <= n->ntypes && outer <= n->ntypes)
+			n->enclosing[nested - 1] = outer;
+	}
+	return 0;
+}
+
+void weave_names_free(struct weave_names *n)
+{
+	if (!n)
+		return;
+	free(n->owner);
+	free(n->enclosing);
+	n->owner = n->enclosing = NULL;
+}
+
+uint32_t weave_names_owner(const struct weave_names *n, uint32_t row)
+{
+	return row >= 1 && row <= n->nmethods ? n->owner[row - 1] : 0;
+}
+
+int weave_names_is_helper(const struct md_image *md, uint32_t row)
+{
+	const char *name, *ns;
+
+	if (md_string(md, md_get(md, MD_TYPEDEF, row, MD_TYPEDEF_NAME), &name) < 0 ||
+	    md_string(md, md_get(md, MD_TYPEDEF, row, MD_TYPEDEF_NAMESPACE), &ns) < 0)
+		return lt_error_prefix("TypeDef row %u: ", row);
+	return strcmp(name, WEAVE_HELPER_TYPE) == 0 && ns[0] == '\0';
+}
+
+/* A piece of a name: s[0..len). */
+struct span {
+	const char *s;
+	size_t len;
+};
+
+/* For a name "<X>rest" (s[0] == '<'), the length of "<X>": the '>' that
+ * closes the first '<', counting nested pairs ("<<Main>b__0>d"); 0 when none
+ * closes it. */
+static size_t bracket_len(struct span n)
+{
+	size_t i, depth = 0;
+
+	for (i = 0; i < n.len; i++) {
+		if (n.s[i] == '<')
+			depth++;
+		else if (n.s[i] == '>' && --depth == 0)
+			return i + 1;
+	}
+	return 0;
+}
+
+/* Demangle a method name "<X>..." to X while X is not empty. */
+static struct span user_method(struct span m)
+{
+	size_t b;
+
+	while (m.len > 0 && m.s[0] == '<' && (b = bracket_len(m)) > 2) {
+		m.s += 1;
+		m.len = b - 2;
+	}
+	return m;
+}
+
+#define VB_STATE_MACHINE "VB$StateMachine_"
+#define VB_CLOSURE "_Closure$__"
+
+/* Whether type name t is compiler-generated, a name no user type can have:
+ *  C#:  "<X>..." (a type serving member X: Roslyn's state machines
+ *       "<X>d__N", mcs's iterators "<X>c__Iterator0" and closures
+ *       "<X>c__AnonStorey0"), "<>c", "<>c__DisplayClass0_0" (closures);
+ *  VB:  "VB$StateMachine_N_X" (state machine of X), "_Closure$__N-M";
+ *  F#:  "X@line" (closure or seq state machine of X; "clo@line" too).
+ * For a type serving X *m becomes X, as MoveNext, <>m__Finally1, Invoke,
+ * <>m__0... all run code the user wrote in X. */
+static int generated_type(const char *t, struct span *m)
+{
+	struct span n = { t, strlen(t) };
+	const char *at = strchr(t, '@');
+	size_t b;
+
+	if (t[0] == '<') {
+		b = bracket_len(n);
+		if (b > 2)
+			*m = user_method((struct span){ t + 1, b - 2 });
+		return 1;
+	}
+	if (strncmp(t, VB_STATE_MACHINE, strlen(VB_STATE_MACHINE)) == 0) {
+		const char *x = t + strlen(VB_STATE_MACHINE);
+		x += strspn(x, "0123456789");
+		if (*x == '_' && x[1])
+			*m = (struct span){ x + 1, strlen(x + 1) };
+		return 1;
+	}
+	if (at) {
+		if (at > t)
+			*m = (struct span){ t, (size_t)(at - t) };
+		return 1;
+	}
+	return strncmp(t, VB_CLOSURE, strlen(VB_CLOSURE)) == 0;
+}
+
+/* Append s[0..len) to buf (size > 0, used < size), truncating. */
+static void append(char *buf, size_t size, size_t *used, const char *s, size_t len)
+{
+	size_t room = size - 1 - *used;
+
+	if (len > room)
+		len = room;
+	memcpy(buf + *used, s, len);
+	*used += len;
+	buf[*used] = '\0';
+}
+
+void weave_names_user(const char *ns, const char *const *types, size_t ntypes, const char *method,
+		      char *buf, size_t size)
+{
+	struct span m = user_method((struct span){ method, strlen(method) });
+	size_t k = ntypes, i, used = 0;
+
+	/* Peel compiler-generated types off the inside of the chain. */
+	while (k > 1 && generated_type(types[k - 1], &m))
+		k--;
+	if (size == 0)
+		return;
+	buf[0] = '\0';
+	append(buf, size, &used, ns, strlen(ns));
+	for (i = 0; i < k; i++) {
+		if (i > 0 || ns[0])
+			append(buf, size, &used, i == 0 ? "." : "+", 1);
+		append(buf, size, &used, types[i], strlen(types[i]));
+	}
+	append(buf, size, &used, "::", 2);
+	append(buf, size, &used, m.s, m.len);
+}
+
+int weave_names_method(const struct weave_names *n, uint32_t row, char *buf, size_t size)
+{
+	const struct md_image *md = &n->img->md;
+	const char *types[WEAVE_MAX_NESTING], *inner[WEAVE_MAX_NESTING], *ns, *method;
+	uint32_t t = weave_names_owner(n, row);
+	size_t depth = 0, i;
+
+	if (t == 0)
+		return lt_error_set(LT_E_METADATA, "MethodDef row %u: no TypeDef's MethodList holds it (II.22.37)", row);
+	if (md_string(md, md_get(md, MD_METHODDEF, row, MD_METHODDEF_NAME), &method) < 0)
+		return lt_error_prefix("MethodDef row %u: ", row);
+	/* Walk outwards, innermost type first. */
+	for (; t != 0; t = n->enclosing[t - 1]) {
+		if (depth == WEAVE_MAX_NESTING)
+			return lt_error_set(LT_E_METADATA,
+					    "MethodDef row %u: types nested deeper than %d: a NestedClass cycle (II.22.32)",
+					    row, WEAVE_MAX_NESTING);
+		if (md_string(md, md_get(md, MD_TYPEDEF, t, MD_TYPEDEF_NAME), &inner[depth]) < 0 ||
+		    md_string(md, md_get(md, MD_TYPEDEF, t, MD_TYPEDEF_NAMESPACE), &ns) < 0)
+			return lt_error_prefix("TypeDef row %u: ", t);
+		depth++;
+	}
+	for (i = 0; i < depth; i++)
+		types[i] = inner[depth - 1 - i];
+	/* ns now holds the outermost type's namespace (II.22.37: nested types'
+	 * own TypeNamespace is usually empty). */
+	weave_names_user(ns, types, depth, method, buf, size);
+	return 0;
+}

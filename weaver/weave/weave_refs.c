@@ -1,0 +1,562 @@
+/* weave_refs.c - the framework types and members of the helper type, resolved in the target's framework. */
+#include "weave_refs.h"
+#include "lt_error.h"
+#include "lt_file.h"
+#include "sig.h"
+#include <openssl/sha.h>
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+
+void wref_public_key_token(const uint8_t *key, size_t len, uint8_t out[8])
+{
+	uint8_t digest[SHA_DIGEST_LENGTH];
+
+	/* II.6.3: the token is the low 8 bytes of the key's SHA-1, reversed. */
+	SHA1(key, len, digest);
+	for (unsigned k = 0; k < 8; k++)
+		out[k] = digest[SHA_DIGEST_LENGTH - 1 - k];
+}
+
+static const struct type_info {
+	const char *ns, *name;
+} types[WT_COUNT] = {
+	[WT_OBJECT] = { "System", "Object" },
+	[WT_STRING] = { "System", "String" },
+	[WT_INT64] = { "System", "Int64" },
+	[WT_DOUBLE] = { "System", "Double" },
+	[WT_ENVIRONMENT] = { "System", "Environment" },
+	[WT_STOPWATCH] = { "System.Diagnostics", "Stopwatch" },
+	[WT_CULTUREINFO] = { "System.Globalization", "CultureInfo" },
+	[WT_NUMBERSTYLES] = { "System.Globalization", "NumberStyles" },
+	[WT_IFORMATPROVIDER] = { "System", "IFormatProvider" },
+	[WT_CONSOLE] = { "System", "Console" },
+	[WT_TEXTWRITER] = { "System.IO", "TextWriter" },
+	[WT_FILE] = { "System.IO", "File" },
+	[WT_MONITOR] = { "System.Threading", "Monitor" },
+	[WT_THREADSTATIC] = { "System", "ThreadStaticAttribute" },
+};
+
+/* Signature bytes (II.23.2.1-4) as a template for wref_sig. */
+#define SIG(...) .sig = { __VA_ARGS__ }, .siglen = sizeof((uint8_t[]){ __VA_ARGS__ })
+#define STATIC SIG_CONV_DEFAULT
+#define INSTANCE SIG_HASTHIS
+
+static const struct member_info {
+	enum wref_type owner;
+	uint8_t field; /* 1: a field (FieldSig), 0: a method */
+	const char *name;
+	uint8_t sig[8];
+	uint8_t siglen;
+} members[WM_COUNT] = {
+	[WM_OBJECT_CTOR] = { WT_OBJECT, 0, ".ctor", SIG(INSTANCE, 0, SIG_VOID) },
+	[WM_GETENV] = { WT_ENVIRONMENT, 0, "GetEnvironmentVariable", SIG(STATIC, 1, SIG_STRING, SIG_STRING) },
+	[WM_GETTIMESTAMP] = { WT_STOPWATCH, 0, "GetTimestamp", SIG(STATIC, 0, SIG_I8) },
+	[WM_FREQUENCY] = { WT_STOPWATCH, 1, "Frequency", SIG(SIG_CONV_FIELD, SIG_I8) },
+	[WM_INVARIANT] = { WT_CULTUREINFO, 0, "get_InvariantCulture", SIG(STATIC, 0, WREF_CLASS(WT_CULTUREINFO)) },
+	[WM_DOUBLE_TRYPARSE] = { WT_DOUBLE, 0, "TryParse",
+				 SIG(STATIC, 4, SIG_BOOLEAN, SIG_STRING, WREF_VALUETYPE(WT_NUMBERSTYLES),
+				     WREF_CLASS(WT_IFORMATPROVIDER), SIG_BYREF, SIG_R8) },
+	[WM_DOUBLE_TOSTRING] = { WT_DOUBLE, 0, "ToString",
+				 SIG(INSTANCE, 2, SIG_STRING, SIG_STRING, WREF_CLASS(WT_IFORMATPROVIDER)) },
+	[WM_STRING_CONCAT] = { WT_STRING, 0, "Concat", SIG(STATIC, 1, SIG_STRING, SIG_SZARRAY, SIG_STRING) },
+	[WM_STRING_EQUALS] = { WT_STRING, 0, "op_Equality", SIG(STATIC, 2, SIG_BOOLEAN, SIG_STRING, SIG_STRING) },
+	[WM_STRING_ISNULLOREMPTY] = { WT_STRING, 0, "IsNullOrEmpty", SIG(STATIC, 1, SIG_BOOLEAN, SIG_STRING) },
+	[WM_CONSOLE_ERROR] = { WT_CONSOLE, 0, "get_Error", SIG(STATIC, 0, WREF_CLASS(WT_TEXTWRITER)) },
+	[WM_CONSOLE_OUT] = { WT_CONSOLE, 0, "get_Out", SIG(STATIC, 0, WREF_CLASS(WT_TEXTWRITER)) },
+	[WM_WRITELINE] = { WT_TEXTWRITER, 0, "WriteLine", SIG(INSTANCE, 1, SIG_VOID, SIG_STRING) },
+	[WM_APPENDALLTEXT] = { WT_FILE, 0, "AppendAllText", SIG(STATIC, 2, SIG_VOID, SIG_STRING, SIG_STRING) },
+	[WM_MONITOR_ENTER] = { WT_MONITOR, 0, "Enter", SIG(STATIC, 2, SIG_VOID, SIG_OBJECT, SIG_BYREF, SIG_BOOLEAN) },
+	[WM_MONITOR_EXIT] = { WT_MONITOR, 0, "Exit", SIG(STATIC, 1, SIG_VOID, SIG_OBJECT) },
+	[WM_THREADSTATIC_CTOR] = { WT_THREADSTATIC, 0, ".ctor", SIG(INSTANCE, 0, SIG_VOID) },
+};
+
+/* The public key tokens of the ECMA key (mscorlib, System) and of
+ * Microsoft's .NET key (System.Console, System.Runtime...). */
+static const uint8_t ecma_token[8] = { 0xB7, 0x7A, 0x5C, 0x56, 0x19, 0x34, 0xE0, 0x89 };
+static const uint8_t msft_token[8] = { 0xB0, 0x3F, 0x5F, 0x7F, 0x11, 0xD5, 0x0A, 0x3A };
+
+/* A framework, told by the AssemblyRef named `base`: where each type lives. */
+static const struct family {
+	const char *base;
+	const char *home[WT_COUNT];   /* the assembly defining the type; NULL: base */
+	const char *legacy[WT_COUNT]; /* used instead when the target already references it */
+	const uint8_t *token;         /* token of new AssemblyRefs; NULL: base's */
+} families[] = {
+	{ "mscorlib", .home = { [WT_STOPWATCH] = "System" }, .token = ecma_token },
+	{ "netstandard", .home = { 0 } },
+	{ "System.Runtime",
+	  .home = { [WT_CONSOLE] = "System.Console", [WT_MONITOR] = "System.Threading" },
+	  .legacy = { [WT_STOPWATCH] = "System.Runtime.Extensions", [WT_ENVIRONMENT] = "System.Runtime.Extensions",
+		      [WT_FILE] = "System.IO.FileSystem" } },
+	{ "System.Private.CoreLib", .home = { [WT_CONSOLE] = "System.Console" }, .token = msft_token },
+};
+
+/* An assembly to reference: what an AssemblyRef row copies (II.22.5). */
+struct scope {
+	const char *name;
+	uint16_t ver[4];
+	uint32_t flags;
+	const char *culture;
+	const uint8_t *key; /* public key, or its 8-byte token */
+	uint32_t keylen;
+	int full_key;
+};
+
+/* A reference assembly: only its metadata is read (it may be ReadyToRun or
+ * mixed-mode, which img_load refuses; nothing of it is rewritten). */
+struct ref_asm {
+	uint8_t *data;
+	struct pe_file pe;
+	struct md_image md;
+	const char *name;
+};
+
+struct ctx {
+	struct img *img;
+	struct md_image *md;
+	const struct weave_opts *opts;
+	const char *own_name;          /* the target's Assembly name, "" for a module */
+	int corlib;
+	const struct family *family;   /* without opts->refs */
+	uint32_t family_row;           /* the family's base AssemblyRef row */
+	struct ref_asm *refs;
+	size_t nrefs;
+};
+
+static int cell_string(const struct md_image *md, enum md_table_id t, uint32_t row, unsigned col, const char **out)
+{
+	return md_string(md, md_get(md, t, row, col), out);
+}
+
+static int cell_blob(const struct md_image *md, enum md_table_id t, uint32_t row, unsigned col,
+		     const uint8_t **out, uint32_t *len)
+{
+	return md_blob(md, md_get(md, t, row, col), out, len);
+}
+
+/* A public top-level TypeDef ns.name (II.23.1.15: visibility Public):
+ * 1 with *row, 0 when there is none, -1 on malformed strings. */
+static int find_typedef(const struct md_image *md, const char *ns, const char *name, uint32_t *row)
+{
+	const char *n, *s;
+
+	for (uint32_t r = 1; r <= md_rows(md, MD_TYPEDEF); r++) {
+		if ((md_get(md, MD_TYPEDEF, r, MD_TYPEDEF_FLAGS) & 0x7) != 0x1)
+			continue;
+		if (cell_string(md, MD_TYPEDEF, r, MD_TYPEDEF_NAME, &n) < 0 ||
+		    cell_string(md, MD_TYPEDEF, r, MD_TYPEDEF_NAMESPACE, &s) < 0)
+			return -1;
+		if (strcmp(n, name) == 0 && strcmp(s, ns) == 0) {
+			*row = r;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* An ExportedType ns.name forwarded to an AssemblyRef (II.22.14): 1 with the
+ * AssemblyRef row, 0 when there is none, -1 on malformed cells. */
+static int find_forwarder(const struct md_image *md, const char *ns, const char *name, uint32_t *asmref)
+{
+	const char *n, *s;
+	uint32_t impl;
+
+	for (uint32_t r = 1; r <= md_rows(md, MD_EXPORTEDTYPE); r++) {
+		if (cell_string(md, MD_EXPORTEDTYPE, r, MD_EXPORTEDTYPE_NAME, &n) < 0 ||
+		    cell_string(md, MD_EXPORTEDTYPE, r, MD_EXPORTEDTYPE_NAMESPACE, &s) < 0 ||
+		    md_coded_decode(MD_CI_IMPLEMENTATION, md_get(md, MD_EXPORTEDTYPE, r, MD_EXPORTEDTYPE_IMPLEMENTATION),
+				    &impl) < 0)
+			return -1;
+		if (strcmp(n, name) || strcmp(s, ns) || md_token_table(impl) != MD_ASSEMBLYREF ||
+		    md_token_row(impl) == 0 || md_token_row(impl) > md_rows(md, MD_ASSEMBLYREF))
+			continue;
+		*asmref = md_token_row(impl);
+		return 1;
+	}
+	return 0;
+}
+
+/* The AssemblyRef row named `name` (assembly names compare without case,
+ * II.22.5): 1 with *row, 0 when there is none, -1 on malformed strings. */
+static int find_assemblyref(const struct md_image *md, const char *name, uint32_t *row)
+{
+	const char *n;
+
+	for (uint32_t r = 1; r <= md_rows(md, MD_ASSEMBLYREF); r++) {
+		if (cell_string(md, MD_ASSEMBLYREF, r, MD_ASSEMBLYREF_NAME, &n) < 0)
+			return -1;
+		if (strcasecmp(n, name) == 0) {
+			*row = r;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The scope an AssemblyRef row describes (II.22.5: flag 0x0001 = full key). */
+static int scope_of_assemblyref(const struct md_image *md, uint32_t row, struct scope *s)
+{
+	memset(s, 0, sizeof *s);
+	for (unsigned k = 0; k < 4; k++)
+		s->ver[k] = (uint16_t)md_get(md, MD_ASSEMBLYREF, row, MD_ASSEMBLYREF_MAJORVERSION + k);
+	s->flags = md_get(md, MD_ASSEMBLYREF, row, MD_ASSEMBLYREF_FLAGS);
+	s->full_key = s->flags & 0x0001;
+	return cell_string(md, MD_ASSEMBLYREF, row, MD_ASSEMBLYREF_NAME, &s->name) < 0 ||
+	       cell_string(md, MD_ASSEMBLYREF, row, MD_ASSEMBLYREF_CULTURE, &s->culture) < 0 ||
+	       cell_blob(md, MD_ASSEMBLYREF, row, MD_ASSEMBLYREF_PUBLICKEYORTOKEN, &s->key, &s->keylen) < 0 ? -1 : 0;
+}
+
+/* The scope an assembly's own Assembly row describes (II.22.2). */
+static int scope_of_assembly(const struct md_image *md, struct scope *s)
+{
+	memset(s, 0, sizeof *s);
+	for (unsigned k = 0; k < 4; k++)
+		s->ver[k] = (uint16_t)md_get(md, MD_ASSEMBLY, 1, MD_ASSEMBLY_MAJORVERSION + k);
+	s->flags = md_get(md, MD_ASSEMBLY, 1, MD_ASSEMBLY_FLAGS);
+	s->full_key = 1;
+	return cell_string(md, MD_ASSEMBLY, 1, MD_ASSEMBLY_NAME, &s->name) < 0 ||
+	       cell_string(md, MD_ASSEMBLY, 1, MD_ASSEMBLY_CULTURE, &s->culture) < 0 ||
+	       cell_blob(md, MD_ASSEMBLY, 1, MD_ASSEMBLY_PUBLICKEY, &s->key, &s->keylen) < 0 ? -1 : 0;
+}
+
+/* The target's AssemblyRef for s: an existing one of the same name, else a
+ * new row with s's version and culture and the token of s's key. */
+static int assemblyref_for(struct ctx *c, const struct scope *s, uint32_t *out_tok)
+{
+	uint32_t row, cells[MD_ASSEMBLYREF_COLS] = { 0 };
+	uint8_t token[8];
+	const uint8_t *key = s->key;
+	uint32_t keylen = s->keylen;
+	int found = find_assemblyref(c->md, s->name, &row);
+
+	if (found < 0)
+		return -1;
+	if (!found) {
+		if (s->full_key && keylen) {
+			wref_public_key_token(key, keylen, token);
+			key = token;
+			keylen = sizeof token;
+		}
+		for (unsigned k = 0; k < 4; k++)
+			cells[MD_ASSEMBLYREF_MAJORVERSION + k] = s->ver[k];
+		cells[MD_ASSEMBLYREF_FLAGS] = s->flags & 0x0100; /* Retargetable; never PublicKey */
+		if ((keylen && md_add_blob(c->md, key, keylen, &cells[MD_ASSEMBLYREF_PUBLICKEYORTOKEN]) < 0) ||
+		    md_add_string(c->md, s->name, &cells[MD_ASSEMBLYREF_NAME]) < 0 ||
+		    (s->culture[0] && md_add_string(c->md, s->culture, &cells[MD_ASSEMBLYREF_CULTURE]) < 0) ||
+		    md_append_row(c->md, MD_ASSEMBLYREF, cells, &row) < 0)
+			return -1;
+	}
+	*out_tok = md_token(MD_ASSEMBLYREF, row);
+	return 0;
+}
+
+/* The TypeRef ns.name in scope `scope_tok`: an identical row, else a new one. */
+static int typeref_for(struct md_image *md, uint32_t scope_tok, const char *ns, const char *name, uint32_t *out)
+{
+	uint32_t cells[MD_TYPEREF_COLS], row;
+	const char *n, *s;
+
+	if (md_coded_encode(MD_CI_RESOLUTIONSCOPE, scope_tok, &cells[MD_TYPEREF_RESOLUTIONSCOPE]) < 0)
+		return -1;
+	for (row = 1; row <= md_rows(md, MD_TYPEREF); row++) {
+		if (md_get(md, MD_TYPEREF, row, MD_TYPEREF_RESOLUTIONSCOPE) != cells[MD_TYPEREF_RESOLUTIONSCOPE])
+			continue;
+		if (cell_string(md, MD_TYPEREF, row, MD_TYPEREF_NAME, &n) < 0 ||
+		    cell_string(md, MD_TYPEREF, row, MD_TYPEREF_NAMESPACE, &s) < 0)
+			return -1;
+		if (strcmp(n, name) == 0 && strcmp(s, ns) == 0) {
+			*out = md_token(MD_TYPEREF, row);
+			return 0;
+		}
+	}
+	if (md_add_string(md, name, &cells[MD_TYPEREF_NAME]) < 0 ||
+	    md_add_string(md, ns, &cells[MD_TYPEREF_NAMESPACE]) < 0 ||
+	    md_append_row(md, MD_TYPEREF, cells, &row) < 0)
+		return -1;
+	*out = md_token(MD_TYPEREF, row);
+	return 0;
+}
+
+static int read_ref(const char *path, struct ref_asm *r)
+{
+	size_t size;
+	uint32_t off;
+
+	if (lt_file_read(path, &r->data, &size) < 0 || pe_parse(&r->pe, r->data, size) < 0 ||
+	    pe_rva_to_offset(&r->pe, r->pe.cli.metadata.rva, r->pe.cli.metadata.size, &off, LT_E_METADATA,
+			     "metadata") < 0 ||
+	    md_read(&r->md, r->data + off, r->pe.cli.metadata.size) < 0)
+		return -1;
+	/* II.22.2: an assembly has one Assembly row; a module has none. */
+	if (md_rows(&r->md, MD_ASSEMBLY) == 0)
+		return lt_error_set(LT_E_WEAVE, "a module without an Assembly row (II.22.2)");
+	return cell_string(&r->md, MD_ASSEMBLY, 1, MD_ASSEMBLY_NAME, &r->name);
+}
+
+static int load_refs(struct ctx *c)
+{
+	c->refs = calloc(c->opts->nrefs, sizeof *c->refs);
+	if (!c->refs)
+		return lt_error_set(LT_E_NOMEM, "out of memory");
+	for (; c->nrefs < c->opts->nrefs; c->nrefs++)
+		if (read_ref(c->opts->refs[c->nrefs], &c->refs[c->nrefs]) < 0) {
+			c->nrefs++; /* freed with the others */
+			return lt_error_prefix("reference %s: ", c->opts->refs[c->nrefs - 1]);
+		}
+	return 0;
+}
+
+static void free_refs(struct ctx *c)
+{
+	for (size_t i = 0; i < c->nrefs; i++) {
+		md_free(&c->refs[i].md);
+		pe_free(&c->refs[i].pe);
+		free(c->refs[i].data);
+	}
+	free(c->refs);
+}
+
+/* The scope of type t among the reference assemblies.  Passes, in order:
+ * a TypeDef in an assembly the target references; a forwarder there (the
+ * runtime follows it); a TypeDef anywhere; a forwarder anywhere, whose
+ * own target is then the scope. */
+static int scope_in_refs(struct ctx *c, enum wref_type t, uint32_t *out_tok)
+{
+	const struct type_info *ti = &types[t];
+
+	for (unsigned pass = 0; pass < 4; pass++) {
+		int need_referenced = pass < 2, forwarder = pass & 1;
+		for (size_t i = 0; i < c->nrefs; i++) {
+			const struct md_image *rmd = &c->refs[i].md;
+			uint32_t row, asmref = 0;
+			struct scope s;
+			int referenced = find_assemblyref(c->md, c->refs[i].name, &row), found;
+
+			if (referenced < 0)
+				return -1;
+			if ((need_referenced && !referenced) || strcasecmp(c->refs[i].name, c->own_name) == 0)
+				continue;
+			found = forwarder ? find_forwarder(rmd, ti->ns, ti->name, &asmref)
+					  : find_typedef(rmd, ti->ns, ti->name, &row);
+			if (found < 0)
+				return lt_error_prefix("reference %s: ", c->opts->refs[i]);
+			if (!found)
+				continue;
+			if (forwarder && !need_referenced ? scope_of_assemblyref(rmd, asmref, &s) < 0
+							  : scope_of_assembly(rmd, &s) < 0)
+				return lt_error_prefix("reference %s: ", c->opts->refs[i]);
+			return assemblyref_for(c, &s, out_tok);
+		}
+	}
+	return lt_error_set(LT_E_WEAVE, "%s.%s: no reference assembly defines or forwards it", ti->ns, ti->name);
+}
+
+/* The scope of type t in the target's framework (c->family). */
+static int scope_in_family(struct ctx *c, enum wref_type t, uint32_t *out_tok)
+{
+	const struct family *f = c->family;
+	const char *home = f->home[t] ? f->home[t] : f->base;
+	uint32_t row;
+	struct scope s;
+	int found;
+
+	if (f->legacy[t]) {
+		if ((found = find_assemblyref(c->md, f->legacy[t], &row)) < 0)
+			return -1;
+		if (found)
+			home = f->legacy[t];
+	}
+	if (strcasecmp(home, c->own_name) == 0)
+		return lt_error_set(LT_E_WEAVE, "the target is %s but does not define %s.%s publicly", home,
+				    types[t].ns, types[t].name);
+	if (scope_of_assemblyref(c->md, c->family_row, &s) < 0)
+		return -1;
+	s.name = home;
+	if (f->token && strcasecmp(home, f->base) != 0) {
+		s.key = f->token;
+		s.keylen = 8;
+		s.full_key = 0;
+	}
+	return assemblyref_for(c, &s, out_tok);
+}
+
+static int resolve_type(struct ctx *c, enum wref_type t, uint32_t *out)
+{
+	uint32_t row, scope;
+	int found = find_typedef(c->md, types[t].ns, types[t].name, &row);
+
+	if (found < 0)
+		return -1;
+	if (found) {
+		*out = md_token(MD_TYPEDEF, row);
+		return 0;
+	}
+	if (c->corlib)
+		return lt_error_set(LT_E_WEAVE, "the target is a core library (it defines System.Object) without %s.%s: "
+				    "LockTime's helper type cannot reference it from here", types[t].ns, types[t].name);
+	if ((c->nrefs ? scope_in_refs(c, t, &scope) : scope_in_family(c, t, &scope)) < 0)
+		return -1;
+	return typeref_for(c->md, scope, types[t].ns, types[t].name, out);
+}
+
+/* The framework of a target without reference assemblies. */
+static int find_family(struct ctx *c)
+{
+	for (size_t i = 0; i < sizeof families / sizeof families[0]; i++) {
+		int found = find_assemblyref(c->md, families[i].base, &c->family_row);
+		if (found < 0)
+			return -1;
+		if (found) {
+			c->family = &families[i];
+			return 0;
+		}
+	}
+	return lt_error_set(LT_E_WEAVE, "cannot tell the target's framework: it references none of mscorlib, "
+			    "netstandard, System.Runtime, System.Private.CoreLib (pass --reference)");
+}
+
+int wref_sig(const struct wref *r, const uint8_t *tmpl, size_t n, struct lt_buf *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned t = tmpl[i] & 0x3F;
+		if (tmpl[i] < 0x80) {
+			if (lt_buf_u8(out, tmpl[i]) < 0)
+				return -1;
+			continue;
+		}
+		if (t >= WT_COUNT)
+			return lt_error_set(LT_E_ENCODE, "signature template: type %u past %d", t, WT_COUNT);
+		if (lt_buf_u8(out, (tmpl[i] & 0x40) ? SIG_VALUETYPE : SIG_CLASS) < 0 ||
+		    sig_token_encode(out, r->type[t]) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Among rows [first, end) of `table` (Field or MethodDef), the one named
+ * `name` whose signature is sig[0..len): 1 with *row, 0 when none. */
+static int find_in_list(const struct md_image *md, enum md_table_id table, uint32_t first, uint32_t end,
+			const char *name, const uint8_t *sig, uint32_t len, uint32_t *row)
+{
+	unsigned name_col = table == MD_FIELD ? MD_FIELD_NAME : MD_METHODDEF_NAME;
+	unsigned sig_col = table == MD_FIELD ? MD_FIELD_SIGNATURE : MD_METHODDEF_SIGNATURE;
+	const uint8_t *p;
+	const char *n;
+	uint32_t plen;
+
+	for (uint32_t r = first; r < end && r <= md_rows(md, table); r++) {
+		if (cell_string(md, table, r, name_col, &n) < 0 || cell_blob(md, table, r, sig_col, &p, &plen) < 0)
+			return -1;
+		if (strcmp(n, name) == 0 && plen == len && memcmp(p, sig, len) == 0) {
+			*row = r;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Member m of a TypeDef of the target: the Field or MethodDef in its list
+ * (II.22.37: the list runs to the next TypeDef's list). */
+static int member_in_typedef(struct ctx *c, enum wref_member m, uint32_t type_row, const struct lt_buf *sig,
+			     uint32_t *out)
+{
+	const struct member_info *mi = &members[m];
+	enum md_table_id table = mi->field ? MD_FIELD : MD_METHODDEF;
+	unsigned list = mi->field ? MD_TYPEDEF_FIELDLIST : MD_TYPEDEF_METHODLIST;
+	uint32_t first = md_get(c->md, MD_TYPEDEF, type_row, list), row;
+	uint32_t end = type_row < md_rows(c->md, MD_TYPEDEF) ? md_get(c->md, MD_TYPEDEF, type_row + 1, list)
+							     : md_rows(c->md, table) + 1;
+	int found = find_in_list(c->md, table, first, end, mi->name, sig->data, (uint32_t)sig->len, &row);
+
+	if (found < 0)
+		return -1;
+	if (!found)
+		return lt_error_set(LT_E_WEAVE, "the target's %s.%s has no %s with the signature LockTime needs",
+				    types[mi->owner].ns, types[mi->owner].name, mi->name);
+	*out = md_token(table, row);
+	return 0;
+}
+
+/* The MemberRef (II.22.25) for m on TypeRef `parent`: an identical row, else a new one. */
+static int memberref_for(struct md_image *md, uint32_t parent, const char *name, const struct lt_buf *sig,
+			 uint32_t *out)
+{
+	uint32_t cells[MD_MEMBERREF_COLS], row, plen;
+	const uint8_t *p;
+	const char *n;
+
+	if (md_coded_encode(MD_CI_MEMBERREFPARENT, parent, &cells[MD_MEMBERREF_CLASS]) < 0)
+		return -1;
+	for (row = 1; row <= md_rows(md, MD_MEMBERREF); row++) {
+		if (md_get(md, MD_MEMBERREF, row, MD_MEMBERREF_CLASS) != cells[MD_MEMBERREF_CLASS])
+			continue;
+		if (cell_string(md, MD_MEMBERREF, row, MD_MEMBERREF_NAME, &n) < 0 ||
+		    cell_blob(md, MD_MEMBERREF, row, MD_MEMBERREF_SIGNATURE, &p, &plen) < 0)
+			return -1;
+		if (strcmp(n, name) == 0 && plen == sig->len && memcmp(p, sig->data, plen) == 0) {
+			*out = md_token(MD_MEMBERREF, row);
+			return 0;
+		}
+	}
+	if (md_add_string(md, name, &cells[MD_MEMBERREF_NAME]) < 0 ||
+	    md_add_blob(md, sig->data, (uint32_t)sig->len, &cells[MD_MEMBERREF_SIGNATURE]) < 0 ||
+	    md_append_row(md, MD_MEMBERREF, cells, &row) < 0)
+		return -1;
+	*out = md_token(MD_MEMBERREF, row);
+	return 0;
+}
+
+static int resolve_member(struct ctx *c, const struct wref *r, enum wref_member m, uint32_t *out)
+{
+	const struct member_info *mi = &members[m];
+	uint32_t owner = r->type[mi->owner];
+	struct lt_buf sig = LT_BUF_INIT;
+	int rc;
+
+	if (wref_sig(r, mi->sig, mi->siglen, &sig) < 0) {
+		lt_buf_free(&sig);
+		return -1;
+	}
+	rc = md_token_table(owner) == MD_TYPEDEF ? member_in_typedef(c, m, md_token_row(owner), &sig, out)
+						 : memberref_for(c->md, owner, mi->name, &sig, out);
+	lt_buf_free(&sig);
+	return rc;
+}
+
+static int resolve_all(struct ctx *c, struct wref *out)
+{
+	uint32_t row;
+	int found;
+
+	if (md_rows(c->md, MD_ASSEMBLY) &&
+	    cell_string(c->md, MD_ASSEMBLY, 1, MD_ASSEMBLY_NAME, &c->own_name) < 0)
+		return -1;
+	if ((found = find_typedef(c->md, "System", "Object", &row)) < 0)
+		return -1;
+	c->corlib = found;
+	if (c->opts->nrefs && load_refs(c) < 0)
+		return -1;
+	if (!c->corlib && !c->opts->nrefs && find_family(c) < 0)
+		return -1;
+	for (unsigned t = 0; t < WT_COUNT; t++)
+		if (resolve_type(c, (enum wref_type)t, &out->type[t]) < 0)
+			return -1;
+	for (unsigned m = 0; m < WM_COUNT; m++)
+		if (resolve_member(c, out, (enum wref_member)m, &out->member[m]) < 0)
+			return -1;
+	return 0;
+}
+
+int wref_resolve(struct img *img, const struct weave_opts *opts, struct wref *out)
+{
+	struct ctx c = { .img = img, .md = &img->md, .opts = opts, .own_name = "" };
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	rc = resolve_all(&c, out);
+	free_refs(&c);
+	return rc;
+}

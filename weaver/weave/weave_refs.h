@@ -1,0 +1,86 @@
+/* weave_refs.h - the framework types and members of the helper type, resolved in the target's framework. */
+#ifndef WEAVE_REFS_H
+#define WEAVE_REFS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "image.h"
+#include "lt_buf.h"
+#include "weave.h"
+
+/* The framework types the helper names. */
+enum wref_type {
+	WT_OBJECT, WT_STRING, WT_INT64, WT_DOUBLE, WT_ENVIRONMENT, WT_STOPWATCH, WT_CULTUREINFO,
+	WT_NUMBERSTYLES, WT_IFORMATPROVIDER, WT_CONSOLE, WT_TEXTWRITER, WT_FILE, WT_MONITOR,
+	WT_THREADSTATIC, WT_COUNT
+};
+
+/* The framework members the helper calls or reads. */
+enum wref_member {
+	WM_OBJECT_CTOR,          /* instance void Object::.ctor() */
+	WM_GETENV,               /* string Environment::GetEnvironmentVariable(string) */
+	WM_GETTIMESTAMP,         /* int64 Stopwatch::GetTimestamp() */
+	WM_FREQUENCY,            /* field int64 Stopwatch::Frequency */
+	WM_INVARIANT,            /* CultureInfo CultureInfo::get_InvariantCulture() */
+	WM_DOUBLE_TRYPARSE,      /* bool Double::TryParse(string, NumberStyles, IFormatProvider, float64&) */
+	WM_DOUBLE_TOSTRING,      /* instance string Double::ToString(string, IFormatProvider) */
+	WM_STRING_CONCAT,        /* string String::Concat(string[]) */
+	WM_STRING_EQUALS,        /* bool String::op_Equality(string, string) */
+	WM_STRING_ISNULLOREMPTY, /* bool String::IsNullOrEmpty(string) */
+	WM_CONSOLE_ERROR,        /* TextWriter Console::get_Error() */
+	WM_CONSOLE_OUT,          /* TextWriter Console::get_Out() */
+	WM_WRITELINE,            /* instance void TextWriter::WriteLine(string) */
+	WM_APPENDALLTEXT,        /* void File::AppendAllText(string, string) */
+	WM_MONITOR_ENTER,        /* void Monitor::Enter(object, bool&) */
+	WM_MONITOR_EXIT,         /* void Monitor::Exit(object) */
+	WM_THREADSTATIC_CTOR,    /* instance void ThreadStaticAttribute::.ctor() */
+	WM_COUNT
+};
+
+/* Signature templates (wref_sig): bytes below 0x80 are copied as they are;
+ * these two stand for CLASS / VALUETYPE followed by the
+ * TypeDefOrRefOrSpecEncoded token of a wref_type (II.23.2.8, II.23.2.12). */
+#define WREF_CLASS(t) (0x80 | (t))
+#define WREF_VALUETYPE(t) (0xC0 | (t))
+
+/* Tokens of every type (TypeRef, or TypeDef when the target defines it) and
+ * member (MemberRef, or MethodDef / Field of the target's own TypeDef). */
+struct wref {
+	uint32_t type[WT_COUNT];
+	uint32_t member[WM_COUNT];
+};
+
+/* Resolve every type and member in img, adding AssemblyRef, TypeRef and
+ * MemberRef rows at the ends of their tables and reusing identical rows
+ * (same scope, name and namespace; same parent, name and signature).
+ * A type's scope is, in order:
+ *   - the target itself when it defines the type as a public TypeDef;
+ *   - nothing else when the target is a core library (defines System.Object):
+ *     a type it lacks is an error;
+ *   - with opts->refs: the reference assembly that defines it (TypeDef) or
+ *     forwards it (ExportedType), preferring ones the target already
+ *     references; a forwarder of an assembly the target does not reference
+ *     gives the forwarder's own target;
+ *   - else the target's framework, told by its AssemblyRefs: mscorlib
+ *     (Stopwatch in System), netstandard, System.Runtime (Console in
+ *     System.Console, Monitor in System.Threading; Stopwatch and Environment
+ *     in System.Runtime.Extensions and File in System.IO.FileSystem when the
+ *     target already references those), System.Private.CoreLib (Console in
+ *     System.Console).
+ * New AssemblyRefs carry a public key token (II.22.5), never a full key.
+ * Returns 0, or -1 with LT_E_WEAVE (a type or member cannot be resolved,
+ * the framework cannot be told), the errors of lt_file_read and img_load for
+ * a reference assembly (prefixed with its path), LT_E_METADATA (malformed
+ * rows), LT_E_NOMEM, LT_E_LIMIT. */
+int wref_resolve(struct img *img, const struct weave_opts *opts, struct wref *out);
+
+/* Append the signature template tmpl[0..n) to out, with type tokens from r.
+ * Returns 0, or -1 with LT_E_ENCODE (a type index past WT_COUNT), LT_E_NOMEM. */
+int wref_sig(const struct wref *r, const uint8_t *tmpl, size_t n, struct lt_buf *out);
+
+/* The public key token of a public key blob (II.6.3): the last 8 bytes of
+ * its SHA-1 (OpenSSL's libcrypto), in reverse order. */
+void wref_public_key_token(const uint8_t *key, size_t len, uint8_t out[8]);
+
+#endif

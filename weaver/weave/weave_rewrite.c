@@ -1,0 +1,177 @@
+/* weave_rewrite.c - redirecting the lock calls of one method body to the helper type's wrappers. */
+#include "weave_pass.h"
+#include "il_body.h"
+#include "image_body.h"
+#include "lt_error.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* III.1.9: a string token is 0x70 in the top byte, the #US index below. */
+#define US_TOKEN_TABLE 0x70u
+
+/* One code point decoded from UTF-8 at s (s[0] != 0); *n gets the bytes
+ * used.  Malformed, overlong or surrogate sequences decode as U+FFFD, one
+ * byte at a time. */
+static uint32_t utf8_next(const unsigned char *s, size_t *n)
+{
+	static const uint32_t min[4] = { 0, 0x80, 0x800, 0x10000 };
+	unsigned extra = s[0] >= 0xF0 && s[0] <= 0xF4 ? 3 : s[0] >= 0xE0 ? 2 : s[0] >= 0xC2 ? 1 : 0;
+	uint32_t cp = extra ? (uint32_t)(s[0] & (0x3F >> extra)) : s[0];
+
+	*n = 1;
+	if (s[0] >= 0x80 && extra == 0)
+		return 0xFFFD;
+	for (unsigned i = 1; i <= extra; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0xFFFD;
+		cp = cp << 6 | (s[i] & 0x3F);
+	}
+	if (cp < min[extra] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+		return 0xFFFD;
+	*n = extra + 1;
+	return cp;
+}
+
+/* The ldstr token of UTF-8 string s, added to #US as UTF-16 (II.24.2.4).
+ * Returns 0, or -1 (LT_E_NOMEM, LT_E_LIMIT when the #US index passes the
+ * 24 bits of a token). */
+static int string_token(struct img *img, const char *s, uint32_t *out)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t len = strlen(s), n = 0, used;
+	uint16_t *units = malloc((len ? len : 1) * sizeof *units); /* UTF-16 never needs more units than UTF-8 bytes */
+	uint32_t ix;
+	int rc;
+
+	if (!units)
+		return lt_error_set(LT_E_NOMEM, "out of memory");
+	while (*p) {
+		uint32_t cp = utf8_next(p, &used);
+		if (cp >= 0x10000) {
+			units[n++] = (uint16_t)(0xD800 | (cp - 0x10000) >> 10);
+			units[n++] = (uint16_t)(0xDC00 | (cp & 0x3FF));
+		} else {
+			units[n++] = (uint16_t)cp;
+		}
+		p += used;
+	}
+	rc = md_add_us(&img->md, units, (uint32_t)n, &ix);
+	free(units);
+	if (rc < 0)
+		return -1;
+	if (ix > 0xFFFFFF)
+		return lt_error_set(LT_E_LIMIT, "#US heap past 16 MiB: string token cannot address index 0x%x (III.1.9)", ix);
+	*out = US_TOKEN_TABLE << 24 | ix;
+	return 0;
+}
+
+/* Fail unless no EH clause boundary names instruction `id`: an acquiring
+ * call has its arguments on the stack, so no block can start or end at it
+ * in valid IL (III.1.7.5, I.12.4.2.8: blocks are entered and left with an
+ * empty stack), and the ldstr pair inserted before it need not be placed. */
+static int check_no_boundary(const struct il_body *b, uint32_t id, uint32_t offset)
+{
+	for (uint32_t i = 0; i < b->neh; i++) {
+		const struct il_eh *c = &b->eh[i];
+		if (c->try_start == id || c->try_end == id || c->handler_start == id || c->handler_end == id ||
+		    (c->kind == IL_EH_FILTER && c->filter_start == id))
+			return lt_error_set(LT_E_WEAVE,
+					    "IL_%04x: EH clause %u starts or ends at a lock call that has arguments on the stack (I.12.4.2.8)",
+					    offset, i);
+	}
+	return 0;
+}
+
+/* Drop the prefixes before the call at *idx: tail. is removed (references
+ * to it move onto the call: III.2.4, the call then returns normally), any
+ * other prefix cannot precede a call to a static wrapper. */
+static int drop_prefixes(struct il_body *b, uint32_t *idx, uint32_t offset)
+{
+	while (*idx > 0 && il_op_info(b->ins[*idx - 1].op)->flow == IL_FLOW_META) {
+		enum il_op op = b->ins[*idx - 1].op;
+		if (op != IL_TAIL)
+			return lt_error_set(LT_E_WEAVE, "IL_%04x: prefix %s before a lock call cannot be woven", offset,
+					    il_op_info(op)->name);
+		il_retarget(b, b->ins[*idx - 1].id, b->ins[*idx].id, IL_RT_ALL);
+		if (il_remove(b, *idx - 1, 1) < 0)
+			return -1;
+		(*idx)--;
+	}
+	return 0;
+}
+
+/* Redirect one call (instruction `id`) to its wrapper; method_tok is the
+ * ldstr token of the method's name. */
+static int rewrite_call(struct img *img, struct weave_helper *h, struct il_body *b, uint32_t id,
+			const struct weave_call *c, uint32_t method_tok)
+{
+	struct il_instr strs[2];
+	char location[32];
+	uint32_t idx, wrapper, first;
+
+	if (il_index_of(b, id, &idx) < 0 || drop_prefixes(b, &idx, c->il_offset) < 0 ||
+	    weave_helper_wrapper(h, c->callee, c->kind, c->callvirt, &wrapper) < 0)
+		return -1;
+	if (weave_kind_acquires(c->kind)) {
+		/* The location until debug symbols are read: the input offset. */
+		snprintf(location, sizeof location, "IL_%04x", c->il_offset);
+		memset(strs, 0, sizeof strs);
+		strs[0].op = strs[1].op = IL_LDSTR;
+		strs[0].arg.token = method_tok;
+		if (check_no_boundary(b, id, c->il_offset) < 0 || string_token(img, location, &strs[1].arg.token) < 0)
+			return -1;
+		first = b->next_id;
+		if (il_insert(b, idx, strs, 2) < 0)
+			return -1;
+		/* Branches to the call now run the ldstr pair: the call's own
+		 * arguments are on the stack there already. */
+		il_retarget(b, id, first, IL_RT_BRANCH);
+		idx += 2;
+	}
+	b->ins[idx].op = IL_CALL;
+	b->ins[idx].arg.token = wrapper;
+	return 0;
+}
+
+int weave_rewrite_method(struct img *img, struct weave_helper *h, const struct weave_names *names,
+			 const struct weave_call *calls, size_t n)
+{
+	uint32_t row = calls[0].methoddef, method_tok = 0, *ids = NULL, i;
+	char method[512];
+	struct il_body b;
+	size_t k;
+	int rc = -1;
+
+	if (img_decode_body(img, row, &b) < 0)
+		return -1;
+	ids = malloc(n * sizeof *ids);
+	if (!ids) {
+		lt_error_set(LT_E_NOMEM, "out of memory");
+		goto done;
+	}
+	/* Ids before any edit: calls[] and b.ins are both in IL order. */
+	for (i = 0, k = 0; i < b.n && k < n; i++)
+		if (b.ins[i].orig_offset == calls[k].il_offset)
+			ids[k++] = b.ins[i].id;
+	if (k < n) {
+		lt_error_set(LT_E_WEAVE, "MethodDef row %u: no instruction at lock call IL_%04x", row, calls[k].il_offset);
+		goto done;
+	}
+	for (k = 0; k < n; k++) {
+		if (weave_kind_acquires(calls[k].kind) && method_tok == 0 &&
+		    (weave_names_method(names, row, method, sizeof method) < 0 ||
+		     string_token(img, method, &method_tok) < 0))
+			goto done;
+		if (rewrite_call(img, h, &b, ids[k], &calls[k], method_tok) < 0) {
+			lt_error_prefix("MethodDef row %u: ", row);
+			goto done;
+		}
+	}
+	rc = img_encode_body(img, row, &b);
+done:
+	free(ids);
+	il_body_free(&b);
+	return rc;
+}
