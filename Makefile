@@ -44,7 +44,7 @@ test: unit
 	bash tests/run.sh
 
 demo: build/locktime
-	bash tests/demo.sh
+	bash tests/demo/run.sh
 
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \

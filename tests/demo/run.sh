@@ -2,12 +2,12 @@
 # The README's main command (make demo): build the sample app, weave it with locktime, run it
 # before and after, and show the lock report.
 set -eu
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
 out=build/demo
 rm -rf "$out"
-echo "== building samples/SlowLock"
-dotnet build samples/SlowLock/SlowLock.csproj -c Debug -o "$out" -nologo -v q -p:UseSharedCompilation=false >/dev/null
+echo "== building tests/demo/SlowLock"
+dotnet build tests/demo/SlowLock/SlowLock.csproj -c Debug -o "$out" -nologo -v q -p:UseSharedCompilation=false >/dev/null
 echo "== running it as built"
 dotnet "$out/SlowLock.dll"
 echo "== locktime list"
