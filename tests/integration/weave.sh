@@ -15,7 +15,7 @@ check "corpus builds" corpus_build || exit 1
 
 # Every acquisition site that `list` names (but synchronized methods) appears in the reports.
 all_sites_report() { # INPUT REPORTS
-	"$LT" list "$1" | awk '$3 != "Synchronized" { print $1 " at " $2 }' | sort -u >"$LT_TMP/listed" || return 1
+	"$LT" list "$1" | awk '$3 != "Synchronized" { print $1 " at " (NF >= 4 ? $4 : $2) }' | sort -u >"$LT_TMP/listed" || return 1
 	sed -nE 's/^LockTime: ([^ ]+) .* at ([^ ]+)$/\1 at \2/p' "$2" | sort -u >"$LT_TMP/reported"
 	[ -s "$LT_TMP/listed" ] && comm -23 "$LT_TMP/listed" "$LT_TMP/reported" | tee "$LT_TMP/missing" && [ ! -s "$LT_TMP/missing" ]
 }

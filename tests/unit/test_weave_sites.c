@@ -21,7 +21,7 @@
 #define MSCORLIB_DLL MONO "mscorlib.dll"
 #define FACADE_DLL MONO "Facades/System.Runtime.dll"
 
-static const struct weave_opts opts = { 1.0, "stderr", NULL, 0 };
+static const struct weave_opts opts = { .threshold_ms = 1.0, .output = "stderr" };
 
 /* ---- Loading ---- */
 

@@ -10,6 +10,8 @@
 static void print_site(void *ctx, const struct weave_site *s)
 {
 	(void)ctx;
+	/* <Type>::<Method> IL_xxxx <kind> [<file>:<line>]: the last field is what
+	 * woven reports print after "at" (the IL offset when there is no line). */
 	printf("%s IL_%04x %s%s%s\n", s->method, s->il_offset, weave_kind_name(s->kind),
 	       s->location[0] ? " " : "", s->location);
 }
@@ -27,7 +29,7 @@ int cli_list(int argc, char **argv)
 	}
 	lt_error_clear();
 	if (lt_file_read(argv[1], &data, &size) == 0 && img_load(&img, data, size) == 0 &&
-	    weave_list(img, print_site, NULL) >= 0)
+	    weave_list_path(img, argv[1], print_site, NULL) >= 0)
 		rc = 0;
 	else
 		cli_report_error(argv[1]);

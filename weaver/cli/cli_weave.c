@@ -70,6 +70,7 @@ static void refs_free(struct refs *r)
 static int weave_one(const char *in, const char *out, const struct weave_opts *opts, int verbosity)
 {
 	struct lt_buf img_out = LT_BUF_INIT;
+	struct weave_opts with_path = *opts;
 	enum weave_outcome outcome;
 	struct img *img = NULL;
 	uint8_t *data;
@@ -84,7 +85,8 @@ static int weave_one(const char *in, const char *out, const struct weave_opts *o
 		lt_error_set(LT_E_REF_ASSEMBLY, "reference assembly: it has no method bodies to weave");
 		goto done;
 	}
-	if (weave_image(img, opts, &outcome, &nsites) < 0)
+	with_path.path = in;
+	if (weave_image(img, &with_path, &outcome, &nsites) < 0)
 		goto done;
 	if (outcome == WEAVE_WOVEN) {
 		if (img->pe.cli.flags & PE_COMIMAGE_STRONGNAMESIGNED)
@@ -121,7 +123,7 @@ int cli_weave(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct weave_opts opts = { 1.0, "stderr", NULL, 0 };
+	struct weave_opts opts = { .threshold_ms = 1.0, .output = "stderr" };
 	struct refs refs = { NULL, 0, 0 };
 	const char *output = NULL;
 	int c, i, verbosity = 0, failed = 0;

@@ -3,6 +3,7 @@
 #include "weave_pass.h"
 #include "lt_error.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static const struct {
@@ -32,6 +33,12 @@ int weave_kind_acquires(enum weave_kind k)
 	return (unsigned)k < WEAVE_KIND_COUNT && kinds[k].acquires;
 }
 
+void weave_location(const struct wlines *lines, uint32_t methoddef, uint32_t il_offset, char *buf, size_t n)
+{
+	if (!wlines_find(lines, methoddef, il_offset, buf, n))
+		snprintf(buf, n, "IL_%04x", il_offset);
+}
+
 /* Index the image and find its lock calls. */
 static int scan(const struct img *img, struct weave_names *names, struct weave_sites *sites)
 {
@@ -44,16 +51,19 @@ static int scan(const struct img *img, struct weave_names *names, struct weave_s
 	return 0;
 }
 
-long weave_list(const struct img *img, void (*fn)(void *ctx, const struct weave_site *s), void *ctx)
+long weave_list_path(const struct img *img, const char *path,
+		     void (*fn)(void *ctx, const struct weave_site *s), void *ctx)
 {
 	struct weave_names names;
 	struct weave_sites sites;
 	struct weave_site s;
+	struct wlines lines;
 	long count = 0;
 	size_t i;
 
 	if (scan(img, &names, &sites) < 0)
 		return -1;
+	wlines_open(&lines, img, path);
 	memset(&s, 0, sizeof s);
 	for (i = 0; i < sites.n; i++) {
 		const struct weave_call *c = &sites.calls[i];
@@ -68,12 +78,20 @@ long weave_list(const struct img *img, void (*fn)(void *ctx, const struct weave_
 		s.methoddef = c->methoddef;
 		s.il_offset = c->il_offset;
 		s.kind = c->kind;
+		if (!wlines_find(&lines, c->methoddef, c->il_offset, s.location, sizeof s.location))
+			s.location[0] = 0;
 		fn(ctx, &s);
 		count++;
 	}
+	wlines_free(&lines);
 	weave_sites_free(&sites);
 	weave_names_free(&names);
 	return count;
+}
+
+long weave_list(const struct img *img, void (*fn)(void *ctx, const struct weave_site *s), void *ctx)
+{
+	return weave_list_path(img, NULL, fn, ctx);
 }
 
 /* Whether img already carries the helper TypeDef: 1, 0, or -1. */
@@ -90,7 +108,7 @@ static int already_woven(const struct img *img)
 /* Rewrite every method that has lock calls, one run of calls per method
  * (synchronized-method entries are listed, not woven). */
 static int rewrite_all(struct img *img, struct weave_helper *h, const struct weave_names *names,
-		       const struct weave_sites *sites)
+		       const struct wlines *lines, const struct weave_sites *sites)
 {
 	size_t i = 0, j;
 
@@ -101,7 +119,7 @@ static int rewrite_all(struct img *img, struct weave_helper *h, const struct wea
 		}
 		for (j = i; j < sites->n && sites->calls[j].methoddef == sites->calls[i].methoddef; j++)
 			;
-		if (weave_rewrite_method(img, h, names, &sites->calls[i], j - i) < 0)
+		if (weave_rewrite_method(img, h, names, lines, &sites->calls[i], j - i) < 0)
 			return -1;
 		i = j;
 	}
@@ -113,6 +131,7 @@ int weave_image(struct img *img, const struct weave_opts *opts, enum weave_outco
 	struct weave_names names;
 	struct weave_sites sites;
 	struct weave_helper *h;
+	struct wlines lines;
 	long calls = 0, acquiring = 0;
 	size_t i;
 	int woven = already_woven(img), rc = -1;
@@ -138,10 +157,14 @@ int weave_image(struct img *img, const struct weave_opts *opts, enum weave_outco
 	}
 	if (weave_helper_begin(img, opts, &h) < 0)
 		goto done;
-	if (rewrite_all(img, h, &names, &sites) < 0) {
+	wlines_open(&lines, img, opts->path);
+	rc = rewrite_all(img, h, &names, &lines, &sites);
+	wlines_free(&lines);
+	if (rc < 0) {
 		weave_helper_free(h);
 		goto done;
 	}
+	rc = -1;
 	if (weave_helper_end(h) < 0)
 		goto done;
 	*outcome = WEAVE_WOVEN;

@@ -35,6 +35,7 @@ struct weave_opts {
 	const char *output;        /* default sink baked in: "stderr", "stdout" or a path */
 	const char *const *refs;   /* reference assemblies to resolve framework types */
 	size_t nrefs;
+	const char *path;          /* the input assembly's path, to find its PDB (NULL: no debug info) */
 };
 
 /* One acquisition site, as `locktime list` shows it. */
@@ -56,6 +57,12 @@ enum weave_outcome {
  * order.  Returns the number of sites, or -1 (malformed input; LT_E_BODY,
  * LT_E_METADATA, LT_E_SIGNATURE). */
 long weave_list(const struct img *img, void (*fn)(void *ctx, const struct weave_site *s), void *ctx);
+
+/* weave_list with each site's location filled ("<file>:<line>", else "")
+ * from the portable PDB of the assembly read from `path` (see wlines_open;
+ * NULL: no debug info, as weave_list). */
+long weave_list_path(const struct img *img, const char *path,
+		     void (*fn)(void *ctx, const struct weave_site *s), void *ctx);
 
 /* Weave every site of `img` in memory: add the helper type, rewrite the
  * bodies.  *outcome says what happened; the caller writes the image only for

@@ -9,6 +9,7 @@
 
 #include "image.h"
 #include "weave_internal.h"
+#include "weave_lines.h"
 
 /* ---- Names (weave_names.c) ---- */
 
@@ -91,13 +92,18 @@ void weave_sites_free(struct weave_sites *s);
 
 /* Redirect the lock calls calls[0..n) (all in one MethodDef, in IL order,
  * no WEAVE_SYNCHRONIZED entry) to their wrappers in h: acquiring calls get
- * `ldstr method; ldstr location` ahead of them, a `tail.` prefix before a
+ * `ldstr method; ldstr location` ahead of them (location: "<file>:<line>"
+ * from `lines` when it has one, else "IL_<offset>"), a `tail.` prefix before a
  * call is dropped; the body is re-encoded into img.
  * Returns 0, or -1 with LT_E_WEAVE (a clause boundary at an acquiring call,
  * a prefix other than tail. before a call, a call not found in the body),
  * the errors of img_decode_body / img_encode_body, weave_helper_wrapper,
  * LT_E_NOMEM. */
 int weave_rewrite_method(struct img *img, struct weave_helper *h, const struct weave_names *names,
-			 const struct weave_call *calls, size_t n);
+			 const struct wlines *lines, const struct weave_call *calls, size_t n);
+
+/* The location string of a site: "<file>:<line>" from `lines`, else
+ * "IL_<4 hex digits of il_offset>", into buf[0..n) like snprintf. */
+void weave_location(const struct wlines *lines, uint32_t methoddef, uint32_t il_offset, char *buf, size_t n);
 
 #endif

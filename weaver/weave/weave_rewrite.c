@@ -104,19 +104,18 @@ static int drop_prefixes(struct il_body *b, uint32_t *idx, uint32_t offset)
 
 /* Redirect one call (instruction `id`) to its wrapper; method_tok is the
  * ldstr token of the method's name. */
-static int rewrite_call(struct img *img, struct weave_helper *h, struct il_body *b, uint32_t id,
-			const struct weave_call *c, uint32_t method_tok)
+static int rewrite_call(struct img *img, struct weave_helper *h, const struct wlines *lines, struct il_body *b,
+			uint32_t id, const struct weave_call *c, uint32_t method_tok)
 {
 	struct il_instr strs[2];
-	char location[32];
+	char location[sizeof ((struct weave_site *)0)->location];
 	uint32_t idx, wrapper, first;
 
 	if (il_index_of(b, id, &idx) < 0 || drop_prefixes(b, &idx, c->il_offset) < 0 ||
 	    weave_helper_wrapper(h, c->callee, c->kind, c->callvirt, &wrapper) < 0)
 		return -1;
 	if (weave_kind_acquires(c->kind)) {
-		/* The location until debug symbols are read: the input offset. */
-		snprintf(location, sizeof location, "IL_%04x", c->il_offset);
+		weave_location(lines, c->methoddef, c->il_offset, location, sizeof location);
 		memset(strs, 0, sizeof strs);
 		strs[0].op = strs[1].op = IL_LDSTR;
 		strs[0].arg.token = method_tok;
@@ -136,7 +135,7 @@ static int rewrite_call(struct img *img, struct weave_helper *h, struct il_body 
 }
 
 int weave_rewrite_method(struct img *img, struct weave_helper *h, const struct weave_names *names,
-			 const struct weave_call *calls, size_t n)
+			 const struct wlines *lines, const struct weave_call *calls, size_t n)
 {
 	uint32_t row = calls[0].methoddef, method_tok = 0, *ids = NULL, i;
 	char method[512];
@@ -164,7 +163,7 @@ int weave_rewrite_method(struct img *img, struct weave_helper *h, const struct w
 		    (weave_names_method(names, row, method, sizeof method) < 0 ||
 		     string_token(img, method, &method_tok) < 0))
 			goto done;
-		if (rewrite_call(img, h, &b, ids[k], &calls[k], method_tok) < 0) {
+		if (rewrite_call(img, h, lines, &b, ids[k], &calls[k], method_tok) < 0) {
 			lt_error_prefix("MethodDef row %u: ", row);
 			goto done;
 		}

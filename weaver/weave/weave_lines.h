@@ -1,0 +1,44 @@
+/* weave_lines.h - source lines of lock sites from the assembly's portable PDB
+ * (embedded, or a file next to the assembly), for the site location strings. */
+#ifndef WEAVE_LINES_H
+#define WEAVE_LINES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "image.h"
+#include "md_image.h"
+
+/* The portable PDB of an assembly, or nothing (has_pdb 0). */
+struct wlines {
+	int has_pdb;    /* 1 when md holds a PDB whose id matches the assembly */
+	uint8_t *data;  /* the PDB's bytes (owned; md borrows them) */
+	struct md_image md;
+};
+
+/* Find and read the portable PDB of `img`, loaded from `assembly_path`
+ * (NULL: no PDB is looked for, out->has_pdb is 0).  Looked for in order: the
+ * Embedded Portable PDB debug directory entry ("MPDB", u32 uncompressed size,
+ * raw Deflate data); the file named by the CodeView entry's path (its last
+ * part) in the assembly's directory; <assembly name without .dll/.exe>.pdb
+ * there.  A PDB is used only when it is portable (BSJB metadata with a #Pdb
+ * stream) and the first 16 bytes of its #Pdb id equal the CodeView entry's
+ * GUID (PE-COFF.md, PortablePdb-Metadata.md).  Anything else - no CodeView
+ * entry, no file, a Windows PDB, another build's PDB, malformed bytes - gives
+ * out->has_pdb 0: debug info never fails a weave.
+ * Always returns 0; release *out with wlines_free. */
+int wlines_open(struct wlines *out, const struct img *img, const char *assembly_path);
+
+/* The source location of IL offset `il_offset` (bytes, in the input body) of
+ * MethodDef `methoddef` (1-based row; its MethodDebugInformation row has the
+ * same number): the line of the last non-hidden sequence point at an offset
+ * <= il_offset, written as "<file name>:<line>" (the last part of the
+ * Document name, PortablePdb-Metadata.md "Document Name Blob") into
+ * buf[0..n) like snprintf.  Returns 1, or 0 when there is no PDB, no
+ * sequence point, or the PDB's data is malformed (buf is then untouched). */
+int wlines_find(const struct wlines *lines, uint32_t methoddef, uint32_t il_offset, char *buf, size_t n);
+
+/* Release what wlines_open read.  NULL is a no-op. */
+void wlines_free(struct wlines *lines);
+
+#endif
