@@ -1,0 +1,201 @@
+/* cli_package.c - `locktime weave` and `locktime list` on a .nupkg: the assemblies inside it. */
+#include "cli.h"
+#include "lt_error.h"
+#include "lt_file.h"
+#include "pkg_nupkg.h"
+#include "pkg_weave.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+struct pkg_cli {
+	const char *path; /* the .nupkg, as named on the command line */
+	int verbosity;
+	const char *skipped; /* what happens to an assembly LockTime cannot weave */
+	int unpacking;       /* --unpack */
+};
+
+int cli_is_package(const char *path)
+{
+	size_t len = strlen(path);
+	return len > 6 && strcasecmp(path + len - 6, ".nupkg") == 0;
+}
+
+static void print_note(void *ctx, const struct pkg_note *n)
+{
+	const struct pkg_cli *c = ctx;
+
+	switch (n->kind) {
+	case PKG_WOVEN:
+		if (c->verbosity >= 0)
+			printf("%s: %s: woven, %ld lock site%s timed\n", c->path, n->entry, n->nsites, n->nsites == 1 ? "" : "s");
+		break;
+	case PKG_NO_LOCKS:
+	case PKG_ALREADY_WOVEN:
+		if (c->verbosity >= 0)
+			printf("%s: %s: %s\n", c->path, n->entry,
+			       n->kind == PKG_ALREADY_WOVEN ? "already woven by LockTime, left as it is" : "no lock found, left as it is");
+		break;
+	case PKG_NOT_WOVEN:
+		cli_warn(c->path, n->code, "%s: %s; %s", n->entry, n->msg, c->skipped);
+		break;
+	case PKG_STRONG_NAMED:
+		/* Unpacked assemblies are copied next to the app, never installed
+		 * in the GAC: only -v says it. */
+		if (c->unpacking) {
+			if (c->verbosity >= 1)
+				printf("%s: %s: strong-name signature no longer matches\n", c->path, n->entry);
+			break;
+		}
+		cli_warn(c->path, LT_E_WEAVE, "%s: strong-name signature no longer matches; .NET Framework loads from the GAC will refuse it",
+			 n->entry);
+		break;
+	case PKG_SIGNATURE_DROPPED:
+		cli_warn(c->path, LT_E_PACKAGE, "%s dropped: the package signature no longer matches the woven assemblies",
+			 n->entry);
+		break;
+	}
+}
+
+static void print_frameworks(const struct pkg_cli *c, const struct nuspec *spec)
+{
+	size_t i;
+
+	if (c->verbosity < 1)
+		return;
+	printf("%s: %s %s, dependency groups:", c->path, spec->id, spec->version);
+	for (i = 0; i < spec->ntfms; i++)
+		printf("%s %s", i ? "," : "", spec->tfms[i]);
+	printf("%s\n", spec->ntfms ? "" : " none");
+}
+
+int cli_weave_package(const char *in, const char *out, const struct weave_opts *opts, int verbosity)
+{
+	struct pkg_cli c = { in, verbosity, "left as it is", 0 };
+	struct pkg_report r = { print_note, NULL, &c };
+	struct lt_file_lock lock = LT_FILE_LOCK_INIT;
+	struct lt_buf woven = LT_BUF_INIT;
+	struct nuspec spec;
+	uint8_t *data = NULL;
+	size_t size;
+	long n = -1;
+
+	lt_error_clear();
+	/* As for an assembly: the output's lock is held from the read to the write. */
+	if (lt_file_lock(&lock, out) == 0 && lt_file_read(in, &data, &size) == 0 &&
+	    (n = pkg_weave(data, size, opts, &r, &spec, &woven)) >= 0) {
+		print_frameworks(&c, &spec);
+		/* Nothing woven: in place, the file stays byte-identical. */
+		if (woven.len ? lt_file_write_atomic(out, woven.data, woven.len) < 0
+			      : out != in && lt_file_write_atomic(out, data, size) < 0)
+			n = -1;
+		else if (verbosity >= 0 && n > 0)
+			printf("%s: %s %s: %ld assembl%s woven\n", in, spec.id, spec.version, n, n == 1 ? "y" : "ies");
+		else if (verbosity >= 0)
+			printf("%s: %s %s: nothing to weave, left as it is\n", in, spec.id, spec.version);
+	}
+	if (n < 0)
+		cli_report_error(in);
+	lt_buf_free(&woven);
+	free(data);
+	lt_file_unlock(&lock);
+	return n < 0 ? 1 : 0;
+}
+
+/* Where --unpack writes: DIR/<entry>, its folders made as needed. */
+struct unpack_dir {
+	const char *dir;
+	int verbosity;
+};
+
+/* Make every folder of `path` that is not there (like mkdir -p of its folder). */
+static int make_parents(char *path)
+{
+	char *slash;
+
+	for (slash = strchr(path + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		if (mkdir(path, 0777) < 0 && errno != EEXIST) {
+			lt_error_set(LT_E_IO, "cannot make folder %s: %s", path, strerror(errno));
+			*slash = '/';
+			return -1;
+		}
+		*slash = '/';
+	}
+	return 0;
+}
+
+static int put_file(void *ctx, const char *entry, const uint8_t *data, size_t size)
+{
+	const struct unpack_dir *u = ctx;
+	char *path;
+	int rc;
+
+	/* nupkg_open checked every name; checked again where a path is made. */
+	if (nupkg_name_check(entry) < 0)
+		return -1;
+	if (!(path = malloc(strlen(u->dir) + strlen(entry) + 2)))
+		return lt_error_set(LT_E_NOMEM, "out of memory");
+	sprintf(path, "%s/%s", u->dir, entry);
+	rc = make_parents(path);
+	if (rc == 0)
+		rc = lt_file_write_atomic(path, data, size);
+	if (rc == 0 && u->verbosity >= 1)
+		printf("%s\n", path);
+	free(path);
+	return rc;
+}
+
+int cli_unpack_package(const char *in, const char *dir, const char *const *entries, int n,
+		       const struct weave_opts *opts, int verbosity)
+{
+	struct pkg_cli c = { in, verbosity, "copied as it is", 1 };
+	struct pkg_report r = { print_note, NULL, &c };
+	struct unpack_dir u = { dir, verbosity };
+	struct nuspec spec;
+	uint8_t *data = NULL;
+	size_t size;
+	long woven = -1;
+
+	lt_error_clear();
+	if (lt_file_read(in, &data, &size) == 0)
+		woven = pkg_unpack(data, size, entries, (size_t)n, opts, &r, put_file, &u, &spec);
+	if (woven < 0)
+		cli_report_error(in);
+	else if (verbosity >= 0)
+		printf("%s: %s %s: %ld assembl%s woven into %s\n", in, spec.id, spec.version, woven, woven == 1 ? "y" : "ies", dir);
+	free(data);
+	return woven < 0 ? 1 : 0;
+}
+
+static void print_entry_site(void *ctx, const char *entry, const struct weave_site *s)
+{
+	(void)ctx;
+	cli_print_site(entry, s);
+}
+
+int cli_list_package(const char *path)
+{
+	struct pkg_cli c = { path, 0, "not listed", 0 };
+	struct pkg_report r = { print_note, print_entry_site, &c };
+	struct nuspec spec;
+	uint8_t *data;
+	size_t size;
+
+	lt_error_clear();
+	if (lt_file_read(path, &data, &size) < 0) {
+		cli_report_error(path);
+		return 1;
+	}
+	if (pkg_list(data, size, &r, &spec) < 0) {
+		cli_report_error(path);
+		free(data);
+		return 1;
+	}
+	free(data);
+	return 0;
+}
