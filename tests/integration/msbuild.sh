@@ -1,0 +1,315 @@
+#!/usr/bin/env bash
+# The NuGet package and its MSBuild targets end to end (make package -> build/LockTime.<version>.nupkg):
+#   - the package: its files, developmentDependency, and a locktime that needs no shared library but
+#     glibc's (none at all: it is static) and weaves alone in an empty root;
+#   - the projects of tests/msbuild/, copied under a path with a space and restored from a local folder
+#     feed (a nuget.config that adds it to the configured sources) into a packages folder whose path has
+#     a space and from which LockTime is removed first, so that every run extracts the fresh package:
+#     1. net10.0 console: reports; the properties; LockTimeEnabled=false gives the very bytes of a build
+#        without the package; reference assemblies left alone;
+#     2. incremental: a no-change build runs no weave; touching a source weaves once; clean removes the stamp;
+#     3. net48;net10.0: each woven against its own framework, net48 run under Mono;
+#     4. library + app: both woven, and so are what dotnet pack and dotnet publish ship;
+#     5. VB and F#;
+#     6. a classic project importing the package as packages.config projects do, built by Mono's xbuild;
+#     7. a corrupt intermediate assembly fails the build with error LT0NN, and so does the next build;
+#        no binary, a binary that is not executable, an unsupported host: one error each.
+# Runs share the packages folder and build/LockTime.<version>.nupkg: one at a time. flock -o holds the
+# lock itself, so that no process a build leaves behind can keep it.
+if [ -z "${LT_MSBUILD_LOCKED:-}" ]; then
+	lock=$(cd "$(dirname "$0")/../.." && pwd)/build/msbuild/lock
+	mkdir -p "${lock%/*}"
+	LT_MSBUILD_LOCKED=1 exec flock -o "$lock" bash "$0" "$@"
+fi
+source "$(dirname "$0")/../lib.sh"
+# No MSBuild node or compiler server may outlive a build (they would hold the test's output pipe open).
+export MSBUILDDISABLENODEREUSE=1 DOTNET_CLI_USE_MSBUILD_SERVER=0
+DOTNET_OPTS=(-nologo -tl:off -nodeReuse:false -p:UseSharedCompilation=false)
+VERSION=$(sed -n 's/^#define LOCKTIME_VERSION "\(.*\)"$/\1/p' "$LT_ROOT/weaver/cli/cli.h")
+export LockTimeTestVersion=$VERSION # read by the test projects (MSBuild and xbuild take it as a property)
+NUPKG=$LT_BUILD/LockTime.$VERSION.nupkg
+STATIC=$LT_BUILD/static/locktime
+
+check "make package" make -s -C "$LT_ROOT" package || exit 1
+check "ltcheck builds" tools_build || exit 1
+
+# --- The package ------------------------------------------------------------------------------------------
+
+package_files() {
+	unzip -Z1 "$NUPKG" | grep -vE '^(_rels/|package/|\[Content_Types\]\.xml$|LockTime\.nuspec$)' | LC_ALL=C sort >"$LT_TMP/files"
+	printf '%s\n' README.md build/LockTime.Packages.targets build/LockTime.props build/LockTime.targets tools/linux-x64/locktime | diff - "$LT_TMP/files"
+}
+nuspec_has() { # PATTERN
+	unzip -p "$NUPKG" LockTime.nuspec | grep -qF "$1"
+}
+check "package: build/ props and targets, tools/linux-x64/locktime, README" package_files
+check "package: version $VERSION from cli.h" nuspec_has "<version>$VERSION</version>"
+check "package: developmentDependency" nuspec_has "<developmentDependency>true</developmentDependency>"
+check "package: its locktime is the static build" cmp <(unzip -p "$NUPKG" tools/linux-x64/locktime) "$STATIC"
+
+# An x86-64 ELF that needs no shared library but glibc's, and no glibc symbol version above 2.28.
+glibc_floor() { # FILE
+	local needed newest
+	readelf -hW "$1" | grep -qE 'Machine:[[:space:]]+Advanced Micro Devices X86-64' || { echo "not x86-64"; return 1; }
+	needed=$(readelf -dW "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+	newest=$(objdump -T "$1" 2>/dev/null | grep -oE 'GLIBC_[0-9]+(\.[0-9]+)+' | sed 's/^GLIBC_//' | sort -uV | tail -n 1)
+	echo "shared libraries: ${needed:-none}; newest glibc symbol version: ${newest:-none}"
+	[ -z "$(printf '%s\n' $needed | grep -vxE 'libc\.so\.6|libm\.so\.6|libpthread\.so\.0|libdl\.so\.2|librt\.so\.1|ld-linux-x86-64\.so\.2')" ] &&
+		{ [ -z "$newest" ] || [ "$(printf '%s\n' "$newest" 2.28 | sort -V | tail -n 1)" = 2.28 ]; }
+}
+check "package: locktime needs no library but glibc, no symbol newer than GLIBC_2.28" glibc_floor "$STATIC"
+
+# The binary alone in an empty root (no libzip, Mini-XML, zlib, OpenSSL, not even a C library) weaves.
+mkdir -p "$LT_TMP/root"
+cp "$STATIC" "$LT_TMP/root/locktime"
+cp /usr/lib/mono/4.5/System.Core.dll "$LT_TMP/root/in.dll"
+if chroot "$LT_TMP/root" /locktime --version >/dev/null 2>&1; then
+	check "package: locktime weaves in an empty root" chroot "$LT_TMP/root" /locktime weave -q /in.dll
+else
+	echo "not ok - package: locktime weaves in an empty root # SKIP chroot not permitted here"
+fi
+
+# --- The projects -----------------------------------------------------------------------------------------
+
+work="$LT_TMP/my projects"
+feed="$LT_TMP/local feed"
+# Kept between runs for the framework packages (net48 reference assemblies, FSharp.Core); LockTime itself
+# is removed so that this run's package is extracted afresh.
+export NUGET_PACKAGES="$LT_BUILD/msbuild/nuget packages"
+rm -rf "$NUGET_PACKAGES/locktime"
+mkdir -p "$feed" "$NUGET_PACKAGES"
+cp "$NUPKG" "$feed/"
+cp -r "$LT_ROOT/tests/msbuild/." "$work/"
+cat >"$work/nuget.config" <<EOF
+<?xml version="1.0" encoding="utf-8"?>
+<configuration>
+  <packageSources>
+    <add key="locktime-test" value="$feed" />
+  </packageSources>
+</configuration>
+EOF
+
+# dn LOG ARGS...: dotnet ARGS into LOG; on failure, prints the log's errors and keeps it in build/logs/.
+dn() {
+	local log=$1
+	shift
+	dotnet "$@" "${DOTNET_OPTS[@]}" >"$log" 2>&1 && return 0
+	grep -E ': (error|warning) ' "$log" | sort -u | tail -n 10
+	mkdir -p "$LT_BUILD/logs" && cp "$log" "$LT_BUILD/logs/msbuild-${log##*/}" && echo "(log: build/logs/msbuild-${log##*/})"
+	return 1
+}
+# fails LOG PATTERN ARGS...: dotnet ARGS fails, and LOG has an error line matching PATTERN.
+fails() {
+	local log=$1 pattern=$2
+	shift 2
+	dotnet "$@" "${DOTNET_OPTS[@]}" >"$log" 2>&1 && { echo "the build succeeded"; return 1; }
+	grep -qE "$pattern" "$log" || { grep -E ': error ' "$log" | sort -u | tail -n 5; return 1; }
+}
+# one_error LOG PATTERN ARGS...: as fails, and it is the build's only error.
+one_error() {
+	fails "$@" && grep -qE '^ +1 Error\(s\)' "$1" || { grep -E 'Error\(s\)|: error ' "$1" | sort -u; return 1; }
+}
+woven_times() { # LOG N: the weaver wove exactly N assemblies in the build logged in LOG (-v:n)
+	local n
+	n=$(grep -cE ': woven, [0-9]+ lock sites? timed' "$1")
+	echo "woven $n times"
+	[ "$n" = "$2" ]
+}
+is_woven() { # FILE: it has LockTime's helper type
+	dotnet "$LT_LTCHECK" dump "$1" | grep -q '^type <LockTime> '
+}
+not_woven() { # FILE
+	[ -f "$1" ] && ! is_woven "$1"
+}
+run_app() { # RUNNER FILE: runs it; stdout in $out, stderr in $err (each group of tests has its own)
+	"$1" "$2" >"$out" 2>"$err"
+}
+reports() { # FILE METHOD: FILE has a report of METHOD's lock held >= 25 ms (the programs hold 30 ms)
+	awk -v m="$2" '$1 == "LockTime:" && (m == "" || $2 == m) && $3 == "held" && $4 + 0 >= 25 { found = 1 } END { exit !found }' "$1" ||
+		{ cat "$1"; return 1; }
+}
+no_reports() { # FILE
+	! grep -q '^LockTime:' "$1" || { cat "$1"; return 1; }
+}
+not() { # CMD...: CMD fails
+	! "$@"
+}
+
+# 1, 2 and 7: a net10.0 console app, built again and again (ConsoleApp).
+c=$work/ConsoleApp
+cobj=$c/obj/Debug/net10.0
+cbin=$c/bin/Debug/net10.0
+bundled=$NUGET_PACKAGES/locktime/$VERSION/tools/linux-x64/locktime
+
+console_first_build() {
+	check "console: restore from the local feed (packages folder path with a space)" dn "$LT_TMP/restore.log" restore "$c"
+	chmod a-x "$bundled" # as a NuGet extraction may leave it
+	check "console: build" dn "$LT_TMP/c1.log" build "$c" -v:n
+	check "console: the first build made the package's locktime executable" test -x "$bundled"
+	check "console: woven once" woven_times "$LT_TMP/c1.log" 1
+	run_app dotnet "$cbin/ConsoleApp.dll"
+	check "console: runs as before" grep -qx 'done 42' "$out"
+	check "console: the slow lock reports on stderr" reports "$err" Program::Slow
+	check "console: the report names the source line" grep -qE '^LockTime: Program::Slow .* at Program\.cs:[0-9]+$' "$err"
+	check "console: obj/ assembly woven" is_woven "$cobj/ConsoleApp.dll"
+	check "console: reference assembly (ref/) not woven" not_woven "$cobj/ref/ConsoleApp.dll"
+	check "console: reference assembly (refint/) not woven" not_woven "$cobj/refint/ConsoleApp.dll"
+}
+
+console_properties() {
+	check "console: LockTimeThresholdMs=1000 LockTimeOutput=stdout LockTimeVerbose=true" \
+		dn "$LT_TMP/c2.log" build "$c" -v:m -p:LockTimeThresholdMs=1000 -p:LockTimeOutput=stdout -p:LockTimeVerbose=true
+	check "console: LockTimeVerbose shows the weave at minimal verbosity" woven_times "$LT_TMP/c2.log" 1
+	run_app dotnet "$cbin/ConsoleApp.dll"
+	check "console: LockTimeThresholdMs=1000: the 30 ms lock does not report" no_reports "$out"
+	check "console: LockTimeThresholdMs=1000: nothing on stderr either" no_reports "$err"
+	LOCKTIME_THRESHOLD_MS=0 run_app dotnet "$cbin/ConsoleApp.dll"
+	check "console: LockTimeOutput=stdout: reports on stdout (LOCKTIME_THRESHOLD_MS=0 at run time)" reports "$out" Program::Slow
+	check "console: LockTimeOutput=stdout: the fast lock too, at threshold 0" grep -q '^LockTime: Program::Fast held' "$out"
+	check "console: LockTimeOutput=stdout: nothing on stderr" no_reports "$err"
+
+	check "console: LockTimeEnabled=false" dn "$LT_TMP/c3.log" build "$c" -v:n -p:LockTimeEnabled=false
+	check "console: LockTimeEnabled=false: no weave" woven_times "$LT_TMP/c3.log" 0
+	run_app dotnet "$cbin/ConsoleApp.dll"
+	check "console: LockTimeEnabled=false: no report" no_reports "$err"
+	cp "$cbin/ConsoleApp.dll" "$LT_TMP/disabled.dll"
+	check "console: build without the package" dn "$LT_TMP/c4.log" build "$c" -p:NoLockTime=true
+	check "console: LockTimeEnabled=false = the bytes of a build without the package" cmp "$cbin/ConsoleApp.dll" "$LT_TMP/disabled.dll"
+}
+
+console_incremental() {
+	local before
+	check "incremental: build with the package again" dn "$LT_TMP/i1.log" build "$c" -v:n
+	check "incremental: woven once" woven_times "$LT_TMP/i1.log" 1
+	before=$(stat -c %Y.%y "$cobj/ConsoleApp.dll")
+	check "incremental: no-change build" dn "$LT_TMP/i2.log" build "$c" -v:n
+	check "incremental: no-change build: no weave" woven_times "$LT_TMP/i2.log" 0
+	check "incremental: no-change build: obj/ assembly untouched" test "$before" = "$(stat -c %Y.%y "$cobj/ConsoleApp.dll")"
+	run_app dotnet "$cbin/ConsoleApp.dll"
+	check "incremental: no-change build: still reports" reports "$err" Program::Slow
+	touch "$c/Program.cs"
+	check "incremental: build after touching a source" dn "$LT_TMP/i3.log" build "$c" -v:n
+	check "incremental: touched source: woven exactly once" woven_times "$LT_TMP/i3.log" 1
+	run_app dotnet "$cbin/ConsoleApp.dll"
+	check "incremental: touched source: reports" reports "$err" Program::Slow
+}
+
+# A corrupt intermediate assembly, newer than its sources: nothing compiles, the weave fails, and
+# (no stamp) the next build tries again. Then a compile fixes it; clean removes the stamp; and a
+# weaver that is missing, not executable or for another host each give one error.
+console_errors() {
+	printf 'MZ this is no assembly' >"$cobj/ConsoleApp.dll"
+	check "error: corrupt obj/ assembly fails the build with error LT0NN" \
+		fails "$LT_TMP/e1.log" 'ConsoleApp\.dll : error LT0[0-9][0-9]: ' build "$c"
+	check "error: no stamp after the failed weave" test ! -e "$cobj/ConsoleApp.dll.locktime.stamp"
+	check "error: the corrupt assembly was not copied to bin/" is_woven "$cbin/ConsoleApp.dll"
+	check "error: the next build tries again, and fails again" \
+		fails "$LT_TMP/e2.log" 'ConsoleApp\.dll : error LT0[0-9][0-9]: ' build "$c"
+	mkdir -p "$LT_TMP/fakebin"
+	printf '#!/bin/sh\necho Darwin arm64\n' >"$LT_TMP/fakebin/uname"
+	chmod +x "$LT_TMP/fakebin/uname"
+	PATH="$LT_TMP/fakebin:$PATH" check "error: unsupported host: one error LT100" one_error "$LT_TMP/e3.log" 'error LT100: ' build "$c"
+	touch "$c/Program.cs"
+	check "error: a compile fixes it" dn "$LT_TMP/e4.log" build "$c" -v:n
+	check "error: a compile fixes it: woven once" woven_times "$LT_TMP/e4.log" 1
+	check "clean: stamp present" test -f "$cobj/ConsoleApp.dll.locktime.stamp"
+	check "clean: dotnet clean" dn "$LT_TMP/e5.log" clean "$c"
+	check "clean: dotnet clean removed the stamp" test ! -e "$cobj/ConsoleApp.dll.locktime.stamp"
+	check "error: no weaver: one error LT101" one_error "$LT_TMP/e6.log" 'error LT101: ' \
+		build "$c" -p:LockTimeExecutable=/nonexistent/locktime
+	cp "$STATIC" "$LT_TMP/locktime-noexec"
+	chmod a-x "$LT_TMP/locktime-noexec"
+	check "error: weaver not executable: one error LT102" one_error "$LT_TMP/e7.log" 'error LT102: ' \
+		build "$c" -p:LockTimeExecutable="$LT_TMP/locktime-noexec"
+}
+
+# 3. Multi-targeting net48;net10.0.
+stopwatch_scopes() { # FILE: the assembly scopes its Stopwatch references name, e.g. "[System] "
+	dotnet "$LT_LTCHECK" dump "$1" | grep -oE '\[[^]]+\]System\.Diagnostics\.Stopwatch' | sed 's/System\.Diagnostics\.Stopwatch$//' | sort -u | tr '\n' ' '
+}
+multi_targeting() {
+	local m=$work/Multi
+	check "multi: build net48;net10.0" dn "$LT_TMP/m1.log" build "$m" -v:n
+	check "multi: two weaves" woven_times "$LT_TMP/m1.log" 2
+	check "multi: net48 woven" is_woven "$m/obj/Debug/net48/Multi.exe"
+	check "multi: net10.0 woven" is_woven "$m/obj/Debug/net10.0/Multi.dll"
+	check "multi: net48 times with .NET Framework's Stopwatch ([System])" test "$(stopwatch_scopes "$m/obj/Debug/net48/Multi.exe")" = "[System] "
+	check "multi: net10.0 times with .NET's Stopwatch ([System.Runtime])" test "$(stopwatch_scopes "$m/obj/Debug/net10.0/Multi.dll")" = "[System.Runtime] "
+	run_app mono "$m/bin/Debug/net48/Multi.exe"
+	check "multi: net48 under Mono reports" reports "$err" Program::Main
+	run_app dotnet "$m/bin/Debug/net10.0/Multi.dll"
+	check "multi: net10.0 reports" reports "$err" Program::Main
+}
+
+# 4. A library and an app that references it, both with the package.
+library_and_app() {
+	local a=$work/App libpkg=$LT_TMP/libpkg/LockTimeTest.Lib.1.0.0.nupkg
+	check "lib+app: build" dn "$LT_TMP/l1.log" build "$a" -v:n
+	check "lib+app: two weaves" woven_times "$LT_TMP/l1.log" 2
+	check "lib+app: library woven" is_woven "$work/Lib/obj/Debug/net10.0/Lib.dll"
+	check "lib+app: app woven" is_woven "$a/obj/Debug/net10.0/App.dll"
+	run_app dotnet "$a/bin/Debug/net10.0/App.dll"
+	check "lib+app: the app's lock reports" reports "$err" Program::Main
+	check "lib+app: the library's lock reports" reports "$err" Lib.Counter::Add
+	check "lib+app: dotnet pack of the library" dn "$LT_TMP/l2.log" pack "$work/Lib" -o "$LT_TMP/libpkg"
+	unzip -p "$libpkg" lib/net10.0/Lib.dll >"$LT_TMP/packed-Lib.dll"
+	check "lib+app: the packed library is woven" is_woven "$LT_TMP/packed-Lib.dll"
+	unzip -p "$libpkg" LockTimeTest.Lib.nuspec >"$LT_TMP/packed.nuspec"
+	check "lib+app: the packed library does not depend on LockTime" not grep -q 'id="LockTime"' "$LT_TMP/packed.nuspec"
+	check "lib+app: dotnet publish of the app" dn "$LT_TMP/l3.log" publish "$a" -o "$LT_TMP/published"
+	check "lib+app: published app woven" is_woven "$LT_TMP/published/App.dll"
+	check "lib+app: published library woven" is_woven "$LT_TMP/published/Lib.dll"
+	run_app dotnet "$LT_TMP/published/App.dll"
+	check "lib+app: the published app reports" reports "$err" Lib.Counter::Add
+}
+
+# 5. VB and F#.
+vb_and_fsharp() {
+	local name
+	for name in Vb Fs; do
+		check "$name: build" dn "$LT_TMP/$name.log" build "$work/$name" -v:n
+		check "$name: woven once" woven_times "$LT_TMP/$name.log" 1
+		run_app dotnet "$work/$name/bin/Debug/net10.0/$name.dll"
+		check "$name: runs as before" grep -qx done "$out"
+		check "$name: the lock reports" reports "$err" ""
+	done
+}
+
+# 6. A classic project built by Mono's xbuild, with the package unpacked as packages.config restores do.
+xb() { # LOG ARGS...
+	local log=$1
+	shift
+	xbuild /nologo /v:n "$@" "$work/Classic/Classic.csproj" >"$log" 2>&1 || { grep -E 'error' "$log" | sort -u | tail -n 10; return 1; }
+}
+classic_xbuild() {
+	local cl=$work/Classic
+	mkdir -p "$cl/packages"
+	unzip -q -d "$cl/packages/LockTime.$VERSION" "$NUPKG"
+	check "xbuild: build" xb "$LT_TMP/x1.log"
+	check "xbuild: woven once" woven_times "$LT_TMP/x1.log" 1
+	run_app mono "$cl/bin/Debug/Classic.exe"
+	check "xbuild: runs under Mono and reports" reports "$err" Program::Main
+	check "xbuild: no-change build" xb "$LT_TMP/x2.log"
+	check "xbuild: no-change build: no weave" woven_times "$LT_TMP/x2.log" 0
+	check "xbuild: LockTimeEnabled=false" xb "$LT_TMP/x3.log" /p:LockTimeEnabled=false
+	run_app mono "$cl/bin/Debug/Classic.exe"
+	check "xbuild: LockTimeEnabled=false: no report" no_reports "$err"
+}
+
+# Two lines of work at once (2 cores): the console app's builds, which depend on each other, and the
+# other projects, which start once the first build has extracted the package and set its execute bit.
+out=$LT_TMP/out err=$LT_TMP/err
+console_first_build
+(
+	out=$LT_TMP/other-out err=$LT_TMP/other-err
+	multi_targeting
+	library_and_app
+	vb_and_fsharp
+	classic_xbuild
+) >"$LT_TMP/other.tap" 2>&1 &
+other=$!
+console_properties
+console_incremental
+console_errors
+wait "$other"
+cat "$LT_TMP/other.tap"
