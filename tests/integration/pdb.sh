@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# Debug symbols after `locktime weave` (portable PDB files and embedded PDBs), end to end:
+#   - PdbLocks (tests/corpus/pdb) in Debug and Release, with a separate and an embedded PDB: its stack
+#     traces, thrown inside and after woven locks (nested scopes, async, iterator, lambda, Monitor and
+#     Lock forms, a synchronized method, a type with > 2048 methods), print the same file:line woven
+#     as un-woven;
+#   - ltcheck pdb (System.Reflection.Metadata) reads the woven PDB: every sequence point on an
+#     instruction of the new body and over the same input instructions, scopes and async offsets
+#     re-mapped, PDB id = CodeView GUID + stamp, PdbChecksum = hash of the content;
+#   - the same for the C#, VB and F# corpus programs;
+#   - weaving is deterministic for the PDB too, -o writes the PDB next to the output, weaving again
+#     leaves both files alone;
+#   - stale symbols (a Windows PDB, another build's PDB, a PDB no CodeView entry names, Mono's .mdb)
+#     are left alone with a warning, and the assembly is still woven; no PDB at all: no warning.
+source "$(dirname "$0")/../lib.sh"
+LT=${LOCKTIME:-$LT_BUILD/san/locktime}
+PDB_CORPUS=$LT_CORPUS/pdb
+# No lock report may mix into the stack traces compared.
+WEAVE_OPTS="--threshold-ms 100000"
+
+check "ltcheck builds" tools_build || exit 1
+check "corpus builds" corpus_build || exit 1
+check "PDB corpus builds" bash "$LT_ROOT/tests/corpus/pdb/build.sh" || exit 1
+
+# The pdb check must have compared rewritten methods of every kind the corpus has.
+compared_kinds() { # INPUT WOVEN KIND...
+	local out kind
+	out=$(ltcheck pdb "$1" "$2") || { echo "$out"; return 1; }
+	shift 2
+	for kind in "$@"; do
+		grep -qE "^rewritten methods: .*[1-9][0-9]* $kind" <<<"$out" || { echo "$out" | tail -n 2; echo "missing: $kind"; return 1; }
+	done
+}
+
+# More than 2048 MethodDefs: the PDB's HasCustomDebugInformation cells take 4 bytes (5 tag bits, II.24.2.6).
+many_methods() { # INPUT WOVEN
+	local n
+	n=$(ltcheck pdb "$1" "$2" | sed -n 's/^pdb .*: \([0-9]*\) methods, .*/\1/p')
+	echo "$n methods"
+	[ "${n:-0}" -ge 2048 ]
+}
+
+# Weaving the input again, elsewhere, gives the same assembly and the same PDB.
+deterministic() { # INPUT WOVEN_DIR PDB_NAME
+	rm -rf "$LT_TMP/det" && mkdir "$LT_TMP/det" &&
+		"$LT" weave -q $WEAVE_OPTS "$1" -o "$LT_TMP/det/$(basename "$1")" &&
+		cmp "$2/$(basename "$1")" "$LT_TMP/det/$(basename "$1")" &&
+		{ [ -z "$3" ] || cmp "$2/$3" "$LT_TMP/det/$3"; }
+}
+
+# Weaving a woven assembly changes neither file.
+weave_again_noop() { # DIR DLL PDB_NAME
+	local before after
+	before=$(cd "$1" && md5sum "$2" ${3:+"$3"})
+	"$LT" weave -q "$1/$2" || return 1
+	after=$(cd "$1" && md5sum "$2" ${3:+"$3"})
+	[ "$before" = "$after" ]
+}
+
+for v in Debug-portable Debug-embedded Release-portable Release-embedded; do
+	src=$PDB_CORPUS/$v
+	dir=$LT_TMP/$v
+	pdb=
+	case $v in *-portable) pdb=PdbLocks.pdb ;; esac
+	cp -r "$src" "$dir"
+	dotnet "$src/PdbLocks.dll" >"$LT_TMP/expected" 2>&1
+	check "$v: un-woven stack traces carry file:line" grep -q ' Program.cs:[0-9]' "$LT_TMP/expected"
+	check "$v: weave" "$LT" weave -q $WEAVE_OPTS "$dir/PdbLocks.dll" || continue
+	[ -n "$pdb" ] && check "$v: the PDB file was rewritten" test "$(md5sum <"$src/$pdb")" != "$(md5sum <"$dir/$pdb")"
+	dotnet "$dir/PdbLocks.dll" >"$LT_TMP/actual" 2>&1
+	check_same "$v: same stack-trace file:line woven as un-woven" "$LT_TMP/expected" "$LT_TMP/actual"
+	check "$v: ltcheck pdb: lines, scopes, async offsets, PDB id, checksum" ltcheck pdb "$src/PdbLocks.dll" "$dir/PdbLocks.dll"
+	check "$v: rewritten methods with local scopes, hoisted scopes and async stepping were compared" \
+		compared_kinds "$src/PdbLocks.dll" "$dir/PdbLocks.dll" "local scopes" "hoisted local scopes" "async stepping blobs"
+	check "$v: more than 2048 methods (4-byte coded indexes in the PDB)" many_methods "$src/PdbLocks.dll" "$dir/PdbLocks.dll"
+	check "$v: metadata reader accepts the assembly" ltcheck verify "$dir/PdbLocks.dll"
+	check "$v: every method JIT-compiles" ltcheck jit "$dir/PdbLocks.dll"
+	check "$v: deterministic, PDB written next to -o output" deterministic "$src/PdbLocks.dll" "$dir" "$pdb"
+	check "$v: weaving again leaves the assembly and its PDB alone" weave_again_noop "$dir" PdbLocks.dll "$pdb"
+done
+
+# Written with -o beside the input: the input keeps its PDB; the output gets Woven.pdb, named in its
+# CodeView entry, and the same stack-trace lines.
+beside_input() {
+	local d=$LT_TMP/beside sum
+	rm -rf "$d" && cp -r "$PDB_CORPUS/Debug-portable" "$d" || return 1
+	sum=$(md5sum <"$d/PdbLocks.pdb")
+	"$LT" weave -q $WEAVE_OPTS "$d/PdbLocks.dll" -o "$d/Woven.dll" || return 1
+	[ "$(md5sum <"$d/PdbLocks.pdb")" = "$sum" ] || { echo "the input's PDB changed"; return 1; }
+	ltcheck pdb "$d/PdbLocks.dll" "$d/Woven.dll" | grep -q '^pdb Woven.pdb: .* 0 problems$' || { ltcheck pdb "$d/PdbLocks.dll" "$d/Woven.dll"; return 1; }
+	cp "$d/PdbLocks.runtimeconfig.json" "$d/Woven.runtimeconfig.json"
+	dotnet "$PDB_CORPUS/Debug-portable/PdbLocks.dll" >"$LT_TMP/beside.expected" 2>&1
+	dotnet "$d/Woven.dll" >"$LT_TMP/beside.actual" 2>&1
+	diff "$LT_TMP/beside.expected" "$LT_TMP/beside.actual"
+}
+check "-o beside the input: the input keeps its PDB, the output gets its own with the same lines" beside_input
+
+# The other corpus programs (C#, VB, F#; Debug and Release), woven in a copy of their folder.
+while read -r name runner file; do
+	[ "$runner" = dotnet ] || continue
+	dir=$LT_TMP/${name//\//-}
+	cp -r "$(dirname "$file")" "$dir"
+	check "$name: weave" "$LT" weave -q "$dir/$(basename "$file")" || continue
+	check "$name: ltcheck pdb" ltcheck pdb "$file" "$dir/$(basename "$file")"
+done < <(corpus_programs)
+
+# Stale symbols: woven anyway, the symbols left byte for byte, one LT017 warning that names them.
+stale_left_alone() { # NAME DIR DLL SYMBOLS EXPECTED_WARNING
+	local sum
+	sum=$(md5sum <"$2/$4")
+	"$LT" weave -q "$2/$3" 2>"$LT_TMP/stale.err" || { cat "$LT_TMP/stale.err"; return 1; }
+	grep -q "warning LT017: .*$5.*stale" "$LT_TMP/stale.err" || { echo "no warning: $(cat "$LT_TMP/stale.err")"; return 1; }
+	[ "$(md5sum <"$2/$4")" = "$sum" ] || { echo "$4 changed"; return 1; }
+	if "$LT" weave -q "$2/$3" 2>&1 | grep .; then
+		echo "weaving again printed that"
+		return 1
+	fi
+}
+
+cp -r "$PDB_CORPUS/Debug-portable" "$LT_TMP/windows"
+printf 'Microsoft C/C++ MSF 7.00\r\n\032DS\0\0\0' >"$LT_TMP/windows/PdbLocks.pdb"
+check "Windows PDB: woven, PDB left alone, warned" stale_left_alone windows "$LT_TMP/windows" PdbLocks.dll PdbLocks.pdb "Windows PDB"
+
+cp -r "$PDB_CORPUS/Debug-portable" "$LT_TMP/other"
+cp "$PDB_CORPUS/Release-portable/PdbLocks.pdb" "$LT_TMP/other/PdbLocks.pdb"
+check "another build's PDB: woven, PDB left alone, warned" stale_left_alone other "$LT_TMP/other" PdbLocks.dll PdbLocks.pdb "does not match"
+
+mkdir -p "$LT_TMP/mdb" "$LT_TMP/nocv"
+cp "$LT_CORPUS/mono/Debug/MonoLocks.exe" "$LT_CORPUS/mono/Debug/MonoLocks.exe.mdb" "$LT_TMP/mdb/"
+check "Mono .mdb: woven, .mdb left alone, warned" stale_left_alone mdb "$LT_TMP/mdb" MonoLocks.exe MonoLocks.exe.mdb "mdb"
+
+cp "$LT_CORPUS/mono/Release/MonoLocks.exe" "$LT_TMP/nocv/"
+cp "$PDB_CORPUS/Debug-portable/PdbLocks.pdb" "$LT_TMP/nocv/MonoLocks.pdb"
+check "a PDB no CodeView entry names: woven, PDB left alone, warned" stale_left_alone nocv "$LT_TMP/nocv" MonoLocks.exe MonoLocks.pdb "no CodeView"
+
+no_pdb_no_warning() {
+	rm -rf "$LT_TMP/nopdb" && cp -r "$PDB_CORPUS/Release-portable" "$LT_TMP/nopdb" && rm "$LT_TMP/nopdb/PdbLocks.pdb" &&
+		"$LT" weave -q "$LT_TMP/nopdb/PdbLocks.dll" 2>"$LT_TMP/nopdb.err" && [ ! -s "$LT_TMP/nopdb.err" ] &&
+		[ ! -e "$LT_TMP/nopdb/PdbLocks.pdb" ] && ltcheck verify "$LT_TMP/nopdb/PdbLocks.dll"
+}
+check "no PDB file: woven without a warning, no PDB invented" no_pdb_no_warning
