@@ -2,14 +2,22 @@
 #include "lt_file.h"
 #include "lt_error.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+
+/* The suffix of lt_file_write_atomic's temporaries, before mkstemp's 6 characters. */
+#define TEMP_SUFFIX ".locktime-"
+#define TEMP_RANDOM 6
+#define LOCK_SUFFIX ".locktime.lock"
 
 int lt_file_read(const char *path, uint8_t **out, size_t *size)
 {
@@ -75,7 +83,7 @@ int lt_file_write_atomic(const char *path, const uint8_t *data, size_t size)
 
 	if (stat(path, &st) == 0)
 		mode = st.st_mode & 07777;
-	if (asprintf(&tmp, "%s.locktime-XXXXXX", path) < 0)
+	if (asprintf(&tmp, "%s" TEMP_SUFFIX "XXXXXX", path) < 0)
 		return lt_error_set(LT_E_NOMEM, "out of memory");
 	fd = mkstemp(tmp);
 	if (fd < 0) {
@@ -111,4 +119,140 @@ done:
 	free(tmp);
 	free(dircopy);
 	return rc;
+}
+
+/* Whether name is base + TEMP_SUFFIX + TEMP_RANDOM characters of mkstemp's
+ * alphabet (letters and digits). */
+static int is_temp_of(const char *name, const char *base, size_t base_len)
+{
+	size_t suffix = sizeof TEMP_SUFFIX - 1, i;
+	const char *r = name + base_len + suffix;
+
+	if (strncmp(name, base, base_len) != 0 || strncmp(name + base_len, TEMP_SUFFIX, suffix) != 0 ||
+	    strlen(r) != TEMP_RANDOM)
+		return 0;
+	for (i = 0; i < TEMP_RANDOM; i++)
+		if (!((r[i] >= 'a' && r[i] <= 'z') || (r[i] >= 'A' && r[i] <= 'Z') || (r[i] >= '0' && r[i] <= '9')))
+			return 0;
+	return 1;
+}
+
+int lt_file_clean_temps(const char *path)
+{
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	size_t base_len = strlen(base);
+	char *dir = slash ? strndup(path, (size_t)(slash - path) + 1) : strdup(".");
+	struct dirent *e;
+	DIR *d;
+	int dfd, removed = 0;
+
+	if (!dir || !(d = opendir(dir))) {
+		free(dir);
+		return 0;
+	}
+	dfd = dirfd(d);
+	while ((e = readdir(d)) != NULL) {
+		struct stat st;
+		if (!is_temp_of(e->d_name, base, base_len) ||
+		    fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
+		    st.st_uid != geteuid())
+			continue;
+		if (unlinkat(dfd, e->d_name, 0) == 0)
+			removed++;
+	}
+	closedir(d);
+	free(dir);
+	return removed;
+}
+
+/* Wait for an exclusive flock on fd, polling (10 ms, doubling to 200 ms)
+ * until LT_FILE_LOCK_WAIT seconds have passed.  0, or -1 with errno set. */
+static int wait_flock(int fd)
+{
+	struct timespec start, now, nap = { 0, 10 * 1000 * 1000 };
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			return 0;
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			return -1;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec - start.tv_sec >= LT_FILE_LOCK_WAIT) {
+			errno = ETIMEDOUT;
+			return -1;
+		}
+		nanosleep(&nap, NULL);
+		nap.tv_nsec = nap.tv_nsec >= 100 * 1000 * 1000 ? 200 * 1000 * 1000 : nap.tv_nsec * 2;
+	}
+}
+
+/* The lock file of path: its folder's canonical path (so that "a.dll",
+ * "./a.dll" and "/abs/a.dll" share one lock), its name, LOCK_SUFFIX. */
+static int lock_path(const char *path, char **out)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? strndup(path, (size_t)(slash - path) + 1) : strdup("."), *real;
+	int rc;
+
+	if (!dir)
+		return lt_error_set(LT_E_NOMEM, "out of memory");
+	real = realpath(dir, NULL);
+	free(dir);
+	if (!real)
+		return lt_error_set(LT_E_IO, "cannot lock it: its folder: %s", strerror(errno));
+	rc = asprintf(out, "%s/%s" LOCK_SUFFIX, strcmp(real, "/") ? real : "", slash ? slash + 1 : path);
+	free(real);
+	if (rc < 0) {
+		*out = NULL;
+		return lt_error_set(LT_E_NOMEM, "out of memory");
+	}
+	return 0;
+}
+
+int lt_file_lock(struct lt_file_lock *out, const char *path)
+{
+	struct stat held, named;
+
+	out->fd = -1;
+	if (lock_path(path, &out->path) < 0)
+		return -1;
+	for (;;) {
+		int fd = open(out->path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			lt_error_set(LT_E_IO, "cannot create the lock file %s: %s", out->path, strerror(errno));
+			break;
+		}
+		if (wait_flock(fd) < 0) {
+			lt_error_set(LT_E_IO, "cannot lock %s: %s", out->path,
+				     errno == ETIMEDOUT ? "another locktime process holds it" : strerror(errno));
+			close(fd);
+			break;
+		}
+		/* The holder before us removes the lock file as it lets go: a
+		 * lock on a file no longer at the path excludes nobody. */
+		if (fstat(fd, &held) == 0 && lstat(out->path, &named) == 0 && held.st_dev == named.st_dev &&
+		    held.st_ino == named.st_ino) {
+			out->fd = fd;
+			lt_file_clean_temps(path);
+			return 0;
+		}
+		close(fd);
+	}
+	free(out->path);
+	out->path = NULL;
+	return -1;
+}
+
+void lt_file_unlock(struct lt_file_lock *lock)
+{
+	if (lock->fd < 0)
+		return;
+	/* Removed while held, so that no one can take a lock on it after us
+	 * and believe it still guards the path (see lt_file_lock). */
+	unlink(lock->path);
+	close(lock->fd);
+	free(lock->path);
+	lock->fd = -1;
+	lock->path = NULL;
 }

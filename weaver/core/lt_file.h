@@ -20,4 +20,44 @@ int lt_file_read(const char *path, uint8_t **out, size_t *size);
  * Returns 0, or -1 with LT_E_IO. */
 int lt_file_write_atomic(const char *path, const uint8_t *data, size_t size);
 
+/* A lock that serializes the processes rewriting one file (parallel builds
+ * weaving the same assembly): an exclusive flock(2) on the lock file
+ * "<path>.locktime.lock" beside it.  A lock file rather than the file itself,
+ * since lt_file_write_atomic replaces the file's inode, and the file may not
+ * exist yet.  The holder removes the lock file when it lets go; a process
+ * that got the lock on a lock file already removed (or replaced) starts
+ * again, so at most one process holds the lock of a path at a time. */
+struct lt_file_lock {
+	int fd;     /* the lock file, -1 when no lock is held */
+	char *path; /* its path (owned) */
+};
+
+#define LT_FILE_LOCK_INIT { -1, NULL }
+
+/* Longest wait for another process's lock of the same file, in seconds. */
+#define LT_FILE_LOCK_WAIT 300
+
+/* Take the lock of `path` (the file need not exist; its folder must),
+ * waiting up to LT_FILE_LOCK_WAIT seconds for another holder, then remove
+ * the temporary files that killed runs left beside it (lt_file_clean_temps).
+ * The lock file is named after the folder's canonical path, so "a.dll",
+ * "./a.dll" and "/abs/a.dll" share one lock.
+ * Returns 0 with *out held (release with lt_file_unlock), or -1 with LT_E_IO
+ * (no such folder, the lock file cannot be created, or the wait timed out)
+ * or LT_E_NOMEM; *out then holds nothing. */
+int lt_file_lock(struct lt_file_lock *out, const char *path);
+
+/* Release the lock and remove its lock file.  A lock not held (LT_FILE_LOCK_INIT,
+ * or after a failed lt_file_lock) is a no-op. */
+void lt_file_unlock(struct lt_file_lock *lock);
+
+/* Remove the temporaries "<path>.locktime-XXXXXX" that a killed
+ * lt_file_write_atomic of `path` left: regular files owned by this user,
+ * whose name is the path's last part, ".locktime-" and the 6 characters
+ * mkstemp(3) puts.  The caller holds the lock that every writer of `path`
+ * takes (lt_file_lock), so no live process is writing one of them.
+ * Removal failures are ignored: a stray temporary is harmless to the build.
+ * Returns the number of files removed. */
+int lt_file_clean_temps(const char *path);
+
 #endif

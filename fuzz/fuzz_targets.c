@@ -1,0 +1,326 @@
+/* fuzz_targets.c - the fuzz targets: readers and the weaving pass run on untrusted bytes in memory. */
+#include "fuzz_targets.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "image.h"
+#include "image_body.h"
+#include "lt_error.h"
+#include "pdb_seq.h"
+#include "pdb_update.h"
+#include "pkg_nupkg.h"
+#include "sig.h"
+#include "weave.h"
+#include "weave_lines.h"
+
+/* A path in a folder that does not exist: weave_image looks for the
+ * embedded PDB in memory, and its file lookups beside it fail at once. */
+#define FUZZ_NO_FILE "/nonexistent-locktime-fuzz/input.dll"
+
+/* A broken invariant: report it and abort, so that the fuzzer keeps the input. */
+static void fuzz_fail(const char *what)
+{
+	const struct lt_error *e = lt_error_last();
+	fprintf(stderr, "fuzz: %s (last error LT%03d: %s)\n", what, e->code, e->msg);
+	abort();
+}
+
+/* rc of a function under test: -1 must come with an error recorded. */
+static int fuzz_expect(int rc)
+{
+	int code = lt_error_last()->code;
+
+	if (rc < 0 && (code <= LT_E_NONE || code > 99))
+		fuzz_fail("returned -1 without an LT_E_* error");
+	return rc < 0 ? -1 : 0;
+}
+
+/* img_load takes ownership of its bytes: give it a copy. */
+static int fuzz_load(const uint8_t *data, size_t size, struct img **out)
+{
+	uint8_t *copy = malloc(size ? size : 1);
+
+	if (!copy)
+		return lt_error_set(LT_E_NOMEM, "out of memory");
+	if (size)
+		memcpy(copy, data, size);
+	return fuzz_expect(img_load(out, copy, size));
+}
+
+int fuzz_image(const uint8_t *data, size_t size)
+{
+	struct img *img = NULL;
+	uint32_t row;
+
+	lt_error_clear();
+	if (fuzz_load(data, size, &img) < 0)
+		return -1;
+	(void)img_is_reference_assembly(img);
+	for (row = 1; row <= md_rows(&img->md, MD_METHODDEF); row++) {
+		struct lt_buf out = LT_BUF_INIT;
+		struct il_body b;
+
+		lt_error_clear();
+		if (fuzz_expect(img_decode_body(img, row, &b)) < 0)
+			continue;
+		lt_error_clear();
+		(void)fuzz_expect(il_encode(&b, img_stack_effect, img, &out));
+		lt_buf_free(&out);
+		il_body_free(&b);
+	}
+	img_free(img);
+	lt_error_clear();
+	return 0;
+}
+
+/* ---- fuzz_sig ---- */
+
+/* The productions of fuzz_sig with a tree (0-5): decode and encode. */
+enum { SIG_TREE_METHOD, SIG_TREE_PROPERTY, SIG_TREE_FIELD, SIG_TREE_TYPESPEC, SIG_TREE_LOCALS,
+       SIG_TREE_METHODSPEC, SIG_STACK_EFFECT, SIG_LOCALS_APPEND };
+
+/* Decode p[0..len) as production `kind` and append its encoding to out.
+ * Returns 0, or -1 with the decoder's error; an encoding failure of a tree
+ * the decoder accepted is a bug. */
+static int sig_decode_encode(int kind, const uint8_t *p, size_t len, struct lt_buf *out)
+{
+	struct sig_method *m = NULL;
+	struct sig_type *t = NULL;
+	struct sig_list *l = NULL;
+	char text[256];
+	int rc;
+
+	switch (kind) {
+	case SIG_TREE_METHOD: rc = sig_method_decode(p, len, &m); break;
+	case SIG_TREE_PROPERTY: rc = sig_property_decode(p, len, &m); break;
+	case SIG_TREE_FIELD: rc = sig_field_decode(p, len, &t); break;
+	case SIG_TREE_TYPESPEC: rc = sig_typespec_decode(p, len, &t); break;
+	case SIG_TREE_LOCALS: rc = sig_locals_decode(p, len, &l); break;
+	default: rc = sig_methodspec_decode(p, len, &l); break;
+	}
+	if (fuzz_expect(rc) < 0)
+		return -1;
+	if (m) {
+		(void)sig_method_print(m, text, sizeof text);
+		rc = sig_method_encode(m, out);
+	} else if (t) {
+		(void)sig_type_print(t, text, sizeof text);
+		rc = kind == SIG_TREE_FIELD ? sig_field_encode(t, out) : sig_type_encode(t, out);
+	} else {
+		rc = sig_list_encode(l, out);
+	}
+	sig_method_free(m);
+	sig_type_free(t);
+	sig_list_free(l);
+	if (rc < 0)
+		fuzz_fail("a decoded signature does not encode");
+	return 0;
+}
+
+/* Invariant of sig_locals_append: its output is a LocalVarSig holding the
+ * old locals and n_new more. */
+static int sig_append(const uint8_t *p, size_t len)
+{
+	struct lt_buf out = LT_BUF_INIT;
+	struct sig_list *old = NULL, *now = NULL;
+	size_t old_len;
+	uint32_t n_new;
+	uint16_t first;
+	int rc;
+
+	if (len < 2)
+		return 0;
+	old_len = p[0] < len - 2 ? p[0] : len - 2;
+	n_new = p[1];
+	p += 2;
+	len -= 2;
+	rc = fuzz_expect(sig_locals_append(old_len ? p : NULL, old_len, p + old_len, len - old_len, n_new,
+					   &out, &first));
+	if (rc == 0) {
+		if (sig_locals_decode(out.data, out.len, &now) < 0)
+			fuzz_fail("sig_locals_append wrote a LocalVarSig that does not decode");
+		if (old_len && sig_locals_decode(p, old_len, &old) < 0)
+			fuzz_fail("sig_locals_append accepted a malformed LocalVarSig");
+		if (now->count != (old ? old->count : 0) + n_new || first != (old ? old->count : 0))
+			fuzz_fail("sig_locals_append: wrong count of locals");
+	}
+	sig_list_free(old);
+	sig_list_free(now);
+	lt_buf_free(&out);
+	return rc;
+}
+
+int fuzz_sig(const uint8_t *data, size_t size)
+{
+	struct lt_buf once = LT_BUF_INIT, twice = LT_BUF_INIT;
+	uint32_t nparams;
+	int kind, has_this, ret, rc;
+
+	lt_error_clear();
+	if (size == 0)
+		return 0;
+	kind = data[0] % 8;
+	if (kind == SIG_STACK_EFFECT)
+		return fuzz_expect(sig_method_stack_effect(data + 1, size - 1, &nparams, &has_this, &ret));
+	if (kind == SIG_LOCALS_APPEND)
+		return sig_append(data + 1, size - 1);
+	rc = sig_decode_encode(kind, data + 1, size - 1, &once);
+	if (rc == 0) {
+		/* The canonical encoding is a fixed point. */
+		if (sig_decode_encode(kind, once.data, once.len, &twice) < 0)
+			fuzz_fail("the encoding of a decoded signature does not decode");
+		if (once.len != twice.len || memcmp(once.data, twice.data, once.len) != 0)
+			fuzz_fail("encode(decode(encode(decode(x)))) differs from encode(decode(x))");
+	}
+	lt_buf_free(&once);
+	lt_buf_free(&twice);
+	return rc;
+}
+
+/* ---- fuzz_weave ---- */
+
+int fuzz_weave(const uint8_t *data, size_t size)
+{
+	struct weave_opts opts = { .threshold_ms = 1.0, .output = "stderr", .path = FUZZ_NO_FILE };
+	struct pdb_update pdb = { 0 };
+	struct lt_buf out = LT_BUF_INIT;
+	struct img *img = NULL, *again = NULL;
+	enum weave_outcome outcome, outcome2;
+	long nsites;
+	int rc = -1;
+
+	lt_error_clear();
+	if (fuzz_load(data, size, &img) < 0)
+		return -1;
+	if (fuzz_expect(weave_image(img, &opts, &outcome, &nsites)) < 0)
+		goto done;
+	/* As `locktime weave` does: the embedded PDB rewritten, then the image laid out. */
+	if (outcome == WEAVE_WOVEN && fuzz_expect(pdb_update(&pdb, img, FUZZ_NO_FILE, FUZZ_NO_FILE)) < 0)
+		goto done;
+	if (fuzz_expect(img_write(img, &out)) < 0)
+		goto done;
+	if (img_load(&again, out.data, out.len) < 0)
+		fuzz_fail("img_write laid out an image that does not load");
+	out.data = NULL; /* again owns it */
+	if (outcome == WEAVE_WOVEN &&
+	    (weave_image(again, &opts, &outcome2, &nsites) < 0 || outcome2 != WEAVE_ALREADY_WOVEN))
+		fuzz_fail("a woven image is not seen as already woven");
+	rc = 0;
+done:
+	pdb_update_free(&pdb);
+	img_free(again);
+	img_free(img);
+	lt_buf_free(&out);
+	return rc;
+}
+
+/* ---- fuzz_pdb ---- */
+
+/* Invariant of pdb_seq: a Sequence Points blob that decodes encodes, and the
+ * encoding decodes to the same points. */
+static void pdb_seq_round_trip(const struct md_image *md, uint32_t row)
+{
+	uint32_t doc = md_get(md, MD_METHODDEBUGINFORMATION, row, MD_METHODDEBUGINFORMATION_DOCUMENT), len;
+	struct pdb_seq seq = { 0 }, again = { 0 };
+	struct lt_buf out = LT_BUF_INIT;
+	const uint8_t *blob;
+
+	lt_error_clear();
+	if (md_blob(md, md_get(md, MD_METHODDEBUGINFORMATION, row, MD_METHODDEBUGINFORMATION_SEQUENCEPOINTS),
+		    &blob, &len) < 0 || len == 0 || fuzz_expect(pdb_seq_decode(blob, len, doc, &seq)) < 0)
+		return;
+	if (pdb_seq_encode(&seq, doc, &out) < 0)
+		fuzz_fail("a decoded Sequence Points blob does not encode");
+	if (pdb_seq_decode(out.data, (uint32_t)out.len, doc, &again) < 0)
+		fuzz_fail("an encoded Sequence Points blob does not decode");
+	if (again.n != seq.n || again.local_signature != seq.local_signature ||
+	    memcmp(again.points, seq.points, seq.n * sizeof *seq.points) != 0)
+		fuzz_fail("Sequence Points: decode(encode(points)) differs from points");
+	pdb_seq_free(&seq);
+	pdb_seq_free(&again);
+	lt_buf_free(&out);
+}
+
+int fuzz_pdb(const uint8_t *data, size_t size)
+{
+	static const uint32_t offsets[] = { 0, 1, 0x10, UINT32_MAX };
+	struct wlines lines;
+	struct lt_buf out = LT_BUF_INIT;
+	struct md_image again;
+	char text[300];
+	uint32_t row;
+	size_t i;
+	int rc;
+
+	lt_error_clear();
+	memset(&lines, 0, sizeof lines);
+	if (fuzz_expect(md_read(&lines.md, data, size)) < 0)
+		return -1;
+	lines.has_pdb = lines.md.has_pdb;
+	for (row = 1; lines.has_pdb && row <= md_rows(&lines.md, MD_METHODDEBUGINFORMATION); row++) {
+		for (i = 0; i < sizeof offsets / sizeof *offsets; i++)
+			(void)wlines_find(&lines, row, offsets[i], text, sizeof text);
+		pdb_seq_round_trip(&lines.md, row);
+	}
+	lt_error_clear();
+	rc = fuzz_expect(md_write(&lines.md, &out));
+	if (rc == 0) {
+		if (md_read(&again, out.data, out.len) < 0)
+			fuzz_fail("md_write wrote metadata that does not read");
+		md_free(&again);
+	}
+	lt_buf_free(&out);
+	md_free(&lines.md);
+	return rc;
+}
+
+/* ---- fuzz_nupkg ---- */
+
+int fuzz_nupkg(const uint8_t *data, size_t size)
+{
+	static const struct nupkg_limits lim = { 256, 1 << 20, 4 << 20 };
+	struct nupkg *p = NULL, *again = NULL;
+	struct lt_buf out = LT_BUF_INIT;
+	uint32_t i;
+	int rc;
+
+	lt_error_clear();
+	if (fuzz_expect(nupkg_open(&p, data, size, &lim)) < 0)
+		return -1;
+	for (i = 0; i < p->nentries; i++) {
+		struct img *img = NULL;
+		uint8_t *entry;
+		size_t len, tfm_at, tfm_len;
+
+		lt_error_clear();
+		if (fuzz_expect(nupkg_read(p, i, &entry, &len)) < 0)
+			continue;
+		if (nupkg_is_assembly(p->entries[i].name, &tfm_at, &tfm_len)) {
+			(void)fuzz_expect(img_load(&img, entry, len));
+			img_free(img);
+		} else {
+			free(entry);
+		}
+	}
+	lt_error_clear();
+	rc = fuzz_expect(nupkg_write(p, &out));
+	if (rc == 0) {
+		if (nupkg_open(&again, out.data, out.len, &lim) < 0)
+			fuzz_fail("nupkg_write wrote a package that does not open");
+		nupkg_free(again);
+	}
+	nupkg_free(p);
+	lt_buf_free(&out);
+	return rc;
+}
+
+const struct fuzz_target fuzz_targets[] = {
+	{ "image", fuzz_image },
+	{ "sig", fuzz_sig },
+	{ "weave", fuzz_weave },
+	{ "pdb", fuzz_pdb },
+	{ "nupkg", fuzz_nupkg },
+};
+const size_t fuzz_ntargets = sizeof fuzz_targets / sizeof *fuzz_targets;
