@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds the test corpus into build/corpus/: the C#, VB and F# programs (Debug and Release), the Mono
-# program (mcs, with and without -debug/-optimize), and build/corpus/thirdparty/ (real assemblies:
-# Mono's class libraries and the DLLs of a few NuGet packages that take locks).
+# Builds the test corpus into build/corpus/: the C#, VB and F# programs (Debug and Release), the C#
+# program again for net48 (net48/: the .NET SDK with the .NET Framework reference assemblies; run
+# under Mono), the Mono program (mcs, with and without -debug/-optimize), and build/corpus/thirdparty/
+# (real assemblies: Mono's class libraries and the DLLs of a few NuGet packages that take locks).
 #   tests/corpus/build.sh [-v]     -v prints how long each step took (always logged to
 #                                  build/logs/corpus-times.txt)
 # Idempotent: a step whose stamp is newer than its sources is skipped. Quiet unless a step fails,
@@ -59,14 +60,16 @@ build_dotnet() { # NAME PROJECT
 	record "$name" "$t"
 }
 
-# The Mono program: Debug is -debug -optimize-, Release is -optimize+ with no symbols.
+# The Mono program: Debug is -debug -optimize-, Release is -optimize+ with no symbols. And the
+# program whose only locks are synchronized methods (synconly/).
 build_mono() {
 	local log=$logs/corpus-mono.log t
 	t=$(now)
-	mkdir -p $out/mono/Debug $out/mono/Release
+	mkdir -p $out/mono/Debug $out/mono/Release $out/synconly
 	{
 		mcs -sdk:4.5 -debug -optimize- -out:$out/mono/Debug/MonoLocks.exe tests/corpus/mono/*.cs &&
-			mcs -sdk:4.5 -optimize+ -out:$out/mono/Release/MonoLocks.exe tests/corpus/mono/*.cs
+			mcs -sdk:4.5 -optimize+ -out:$out/mono/Release/MonoLocks.exe tests/corpus/mono/*.cs &&
+			mcs -sdk:4.5 -optimize+ -out:$out/synconly/SyncOnly.exe tests/corpus/synconly/SyncOnly.cs
 	} >"$log" 2>&1 || return 1
 	record mono "$t"
 }
@@ -137,12 +140,23 @@ build_thirdparty() {
 	record thirdparty "$t"
 }
 
+# The sources of each .NET project: its folder, and the C# files the net48 build shares.
+sources() { # NAME
+	echo "tests/corpus/$1 tests/corpus/Directory.Build.props"
+	[ "$1" = net48 ] && echo tests/corpus/csharp
+	return 0
+}
+
+# The PDB corpus (Debug/Release x portable/embedded PDB) has its own script and stamp.
+bash tests/corpus/pdb/build.sh || exit 1
+
 # Decide first what is stale, so that a run with nothing to do leaves the last timings in place.
 stale=()
-for name in csharp vb fsharp; do
-	fresh $out/$name/.built tests/corpus/$name tests/corpus/Directory.Build.props || stale+=("$name")
+for name in csharp vb fsharp net48; do
+	# shellcheck disable=SC2046 # sources prints paths without spaces
+	fresh $out/$name/.built $(sources "$name") || stale+=("$name")
 done
-fresh $out/mono/.built tests/corpus/mono || stale+=(mono)
+fresh $out/mono/.built tests/corpus/mono tests/corpus/synconly || stale+=(mono)
 fresh $out/thirdparty/.built tests/corpus/build.sh || stale+=(thirdparty)
 [ ${#stale[@]} -eq 0 ] && exit 0
 : >"$times"
@@ -159,7 +173,7 @@ for name in "${stale[@]}"; do
 		touch $out/thirdparty/.built
 		;;
 	*)
-		# The compilers mostly wait on their own start-up, so the three projects build side by side.
+		# The compilers mostly wait on their own start-up, so the projects build side by side.
 		project=$(find tests/corpus/$name -maxdepth 1 -name '*.*proj' | head -n 1)
 		(build_dotnet "$name" "$project" && touch $out/$name/.built) &
 		pids+=($!) names+=("$name")

@@ -3,8 +3,9 @@
 
 #include "weave_fixture.h"
 
-/* The helper's fields and fixed methods (docs/weaving.md). */
-#define HELPER_FIELDS 7
+/* The helper's fields (4 of them [ThreadStatic]) and fixed methods (docs/weaving.md). */
+#define HELPER_FIELDS 8
+#define HELPER_THREAD_STATIC 4
 static const char *const helper_methods[] = {
 	".cctor", "Push", "Grow", "Pop", "Shift", "Report", "ReportNotAcquired", "Ms", "Write",
 };
@@ -38,8 +39,9 @@ static struct sig_method *methoddef_sig(const struct md_image *md, uint32_t tok)
 }
 
 /* Write the image, load the result, and check the helper: the last TypeDef,
- * named <LockTime>, extending the resolved Object, its 7 fields (3 of them
- * [ThreadStatic]) and `nmethods` methods, each with a body il_decode reads.
+ * named <LockTime>, extending the resolved Object, its HELPER_FIELDS fields
+ * (HELPER_THREAD_STATIC of them [ThreadStatic]) and `nmethods` methods, each
+ * with a body il_decode reads.
  * Returns the reloaded image (free with img_free). */
 static struct img *write_and_check(struct img *img, uint32_t nmethods)
 {
@@ -82,7 +84,7 @@ static struct img *write_and_check(struct img *img, uint32_t nmethods)
 		if (md_token_table(parent) == MD_FIELD && md_token_row(parent) >= fields)
 			attrs++;
 	}
-	assert_int_equal(attrs, 3);
+	assert_int_equal(attrs, HELPER_THREAD_STATIC);
 	return again;
 }
 
@@ -123,7 +125,8 @@ static void test_helper_mono_system(void **state)
 	assert_int_equal(s->nparams, 1);
 	sig_method_free(s);
 	ok(weave_helper_end(h));
-	again = write_and_check(img, HELPER_METHODS + 3);
+	/* Enter: the inlinable front and its _Timed part; Exit; Wait. */
+	again = write_and_check(img, HELPER_METHODS + 4);
 	img_free(again);
 	img_free(img);
 }
@@ -189,7 +192,8 @@ static void test_helper_lock_wrappers(void **state)
 	for (uint32_t r = 1; r <= md_rows(md, MD_METHODDEF); r++)
 		pop_scopes += strcmp(str(md, MD_METHODDEF, r, MD_METHODDEF_NAME), "PopScope") == 0;
 	assert_int_equal(pop_scopes, 1);
-	again = write_and_check(img, HELPER_METHODS + 1 + 7);
+	/* Four acquiring wrappers (a front and a _Timed part each), three others, PopScope. */
+	again = write_and_check(img, HELPER_METHODS + 4 * 2 + 3 + 1);
 	img_free(again);
 	img_free(img);
 }
@@ -327,13 +331,21 @@ static void test_helper_pointer_tables(void **state)
 	img_free(img);
 }
 
+/* A core library that lacks a type the helper needs (Console, renamed here). */
 static void test_helper_unresolvable_framework(void **state)
 {
 	struct img *img = load(MONO_MSCORLIB);
+	struct md_image *md = &img->md;
 	struct weave_helper *h;
+	uint32_t idx;
 
 	(void)state;
+	assert_int_equal(md_add_string(md, "Console2", &idx), 0);
+	for (uint32_t t = 1; t <= md_rows(md, MD_TYPEDEF); t++)
+		if (strcmp(str(md, MD_TYPEDEF, t, MD_TYPEDEF_NAME), "Console") == 0)
+			md_set(md, MD_TYPEDEF, t, MD_TYPEDEF_NAME, idx);
 	expect_error(weave_helper_begin(img, &default_opts, &h), LT_E_WEAVE);
+	assert_non_null(strstr(lt_error_last()->msg, "Console"));
 	img_free(img);
 }
 

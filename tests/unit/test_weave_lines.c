@@ -98,6 +98,71 @@ static void test_list_locations_are_lock_lines(void **state)
 	img_free(img);
 }
 
+/* Lock.EnterScope sites of LockCorpus.LockType: an explicit `using
+ * (Gate.EnterScope())` has its own sequence point; `lock` on a Lock has none
+ * (Roslyn), and reports its block's `{` - not the statement before it. */
+static void on_scope_site(void *ctx, const struct weave_site *s)
+{
+	unsigned *checked = ctx, line;
+	char file[64], text[512], before[512];
+
+	if (s->kind != WEAVE_LOCK_ENTERSCOPE || strcmp(s->method, "LockCorpus.LockType::Run") != 0)
+		return;
+	assert_int_equal(sscanf(s->location, "%63[^:]:%u", file, &line), 2);
+	source_line(file, line, text, sizeof text);
+	source_line(file, line - 1, before, sizeof before);
+	if (!strstr(text, "using (") && !(strstr(text, "{") && strstr(before, "lock (")))
+		fail_msg("%s %s: line '%s' after '%s'", s->method, s->location, text, before);
+	(*checked)++;
+}
+
+static void test_lock_on_lock_lines(void **state)
+{
+	struct img *img = load_corpus();
+	unsigned checked = 0;
+
+	(void)state;
+	assert_true(weave_list_path(img, CORPUS_DLL, on_scope_site, &checked) > 0);
+	assert_int_equal(checked, 4); /* three `lock` statements, one `using` */
+	img_free(img);
+}
+
+#define VB_DLL "build/corpus/vb/Debug/LockCorpusVb.dll"
+
+struct vb_seen {
+	unsigned lambdas, in_main;
+};
+
+static void on_vb_site(void *ctx, const struct weave_site *s)
+{
+	struct vb_seen *seen = ctx;
+
+	seen->lambdas += strstr(s->method, "_Lambda$__") != NULL;
+	seen->in_main += strcmp(s->method, "LockCorpusVb.Program::Main") == 0;
+}
+
+/* A VB lambda (_Closure$__::_Lambda$__N-M) is named after the method whose
+ * lines hold it (Main) when the PDB is there, and keeps its name without. */
+static void test_vb_lambda_named_by_lines(void **state)
+{
+	struct img *img = NULL;
+	struct vb_seen with = { 0 }, without = { 0 };
+	uint8_t *data;
+	size_t size;
+
+	(void)state;
+	if (lt_file_read(VB_DLL, &data, &size) < 0)
+		skip();
+	assert_int_equal(img_load(&img, data, size), 0);
+	assert_true(weave_list_path(img, VB_DLL, on_vb_site, &with) > 0);
+	assert_true(weave_list(img, on_vb_site, &without) > 0);
+	assert_int_equal(with.lambdas, 0);
+	assert_int_equal(with.in_main, 1);
+	assert_int_equal(without.lambdas, 1);
+	assert_int_equal(without.in_main, 0);
+	img_free(img);
+}
+
 /* wlines_find agrees with the list and gives 0 past the method table and for row 0. */
 static void test_find_bounds(void **state)
 {
@@ -110,6 +175,8 @@ static void test_find_bounds(void **state)
 	assert_int_equal(l.has_pdb, 1);
 	assert_int_equal(wlines_find(&l, 0, 0, buf, sizeof buf), 0);
 	assert_int_equal(wlines_find(&l, md_rows(&img->md, MD_METHODDEF) + 1, 0, buf, sizeof buf), 0);
+	/* no visible point after the end of any body */
+	assert_int_equal(wlines_point(&l, 1, 0xFFFFFF, WLINES_AFTER, buf, sizeof buf, NULL), 0);
 	assert_string_equal(buf, "unchanged");
 	wlines_free(&l);
 	wlines_free(NULL);
@@ -182,6 +249,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_list_locations_are_lock_lines),
+		cmocka_unit_test(test_lock_on_lock_lines),
+		cmocka_unit_test(test_vb_lambda_named_by_lines),
 		cmocka_unit_test(test_find_bounds),
 		cmocka_unit_test(test_no_path),
 		cmocka_unit_test(test_missing_pdb),

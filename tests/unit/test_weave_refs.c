@@ -317,14 +317,64 @@ static void test_refs_forwarder_target(void **state)
 	img_free(img);
 }
 
-static void test_refs_corlib_without_stopwatch(void **state)
+/* The MethodDef row of mono's mscorlib clock, System.DateTime::GetSystemTimeAsFileTime. */
+static uint32_t corlib_clock_row(const struct md_image *md)
+{
+	for (uint32_t r = 1; r <= md_rows(md, MD_METHODDEF); r++)
+		if (strcmp(str(md, MD_METHODDEF, r, MD_METHODDEF_NAME), "GetSystemTimeAsFileTime") == 0)
+			return r;
+	fail_msg("mscorlib has no GetSystemTimeAsFileTime");
+	return 0;
+}
+
+/* Mono's mscorlib has no Stopwatch: its own internal DateTime clock, 10^7 ticks a second. */
+static void test_refs_corlib_clock(void **state)
 {
 	struct img *img = load(MONO_MSCORLIB);
+	struct md_image *md = &img->md;
+	uint32_t typerefs = md_rows(md, MD_TYPEREF);
 	struct wref r;
 
 	(void)state;
+	ok(wref_resolve(img, &default_opts, &r));
+	assert_int_equal(r.type[WT_STOPWATCH], 0);
+	assert_int_equal(r.member[WM_FREQUENCY], 0);
+	assert_int_equal(r.clock_hz, 10000000);
+	assert_int_equal(r.member[WM_GETTIMESTAMP], md_token(MD_METHODDEF, corlib_clock_row(md)));
+	/* Everything else is the core library's own: no TypeRef is added. */
+	assert_int_equal(md_token_table(r.type[WT_TYPE]), MD_TYPEDEF);
+	assert_int_equal(md_token_table(r.member[WM_GETTYPEFROMHANDLE]), MD_METHODDEF);
+	assert_int_equal(md_rows(md, MD_TYPEREF), typerefs);
+	img_free(img);
+}
+
+/* A core library with neither Stopwatch nor the clock: refused, naming Stopwatch. */
+static void test_refs_corlib_without_clock(void **state)
+{
+	struct img *img = load(MONO_MSCORLIB);
+	struct md_image *md = &img->md;
+	uint32_t idx;
+	struct wref r;
+
+	(void)state;
+	assert_int_equal(md_add_string(md, "GetSystemTimeAsFileTime2", &idx), 0);
+	md_set(md, MD_METHODDEF, corlib_clock_row(md), MD_METHODDEF_NAME, idx);
 	expect_error(wref_resolve(img, &default_opts, &r), LT_E_WEAVE);
 	assert_non_null(strstr(lt_error_last()->msg, "Stopwatch"));
+	img_free(img);
+}
+
+/* The clock must be callable from another type (II.23.1.10): a private one is not used. */
+static void test_refs_corlib_clock_private(void **state)
+{
+	struct img *img = load(MONO_MSCORLIB);
+	struct md_image *md = &img->md;
+	uint32_t row = corlib_clock_row(md);
+	struct wref r;
+
+	(void)state;
+	md_set(md, MD_METHODDEF, row, MD_METHODDEF_FLAGS, (md_get(md, MD_METHODDEF, row, MD_METHODDEF_FLAGS) & ~7u) | 1u);
+	expect_error(wref_resolve(img, &default_opts, &r), LT_E_WEAVE);
 	img_free(img);
 }
 
@@ -443,7 +493,7 @@ static void test_refs_sig_template_bad_type(void **state)
 {
 	static const uint8_t tmpl[] = { SIG_CONV_FIELD, WREF_CLASS(63) };
 	struct lt_buf b = LT_BUF_INIT;
-	struct wref r = { { 0 }, { 0 } };
+	struct wref r = { { 0 }, { 0 }, 0 };
 
 	(void)state;
 	expect_error(wref_sig(&r, tmpl, sizeof tmpl, &b), LT_E_ENCODE);
@@ -466,7 +516,9 @@ int main(void)
 		cmocka_unit_test(test_refs_forwarder),
 		cmocka_unit_test(test_refs_not_in_references),
 		cmocka_unit_test(test_refs_forwarder_target),
-		cmocka_unit_test(test_refs_corlib_without_stopwatch),
+		cmocka_unit_test(test_refs_corlib_clock),
+		cmocka_unit_test(test_refs_corlib_without_clock),
+		cmocka_unit_test(test_refs_corlib_clock_private),
 		cmocka_unit_test(test_refs_unknown_framework),
 		cmocka_unit_test(test_refs_missing_reference_file),
 		cmocka_unit_test(test_refs_reference_not_pe),

@@ -2,6 +2,7 @@
 #include "weave.h"
 #include "weave_pass.h"
 #include "lt_error.h"
+#include <openssl/sha.h>
 
 #include <stdio.h>
 #include <string.h>
@@ -31,12 +32,6 @@ const char *weave_kind_name(enum weave_kind k)
 int weave_kind_acquires(enum weave_kind k)
 {
 	return (unsigned)k < WEAVE_KIND_COUNT && kinds[k].acquires;
-}
-
-void weave_location(const struct wlines *lines, uint32_t methoddef, uint32_t il_offset, char *buf, size_t n)
-{
-	if (!wlines_find(lines, methoddef, il_offset, buf, n))
-		snprintf(buf, n, "IL_%04x", il_offset);
 }
 
 /* Index the image and find its lock calls. */
@@ -71,14 +66,14 @@ long weave_list_path(const struct img *img, const char *path,
 			continue;
 		/* Sites come grouped by method: name each method once. */
 		if (c->methoddef != s.methoddef &&
-		    weave_names_method(&names, c->methoddef, s.method, sizeof s.method) < 0) {
+		    weave_site_method(&names, &lines, c->methoddef, s.method, sizeof s.method) < 0) {
 			count = -1;
 			break;
 		}
 		s.methoddef = c->methoddef;
 		s.il_offset = c->il_offset;
 		s.kind = c->kind;
-		if (!wlines_find(&lines, c->methoddef, c->il_offset, s.location, sizeof s.location))
+		if (!weave_site_line(img, &lines, c, s.location, sizeof s.location))
 			s.location[0] = 0;
 		fn(ctx, &s);
 		count++;
@@ -105,18 +100,13 @@ static int already_woven(const struct img *img)
 	return 0;
 }
 
-/* Rewrite every method that has lock calls, one run of calls per method
- * (synchronized-method entries are listed, not woven). */
+/* Rewrite every method that has lock sites, one run of sites per method. */
 static int rewrite_all(struct img *img, struct weave_helper *h, const struct weave_names *names,
 		       const struct wlines *lines, const struct weave_sites *sites)
 {
 	size_t i = 0, j;
 
 	while (i < sites->n) {
-		if (sites->calls[i].kind == WEAVE_SYNCHRONIZED) {
-			i++;
-			continue;
-		}
 		for (j = i; j < sites->n && sites->calls[j].methoddef == sites->calls[i].methoddef; j++)
 			;
 		if (weave_rewrite_method(img, h, names, lines, &sites->calls[i], j - i) < 0)
@@ -126,13 +116,46 @@ static int rewrite_all(struct img *img, struct weave_helper *h, const struct wea
 	return 0;
 }
 
+/* Give the woven module a new Mvid (II.22.30: it tells versions of a module
+ * apart), so that native code compiled for the input and keyed by its Mvid
+ * (Mono's AOT images, its corlib's included) is not run in place of the
+ * woven IL.  The new GUID is derived, not random, so that the output stays
+ * deterministic: the SHA-1 of the old Mvid and the baked options, shaped as
+ * a name-based (version 5, RFC 4122 variant) GUID in the #GUID layout
+ * (Data3 little-endian: its high byte is byte 7). */
+static int renew_mvid(struct img *img, const struct weave_opts *opts)
+{
+	struct md_image *md = &img->md;
+	uint8_t digest[SHA_DIGEST_LENGTH], guid[16] = { 0 }, input[16 + 600];
+	const uint8_t *old = NULL;
+	uint32_t index;
+	int n;
+
+	if (md_rows(md, MD_MODULE) == 0)
+		return lt_error_set(LT_E_METADATA, "no Module row (II.22.30)");
+	/* Mvid index 0 (none) is allowed by md_read: zeros stand for it. */
+	if (md_get(md, MD_MODULE, 1, MD_MODULE_MVID) && md_guid(md, md_get(md, MD_MODULE, 1, MD_MODULE_MVID), &old) < 0)
+		return lt_error_prefix("Module row 1: ");
+	memcpy(input, old ? old : guid, 16);
+	n = snprintf((char *)input + 16, sizeof input - 16, "LockTime %.17g %s", opts->threshold_ms,
+		     opts->output ? opts->output : "");
+	SHA1(input, 16 + (n < 0 ? 0 : (size_t)n < sizeof input - 16 ? (size_t)n : sizeof input - 17), digest);
+	memcpy(guid, digest, 16);
+	guid[7] = (uint8_t)((guid[7] & 0x0F) | 0x50);
+	guid[8] = (uint8_t)((guid[8] & 0x3F) | 0x80);
+	if (md_add_guid(md, guid, &index) < 0)
+		return -1;
+	md_set(md, MD_MODULE, 1, MD_MODULE_MVID, index);
+	return 0;
+}
+
 int weave_image(struct img *img, const struct weave_opts *opts, enum weave_outcome *outcome, long *nsites)
 {
 	struct weave_names names;
 	struct weave_sites sites;
 	struct weave_helper *h;
 	struct wlines lines;
-	long calls = 0, acquiring = 0;
+	long acquiring = 0;
 	size_t i;
 	int woven = already_woven(img), rc = -1;
 
@@ -145,13 +168,14 @@ int weave_image(struct img *img, const struct weave_opts *opts, enum weave_outco
 	}
 	if (scan(img, &names, &sites) < 0)
 		return -1;
-	for (i = 0; i < sites.n; i++) {
-		if (sites.calls[i].kind == WEAVE_SYNCHRONIZED)
-			continue;
-		calls++;
-		acquiring += weave_kind_acquires(sites.calls[i].kind);
+	if (sites.n > WEAVE_MAX_CALLS) {
+		lt_error_set(LT_E_LIMIT, "%zu lock calls: more than LockTime weaves in one assembly (%d)", sites.n,
+			     WEAVE_MAX_CALLS);
+		goto done;
 	}
-	if (calls == 0) {
+	for (i = 0; i < sites.n; i++)
+		acquiring += weave_kind_acquires(sites.calls[i].kind);
+	if (sites.n == 0) {
 		rc = 0;
 		goto done;
 	}
@@ -165,7 +189,7 @@ int weave_image(struct img *img, const struct weave_opts *opts, enum weave_outco
 		goto done;
 	}
 	rc = -1;
-	if (weave_helper_end(h) < 0)
+	if (weave_helper_end(h) < 0 || renew_mvid(img, opts) < 0)
 		goto done;
 	*outcome = WEAVE_WOVEN;
 	*nsites = acquiring;

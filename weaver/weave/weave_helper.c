@@ -26,6 +26,7 @@ static const struct field_info {
 	[HF_FRAMES] = { "Frames", HFA_PRIVATE | HFA_STATIC, { SIG_CONV_FIELD, SIG_SZARRAY, SIG_OBJECT }, 3, 1 },
 	[HF_TIMES] = { "Times", HFA_PRIVATE | HFA_STATIC, { SIG_CONV_FIELD, SIG_SZARRAY, SIG_I8 }, 3, 1 },
 	[HF_DEPTH] = { "Depth", HFA_PRIVATE | HFA_STATIC, { SIG_CONV_FIELD, SIG_I4 }, 2, 1 },
+	[HF_REPORTING] = { "Reporting", HFA_PRIVATE | HFA_STATIC, { SIG_CONV_FIELD, SIG_BOOLEAN }, 2, 1 },
 };
 
 /* A custom attribute blob with no arguments: prolog 0x0001, NumNamed 0 (II.23.3). */

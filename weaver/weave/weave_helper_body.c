@@ -61,8 +61,7 @@ static void emit_cctor(struct weave_helper *h, struct em *e)
 	em_mark(e, keep_baked);
 	/* Threshold = (long)(ms * Stopwatch.Frequency / 1000.0) */
 	em_ldloc(e, 2);
-	em_tok(e, IL_LDSFLD, ref(h, WM_FREQUENCY));
-	em_op(e, IL_CONV_R8);
+	hbody_frequency_r8(h, e);
 	em_op(e, IL_MUL);
 	em_r8(e, 1000.0);
 	em_op(e, IL_DIV);
@@ -88,52 +87,44 @@ static void emit_cctor(struct weave_helper *h, struct em *e)
 }
 
 /* Push(object lock, string method, string location, long acquiredAt, long
- * wait): record a frame, allocating the per-thread arrays on the thread's
- * first lock and doubling them when full.  Local: 0 int d. */
+ * wait): record a frame.  Each [ThreadStatic] field is read once (every
+ * access is a thread-local lookup); Grow allocates the arrays on the
+ * thread's first lock and doubles them when full.
+ * Locals: 0 int d, 1 object[] f, 2 long[] t. */
 static void emit_push(struct weave_helper *h, struct em *e)
 {
-	uint32_t have = em_label(e), room = em_label(e);
+	uint32_t grow = em_label(e), room = em_label(e);
 
 	em_tok(e, IL_LDSFLD, fld(h, HF_FRAMES));
-	em_br(e, IL_BRTRUE, have);
-	em_i4(e, FRAMES_INITIAL * FRAME_OBJS);
-	em_tok(e, IL_NEWARR, h->refs.type[WT_OBJECT]);
-	em_tok(e, IL_STSFLD, fld(h, HF_FRAMES));
-	em_i4(e, FRAMES_INITIAL * FRAME_TIMES);
-	em_tok(e, IL_NEWARR, h->refs.type[WT_INT64]);
-	em_tok(e, IL_STSFLD, fld(h, HF_TIMES));
-	em_mark(e, have);
+	em_stloc(e, 1);
 	em_tok(e, IL_LDSFLD, fld(h, HF_DEPTH));
 	em_stloc(e, 0);
-	/* if ((d + 1) * 3 > Frames.Length) Grow(); */
+	/* if (f == null || (d + 1) * 3 > f.Length) { Grow(); f = Frames; } */
+	em_ldloc(e, 1);
+	em_br(e, IL_BRFALSE, grow);
 	em_ldloc(e, 0);
 	em_i4(e, 1);
 	em_op(e, IL_ADD);
 	em_i4(e, FRAME_OBJS);
 	em_op(e, IL_MUL);
-	em_tok(e, IL_LDSFLD, fld(h, HF_FRAMES));
+	em_ldloc(e, 1);
 	em_op(e, IL_LDLEN);
 	em_op(e, IL_CONV_I4);
 	em_br(e, IL_BLE, room);
+	em_mark(e, grow);
 	em_tok(e, IL_CALL, h->method[HM_GROW]);
+	em_tok(e, IL_LDSFLD, fld(h, HF_FRAMES));
+	em_stloc(e, 1);
 	em_mark(e, room);
-	for (int32_t k = 0; k < FRAME_OBJS; k++) { /* Frames[d*3+k] = arg k */
-		em_tok(e, IL_LDSFLD, fld(h, HF_FRAMES));
-		em_ldloc(e, 0);
-		em_i4(e, FRAME_OBJS);
-		em_op(e, IL_MUL);
-		em_i4(e, k);
-		em_op(e, IL_ADD);
+	em_tok(e, IL_LDSFLD, fld(h, HF_TIMES));
+	em_stloc(e, 2);
+	for (int32_t k = 0; k < FRAME_OBJS; k++) { /* f[d*3+k] = arg k */
+		slot(e, 1, 0, FRAME_OBJS, k);
 		em_ldarg(e, (uint32_t)k);
 		em_op(e, IL_STELEM_REF);
 	}
-	for (int32_t k = 0; k < FRAME_TIMES; k++) { /* Times[d*2+k] = arg 3+k */
-		em_tok(e, IL_LDSFLD, fld(h, HF_TIMES));
-		em_ldloc(e, 0);
-		em_i4(e, FRAME_TIMES);
-		em_op(e, IL_MUL);
-		em_i4(e, k);
-		em_op(e, IL_ADD);
+	for (int32_t k = 0; k < FRAME_TIMES; k++) { /* t[d*2+k] = arg 3+k */
+		slot(e, 2, 0, FRAME_TIMES, k);
 		em_ldarg(e, (uint32_t)(FRAME_OBJS + k));
 		em_op(e, IL_STELEM_I8);
 	}
@@ -172,14 +163,25 @@ static void copy_array(struct weave_helper *h, struct em *e, enum hfield from, u
 	em_br(e, IL_BLT, loop);
 }
 
-/* Grow(): double Frames and Times.  Locals: 0 object[] f, 1 long[] t, 2 int i. */
+/* Grow(): allocate Frames and Times (FRAMES_INITIAL frames) when the
+ * thread has none, else double them.  Locals: 0 object[] f, 1 long[] t, 2 int i. */
 static void emit_grow(struct weave_helper *h, struct em *e)
 {
-	static const struct { enum hfield field; enum wref_type elem; enum il_op ld, st; } arrays[2] = {
-		{ HF_FRAMES, WT_OBJECT, IL_LDELEM_REF, IL_STELEM_REF },
-		{ HF_TIMES, WT_INT64, IL_LDELEM_I8, IL_STELEM_I8 },
+	static const struct { enum hfield field; enum wref_type elem; enum il_op ld, st; int32_t width; } arrays[2] = {
+		{ HF_FRAMES, WT_OBJECT, IL_LDELEM_REF, IL_STELEM_REF, FRAME_OBJS },
+		{ HF_TIMES, WT_INT64, IL_LDELEM_I8, IL_STELEM_I8, FRAME_TIMES },
 	};
+	uint32_t have = em_label(e);
 
+	em_tok(e, IL_LDSFLD, fld(h, HF_FRAMES));
+	em_br(e, IL_BRTRUE, have);
+	for (uint32_t a = 0; a < 2; a++) {
+		em_i4(e, FRAMES_INITIAL * arrays[a].width);
+		em_tok(e, IL_NEWARR, h->refs.type[arrays[a].elem]);
+		em_tok(e, IL_STSFLD, fld(h, arrays[a].field));
+	}
+	em_op(e, IL_RET);
+	em_mark(e, have);
 	for (uint32_t a = 0; a < 2; a++) {
 		em_tok(e, IL_LDSFLD, fld(h, arrays[a].field));
 		em_op(e, IL_LDLEN);
@@ -271,7 +273,7 @@ static void shift_down(struct em *e, uint32_t arr, int32_t width, enum il_op lde
  * threshold.  No frame: nothing happens. */
 static void emit_pop(struct weave_helper *h, struct em *e, uint32_t lock_token)
 {
-	uint32_t done = em_label(e), report = em_label(e);
+	uint32_t done = em_label(e), names = em_label(e), removed = em_label(e);
 
 	emit_find(h, e, lock_token, done);
 	em_tok(e, IL_CALL, ref(h, WM_GETTIMESTAMP));
@@ -282,6 +284,14 @@ static void emit_pop(struct weave_helper *h, struct em *e, uint32_t lock_token)
 	slot(e, L_T, L_I, FRAME_TIMES, 1);
 	em_op(e, IL_LDELEM_I8);
 	em_stloc(e, L_WAIT);
+	/* The site's strings are read only for a report (L_M stays null otherwise). */
+	em_ldloc(e, L_HOLD);
+	em_tok(e, IL_LDSFLD, fld(h, HF_THRESHOLD));
+	em_br(e, IL_BGE, names);
+	em_ldloc(e, L_WAIT);
+	em_tok(e, IL_LDSFLD, fld(h, HF_THRESHOLD));
+	em_br(e, IL_BLT, removed);
+	em_mark(e, names);
 	slot(e, L_F, L_I, FRAME_OBJS, 1);
 	em_op(e, IL_LDELEM_REF);
 	em_tok(e, IL_CASTCLASS, h->refs.type[WT_STRING]);
@@ -290,6 +300,7 @@ static void emit_pop(struct weave_helper *h, struct em *e, uint32_t lock_token)
 	em_op(e, IL_LDELEM_REF);
 	em_tok(e, IL_CASTCLASS, h->refs.type[WT_STRING]);
 	em_stloc(e, L_LOC);
+	em_mark(e, removed);
 	em_ldloc(e, L_D);
 	em_i4(e, 1);
 	em_op(e, IL_SUB);
@@ -303,13 +314,8 @@ static void emit_pop(struct weave_helper *h, struct em *e, uint32_t lock_token)
 	}
 	em_ldloc(e, L_D);
 	em_tok(e, IL_STSFLD, fld(h, HF_DEPTH));
-	em_ldloc(e, L_HOLD);
-	em_tok(e, IL_LDSFLD, fld(h, HF_THRESHOLD));
-	em_br(e, IL_BGE, report);
-	em_ldloc(e, L_WAIT);
-	em_tok(e, IL_LDSFLD, fld(h, HF_THRESHOLD));
-	em_br(e, IL_BLT, done);
-	em_mark(e, report);
+	em_ldloc(e, L_M);
+	em_br(e, IL_BRFALSE, done);
 	em_ldloc(e, L_M);
 	em_ldloc(e, L_LOC);
 	em_ldloc(e, L_HOLD);
@@ -357,9 +363,33 @@ static const struct piece failed_line[] = {
 	{ " ms, not acquired at ", 0, 0 }, { NULL, 1, 0 },
 };
 
-/* Write(String.Concat(new string[] { pieces })); ret. */
+void hbody_frequency_r8(struct weave_helper *h, struct em *e)
+{
+	if (h->refs.clock_hz) {
+		em_r8(e, (double)h->refs.clock_hz);
+	} else {
+		em_tok(e, IL_LDSFLD, ref(h, WM_FREQUENCY));
+		em_op(e, IL_CONV_R8);
+	}
+}
+
+/* if (Reporting || Output == null) return; Reporting = true;
+ * try { Write(String.Concat(new string[] { pieces })); } finally { Reporting = false; }
+ * Reporting (per thread) drops the reports of locks that writing a report
+ * takes itself - they would report again, without end, when the woven
+ * assembly is the framework (Console's writer is a Synchronized method);
+ * Output is null while the .cctor runs (its own calls may take locks). */
 static void emit_line(struct weave_helper *h, struct em *e, const struct piece *p, int32_t n)
 {
+	uint32_t out = em_label(e), try_start = em_label(e), handler = em_label(e);
+
+	em_tok(e, IL_LDSFLD, fld(h, HF_REPORTING));
+	em_br(e, IL_BRTRUE, out);
+	em_tok(e, IL_LDSFLD, fld(h, HF_OUTPUT));
+	em_br(e, IL_BRFALSE, out);
+	em_i4(e, 1);
+	em_tok(e, IL_STSFLD, fld(h, HF_REPORTING));
+	em_mark(e, try_start);
 	em_i4(e, n);
 	em_tok(e, IL_NEWARR, h->refs.type[WT_STRING]);
 	for (int32_t k = 0; k < n; k++) {
@@ -376,7 +406,14 @@ static void emit_line(struct weave_helper *h, struct em *e, const struct piece *
 	}
 	em_tok(e, IL_CALL, ref(h, WM_STRING_CONCAT));
 	em_tok(e, IL_CALL, h->method[HM_WRITE]);
+	em_br(e, IL_LEAVE, out);
+	em_mark(e, handler);
+	em_i4(e, 0);
+	em_tok(e, IL_STSFLD, fld(h, HF_REPORTING));
+	em_op(e, IL_ENDFINALLY);
+	em_mark(e, out);
 	em_op(e, IL_RET);
+	em_eh(e, &(struct em_eh){ IL_EH_FINALLY, try_start, handler, handler, out, 0 });
 }
 
 static void emit_report(struct weave_helper *h, struct em *e)
@@ -397,8 +434,7 @@ static void emit_ms(struct weave_helper *h, struct em *e)
 	em_op(e, IL_CONV_R8);
 	em_r8(e, 1000.0);
 	em_op(e, IL_MUL);
-	em_tok(e, IL_LDSFLD, ref(h, WM_FREQUENCY));
-	em_op(e, IL_CONV_R8);
+	hbody_frequency_r8(h, e);
 	em_op(e, IL_DIV);
 	em_stloc(e, 0);
 	em_ldloca(e, 0);
@@ -489,7 +525,7 @@ static const struct method_info {
 		       BYTES(SIG_CONV_LOCAL_SIG, 3, SIG_STRING, SIG_R8, SIG_R8), emit_cctor },
 	[HM_PUSH] = { "Push", PRIVATE_STATIC,
 		      BYTES(SIG_CONV_DEFAULT, 5, SIG_VOID, SIG_OBJECT, SIG_STRING, SIG_STRING, SIG_I8, SIG_I8),
-		      BYTES(SIG_CONV_LOCAL_SIG, 1, SIG_I4), emit_push },
+		      BYTES(SIG_CONV_LOCAL_SIG, 3, SIG_I4, SIG_SZARRAY, SIG_OBJECT, SIG_SZARRAY, SIG_I8), emit_push },
 	[HM_GROW] = { "Grow", PRIVATE_STATIC, BYTES(SIG_CONV_DEFAULT, 0, SIG_VOID),
 		      BYTES(SIG_CONV_LOCAL_SIG, 3, SIG_SZARRAY, SIG_OBJECT, SIG_SZARRAY, SIG_I8, SIG_I4), emit_grow },
 	[HM_POP] = { "Pop", PRIVATE_STATIC, BYTES(SIG_CONV_DEFAULT, 1, SIG_VOID, SIG_OBJECT),

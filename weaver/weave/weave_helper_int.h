@@ -11,7 +11,7 @@
 #include "weave_refs.h"
 
 /* The helper's fields, in Field row order (docs/weaving.md). */
-enum hfield { HF_DISABLED, HF_THRESHOLD, HF_OUTPUT, HF_GATE, HF_FRAMES, HF_TIMES, HF_DEPTH, HF_COUNT };
+enum hfield { HF_DISABLED, HF_THRESHOLD, HF_OUTPUT, HF_GATE, HF_FRAMES, HF_TIMES, HF_DEPTH, HF_REPORTING, HF_COUNT };
 
 /* The helper's fixed methods, in MethodDef row order. */
 enum hmethod { HM_CCTOR, HM_PUSH, HM_GROW, HM_POP, HM_SHIFT, HM_REPORT, HM_REPORT_FAILED, HM_MS, HM_WRITE,
@@ -60,6 +60,7 @@ struct weave_helper {
 	struct hscope *scopes;
 	uint32_t nscopes, scopes_cap;
 	uint32_t named[WEAVE_KIND_COUNT]; /* wrappers named per kind, for unique names */
+	uint32_t sync_enter, sync_exit;   /* MethodDef tokens of the synchronized-method pair, 0 until used */
 };
 
 /* Method attributes (II.23.1.10). */
@@ -104,5 +105,9 @@ int hbody_add_all(struct weave_helper *h);
 /* The PopScope method for Lock type `lock_token` (TypeRef or TypeDef),
  * added on first use.  Returns 0 and *out, or -1 as hbody_add_all. */
 int hbody_pop_scope(struct weave_helper *h, uint32_t lock_token, uint32_t *out);
+
+/* Push the clock's ticks per second as a float64: Stopwatch.Frequency, or
+ * the core library clock's constant (struct wref). */
+void hbody_frequency_r8(struct weave_helper *h, struct em *e);
 
 #endif

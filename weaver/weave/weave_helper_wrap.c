@@ -9,27 +9,59 @@
 /* What a wrapper does around the original call. */
 enum role { ROLE_NONE, ROLE_ACQUIRE, ROLE_RELEASE, ROLE_WAIT };
 
+/* The non-blocking twin of a blocking Enter (II.23.2.1 MethodRefSig),
+ * named TryEnter: it throws what Enter throws for a null lock or a `taken`
+ * already true, and acquires exactly when Enter would without waiting.
+ * `reenter`: the twin's acquisition does not give the original's result
+ * (Lock.EnterScope's Scope), so the original runs after it - it re-enters
+ * (System.Threading.Lock is recursive) - and Exit releases the extra hold. */
+struct fast_sig {
+	uint8_t sig[6];
+	uint8_t len;
+	uint8_t reenter;
+};
+
+/* Lock.Exit(), for the `reenter` twins. */
+static const uint8_t lock_exit_sig[] = { SIG_HASTHIS, 0, SIG_VOID };
+
+/* The calls of a fast path: the TryEnter twin, and Exit when it re-enters (else 0). */
+struct fast_calls {
+	uint32_t try_enter, exit;
+};
+
 static const struct kind_info {
 	const char *name;     /* wrapper name; a second wrapper of the kind gets "_2"... */
 	enum role role;
 	uint8_t always;       /* acquiring kinds that cannot fail */
 	uint8_t try_result;   /* acquiring kinds whose bool result says "acquired" */
+	struct fast_sig fast; /* blocking Enter kinds: TryEnter's signature (len 0: none) */
 } kinds[WEAVE_KIND_COUNT] = {
-	[WEAVE_MONITOR_ENTER] = { "Monitor_Enter", ROLE_ACQUIRE, 1, 0 },
-	[WEAVE_MONITOR_ENTER_TAKEN] = { "Monitor_Enter_Taken", ROLE_ACQUIRE, 0, 0 },
-	[WEAVE_MONITOR_TRYENTER] = { "Monitor_TryEnter", ROLE_ACQUIRE, 0, 1 },
-	[WEAVE_LOCK_ENTER] = { "Lock_Enter", ROLE_ACQUIRE, 1, 0 },
-	[WEAVE_LOCK_TRYENTER] = { "Lock_TryEnter", ROLE_ACQUIRE, 0, 1 },
-	[WEAVE_LOCK_ENTERSCOPE] = { "Lock_EnterScope", ROLE_ACQUIRE, 1, 0 },
-	[WEAVE_SYNCHRONIZED] = { NULL, ROLE_NONE, 0, 0 },
-	[WEAVE_MONITOR_EXIT] = { "Monitor_Exit", ROLE_RELEASE, 0, 0 },
-	[WEAVE_LOCK_EXIT] = { "Lock_Exit", ROLE_RELEASE, 0, 0 },
-	[WEAVE_SCOPE_DISPOSE] = { "Scope_Dispose", ROLE_RELEASE, 0, 0 },
-	[WEAVE_MONITOR_WAIT] = { "Monitor_Wait", ROLE_WAIT, 0, 0 },
+	[WEAVE_MONITOR_ENTER] = { "Monitor_Enter", ROLE_ACQUIRE, 1, 0,
+				  { { SIG_CONV_DEFAULT, 1, SIG_BOOLEAN, SIG_OBJECT }, 4 } },
+	[WEAVE_MONITOR_ENTER_TAKEN] = { "Monitor_Enter_Taken", ROLE_ACQUIRE, 0, 0,
+					{ { SIG_CONV_DEFAULT, 2, SIG_VOID, SIG_OBJECT, SIG_BYREF, SIG_BOOLEAN }, 6 } },
+	[WEAVE_MONITOR_TRYENTER] = { "Monitor_TryEnter", ROLE_ACQUIRE, 0, 1, { { 0 }, 0 } },
+	[WEAVE_LOCK_ENTER] = { "Lock_Enter", ROLE_ACQUIRE, 1, 0, { { SIG_HASTHIS, 0, SIG_BOOLEAN }, 3 } },
+	[WEAVE_LOCK_TRYENTER] = { "Lock_TryEnter", ROLE_ACQUIRE, 0, 1, { { 0 }, 0 } },
+	/* Only EnterScope makes a Scope: TryEnter, then EnterScope re-enters, then Exit. */
+	[WEAVE_LOCK_ENTERSCOPE] = { "Lock_EnterScope", ROLE_ACQUIRE, 1, 0, { { SIG_HASTHIS, 0, SIG_BOOLEAN }, 3, 1 } },
+	[WEAVE_SYNCHRONIZED] = { NULL, ROLE_NONE, 0, 0, { { 0 }, 0 } },
+	[WEAVE_MONITOR_EXIT] = { "Monitor_Exit", ROLE_RELEASE, 0, 0, { { 0 }, 0 } },
+	[WEAVE_LOCK_EXIT] = { "Lock_Exit", ROLE_RELEASE, 0, 0, { { 0 }, 0 } },
+	[WEAVE_SCOPE_DISPOSE] = { "Scope_Dispose", ROLE_RELEASE, 0, 0, { { 0 }, 0 } },
+	[WEAVE_MONITOR_WAIT] = { "Monitor_Wait", ROLE_WAIT, 0, 0, { { 0 }, 0 } },
 };
 
 /* How an acquiring wrapper learns that the lock was taken. */
 enum acquired { ACQ_ALWAYS, ACQ_RESULT, ACQ_TAKEN };
+
+/* How an acquiring wrapper measures the wait (docs/weaving.md). */
+enum timing {
+	TIME_WAIT,    /* a timestamp before and after the original: wait = t1 - t0 */
+	TIME_FAST,    /* blocking Enter: its TryEnter twin first; acquired there = wait 0
+	                 and one timestamp, else TIME_WAIT around the original */
+	TIME_NO_WAIT, /* TryEnter without a timeout never blocks: one timestamp after it, wait 0 */
+};
 
 /* Wrapper locals: 0 int64 t0, 1 int64 t1, 2 the callee's result (if any). */
 enum { W_T0, W_T1, W_RESULT };
@@ -136,8 +168,8 @@ static void emit_elapsed(struct em *e)
 	em_op(e, IL_SUB);
 }
 
-/* if (Disabled) return original(args); t0 = GetTimestamp(); r = original(args); */
-static void emit_timed_call(struct weave_helper *h, struct em *e, const struct callee *c, int returns)
+/* if (Disabled) return original(args); */
+static void emit_disabled(struct weave_helper *h, struct em *e, const struct callee *c)
 {
 	uint32_t timed = em_label(e);
 
@@ -146,22 +178,77 @@ static void emit_timed_call(struct weave_helper *h, struct em *e, const struct c
 	emit_original(e, c, 0);
 	em_op(e, IL_RET);
 	em_mark(e, timed);
-	em_tok(e, IL_CALL, h->refs.member[WM_GETTIMESTAMP]);
-	em_stloc(e, W_T0);
-	emit_original(e, c, returns);
 }
 
-/* docs/weaving.md, acquiring wrapper: args are the callee's, then
- * (string method, string location). */
+static void emit_timestamp(struct weave_helper *h, struct em *e, uint32_t local)
+{
+	em_tok(e, IL_CALL, h->refs.member[WM_GETTIMESTAMP]);
+	em_stloc(e, local);
+}
+
+/* TIME_FAST: if (TryEnter(args)) { Push(lock, method, location, GetTimestamp(), 0); return; }
+ * or, for a twin that re-enters:
+ *   if (TryEnter(args)) { r = original(args); Exit(args); Push(...); return r; } */
+static void emit_fast(struct weave_helper *h, struct em *e, const struct callee *c, const struct fast_calls *fast,
+		      enum acquired acq, int returns)
+{
+	uint32_t slow = em_label(e);
+
+	emit_original(e, &(struct callee){ .token = fast->try_enter, .op = c->op, .nargs = c->nargs }, 0);
+	if (acq == ACQ_TAKEN) {
+		em_ldarg(e, c->nargs - 1);
+		em_op(e, IL_LDIND_U1);
+	}
+	em_br(e, IL_BRFALSE, slow);
+	if (fast->exit) {
+		emit_original(e, c, returns);
+		emit_original(e, &(struct callee){ .token = fast->exit, .op = c->op, .nargs = c->nargs }, 0);
+	}
+	em_ldarg(e, 0);
+	em_ldarg(e, c->nargs);
+	em_ldarg(e, c->nargs + 1);
+	em_tok(e, IL_CALL, h->refs.member[WM_GETTIMESTAMP]);
+	em_i4(e, 0);
+	em_op(e, IL_CONV_I8);
+	em_tok(e, IL_CALL, h->method[HM_PUSH]);
+	if (returns)
+		em_ldloc(e, W_RESULT);
+	em_op(e, IL_RET);
+	em_mark(e, slow);
+}
+
+/* An acquiring wrapper: if (Disabled) return original(args); return
+ * timed(args, method, location).  Small enough for the JIT to inline, and
+ * then, Disabled being a static readonly field of an initialized class, to
+ * fold into a plain call of the original (or of `timed`). */
+static void emit_front(struct weave_helper *h, struct em *e, const struct callee *c, uint32_t timed)
+{
+	emit_disabled(h, e, c);
+	for (uint32_t a = 0; a < c->nargs + 2; a++)
+		em_ldarg(e, a);
+	em_tok(e, IL_CALL, timed);
+	em_op(e, IL_RET);
+}
+
+/* docs/weaving.md, the timed part of an acquiring wrapper: args are the
+ * callee's, then (string method, string location); `fast` holds the
+ * twins for TIME_FAST. */
 static void emit_acquire(struct weave_helper *h, struct em *e, const struct callee *c, enum acquired acq,
-			 int returns)
+			 enum timing timing, const struct fast_calls *fast, int returns)
 {
 	uint32_t done = em_label(e), failed = em_label(e); /* failed: unused for ACQ_ALWAYS */
 	uint32_t method = c->nargs, location = c->nargs + 1;
 
-	emit_timed_call(h, e, c, returns);
-	em_tok(e, IL_CALL, h->refs.member[WM_GETTIMESTAMP]);
-	em_stloc(e, W_T1);
+	if (timing == TIME_FAST)
+		emit_fast(h, e, c, fast, acq, returns);
+	if (timing != TIME_NO_WAIT)
+		emit_timestamp(h, e, W_T0);
+	emit_original(e, c, returns);
+	emit_timestamp(h, e, W_T1);
+	if (timing == TIME_NO_WAIT) { /* t0 = t1: the wait is 0 */
+		em_ldloc(e, W_T1);
+		em_stloc(e, W_T0);
+	}
 	if (acq == ACQ_RESULT) {
 		em_ldloc(e, W_RESULT);
 		em_br(e, IL_BRFALSE, failed);
@@ -220,7 +307,9 @@ static void emit_release(struct weave_helper *h, struct em *e, const struct call
 /* Monitor.Wait wrapper: Shift(arg 0, time spent inside Wait). */
 static void emit_wait(struct weave_helper *h, struct em *e, const struct callee *c, int returns)
 {
-	emit_timed_call(h, e, c, returns);
+	emit_disabled(h, e, c);
+	emit_timestamp(h, e, W_T0);
+	emit_original(e, c, returns);
 	em_ldarg(e, 0);
 	em_tok(e, IL_CALL, h->refs.member[WM_GETTIMESTAMP]);
 	em_ldloc(e, W_T0);
@@ -289,19 +378,51 @@ static int wrapper_sigs(const struct callee *c, enum weave_kind kind, struct lt_
 	return rc;
 }
 
+/* How the acquiring wrapper of kind k times c (enum timing); *fast gets
+ * the twins for TIME_FAST: MemberRefs on the callee's TypeRef, or the
+ * MethodDefs of the target's own Monitor / Lock (a core library). */
+static int choose_timing(struct weave_helper *h, const struct callee *c, const struct kind_info *k,
+			 enum acquired acq, enum timing *timing, struct fast_calls *fast)
+{
+	/* The arguments that are no timeout: the lock (or `this`), `taken`. */
+	uint32_t lock_args = 1 + (acq == ACQ_TAKEN);
+	int found;
+
+	*timing = TIME_WAIT;
+	fast->try_enter = fast->exit = 0;
+	if (c->nargs != lock_args)
+		return 0;
+	if (k->try_result) { /* a TryEnter without a timeout */
+		*timing = TIME_NO_WAIT;
+		return 0;
+	}
+	if (!k->fast.len)
+		return 0;
+	found = wref_method(&h->img->md, c->owner, "TryEnter", k->fast.sig, k->fast.len, &fast->try_enter);
+	if (found > 0 && k->fast.reenter)
+		found = wref_method(&h->img->md, c->owner, "Exit", lock_exit_sig, sizeof lock_exit_sig, &fast->exit);
+	if (found > 0)
+		*timing = TIME_FAST;
+	return found < 0 ? -1 : 0;
+}
+
 /* Append the wrapper method for c and emit its body. */
 static int add_wrapper(struct weave_helper *h, const struct callee *c, enum weave_kind kind, uint32_t *out)
 {
 	const struct kind_info *k = &kinds[kind];
 	struct lt_buf sig = LT_BUF_INIT, locals = LT_BUF_INIT;
 	int returns = c->sig->ret->elem != SIG_VOID, rc = -1;
-	uint32_t pop_scope = 0, lock_token;
+	uint32_t pop_scope = 0, lock_token, timed = 0;
+	struct fast_calls fast = { 0, 0 };
 	enum acquired acq = ACQ_ALWAYS;
-	char name[64];
+	enum timing timing = TIME_WAIT;
+	char name[64], timed_name[72];
 	struct em e;
 
 	em_init(&e);
-	if (wrapper_sigs(c, kind, &sig, &locals) < 0 || (k->role == ROLE_ACQUIRE && acquired_test(c, k, &acq) < 0))
+	if (wrapper_sigs(c, kind, &sig, &locals) < 0 ||
+	    (k->role == ROLE_ACQUIRE &&
+	     (acquired_test(c, k, &acq) < 0 || choose_timing(h, c, k, acq, &timing, &fast) < 0)))
 		goto done;
 	if (kind == WEAVE_SCOPE_DISPOSE &&
 	    (lock_of_scope(&h->img->md, c->owner, &lock_token) < 0 || hbody_pop_scope(h, lock_token, &pop_scope) < 0))
@@ -312,13 +433,25 @@ static int add_wrapper(struct weave_helper *h, const struct callee *c, enum weav
 		snprintf(name, sizeof name, "%s", k->name);
 	if (weave_helper_add_method(h, name, HMA_ASSEMBLY | HMA_STATIC | HMA_HIDEBYSIG, sig.data, sig.len, out) < 0)
 		goto done;
-	if (k->role == ROLE_ACQUIRE)
-		emit_acquire(h, &e, c, acq, returns);
-	else if (k->role == ROLE_RELEASE)
-		emit_release(h, &e, c, pop_scope, returns);
-	else
-		emit_wait(h, &e, c, returns);
-	rc = weave_helper_add_body(h, *out, &e, locals.data, locals.len, returns);
+	if (k->role == ROLE_ACQUIRE) {
+		/* The timed part: a private method "<name>_Timed" of the same signature. */
+		snprintf(timed_name, sizeof timed_name, "%s_Timed", name);
+		if (weave_helper_add_method(h, timed_name, HMA_PRIVATE | HMA_STATIC | HMA_HIDEBYSIG, sig.data,
+					    sig.len, &timed) < 0)
+			goto done;
+		emit_acquire(h, &e, c, acq, timing, &fast, returns);
+		if (weave_helper_add_body(h, timed, &e, locals.data, locals.len, returns) < 0)
+			goto done;
+		em_init(&e);
+		emit_front(h, &e, c, timed);
+		rc = weave_helper_add_body(h, *out, &e, NULL, 0, returns);
+	} else {
+		if (k->role == ROLE_RELEASE)
+			emit_release(h, &e, c, pop_scope, returns);
+		else
+			emit_wait(h, &e, c, returns);
+		rc = weave_helper_add_body(h, *out, &e, locals.data, locals.len, returns);
+	}
 done:
 	em_free(&e);
 	lt_buf_free(&sig);
@@ -348,4 +481,57 @@ int weave_helper_wrapper(struct weave_helper *h, uint32_t callee, enum weave_kin
 	if (rc == 0)
 		h->wrappers[h->nwrappers++] = (struct hwrapper){ callee, (uint8_t)!!callvirt, (uint8_t)kind, *out_token };
 	return rc;
+}
+
+/* Synchronized_Enter(object lock, string method, string location):
+ *   if (!Disabled) Push(lock, method, location, GetTimestamp(), 0);
+ * Synchronized_Exit(object lock): if (!Disabled) Pop(lock); */
+static void emit_sync(struct weave_helper *h, struct em *e, int enter)
+{
+	uint32_t done = em_label(e);
+
+	em_tok(e, IL_LDSFLD, h->field[HF_DISABLED]);
+	em_br(e, IL_BRTRUE, done);
+	em_ldarg(e, 0);
+	if (enter) {
+		em_ldarg(e, 1);
+		em_ldarg(e, 2);
+		em_tok(e, IL_CALL, h->refs.member[WM_GETTIMESTAMP]);
+		em_i4(e, 0);
+		em_op(e, IL_CONV_I8);
+		em_tok(e, IL_CALL, h->method[HM_PUSH]);
+	} else {
+		em_tok(e, IL_CALL, h->method[HM_POP]);
+	}
+	em_mark(e, done);
+	em_op(e, IL_RET);
+}
+
+int weave_helper_sync(struct weave_helper *h, struct weave_sync_calls *out)
+{
+	static const uint8_t enter_sig[] = { SIG_CONV_DEFAULT, 3, SIG_VOID, SIG_OBJECT, SIG_STRING, SIG_STRING };
+	static const uint8_t exit_sig[] = { SIG_CONV_DEFAULT, 1, SIG_VOID, SIG_OBJECT };
+	uint16_t flags = HMA_ASSEMBLY | HMA_STATIC | HMA_HIDEBYSIG;
+	uint32_t en, ex;
+	struct em e;
+
+	if (h->sync_enter == 0) {
+		if (weave_helper_add_method(h, "Synchronized_Enter", flags, enter_sig, sizeof enter_sig, &en) < 0 ||
+		    weave_helper_add_method(h, "Synchronized_Exit", flags, exit_sig, sizeof exit_sig, &ex) < 0)
+			return -1;
+		em_init(&e);
+		emit_sync(h, &e, 1);
+		if (weave_helper_add_body(h, en, &e, NULL, 0, 0) < 0)
+			return -1;
+		em_init(&e);
+		emit_sync(h, &e, 0);
+		if (weave_helper_add_body(h, ex, &e, NULL, 0, 0) < 0)
+			return -1;
+		h->sync_enter = en;
+		h->sync_exit = ex;
+	}
+	out->enter = h->sync_enter;
+	out->leave = h->sync_exit;
+	out->type_from_handle = h->refs.member[WM_GETTYPEFROMHANDLE];
+	return 0;
 }

@@ -34,6 +34,19 @@ int weave_helper_begin(struct img *img, const struct weave_opts *opts, struct we
 int weave_helper_wrapper(struct weave_helper *h, uint32_t callee, enum weave_kind kind, int callvirt,
 			 uint32_t *out_token);
 
+/* What a [MethodImpl(Synchronized)] body calls to be timed. */
+struct weave_sync_calls {
+	uint32_t enter;            /* void (object lock, string method, string location): a frame acquired now, no wait */
+	uint32_t leave;            /* void (object lock): release the frame and report (docs/weaving.md) */
+	uint32_t type_from_handle; /* Type Type::GetTypeFromHandle(RuntimeTypeHandle): a static method's lock */
+};
+
+/* The tokens of *out: the helper's Synchronized_Enter / Synchronized_Exit
+ * (added on first use; both do nothing under LOCKTIME_DISABLED) and the
+ * framework's GetTypeFromHandle.  Returns 0, or -1 (LT_E_NOMEM, LT_E_LIMIT,
+ * LT_E_ENCODE). */
+int weave_helper_sync(struct weave_helper *h, struct weave_sync_calls *out);
+
 /* Encode the helper's method bodies into img and free h (also on failure).
  * Returns 0, or -1. */
 int weave_helper_end(struct weave_helper *h);

@@ -17,13 +17,10 @@ struct wlines {
 };
 
 /* Find and read the portable PDB of `img`, loaded from `assembly_path`
- * (NULL: no PDB is looked for, out->has_pdb is 0).  Looked for in order: the
- * Embedded Portable PDB debug directory entry ("MPDB", u32 uncompressed size,
- * raw Deflate data); the file named by the CodeView entry's path (its last
- * part) in the assembly's directory; <assembly name without .dll/.exe>.pdb
- * there.  A PDB is used only when it is portable (BSJB metadata with a #Pdb
- * stream) and the first 16 bytes of its #Pdb id equal the CodeView entry's
- * GUID (PE-COFF.md, PortablePdb-Metadata.md).  Anything else - no CodeView
+ * (NULL: no PDB is looked for, out->has_pdb is 0), with pdb_find
+ * (pdb_find.h): the Embedded Portable PDB entry, else the file the CodeView
+ * entry names or <assembly name>.pdb in the assembly's folder, used only
+ * when its #Pdb id matches the CodeView entry.  Anything else - no CodeView
  * entry, no file, a Windows PDB, another build's PDB, malformed bytes - gives
  * out->has_pdb 0: debug info never fails a weave.
  * Always returns 0; release *out with wlines_free. */
@@ -37,6 +34,23 @@ int wlines_open(struct wlines *out, const struct img *img, const char *assembly_
  * buf[0..n) like snprintf.  Returns 1, or 0 when there is no PDB, no
  * sequence point, or the PDB's data is malformed (buf is then untouched). */
 int wlines_find(const struct wlines *lines, uint32_t methoddef, uint32_t il_offset, char *buf, size_t n);
+
+/* Which sequence point wlines_point picks. */
+enum wlines_which {
+	WLINES_AT_OR_BEFORE, /* the last visible one at an offset <= il_offset (wlines_find) */
+	WLINES_AFTER,        /* the first visible one at an offset > il_offset */
+};
+
+/* As wlines_find, with the point chosen by `which`; *point (when not NULL)
+ * gets the point's IL offset.  Returns 1, or 0 (buf and *point untouched). */
+int wlines_point(const struct wlines *lines, uint32_t methoddef, uint32_t il_offset, enum wlines_which which,
+		 char *buf, size_t n, uint32_t *point);
+
+/* The source lines MethodDef `methoddef`'s visible sequence points cover in
+ * the document of its first one: *doc gets that Document row, *first and
+ * *last the smallest StartLine and largest EndLine there.  Returns 1, or 0
+ * when there is no PDB, no visible point, or malformed data. */
+int wlines_span(const struct wlines *lines, uint32_t methoddef, uint32_t *doc, uint32_t *first, uint32_t *last);
 
 /* Release what wlines_open read.  NULL is a no-op. */
 void wlines_free(struct wlines *lines);

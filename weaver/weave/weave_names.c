@@ -53,6 +53,33 @@ uint32_t weave_names_owner(const struct weave_names *n, uint32_t row)
 	return row >= 1 && row <= n->nmethods ? n->owner[row - 1] : 0;
 }
 
+int weave_names_is_valuetype(const struct weave_names *n, uint32_t row)
+{
+	const struct md_image *md = &n->img->md;
+	uint32_t base, brow;
+	const char *name, *ns, *own, *own_ns;
+	enum md_table_id t;
+	int ref;
+
+	if (md_coded_decode(MD_CI_TYPEDEFORREF, md_get(md, MD_TYPEDEF, row, MD_TYPEDEF_EXTENDS), &base) < 0)
+		return lt_error_prefix("TypeDef row %u: Extends: ", row);
+	t = md_token_table(base);
+	brow = md_token_row(base);
+	/* No base (an interface, System.Object) or a TypeSpec (a generic base): a class. */
+	if ((t != MD_TYPEREF && t != MD_TYPEDEF) || brow == 0 || brow > md_rows(md, t))
+		return 0;
+	ref = t == MD_TYPEREF;
+	if (md_string(md, md_get(md, t, brow, ref ? MD_TYPEREF_NAME : MD_TYPEDEF_NAME), &name) < 0 ||
+	    md_string(md, md_get(md, t, brow, ref ? MD_TYPEREF_NAMESPACE : MD_TYPEDEF_NAMESPACE), &ns) < 0 ||
+	    md_string(md, md_get(md, MD_TYPEDEF, row, MD_TYPEDEF_NAME), &own) < 0 ||
+	    md_string(md, md_get(md, MD_TYPEDEF, row, MD_TYPEDEF_NAMESPACE), &own_ns) < 0)
+		return lt_error_prefix("TypeDef row %u: ", row);
+	if (strcmp(ns, "System") != 0 || (strcmp(name, "ValueType") != 0 && strcmp(name, "Enum") != 0))
+		return 0;
+	/* II.13: System.Enum extends System.ValueType but is a class. */
+	return !(strcmp(own_ns, "System") == 0 && strcmp(own, "Enum") == 0);
+}
+
 int weave_names_is_helper(const struct md_image *md, uint32_t row)
 {
 	const char *name, *ns;

@@ -37,6 +37,12 @@ void weave_names_free(struct weave_names *n);
  * (row past the index, or outside every MethodList run). */
 uint32_t weave_names_owner(const struct weave_names *n, uint32_t row);
 
+/* Whether TypeDef `row` (1-based, indexed) is a value type: its Extends
+ * (II.22.37) names System.ValueType or System.Enum (TypeRef, or TypeDef of
+ * a core library), and it is not System.Enum itself (II.13).  Returns 1 or
+ * 0, or -1 with LT_E_METADATA (a bad Extends coded index or #Strings index). */
+int weave_names_is_valuetype(const struct weave_names *n, uint32_t row);
+
 /* Whether TypeDef `row` is the top-level helper type WEAVE_HELPER_TYPE.
  * Returns 1 or 0, or -1 with LT_E_METADATA for a bad #Strings index. */
 int weave_names_is_helper(const struct md_image *md, uint32_t row);
@@ -80,7 +86,9 @@ struct weave_sites {
  * EnterScope, Lock.Scope.Dispose, matched by namespace, type, name and
  * signature shape) in every MethodDef body of img but the helper type's,
  * plus one WEAVE_SYNCHRONIZED entry (IL offset 0, callee 0) ahead of the
- * calls of each method with MethodImplAttributes Synchronized (II.23.1.11).
+ * calls of each method with MethodImplAttributes Synchronized (II.23.1.11)
+ * but instance methods of value types (the runtime refuses to load those:
+ * there is no object to lock).
  * Returns 0 (release with weave_sites_free), or -1 with LT_E_BODY,
  * LT_E_METADATA, LT_E_SIGNATURE (prefixed with the MethodDef row), LT_E_NOMEM. */
 int weave_sites_find(const struct weave_names *names, struct weave_sites *out);
@@ -91,19 +99,63 @@ void weave_sites_free(struct weave_sites *s);
 /* ---- Rewriting (weave_rewrite.c) ---- */
 
 /* Redirect the lock calls calls[0..n) (all in one MethodDef, in IL order,
- * no WEAVE_SYNCHRONIZED entry) to their wrappers in h: acquiring calls get
- * `ldstr method; ldstr location` ahead of them (location: "<file>:<line>"
- * from `lines` when it has one, else "IL_<offset>"), a `tail.` prefix before a
- * call is dropped; the body is re-encoded into img.
+ * a WEAVE_SYNCHRONIZED entry first if any) to their wrappers in h: acquiring
+ * calls get `ldstr method; ldstr location` ahead of them (location:
+ * "<file>:<line>" from `lines` when it has one, else "IL_<offset>"), a
+ * `tail.` prefix before a call is dropped; a synchronized method's body is
+ * then timed as a hold (weave_sync_wrap); the body is re-encoded into img.
  * Returns 0, or -1 with LT_E_WEAVE (a clause boundary at an acquiring call,
  * a prefix other than tail. before a call, a call not found in the body),
+ * LT_E_LIMIT (lock calls x instructions past WEAVE_MAX_METHOD_WORK),
  * the errors of img_decode_body / img_encode_body, weave_helper_wrapper,
- * LT_E_NOMEM. */
+ * weave_sync_wrap, LT_E_NOMEM. */
 int weave_rewrite_method(struct img *img, struct weave_helper *h, const struct weave_names *names,
 			 const struct wlines *lines, const struct weave_call *calls, size_t n);
 
-/* The location string of a site: "<file>:<line>" from `lines`, else
- * "IL_<4 hex digits of il_offset>", into buf[0..n) like snprintf. */
-void weave_location(const struct wlines *lines, uint32_t methoddef, uint32_t il_offset, char *buf, size_t n);
+/* ---- Synchronized methods (weave_sync.c) ---- */
+
+/* Time body b of [MethodImpl(Synchronized)] MethodDef `row` as a hold of the
+ * monitor the runtime takes around it - `this`, or for a static method the
+ * Type object of its type (Type.GetTypeFromHandle(ldtoken T); a generic T
+ * as a TypeSpec over its own parameters, II.23.2.14):
+ *     obj = <that object>; Synchronized_Enter(obj, method, location);
+ *     .try { <body, each ret now: stloc result; leave RET> }
+ *     finally { Synchronized_Exit(obj); endfinally }
+ *     RET: ldloc result; ret
+ * method_tok and location_tok are the ldstr tokens of the site's strings.
+ * Locals obj (object) and result (the return type) are added
+ * (img_add_locals); `tail.` prefixes are dropped (III.2.4: no tail call
+ * from a try block); clauses that ended at the end of the body end at the
+ * new finally.  Returns 0, or -1 with LT_E_WEAVE (a jmp, III.3.37: it cannot
+ * leave a try block), LT_E_SIGNATURE, LT_E_METADATA, and the errors of
+ * img_add_locals, weave_helper_sync, il_insert, LT_E_NOMEM. */
+int weave_sync_wrap(struct img *img, struct weave_helper *h, const struct weave_names *names, struct il_body *b,
+		    uint32_t row, uint32_t method_tok, uint32_t location_tok);
+
+/* ---- Locations (weave_locate.c) ---- */
+
+/* The source line of site c as "<file>:<line>" into buf[0..n) like
+ * snprintf: the last visible sequence point at or before its call (the one
+ * covering the statement); for a Lock.EnterScope call that point is not the
+ * lock's when a statement ends between it and the call (C# 13 `lock` on a
+ * Lock, for which Roslyn emits no sequence point), and the next visible
+ * point - the lock's block - is used instead.  Reads c's input body from
+ * img for that test.  Returns 1, or 0 when `lines` has none (buf untouched). */
+int weave_site_line(const struct img *img, const struct wlines *lines, const struct weave_call *c, char *buf,
+		    size_t n);
+
+/* The user-facing name of the method holding a site, MethodDef `row`
+ * (weave_names_method), where a VB lambda "_Lambda$__N-M" - whose name does
+ * not say which method it was written in - is named after the method of the
+ * user's type (out of "_Closure$__" classes) whose source lines, in `lines`,
+ * hold the lambda's first line most tightly; without debug info it stays
+ * "Type::_Lambda$__N-M".  Returns 0, or -1 as weave_names_method. */
+int weave_site_method(const struct weave_names *names, const struct wlines *lines, uint32_t row, char *buf,
+		      size_t n);
+
+/* The location string of site c: weave_site_line's, else "IL_<4 hex digits
+ * of its IL offset>", into buf[0..n) like snprintf. */
+void weave_location(const struct img *img, const struct wlines *lines, const struct weave_call *c, char *buf,
+		    size_t n);
 
 #endif

@@ -37,6 +37,8 @@ static const struct type_info {
 	[WT_FILE] = { "System.IO", "File" },
 	[WT_MONITOR] = { "System.Threading", "Monitor" },
 	[WT_THREADSTATIC] = { "System", "ThreadStaticAttribute" },
+	[WT_TYPE] = { "System", "Type" },
+	[WT_RUNTIMETYPEHANDLE] = { "System", "RuntimeTypeHandle" },
 };
 
 /* Signature bytes (II.23.2.1-4) as a template for wref_sig. */
@@ -71,7 +73,28 @@ static const struct member_info {
 	[WM_MONITOR_ENTER] = { WT_MONITOR, 0, "Enter", SIG(STATIC, 2, SIG_VOID, SIG_OBJECT, SIG_BYREF, SIG_BOOLEAN) },
 	[WM_MONITOR_EXIT] = { WT_MONITOR, 0, "Exit", SIG(STATIC, 1, SIG_VOID, SIG_OBJECT) },
 	[WM_THREADSTATIC_CTOR] = { WT_THREADSTATIC, 0, ".ctor", SIG(INSTANCE, 0, SIG_VOID) },
+	[WM_GETTYPEFROMHANDLE] = { WT_TYPE, 0, "GetTypeFromHandle",
+				   SIG(STATIC, 1, WREF_CLASS(WT_TYPE), WREF_VALUETYPE(WT_RUNTIMETYPEHANDLE)) },
 };
+
+/* Clocks of a core library that has no Stopwatch: a static int64() method
+ * of its own that another type of the assembly may call, and its ticks per
+ * second.  Mono's mscorlib keeps Stopwatch in System.dll (which it cannot
+ * reference); its internal DateTime.GetSystemTimeAsFileTime() reads the
+ * wall clock in 100 ns ticks (not monotonic: a clock step during a hold
+ * skews that one report). */
+static const struct clock_info {
+	const char *ns, *type, *method;
+	int64_t hz;
+} corlib_clocks[] = {
+	{ "System", "DateTime", "GetSystemTimeAsFileTime", 10000000 },
+};
+static const uint8_t clock_sig[3] = { SIG_CONV_DEFAULT, 0, SIG_I8 };
+
+/* II.23.1.10 MemberAccessMask: Assembly, FamORAssem and Public members may
+ * be used by another type of the same assembly. */
+#define MEMBER_ACCESS_MASK 0x0007
+enum { ACCESS_ASSEMBLY = 3, ACCESS_FAMORASSEM = 5, ACCESS_PUBLIC = 6 };
 
 /* The public key tokens of the ECMA key (mscorlib, System) and of
  * Microsoft's .NET key (System.Console, System.Runtime...). */
@@ -394,6 +417,10 @@ static int resolve_type(struct ctx *c, enum wref_type t, uint32_t *out)
 		*out = md_token(MD_TYPEDEF, row);
 		return 0;
 	}
+	if (c->corlib && t == WT_STOPWATCH) {
+		*out = 0; /* resolve_clock picks a clock of the core library's own */
+		return 0;
+	}
 	if (c->corlib)
 		return lt_error_set(LT_E_WEAVE, "the target is a core library (it defines System.Object) without %s.%s: "
 				    "LockTime's helper type cannot reference it from here", types[t].ns, types[t].name);
@@ -436,13 +463,18 @@ int wref_sig(const struct wref *r, const uint8_t *tmpl, size_t n, struct lt_buf 
 	return 0;
 }
 
-/* Among rows [first, end) of `table` (Field or MethodDef), the one named
- * `name` whose signature is sig[0..len): 1 with *row, 0 when none. */
-static int find_in_list(const struct md_image *md, enum md_table_id table, uint32_t first, uint32_t end,
-			const char *name, const uint8_t *sig, uint32_t len, uint32_t *row)
+/* The row of TypeDef `type_row`'s Field or MethodDef list (II.22.37: the
+ * list runs to the next TypeDef's list) named `name` with signature
+ * sig[0..len): 1 with *row, 0 when none, -1 on malformed cells. */
+static int find_in_typedef(const struct md_image *md, enum md_table_id table, uint32_t type_row, const char *name,
+			   const uint8_t *sig, uint32_t len, uint32_t *row)
 {
+	unsigned list = table == MD_FIELD ? MD_TYPEDEF_FIELDLIST : MD_TYPEDEF_METHODLIST;
 	unsigned name_col = table == MD_FIELD ? MD_FIELD_NAME : MD_METHODDEF_NAME;
 	unsigned sig_col = table == MD_FIELD ? MD_FIELD_SIGNATURE : MD_METHODDEF_SIGNATURE;
+	uint32_t first = md_get(md, MD_TYPEDEF, type_row, list);
+	uint32_t end = type_row < md_rows(md, MD_TYPEDEF) ? md_get(md, MD_TYPEDEF, type_row + 1, list)
+							  : md_rows(md, table) + 1;
 	const uint8_t *p;
 	const char *n;
 	uint32_t plen;
@@ -458,18 +490,14 @@ static int find_in_list(const struct md_image *md, enum md_table_id table, uint3
 	return 0;
 }
 
-/* Member m of a TypeDef of the target: the Field or MethodDef in its list
- * (II.22.37: the list runs to the next TypeDef's list). */
+/* Member m of a TypeDef of the target: the Field or MethodDef in its list. */
 static int member_in_typedef(struct ctx *c, enum wref_member m, uint32_t type_row, const struct lt_buf *sig,
 			     uint32_t *out)
 {
 	const struct member_info *mi = &members[m];
 	enum md_table_id table = mi->field ? MD_FIELD : MD_METHODDEF;
-	unsigned list = mi->field ? MD_TYPEDEF_FIELDLIST : MD_TYPEDEF_METHODLIST;
-	uint32_t first = md_get(c->md, MD_TYPEDEF, type_row, list), row;
-	uint32_t end = type_row < md_rows(c->md, MD_TYPEDEF) ? md_get(c->md, MD_TYPEDEF, type_row + 1, list)
-							     : md_rows(c->md, table) + 1;
-	int found = find_in_list(c->md, table, first, end, mi->name, sig->data, (uint32_t)sig->len, &row);
+	uint32_t row;
+	int found = find_in_typedef(c->md, table, type_row, mi->name, sig->data, (uint32_t)sig->len, &row);
 
 	if (found < 0)
 		return -1;
@@ -480,8 +508,9 @@ static int member_in_typedef(struct ctx *c, enum wref_member m, uint32_t type_ro
 	return 0;
 }
 
-/* The MemberRef (II.22.25) for m on TypeRef `parent`: an identical row, else a new one. */
-static int memberref_for(struct md_image *md, uint32_t parent, const char *name, const struct lt_buf *sig,
+/* The MemberRef (II.22.25) `name` with signature sig[0..len) on TypeRef
+ * `parent`: an identical row, else a new one. */
+static int memberref_for(struct md_image *md, uint32_t parent, const char *name, const uint8_t *sig, uint32_t len,
 			 uint32_t *out)
 {
 	uint32_t cells[MD_MEMBERREF_COLS], row, plen;
@@ -496,13 +525,13 @@ static int memberref_for(struct md_image *md, uint32_t parent, const char *name,
 		if (cell_string(md, MD_MEMBERREF, row, MD_MEMBERREF_NAME, &n) < 0 ||
 		    cell_blob(md, MD_MEMBERREF, row, MD_MEMBERREF_SIGNATURE, &p, &plen) < 0)
 			return -1;
-		if (strcmp(n, name) == 0 && plen == sig->len && memcmp(p, sig->data, plen) == 0) {
+		if (strcmp(n, name) == 0 && plen == len && memcmp(p, sig, plen) == 0) {
 			*out = md_token(MD_MEMBERREF, row);
 			return 0;
 		}
 	}
 	if (md_add_string(md, name, &cells[MD_MEMBERREF_NAME]) < 0 ||
-	    md_add_blob(md, sig->data, (uint32_t)sig->len, &cells[MD_MEMBERREF_SIGNATURE]) < 0 ||
+	    md_add_blob(md, sig, len, &cells[MD_MEMBERREF_SIGNATURE]) < 0 ||
 	    md_append_row(md, MD_MEMBERREF, cells, &row) < 0)
 		return -1;
 	*out = md_token(MD_MEMBERREF, row);
@@ -521,9 +550,52 @@ static int resolve_member(struct ctx *c, const struct wref *r, enum wref_member 
 		return -1;
 	}
 	rc = md_token_table(owner) == MD_TYPEDEF ? member_in_typedef(c, m, md_token_row(owner), &sig, out)
-						 : memberref_for(c->md, owner, mi->name, &sig, out);
+						 : memberref_for(c->md, owner, mi->name, sig.data, (uint32_t)sig.len, out);
 	lt_buf_free(&sig);
 	return rc;
+}
+
+/* A core library without Stopwatch: the first of corlib_clocks it has. */
+static int resolve_clock(struct ctx *c, struct wref *r)
+{
+	for (size_t i = 0; i < sizeof corlib_clocks / sizeof corlib_clocks[0]; i++) {
+		const struct clock_info *k = &corlib_clocks[i];
+		uint32_t type, row, access;
+		int found = find_typedef(c->md, k->ns, k->type, &type);
+
+		if (found > 0)
+			found = find_in_typedef(c->md, MD_METHODDEF, type, k->method, clock_sig, sizeof clock_sig, &row);
+		if (found < 0)
+			return -1;
+		if (!found)
+			continue;
+		access = md_get(c->md, MD_METHODDEF, row, MD_METHODDEF_FLAGS) & MEMBER_ACCESS_MASK;
+		if (access != ACCESS_ASSEMBLY && access != ACCESS_FAMORASSEM && access != ACCESS_PUBLIC)
+			continue;
+		r->member[WM_GETTIMESTAMP] = md_token(MD_METHODDEF, row);
+		r->member[WM_FREQUENCY] = 0;
+		r->clock_hz = k->hz;
+		return 0;
+	}
+	return lt_error_set(LT_E_WEAVE, "the target is a core library without System.Diagnostics.Stopwatch and "
+			    "without a clock LockTime knows (System.DateTime.GetSystemTimeAsFileTime)");
+}
+
+int wref_method(struct md_image *md, uint32_t owner, const char *name, const uint8_t *sig, uint32_t len,
+		uint32_t *out)
+{
+	uint32_t row;
+	int found;
+
+	if (md_token_table(owner) == MD_TYPEREF)
+		return memberref_for(md, owner, name, sig, len, out) < 0 ? -1 : 1;
+	if (md_token_table(owner) != MD_TYPEDEF || md_token_row(owner) == 0 ||
+	    md_token_row(owner) > md_rows(md, MD_TYPEDEF))
+		return 0;
+	found = find_in_typedef(md, MD_METHODDEF, md_token_row(owner), name, sig, len, &row);
+	if (found > 0)
+		*out = md_token(MD_METHODDEF, row);
+	return found;
 }
 
 static int resolve_all(struct ctx *c, struct wref *out)
@@ -544,10 +616,13 @@ static int resolve_all(struct ctx *c, struct wref *out)
 	for (unsigned t = 0; t < WT_COUNT; t++)
 		if (resolve_type(c, (enum wref_type)t, &out->type[t]) < 0)
 			return -1;
-	for (unsigned m = 0; m < WM_COUNT; m++)
+	for (unsigned m = 0; m < WM_COUNT; m++) {
+		if (members[m].owner == WT_STOPWATCH && out->type[WT_STOPWATCH] == 0)
+			continue;
 		if (resolve_member(c, out, (enum wref_member)m, &out->member[m]) < 0)
 			return -1;
-	return 0;
+	}
+	return out->type[WT_STOPWATCH] == 0 ? resolve_clock(c, out) : 0;
 }
 
 int wref_resolve(struct img *img, const struct weave_opts *opts, struct wref *out)

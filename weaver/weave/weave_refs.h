@@ -13,7 +13,7 @@
 enum wref_type {
 	WT_OBJECT, WT_STRING, WT_INT64, WT_DOUBLE, WT_ENVIRONMENT, WT_STOPWATCH, WT_CULTUREINFO,
 	WT_NUMBERSTYLES, WT_IFORMATPROVIDER, WT_CONSOLE, WT_TEXTWRITER, WT_FILE, WT_MONITOR,
-	WT_THREADSTATIC, WT_COUNT
+	WT_THREADSTATIC, WT_TYPE, WT_RUNTIMETYPEHANDLE, WT_COUNT
 };
 
 /* The framework members the helper calls or reads. */
@@ -35,6 +35,7 @@ enum wref_member {
 	WM_MONITOR_ENTER,        /* void Monitor::Enter(object, bool&) */
 	WM_MONITOR_EXIT,         /* void Monitor::Exit(object) */
 	WM_THREADSTATIC_CTOR,    /* instance void ThreadStaticAttribute::.ctor() */
+	WM_GETTYPEFROMHANDLE,    /* Type Type::GetTypeFromHandle(RuntimeTypeHandle) */
 	WM_COUNT
 };
 
@@ -45,10 +46,15 @@ enum wref_member {
 #define WREF_VALUETYPE(t) (0xC0 | (t))
 
 /* Tokens of every type (TypeRef, or TypeDef when the target defines it) and
- * member (MemberRef, or MethodDef / Field of the target's own TypeDef). */
+ * member (MemberRef, or MethodDef / Field of the target's own TypeDef).
+ * The clock: with clock_hz 0, member[WM_GETTIMESTAMP] is Stopwatch's and
+ * member[WM_FREQUENCY] its Frequency field; a core library without Stopwatch
+ * has type[WT_STOPWATCH] and member[WM_FREQUENCY] 0, member[WM_GETTIMESTAMP]
+ * a static int64() clock method of its own and clock_hz its ticks per second. */
 struct wref {
 	uint32_t type[WT_COUNT];
 	uint32_t member[WM_COUNT];
+	int64_t clock_hz;
 };
 
 /* Resolve every type and member in img, adding AssemblyRef, TypeRef and
@@ -57,7 +63,9 @@ struct wref {
  * A type's scope is, in order:
  *   - the target itself when it defines the type as a public TypeDef;
  *   - nothing else when the target is a core library (defines System.Object):
- *     a type it lacks is an error;
+ *     a type it lacks is an error, but for Stopwatch, replaced by a clock of
+ *     its own (Mono's mscorlib: the internal DateTime.GetSystemTimeAsFileTime,
+ *     100 ns wall-clock ticks; see struct wref);
  *   - with opts->refs: the reference assembly that defines it (TypeDef) or
  *     forwards it (ExportedType), preferring ones the target already
  *     references; a forwarder of an assembly the target does not reference
@@ -70,7 +78,7 @@ struct wref {
  *     System.Console).
  * New AssemblyRefs carry a public key token (II.22.5), never a full key.
  * Returns 0, or -1 with LT_E_WEAVE (a type or member cannot be resolved,
- * the framework cannot be told), the errors of lt_file_read and img_load for
+ * the framework cannot be told, a core library without Stopwatch or a known clock), the errors of lt_file_read and img_load for
  * a reference assembly (prefixed with its path), LT_E_METADATA (malformed
  * rows), LT_E_NOMEM, LT_E_LIMIT. */
 int wref_resolve(struct img *img, const struct weave_opts *opts, struct wref *out);
@@ -78,6 +86,15 @@ int wref_resolve(struct img *img, const struct weave_opts *opts, struct wref *ou
 /* Append the signature template tmpl[0..n) to out, with type tokens from r.
  * Returns 0, or -1 with LT_E_ENCODE (a type index past WT_COUNT), LT_E_NOMEM. */
 int wref_sig(const struct wref *r, const uint8_t *tmpl, size_t n, struct lt_buf *out);
+
+/* The method `name` with signature sig[0..len) (II.23.2.1) declared by type
+ * `owner`: for a TypeRef, an identical MemberRef row, else a new one
+ * (II.22.25); for a TypeDef of img, its MethodDef of that name and signature
+ * (II.22.37 method list).  Returns 1 with *out, 0 when a TypeDef has no such
+ * method or owner is of another table, or -1 with LT_E_METADATA (malformed
+ * rows), LT_E_NOMEM, LT_E_LIMIT. */
+int wref_method(struct md_image *md, uint32_t owner, const char *name, const uint8_t *sig, uint32_t len,
+		uint32_t *out);
 
 /* The public key token of a public key blob (II.6.3): the last 8 bytes of
  * its SHA-1 (OpenSSL's libcrypto), in reverse order. */

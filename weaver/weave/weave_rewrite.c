@@ -115,7 +115,7 @@ static int rewrite_call(struct img *img, struct weave_helper *h, const struct wl
 	    weave_helper_wrapper(h, c->callee, c->kind, c->callvirt, &wrapper) < 0)
 		return -1;
 	if (weave_kind_acquires(c->kind)) {
-		weave_location(lines, c->methoddef, c->il_offset, location, sizeof location);
+		weave_location(img, lines, c, location, sizeof location);
 		memset(strs, 0, sizeof strs);
 		strs[0].op = strs[1].op = IL_LDSTR;
 		strs[0].arg.token = method_tok;
@@ -134,18 +134,39 @@ static int rewrite_call(struct img *img, struct weave_helper *h, const struct wl
 	return 0;
 }
 
+/* The ldstr token of MethodDef row's user-facing name into *tok, made on
+ * first use (*tok 0 until then). */
+static int method_token(struct img *img, const struct weave_names *names, const struct wlines *lines, uint32_t row,
+			uint32_t *tok)
+{
+	char method[sizeof ((struct weave_site *)0)->method];
+
+	if (*tok)
+		return 0;
+	return weave_site_method(names, lines, row, method, sizeof method) < 0 ? -1 : string_token(img, method, tok);
+}
+
 int weave_rewrite_method(struct img *img, struct weave_helper *h, const struct weave_names *names,
 			 const struct wlines *lines, const struct weave_call *calls, size_t n)
 {
-	uint32_t row = calls[0].methoddef, method_tok = 0, *ids = NULL, i;
-	char method[512];
+	uint32_t row = calls[0].methoddef, method_tok = 0, location_tok, *ids = NULL, i;
+	const struct weave_call *sync_site = calls[0].kind == WEAVE_SYNCHRONIZED ? &calls[0] : NULL;
+	int sync = sync_site != NULL, rc = -1;
+	char location[sizeof ((struct weave_site *)0)->location];
 	struct il_body b;
 	size_t k;
-	int rc = -1;
 
 	if (img_decode_body(img, row, &b) < 0)
 		return -1;
-	ids = malloc(n * sizeof *ids);
+	calls += sync;
+	n -= (size_t)sync;
+	/* Each call below costs passes over the body (find, insert, retarget). */
+	if ((uint64_t)n * b.n > WEAVE_MAX_METHOD_WORK) {
+		lt_error_set(LT_E_LIMIT, "MethodDef row %u: %zu lock calls in %u instructions: past LockTime's limit",
+			     row, n, b.n);
+		goto done;
+	}
+	ids = malloc((n ? n : 1) * sizeof *ids);
 	if (!ids) {
 		lt_error_set(LT_E_NOMEM, "out of memory");
 		goto done;
@@ -159,14 +180,19 @@ int weave_rewrite_method(struct img *img, struct weave_helper *h, const struct w
 		goto done;
 	}
 	for (k = 0; k < n; k++) {
-		if (weave_kind_acquires(calls[k].kind) && method_tok == 0 &&
-		    (weave_names_method(names, row, method, sizeof method) < 0 ||
-		     string_token(img, method, &method_tok) < 0))
+		if (weave_kind_acquires(calls[k].kind) && method_token(img, names, lines, row, &method_tok) < 0)
 			goto done;
 		if (rewrite_call(img, h, lines, &b, ids[k], &calls[k], method_tok) < 0) {
 			lt_error_prefix("MethodDef row %u: ", row);
 			goto done;
 		}
+	}
+	/* The synchronized method's site is the start of its body. */
+	if (sync_site) {
+		weave_location(img, lines, sync_site, location, sizeof location);
+		if (method_token(img, names, lines, row, &method_tok) < 0 || string_token(img, location, &location_tok) < 0 ||
+		    weave_sync_wrap(img, h, names, &b, row, method_tok, location_tok) < 0)
+			goto done;
 	}
 	rc = img_encode_body(img, row, &b);
 done:

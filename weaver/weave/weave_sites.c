@@ -10,6 +10,8 @@
 /* II.23.1.11 MethodImplAttributes. */
 #define IMPL_CODE_TYPE_MASK 0x0003 /* 0 = IL */
 #define IMPL_SYNCHRONIZED 0x0020
+/* II.23.1.10 MethodAttributes. */
+#define METHOD_STATIC 0x0010
 
 /* A lock API by the shape of its signature: the return type, ':', then one
  * letter per parameter (see shape_type): "z:oi" is bool (object, int32). */
@@ -309,8 +311,16 @@ static int find_in_method(struct finder *f, uint32_t row)
 		return 0;
 	if (il_decode(body, len, &b) < 0)
 		return lt_error_prefix("MethodDef row %u: ", row);
-	if (impl & IMPL_SYNCHRONIZED)
-		rc = push(f->out, row, 0, WEAVE_SYNCHRONIZED, 0, 0);
+	if (impl & IMPL_SYNCHRONIZED) {
+		/* An instance method of a value type has no object to lock. */
+		uint32_t owner = weave_names_owner(f->n, row);
+		int skip = owner && !(md_get(md, MD_METHODDEF, row, MD_METHODDEF_FLAGS) & METHOD_STATIC)
+				   ? weave_names_is_valuetype(f->n, owner) : 0;
+		if (skip < 0)
+			rc = lt_error_prefix("MethodDef row %u: ", row);
+		else if (!skip)
+			rc = push(f->out, row, 0, WEAVE_SYNCHRONIZED, 0, 0);
+	}
 	for (i = 0; i < b.n && rc == 0; i++) {
 		const struct il_instr *in = &b.ins[i];
 		enum weave_kind kind = WEAVE_KIND_COUNT;

@@ -86,7 +86,11 @@ public static class Closures
 public static class StateMachines
 {
     private static readonly object Gate = new object();
+#if NET9_0_OR_GREATER
     private static readonly Lock Typed = new Lock();
+#else
+    private static readonly object Typed = new object();
+#endif
 
     public static async Task Run()
     {

@@ -36,6 +36,40 @@ public static class Exceptions
         {
             Console.WriteLine($"exceptions: only throws '{e.Message}'");
         }
+        Misuse();
+    }
+
+    // Lock APIs misused: the same exception types, woven or not, and no lock left held.
+    private static void Misuse()
+    {
+        object none = null;
+        Console.WriteLine($"exceptions: Enter(null) {Thrown(() => Monitor.Enter(none))}");
+        Console.WriteLine($"exceptions: Enter(null, ref taken) {Thrown(() => { bool t = false; Monitor.Enter(none, ref t); })}");
+        Console.WriteLine($"exceptions: Enter(taken already true) {Thrown(() => { bool t = true; Monitor.Enter(Gate, ref t); })}");
+        Console.WriteLine($"exceptions: TryEnter(null) {Thrown(() => Monitor.TryEnter(none))}");
+        Console.WriteLine($"exceptions: TryEnter(negative timeout) {Thrown(() => Monitor.TryEnter(Gate, -5))}");
+        Console.WriteLine($"exceptions: Exit(not held) {Thrown(() => Monitor.Exit(new object()))}");
+        Console.WriteLine($"exceptions: Wait(not held) {Thrown(() => Monitor.Wait(new object(), 1))}");
+#if NET9_0_OR_GREATER
+        Lock noLock = null;
+        Console.WriteLine($"exceptions: Lock.Enter(null) {Thrown(() => noLock.Enter())}");
+        Console.WriteLine($"exceptions: lock (null Lock) {Thrown(() => { lock (noLock) { } })}");
+        Console.WriteLine($"exceptions: Lock.Exit(not held) {Thrown(() => new Lock().Exit())}");
+#endif
+        Console.WriteLine($"exceptions: misuse left the lock free: {!Monitor.IsEntered(Gate)}");
+    }
+
+    private static string Thrown(Action action)
+    {
+        try
+        {
+            action();
+            return "nothing";
+        }
+        catch (Exception e)
+        {
+            return e.GetType().Name;
+        }
     }
 
     private static void ThrowInside()

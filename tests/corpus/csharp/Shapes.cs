@@ -35,9 +35,23 @@ public static class Shapes
         counter.Add(3);
         Console.WriteLine($"shapes: struct counter {counter.Value}");
         var sync = new SyncCounter();
+        Released.Track(sync);
+        Released.Track(typeof(SyncCounter));
+        Released.Track(typeof(SyncGeneric<string>));
         sync.Increment();
         SyncCounter.StaticIncrement();
         Console.WriteLine($"shapes: synchronized {sync.Value} {SyncCounter.StaticValue}");
+        Console.WriteLine($"shapes: synchronized returns {sync.Clamp(-5)} {sync.Clamp(500)} {sync.Clamp(42)} {sync.Value}");
+        try
+        {
+            SyncCounter.Fail();
+        }
+        catch (InvalidOperationException e)
+        {
+            Console.WriteLine($"shapes: synchronized throw '{e.Message}', type lock free: {!Monitor.IsEntered(typeof(SyncCounter))}");
+        }
+        Console.WriteLine($"shapes: synchronized generic {SyncGeneric<string>.Add("a")} {SyncGeneric<int>.Add(1)} {SyncGeneric<string>.Add("b")}");
+        Console.WriteLine($"shapes: synchronized wait {SyncCounter.WaitAndSignal(sync)}");
         Console.WriteLine($"shapes: constrained {Constrained(42)} {Constrained("text")}");
     }
 
@@ -145,5 +159,88 @@ public static class Shapes
 
         [MethodImpl(MethodImplOptions.Synchronized)]
         public static void StaticIncrement() => StaticValue++;
+
+        // Several returns of a value, one from inside a try/finally.
+        [MethodImpl(MethodImplOptions.Synchronized)]
+        public int Clamp(int x)
+        {
+            if (x < 0)
+                return 0;
+            try
+            {
+                if (x > 100)
+                    return 100;
+            }
+            finally
+            {
+                Value++;
+            }
+            return x;
+        }
+
+        // A body that only throws: no ret at all.
+        [MethodImpl(MethodImplOptions.Synchronized)]
+        public static void Fail() => throw new InvalidOperationException("synchronized throw");
+
+        private bool _ready;
+        private static bool _staticReady;
+
+        // Monitor.Wait inside a synchronized method releases the monitor the runtime took (on this,
+        // or on the Type for a static method): the time inside Wait is not hold time.
+        [MethodImpl(MethodImplOptions.Synchronized)]
+        public void WaitReady()
+        {
+            while (!_ready)
+                Monitor.Wait(this);
+        }
+
+        [MethodImpl(MethodImplOptions.Synchronized)]
+        public void SetReady()
+        {
+            _ready = true;
+            Monitor.PulseAll(this);
+        }
+
+        [MethodImpl(MethodImplOptions.Synchronized)]
+        public static void WaitStaticReady()
+        {
+            while (!_staticReady)
+                Monitor.Wait(typeof(SyncCounter));
+        }
+
+        [MethodImpl(MethodImplOptions.Synchronized)]
+        public static void SetStaticReady()
+        {
+            _staticReady = true;
+            Monitor.PulseAll(typeof(SyncCounter));
+        }
+
+        // Two waiters block in Wait ~100 ms until this thread signals them.
+        public static string WaitAndSignal(SyncCounter counter)
+        {
+            var waiter = new Thread(counter.WaitReady);
+            var staticWaiter = new Thread(WaitStaticReady);
+            waiter.Start();
+            staticWaiter.Start();
+            Thread.Sleep(100);
+            counter.SetReady();
+            SetStaticReady();
+            waiter.Join();
+            staticWaiter.Join();
+            return "both woke";
+        }
+    }
+
+    /// <summary>A static synchronized method of a generic type locks the instantiation's Type.</summary>
+    private static class SyncGeneric<T>
+    {
+        private static int _count;
+
+        [MethodImpl(MethodImplOptions.Synchronized)]
+        public static string Add(T item)
+        {
+            _count++;
+            return item + ":" + _count;
+        }
     }
 }

@@ -2,6 +2,7 @@
 module LockCorpusFs.Program
 
 open System
+open System.Runtime.CompilerServices
 open System.Threading
 
 let gate = obj ()
@@ -25,6 +26,16 @@ type Account() =
     let mutable balance = 0
     member _.Deposit amount = lock sync (fun () -> balance <- balance + amount)
     member _.Balance = lock sync (fun () -> balance)
+
+/// [<MethodImpl(Synchronized)>] members: the runtime locks `this`; Add ends in a call in tail
+/// position (tail. in Release builds), which cannot stay a tail call inside the timing try block.
+type Ledger() =
+    let mutable total = 0
+    member _.Describe(v: int) = sprintf "ledger %d" v
+    [<MethodImpl(MethodImplOptions.Synchronized)>]
+    member this.Add(x: int) =
+        total <- total + x
+        this.Describe total
 
 /// A closure that captures a lock object and a counter.
 let makeCounter () =
@@ -61,6 +72,9 @@ let main _ =
     acct.Deposit 30
     acct.Deposit 12
     printfn "fsharp: account %d" acct.Balance
+    let ledger = Ledger()
+    ledger.Add 5 |> ignore
+    printfn "fsharp: synchronized %s" (ledger.Add 6)
     let next = makeCounter ()
     next 5 |> ignore
     printfn "fsharp: closure %d" (next 7)

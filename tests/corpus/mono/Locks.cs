@@ -29,6 +29,7 @@ public static class MonoLocks
         catch (InvalidOperationException e) { Console.WriteLine("mono: caught '" + e.Message + "'"); }
         Console.WriteLine("mono: switch " + Arm(0) + " " + Arm(1) + " " + Arm(2));
         Console.WriteLine("mono: wait/pulse " + WaitPulse());
+        Console.WriteLine("mono: released " + Released(Gate, sync, typeof(Sync)) + " of 3");
         Console.WriteLine("mono: done");
         return 0;
     }
@@ -76,6 +77,26 @@ public static class MonoLocks
             case 1: lock (Gate) { _count++; } return "one";
             default: return "other";
         }
+    }
+
+    // Another thread takes and releases each lock: none was left held.
+    private static int Released(params object[] locks)
+    {
+        int free = 0;
+        var other = new Thread(() =>
+        {
+            foreach (object o in locks)
+            {
+                if (Monitor.TryEnter(o, 1000))
+                {
+                    free++;
+                    Monitor.Exit(o);
+                }
+            }
+        });
+        other.Start();
+        other.Join();
+        return free;
     }
 
     private static int WaitPulse()

@@ -1,4 +1,5 @@
 ' VB lock corpus: SyncLock in subs, functions, loops, Try/Catch, lambdas, classes and shared members.
+Imports System.Runtime.CompilerServices
 Imports System.Threading
 
 
@@ -25,6 +26,7 @@ Public Module Program
         acct.Deposit(30)
         acct.Deposit(12)
         Console.WriteLine("vb: account " & acct.Balance & " shared " & Account.Opened)
+        Console.WriteLine("vb: synchronized " & acct.Withdraw(100) & " " & acct.Withdraw(40) & " " & acct.Balance & " " & Account.Audit())
         Console.WriteLine("vb: monitor " & Explicit())
         Try
             ThrowInside()
@@ -136,5 +138,19 @@ Public Class Account
             End SyncLock
         End Get
     End Property
+
+    ' Synchronized: the runtime locks Me around the body; two Returns through VB's return local.
+    <MethodImpl(MethodImplOptions.Synchronized)>
+    Public Function Withdraw(amount As Integer) As Boolean
+        If amount > _balance Then Return False
+        _balance -= amount
+        Return True
+    End Function
+
+    ' A Shared synchronized function locks the type.
+    <MethodImpl(MethodImplOptions.Synchronized)>
+    Public Shared Function Audit() As String
+        Return "opened " & Opened
+    End Function
 End Class
 
