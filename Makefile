@@ -3,6 +3,8 @@
 #   make test     every test: C unit tests (ASan+UBSan) and end-to-end tests
 #   make deps     install missing Debian packages (as root), else print the command
 #   make demo     weave and run the sample app (the README's main command)
+#   make package  build/LockTime.<version>.nupkg: MSBuild targets and a static locktime (nuget/)
+#   make fuzz     run every fuzz target for FUZZ_SECONDS seconds each (docs/TESTING.md)
 
 CC      ?= gcc
 CFLAGS  ?= -O2 -g
@@ -17,26 +19,81 @@ HDRS    := $(wildcard weaver/*/*.h)
 UNIT    := $(sort $(wildcard tests/unit/test_*.c))
 TOOLS   := $(sort $(wildcard tests/tools/*.c))
 
-DEB_PKGS := gcc make pkg-config libzip-dev libmxml-dev zlib1g-dev libssl-dev libcmocka-dev mono-devel mono-utils mono-xbuild
+DEB_PKGS := gcc make pkg-config libzip-dev libmxml-dev zlib1g-dev libssl-dev libcmocka-dev mono-devel mono-utils mono-xbuild clang libclang-rt-dev strace cmake dpkg-dev unzip python3
 
 all: build/locktime
 
 build/locktime: $(LIB_SRC) $(CLI_SRC) $(HDRS) | build
 	$(CC) $(WARN) $(CFLAGS) $(INC) -o $@ $(LIB_SRC) $(CLI_SRC) $(LIBS)
 
-# The same tool built with AddressSanitizer and UndefinedBehaviorSanitizer: every test runs this one.
-build/san/locktime: $(LIB_SRC) $(CLI_SRC) $(HDRS) | build/san
-	$(CC) $(WARN) $(SAN) $(INC) -o $@ $(LIB_SRC) $(CLI_SRC) $(LIBS)
+# The library built once with AddressSanitizer and UndefinedBehaviorSanitizer; the tool and every
+# test program link it (each object is compiled once, not once per test).
+SAN_OBJ := $(patsubst weaver/%.c,build/san/obj/%.o,$(LIB_SRC))
+SAN_LIB := build/san/libweaver.a
 
-build/san/%: tests/unit/%.c $(LIB_SRC) $(HDRS) | build/san
-	$(CC) $(WARN) $(SAN) $(INC) -Itests/unit -o $@ $< $(LIB_SRC) $(LIBS) -lcmocka
+build/san/obj/%.o: weaver/%.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(SAN) $(INC) -c -o $@ $<
+
+$(SAN_LIB): $(SAN_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+# The tool built with the sanitizers: every end-to-end test runs this one.
+build/san/locktime: $(CLI_SRC) $(SAN_LIB) $(HDRS) | build/san
+	$(CC) $(WARN) $(SAN) $(INC) -o $@ $(CLI_SRC) $(SAN_LIB) $(LIBS)
+
+build/san/%: tests/unit/%.c $(SAN_LIB) $(HDRS) | build/san
+	$(CC) $(WARN) $(SAN) $(INC) -Itests/unit -o $@ $< $(SAN_LIB) $(LIBS) -lcmocka
 
 # Test programs that drive the library directly (e.g. the image round trip).
-build/san/lt-%: tests/tools/%.c $(LIB_SRC) $(HDRS) | build/san
-	$(CC) $(WARN) $(SAN) $(INC) -o $@ $< $(LIB_SRC) $(LIBS)
+build/san/lt-%: tests/tools/%.c $(SAN_LIB) $(HDRS) | build/san
+	$(CC) $(WARN) $(SAN) $(INC) -o $@ $< $(SAN_LIB) $(LIBS)
 
-build build/san:
+# Fuzzing (fuzz/, docs/TESTING.md): one libFuzzer binary per target in fuzz/fuzz_targets.h, built with
+# clang, ASan and UBSan.  `make fuzz` runs each for FUZZ_SECONDS (default 60) seconds, one at a time.
+FUZZ_TARGETS := image sig weave pdb nupkg
+FUZZ_SECONDS ?= 60
+FUZZ_SRC := fuzz/fuzz_targets.c fuzz/fuzz_targets.h
+
+build/fuzz/fuzz_%: fuzz/fuzz_main.c $(FUZZ_SRC) $(LIB_SRC) $(HDRS) | build/fuzz
+	clang $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		-DFUZZ_ENTRY=fuzz_$* $(INC) -Ifuzz -o $@ fuzz/fuzz_main.c fuzz/fuzz_targets.c $(LIB_SRC) $(LIBS)
+
+build/fuzz/fuzz-seeds: fuzz/fuzz_seeds.c $(LIB_SRC) $(HDRS) | build/fuzz
+	$(CC) $(WARN) $(CFLAGS) $(INC) -o $@ $< $(LIB_SRC) $(LIBS)
+
+# The regression test feeds fuzz/regress/<target>/* to the targets themselves.
+build/san/test_fuzz: tests/unit/test_fuzz.c $(FUZZ_SRC) $(SAN_LIB) $(HDRS) | build/san
+	$(CC) $(WARN) $(SAN) $(INC) -Ifuzz -o $@ $< fuzz/fuzz_targets.c $(SAN_LIB) $(LIBS) -lcmocka
+
+fuzz-build: $(patsubst %,build/fuzz/fuzz_%,$(FUZZ_TARGETS)) build/fuzz/fuzz-seeds
+
+fuzz: fuzz-build
+	FUZZ_SECONDS=$(FUZZ_SECONDS) bash fuzz/run.sh $(FUZZ_TARGETS)
+
+build build/san build/fuzz build/static:
 	mkdir -p $@
+
+# The NuGet package (nuget/LockTime.nuspec, packed by the .NET SDK). Its locktime is linked fully
+# statically, glibc included, so that it runs on any x86-64 Linux whatever libraries it has: Debian
+# ships libmxml.a, libz.a and libcrypto.a; libzip.a is built from Debian's source package. The
+# linker's notes that libcrypto's dlopen/getaddrinfo need the build's glibc at run time concern
+# OpenSSL code locktime never calls (engines, sockets).
+VERSION := $(shell sed -n 's/^\#define LOCKTIME_VERSION "\(.*\)"$$/\1/p' weaver/cli/cli.h)
+PACKAGE := build/LockTime.$(VERSION).nupkg
+STATIC_LIBZIP := build/static/libzip/lib/libzip.a
+
+$(STATIC_LIBZIP): ci/libzip-static.sh | build/static
+	bash ci/libzip-static.sh build/static/libzip
+
+build/static/locktime: $(LIB_SRC) $(CLI_SRC) $(HDRS) $(STATIC_LIBZIP) | build/static
+	$(CC) $(WARN) -O2 -static-pie -s -Ibuild/static/libzip/include $(INC) -o $@ $(LIB_SRC) $(CLI_SRC) \
+		$(STATIC_LIBZIP) -lmxml -lz -lcrypto -pthread
+
+$(PACKAGE): build/static/locktime nuget/LockTime.nuspec nuget/README.md msbuild/LockTime.props msbuild/LockTime.targets msbuild/LockTime.Packages.targets
+	dotnet pack nuget/LockTime.nuspec -o build -p:version=$(VERSION) -p:tool="$(CURDIR)/build/static/locktime"
+
+package: $(PACKAGE)
 
 unit: $(patsubst tests/unit/%.c,build/san/%,$(UNIT)) $(patsubst tests/tools/%.c,build/san/lt-%,$(TOOLS)) build/san/locktime
 
@@ -55,4 +112,4 @@ deps:
 clean:
 	rm -rf build
 
-.PHONY: all unit test demo deps clean
+.PHONY: all unit test demo deps clean fuzz fuzz-build package

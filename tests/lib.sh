@@ -79,7 +79,8 @@ ltcheck() {
 }
 
 # corpus_programs: the corpus programs, one "NAME RUNNER PATH" line each, for example
-# "csharp/Release dotnet build/corpus/csharp/Release/LockCorpus.dll" or "mono/Debug mono ....exe".
+# "csharp/Release dotnet build/corpus/csharp/Release/LockCorpus.dll" or "mono/Debug mono ....exe"
+# (net48/: the C# corpus built for .NET Framework 4.8 by the .NET SDK, run under Mono).
 corpus_programs() {
 	local config
 	for config in Debug Release; do
@@ -87,6 +88,7 @@ corpus_programs() {
 		echo "vb/$config dotnet $LT_CORPUS/vb/$config/LockCorpusVb.dll"
 		echo "fsharp/$config dotnet $LT_CORPUS/fsharp/$config/LockCorpusFs.dll"
 		echo "mono/$config mono $LT_CORPUS/mono/$config/MonoLocks.exe"
+		echo "net48/$config mono $LT_CORPUS/net48/$config/LockCorpus48.exe"
 	done
 }
 

@@ -7,13 +7,18 @@
 
 #include <stdio.h>
 
+void cli_print_site(const char *prefix, const struct weave_site *s)
+{
+	/* <Type>::<Method> IL_xxxx <kind> [<file>:<line>]: the last field is what
+	 * woven reports print after "at" (the IL offset when there is no line). */
+	printf("%s%s%s IL_%04x %s%s%s\n", prefix ? prefix : "", prefix ? ": " : "", s->method, s->il_offset,
+	       weave_kind_name(s->kind), s->location[0] ? " " : "", s->location);
+}
+
 static void print_site(void *ctx, const struct weave_site *s)
 {
 	(void)ctx;
-	/* <Type>::<Method> IL_xxxx <kind> [<file>:<line>]: the last field is what
-	 * woven reports print after "at" (the IL offset when there is no line). */
-	printf("%s IL_%04x %s%s%s\n", s->method, s->il_offset, weave_kind_name(s->kind),
-	       s->location[0] ? " " : "", s->location);
+	cli_print_site(NULL, s);
 }
 
 int cli_list(int argc, char **argv)
@@ -27,6 +32,8 @@ int cli_list(int argc, char **argv)
 		fprintf(stderr, "locktime: error LT%03d: usage: locktime list FILE\n", LT_E_USAGE);
 		return 2;
 	}
+	if (cli_is_package(argv[1]))
+		return cli_list_package(argv[1]);
 	lt_error_clear();
 	if (lt_file_read(argv[1], &data, &size) == 0 && img_load(&img, data, size) == 0 &&
 	    weave_list_path(img, argv[1], print_site, NULL) >= 0)

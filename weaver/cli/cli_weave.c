@@ -3,12 +3,14 @@
 #include "image.h"
 #include "lt_error.h"
 #include "lt_file.h"
+#include "pdb_update.h"
 #include "weave.h"
 
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 struct refs {
 	char **paths;
@@ -66,10 +68,30 @@ static void refs_free(struct refs *r)
 	free(r->paths);
 }
 
+/* Remove what a run killed while writing the PDB beside `out` left
+ * (<name without .dll/.exe>.pdb.locktime-XXXXXX): the PDB is written under
+ * out's lock, which the caller holds, and a later run that finds the
+ * assembly already woven writes no PDB that would clean them. */
+static void clean_pdb_temps(const char *out)
+{
+	const char *base = strrchr(out, '/') ? strrchr(out, '/') + 1 : out, *dot = strrchr(base, '.');
+	size_t stem = dot && (!strcasecmp(dot, ".dll") || !strcasecmp(dot, ".exe")) ? (size_t)(dot - out) : strlen(out);
+	char *pdb = malloc(stem + 5);
+
+	if (!pdb)
+		return;
+	memcpy(pdb, out, stem);
+	memcpy(pdb + stem, ".pdb", 5);
+	lt_file_clean_temps(pdb);
+	free(pdb);
+}
+
 /* Weave one file; returns 0 (woven, nothing to do, or already woven) or 1. */
 static int weave_one(const char *in, const char *out, const struct weave_opts *opts, int verbosity)
 {
 	struct lt_buf img_out = LT_BUF_INIT;
+	struct pdb_update pdb = { 0 };
+	struct lt_file_lock lock = LT_FILE_LOCK_INIT;
 	struct weave_opts with_path = *opts;
 	enum weave_outcome outcome;
 	struct img *img = NULL;
@@ -79,6 +101,11 @@ static int weave_one(const char *in, const char *out, const struct weave_opts *o
 	int rc = 1;
 
 	lt_error_clear();
+	/* Held from before the read to after the write: a parallel build
+	 * weaving the same file waits, then finds it already woven. */
+	if (lt_file_lock(&lock, out) < 0)
+		goto done;
+	clean_pdb_temps(out);
 	if (lt_file_read(in, &data, &size) < 0 || img_load(&img, data, size) < 0)
 		goto done;
 	if (img_is_reference_assembly(img)) {
@@ -91,7 +118,14 @@ static int weave_one(const char *in, const char *out, const struct weave_opts *o
 	if (outcome == WEAVE_WOVEN) {
 		if (img->pe.cli.flags & PE_COMIMAGE_STRONGNAMESIGNED)
 			cli_warn(in, LT_E_WEAVE, "strong-name signature no longer matches; .NET Framework loads from the GAC will refuse it");
-		if (img_write(img, &img_out) < 0 || lt_file_write_atomic(out, img_out.data, img_out.len) < 0)
+		/* The PDB is rewritten and the debug entries set before the image
+		 * is laid out; the PDB file is written after the assembly. */
+		if (pdb_update(&pdb, img, in, out) < 0)
+			goto done;
+		if (pdb.stale)
+			cli_warn(in, LT_E_PDB, "%s: its source lines are stale after weaving", pdb.why);
+		if (img_write(img, &img_out) < 0 ||
+		    pdb_write_pair(&pdb, out, img_out.data, img_out.len, strcmp(in, out) ? NULL : img->file, img->size) < 0)
 			goto done;
 		if (verbosity >= 0)
 			printf("%s: woven, %ld lock site%s timed\n", in, nsites, nsites == 1 ? "" : "s");
@@ -108,7 +142,9 @@ done:
 	if (rc)
 		cli_report_error(in);
 	lt_buf_free(&img_out);
+	pdb_update_free(&pdb);
 	img_free(img);
+	lt_file_unlock(&lock);
 	return rc;
 }
 
@@ -121,11 +157,12 @@ int cli_weave(int argc, char **argv)
 		{ "reference", required_argument, NULL, 'r' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "unpack", required_argument, NULL, 'u' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct weave_opts opts = { .threshold_ms = 1.0, .output = "stderr" };
 	struct refs refs = { NULL, 0, 0 };
-	const char *output = NULL;
+	const char *output = NULL, *unpack = NULL;
 	int c, i, verbosity = 0, failed = 0;
 	char *end;
 
@@ -150,6 +187,7 @@ int cli_weave(int argc, char **argv)
 			break;
 		case 'v': verbosity = 1; break;
 		case 'q': verbosity = -1; break;
+		case 'u': unpack = optarg; break;
 		default: goto usage;
 		}
 	}
@@ -161,10 +199,18 @@ int cli_weave(int argc, char **argv)
 		fprintf(stderr, "locktime: error LT%03d: weave: -o takes one input file\n", LT_E_USAGE);
 		goto usage;
 	}
+	if (unpack && (output || !cli_is_package(argv[optind]))) {
+		fprintf(stderr, "locktime: error LT%03d: weave: --unpack DIR takes a .nupkg and entry names, not -o\n", LT_E_USAGE);
+		goto usage;
+	}
 	opts.refs = (const char *const *)refs.paths;
 	opts.nrefs = refs.n;
-	for (i = optind; i < argc; i++)
-		failed |= weave_one(argv[i], output ? output : argv[i], &opts, verbosity);
+	if (unpack) /* --unpack DIR PKG.nupkg [ENTRY...] */
+		failed = cli_unpack_package(argv[optind], unpack, (const char *const *)argv + optind + 1, argc - optind - 1,
+					    &opts, verbosity);
+	for (i = optind; i < argc && !unpack; i++)
+		failed |= cli_is_package(argv[i]) ? cli_weave_package(argv[i], output ? output : argv[i], &opts, verbosity)
+						  : weave_one(argv[i], output ? output : argv[i], &opts, verbosity);
 	refs_free(&refs);
 	return failed ? 1 : 0;
 usage:

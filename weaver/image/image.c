@@ -3,6 +3,7 @@
 #include "il_body.h"
 #include "lt_error.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,9 +53,14 @@ void img_free(struct img *img)
 
 	if (!img)
 		return;
-	for (i = 0; i < img->nbodies; i++)
+	for (i = 0; i < img->nbodies; i++) {
 		free(img->bodies[i].data);
+		pdb_map_free(img->bodies[i].map);
+	}
 	free(img->bodies);
+	for (i = 0; img->debug_data && i < img->pe.ndebug; i++)
+		free(img->debug_data[i].data);
+	free(img->debug_data);
 	md_free(&img->md);
 	pe_free(&img->pe);
 	free(img->file);
@@ -85,7 +91,8 @@ int img_is_reference_assembly(const struct img *img)
 		    parent != md_token(MD_ASSEMBLY, 1))
 			continue;
 		if (md_coded_decode(MD_CI_CUSTOMATTRIBUTETYPE, md_get(md, MD_CUSTOMATTRIBUTE, r, MD_CUSTOMATTRIBUTE_TYPE), &ctor) < 0 ||
-		    md_token_table(ctor) != MD_MEMBERREF || md_token_row(ctor) > md_rows(md, MD_MEMBERREF))
+		    md_token_table(ctor) != MD_MEMBERREF || md_token_row(ctor) == 0 ||
+		    md_token_row(ctor) > md_rows(md, MD_MEMBERREF))
 			continue;
 		if (md_coded_decode(MD_CI_MEMBERREFPARENT, md_get(md, MD_MEMBERREF, md_token_row(ctor), MD_MEMBERREF_CLASS), &cls) < 0)
 			continue;
@@ -140,7 +147,26 @@ int img_set_method_body(struct img *img, uint32_t row, const uint8_t *body, size
 		return lt_error_set(LT_E_NOMEM, "out of memory");
 	memcpy(copy, body, len);
 	free(img->bodies[row - 1].data);
+	pdb_map_free(img->bodies[row - 1].map);
 	img->bodies[row - 1].data = copy;
 	img->bodies[row - 1].len = (uint32_t)len;
+	img->bodies[row - 1].map = NULL;
+	return 0;
+}
+
+int img_set_debug_data(struct img *img, uint32_t index, const uint8_t *data, size_t len, uint32_t timestamp)
+{
+	uint8_t *copy;
+
+	assert(index < img->pe.ndebug);
+	if (len > 0x7FFFFFFF)
+		return lt_error_set(LT_E_LIMIT, "debug entry %u: %zu bytes of data", index, len);
+	if (!img->debug_data && !(img->debug_data = calloc(img->pe.ndebug, sizeof *img->debug_data)))
+		return lt_error_set(LT_E_NOMEM, "out of memory");
+	if (!(copy = malloc(len ? len : 1)))
+		return lt_error_set(LT_E_NOMEM, "out of memory");
+	memcpy(copy, data, len);
+	free(img->debug_data[index].data);
+	img->debug_data[index] = (struct img_debug_data){ copy, (uint32_t)len, timestamp, 0 };
 	return 0;
 }

@@ -14,12 +14,23 @@
 
 #include "lt_buf.h"
 #include "md_image.h"
+#include "pdb_map.h"
 #include "pe_file.h"
 
 /* A method body replaced by img_set_method_body (header, code, EH sections). */
 struct img_body {
 	uint8_t *data; /* owned; NULL = the input's body is kept */
 	uint32_t len;
+	struct pdb_map *map; /* owned: input -> new IL offsets when img_encode_body
+			      * wrote the body; NULL when it was set as bytes */
+};
+
+/* New data of a debug directory entry (img_set_debug_data). */
+struct img_debug_data {
+	uint8_t *data;      /* owned; NULL = the input's data is kept */
+	uint32_t len;
+	uint32_t timestamp; /* the entry's new TimeDateStamp */
+	uint32_t sec_off;   /* set by img_write: offset in the appended section, when moved there */
 };
 
 struct img {
@@ -29,6 +40,7 @@ struct img {
 	struct md_image md;
 	struct img_body *bodies;/* one per MethodDef row, index row - 1 */
 	uint32_t nbodies;       /* rows bodies[] has room for */
+	struct img_debug_data *debug_data; /* pe.ndebug entries, NULL until one is set */
 };
 
 /* Open the assembly in data[0..size); takes ownership of data (freed by
@@ -57,8 +69,20 @@ int img_method_body(const struct img *img, uint32_t row, const uint8_t **out, si
 
 /* Replace the body of MethodDef `row` (1-based, may be a row appended after
  * loading) with a copy of body[0..len) - a complete body with header and EH
- * sections, as il_encode writes it.  Returns 0, or -1 (LT_E_NOMEM). */
+ * sections, as il_encode writes it.  The row's offset map is dropped (the
+ * debug symbols of an input method replaced this way cannot be re-mapped;
+ * img_encode_body keeps one).  Returns 0, or -1 (LT_E_NOMEM). */
 int img_set_method_body(struct img *img, uint32_t row, const uint8_t *body, size_t len);
+
+/* Give debug directory entry `index` (0-based, in pe.debug order; asserted
+ * below pe.ndebug) a copy of data[0..len) and TimeDateStamp `timestamp`, for
+ * img_write to lay out: in place when len fits the input entry's SizeOfData
+ * (the rest of the old data zeroed), else in the appended section, 4-byte
+ * aligned, with AddressOfRawData and PointerToRawData patched; SizeOfData
+ * becomes len (PE/COFF "Debug Directory").  Setting an entry again replaces
+ * the earlier data.  Returns 0, or -1 with LT_E_NOMEM, LT_E_LIMIT past
+ * 0x7FFFFFFF bytes. */
+int img_set_debug_data(struct img *img, uint32_t index, const uint8_t *data, size_t len, uint32_t timestamp);
 
 /* Lay the image out again into `out` (see the file comment).  When nothing
  * was edited the output is still a valid image with new metadata; callers

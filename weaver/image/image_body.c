@@ -73,13 +73,40 @@ int img_decode_body(const struct img *img, uint32_t row, struct il_body *out)
 int img_encode_body(struct img *img, uint32_t row, struct il_body *b)
 {
 	struct lt_buf out = LT_BUF_INIT;
-	int rc;
+	struct pdb_map *map = NULL, *both;
+	const struct img_body *old = row - 1 < img->nbodies ? &img->bodies[row - 1] : NULL;
+	const struct pdb_map *earlier = old ? old->map : NULL;
+	/* A body set as bytes has no map to the input: nor has its re-encoding. */
+	int unmapped = old && old->data && !old->map;
+	int rc = -1;
 
 	if (il_encode(b, img_stack_effect, img, &out) < 0) {
 		lt_buf_free(&out);
 		return lt_error_prefix("MethodDef row %u: ", row);
 	}
-	rc = img_set_method_body(img, row, out.data, out.len);
+	/* b was decoded from the body an earlier encode wrote: chain the maps,
+	 * so the map always starts at the input's offsets.  A body whose map
+	 * cannot be made (instructions claiming one input offset) is kept
+	 * without one: its debug symbols go stale, the edit still stands. */
+	if (pdb_map_from_body(b, &map) < 0 || (earlier && pdb_map_compose(earlier, map, &both) < 0)) {
+		if (lt_error_last()->code == LT_E_NOMEM)
+			goto done;
+		unmapped = 1;
+	} else if (earlier) {
+		pdb_map_free(map);
+		map = both;
+	}
+	if (img_set_method_body(img, row, out.data, out.len) < 0)
+		goto done;
+	if (!unmapped) {
+		img->bodies[row - 1].map = map;
+		map = NULL;
+	}
+	rc = 0;
+done:
+	if (rc < 0)
+		lt_error_prefix("MethodDef row %u: ", row);
+	pdb_map_free(map);
 	lt_buf_free(&out);
 	return rc;
 }

@@ -23,8 +23,13 @@ int img_stack_effect(void *ctx, uint32_t token, enum il_op op, int *pops, int *p
 int img_decode_body(const struct img *img, uint32_t row, struct il_body *out);
 
 /* Encode *b (il_encode with img_stack_effect) and make it the body of
- * MethodDef `row`.  Returns 0, or -1 (errors of il_encode, prefixed with the
- * row; LT_E_NOMEM). */
+ * MethodDef `row`, keeping the input -> new IL offset map of the row
+ * (img->bodies[row - 1].map, pdb_map.h) for the debug symbols: when b was
+ * decoded from a body an earlier img_encode_body wrote, the two maps are
+ * chained; when no map can be made (pdb_map_from_body fails: instructions
+ * claiming one input offset) the body is set without one, as
+ * img_set_method_body does.  Returns 0, or -1 (errors of il_encode,
+ * prefixed with the row; LT_E_NOMEM). */
 int img_encode_body(struct img *img, uint32_t row, struct il_body *b);
 
 /* Give b `n` more locals, whose types are the encoded Type signatures in

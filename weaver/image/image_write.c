@@ -20,10 +20,18 @@
 
 static uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) & ~(a - 1); }
 
+/* Whether debug entry i has new data that does not fit where its old data is. */
+static int debug_moves(const struct img *img, uint32_t i)
+{
+	const struct img_debug_data *d = img->debug_data ? &img->debug_data[i] : NULL;
+	return d && d->data && (d->len > img->pe.debug[i].size || img->pe.debug[i].file_offset == 0);
+}
+
 /* The new section's contents: changed bodies (each 4-byte aligned, II.25.4.3
- * requires it of fat headers) then the metadata root.  MethodDef RVAs of the
- * changed bodies are set first, since they are metadata cells. */
-static int build_section(struct img *img, uint32_t va, struct lt_buf *sec, uint32_t *md_off)
+ * requires it of fat headers), the metadata root, then new debug entry data
+ * that outgrew its old place.  MethodDef RVAs of the changed bodies are set
+ * first, since they are metadata cells. */
+static int build_section(struct img *img, uint32_t va, struct lt_buf *sec, uint32_t *md_off, uint32_t *md_len)
 {
 	uint32_t row, nrows = md_rows(&img->md, MD_METHODDEF);
 	struct lt_buf md = LT_BUF_INIT;
@@ -41,8 +49,18 @@ static int build_section(struct img *img, uint32_t va, struct lt_buf *sec, uint3
 	if (lt_buf_align(sec, 4) < 0 || md_write(&img->md, &md) < 0)
 		goto fail;
 	*md_off = (uint32_t)sec->len;
+	*md_len = (uint32_t)md.len;
 	if (lt_buf_put(sec, md.data, md.len) < 0)
 		goto fail;
+	for (uint32_t i = 0; i < img->pe.ndebug; i++) {
+		if (!debug_moves(img, i))
+			continue;
+		if (lt_buf_align(sec, 4) < 0)
+			goto fail;
+		img->debug_data[i].sec_off = (uint32_t)sec->len;
+		if (lt_buf_put(sec, img->debug_data[i].data, img->debug_data[i].len) < 0)
+			goto fail;
+	}
 	lt_buf_free(&md);
 	return 0;
 fail:
@@ -61,7 +79,7 @@ struct layout {
 static int plan(const struct img *img, uint32_t sec_len, struct layout *l)
 {
 	const struct pe_file *pe = &img->pe;
-	uint64_t va_end = 0, table_end, min_va = UINT32_MAX;
+	uint64_t va_end = 0, table_end, min_va = UINT32_MAX, raw_end = 0;
 	const struct pe_dir *cert = pe->ndirs > PE_DIR_CERTIFICATE ? &pe->dirs[PE_DIR_CERTIFICATE] : NULL;
 	uint16_t i;
 
@@ -71,6 +89,8 @@ static int plan(const struct img *img, uint32_t sec_len, struct layout *l)
 		uint32_t span = s->virtual_size > s->raw_size ? s->virtual_size : s->raw_size;
 		if (s->raw_size && s->raw_ptr < l->first_raw)
 			l->first_raw = s->raw_ptr;
+		if (s->raw_size && (uint64_t)s->raw_ptr + s->raw_size > raw_end)
+			raw_end = (uint64_t)s->raw_ptr + s->raw_size;
 		if (s->virtual_address < min_va)
 			min_va = s->virtual_address;
 		if (align_up((uint64_t)s->virtual_address + span, pe->section_alignment) > va_end)
@@ -88,9 +108,12 @@ static int plan(const struct img *img, uint32_t sec_len, struct layout *l)
 	if (l->headers > min_va)
 		return lt_error_set(LT_E_LAYOUT, "no room for another section header below RVA 0x%llx",
 				    (unsigned long long)min_va);
+	/* An Authenticode certificate table trails the sections' data; its
+	 * "RVA" is a file offset.  One that points anywhere else is not cut
+	 * off (that would cut the sections): only its directory is cleared. */
 	l->tail_end = (uint32_t)img->size;
-	if (cert && cert->rva && cert->rva >= l->first_raw && cert->rva <= img->size)
-		l->tail_end = cert->rva; /* the certificate table's "RVA" is a file offset */
+	if (cert && cert->rva && cert->rva >= raw_end && cert->rva <= img->size)
+		l->tail_end = cert->rva;
 	l->new_va = (uint32_t)va_end;
 	l->new_raw = (uint32_t)align_up((uint64_t)l->tail_end + l->shift, pe->file_alignment);
 	if ((uint64_t)l->new_va + sec_len > 0xFFFFFFFFu ||
@@ -135,9 +158,27 @@ static void patch(const struct img *img, const struct layout *l, uint8_t *out, u
 	lt_put32(out + opt + PE_OPT_SIZE_OF_HEADERS, l->headers);
 	if (pe->ndirs > PE_DIR_CERTIFICATE)
 		memset(out + dirs + 8 * PE_DIR_CERTIFICATE, 0, 8);
-	for (i = 0; i < pe->ndebug; i++)
+	for (i = 0; i < pe->ndebug; i++) {
+		const struct img_debug_data *d = img->debug_data ? &img->debug_data[i] : NULL;
+		uint8_t *e = out + moved(l, pe->debug[i].entry_offset);
+
 		if (pe->debug[i].file_offset)
-			lt_put32(out + moved(l, pe->debug[i].entry_offset) + 24, moved(l, pe->debug[i].file_offset));
+			lt_put32(e + 24, moved(l, pe->debug[i].file_offset));
+		if (!d || !d->data)
+			continue;
+		/* IMAGE_DEBUG_DIRECTORY: TimeDateStamp +4, SizeOfData +16,
+		 * AddressOfRawData +20, PointerToRawData +24. */
+		lt_put32(e + 4, d->timestamp);
+		lt_put32(e + 16, d->len);
+		if (debug_moves(img, i)) {
+			lt_put32(e + 20, l->new_va + d->sec_off);
+			lt_put32(e + 24, l->new_raw + d->sec_off);
+		} else {
+			uint8_t *old = out + moved(l, pe->debug[i].file_offset);
+			memcpy(old, d->data, d->len);
+			memset(old + d->len, 0, pe->debug[i].size - d->len);
+		}
+	}
 	/* II.25.3.3: MetaData directory at offset 8 of the CLI header. */
 	lt_put32(out + cli + 8, l->new_va + md_off);
 	lt_put32(out + cli + 12, md_len);
@@ -148,12 +189,12 @@ int img_write(struct img *img, struct lt_buf *out)
 	const struct pe_file *pe = &img->pe;
 	struct lt_buf sec = LT_BUF_INIT;
 	struct layout l;
-	uint32_t md_off = 0, total, csum_off = pe->opt_offset + PE_OPT_CHECKSUM;
+	uint32_t md_off = 0, md_len = 0, total, csum_off = pe->opt_offset + PE_OPT_CHECKSUM;
 	int rc = -1;
 
 	/* The section's RVA is needed before its bodies are placed; it depends
 	 * only on the input's sections, so plan once with a zero length first. */
-	if (plan(img, 0, &l) < 0 || build_section(img, l.new_va, &sec, &md_off) < 0 ||
+	if (plan(img, 0, &l) < 0 || build_section(img, l.new_va, &sec, &md_off, &md_len) < 0 ||
 	    plan(img, (uint32_t)sec.len, &l) < 0)
 		goto done;
 	total = (uint32_t)align_up((uint64_t)l.new_raw + sec.len, pe->file_alignment);
@@ -167,7 +208,7 @@ int img_write(struct img *img, struct lt_buf *out)
 	lt_buf_zero(out, l.new_raw - out->len);
 	lt_buf_put(out, sec.data, sec.len);
 	lt_buf_zero(out, total - out->len);
-	patch(img, &l, out->data, (uint32_t)sec.len, md_off, (uint32_t)(sec.len - md_off));
+	patch(img, &l, out->data, (uint32_t)sec.len, md_off, md_len);
 	if (pe->checksum)
 		lt_put32(out->data + csum_off, pe_checksum(out->data, out->len, csum_off));
 	rc = 0;

@@ -89,8 +89,9 @@ struct md_image {
  * stream name not terminated within 32 bytes, a duplicate stream name, both
  * #~ and #-, no table stream, a Valid bit for a table the spec does not
  * define, a row count past 0xFFFFFF or whose rows pass the stream, a #GUID
- * heap that is not a whole number of GUIDs, a #Pdb stream naming a non
- * type-system table or with bytes after its counts.
+ * heap that is not a whole number of GUIDs, a #Strings, #US or #Blob heap
+ * whose first byte is not 0 (the empty entry at index 0), a #Pdb stream
+ * naming a non type-system table or with bytes after its counts.
  * On failure *out is released (md_free) and left empty.
  * Returns 0, or -1 with LT_E_METADATA naming the stream, table, row and column
  * (LT_E_NOMEM when memory runs out). */

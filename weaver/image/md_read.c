@@ -147,6 +147,11 @@ static int read_heap(struct md_heap *h, const struct lt_cur *c, unsigned entry)
 	if (c->len > UINT32_MAX || c->len % entry)
 		return lt_error_set(LT_E_METADATA, "%s: size 0x%zx is not a whole number of entries (II.24.2.5)",
 				    c->what, c->len);
+	/* II.24.2.3-4: index 0 of #Strings, #US and #Blob is the empty entry, a
+	 * 0 byte; null names and signatures read it, so it must be empty. */
+	if (entry == 1 && c->len && c->data[0] != 0)
+		return lt_error_set(LT_E_METADATA, "%s: first byte 0x%02x, not the empty entry (II.24.2.3-4)",
+				    c->what, c->data[0]);
 	h->orig = c->data;
 	h->orig_size = (uint32_t)c->len;
 	return 0;

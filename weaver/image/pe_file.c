@@ -27,7 +27,9 @@ static int parse_coff(struct pe_file *pe, struct lt_cur *c)
 
 	if (lt_cur_u16(c, &mz) < 0 || mz != 0x5A4D)
 		return lt_error_set(LT_E_NOT_PE, "no MZ signature: not a PE file");
-	if (lt_cur_seek(c, 0x3C) < 0 || lt_cur_u32(c, &lfanew) < 0 || lt_cur_seek(c, lfanew) < 0)
+	if (lt_cur_seek(c, 0x3C) < 0 || lt_cur_u32(c, &lfanew) < 0)
+		return lt_error_set(LT_E_NOT_PE, "DOS header truncated (%zu bytes): not a PE file", c->len);
+	if (lt_cur_seek(c, lfanew) < 0)
 		return lt_error_set(LT_E_NOT_PE, "DOS header: e_lfanew 0x%x outside the file", lfanew);
 	if (lt_cur_u32(c, &sig) < 0 || sig != 0x00004550)
 		return lt_error_set(LT_E_NOT_PE, "no PE signature at 0x%x: not a PE file", lfanew);
@@ -105,6 +107,12 @@ static int parse_sections(struct pe_file *pe, struct lt_cur *file)
 		if (s->raw_size && ((uint64_t)s->raw_ptr + s->raw_size > pe->size))
 			return lt_error_set(LT_E_NOT_PE, "section %s: raw data 0x%x+0x%x passes the end of the file (0x%zx)",
 					    s->name, s->raw_ptr, s->raw_size, pe->size);
+		/* Section data lies after the headers (PE/COFF: SizeOfHeaders
+		 * covers the section table); data inside them could not be moved
+		 * apart from them when a section is added. */
+		if (s->raw_size && s->raw_ptr < pe->sections_offset + (uint32_t)pe->nsections * 40)
+			return lt_error_set(LT_E_NOT_PE, "section %s: raw data at 0x%x overlaps the headers (0x%x bytes)",
+					    s->name, s->raw_ptr, pe->sections_offset + (uint32_t)pe->nsections * 40);
 		if ((uint64_t)s->virtual_address + s->virtual_size > 0xFFFFFFFFu)
 			return lt_error_set(LT_E_NOT_PE, "section %s: virtual range overflows", s->name);
 	}

@@ -112,8 +112,8 @@ enum pe_opt_field {
 
 /* Parse data[0..size) as a PE file with a CLI header.  data is borrowed and
  * must outlive *out.  Checks every header field it uses against the file:
- * section raw data inside the file, alignments powers of two, directories
- * inside a section.
+ * section raw data inside the file and after the section table, alignments
+ * powers of two, directories inside a section.
  * Returns 0, or -1 with LT_E_NOT_PE (not a PE file, malformed headers) or
  * LT_E_NOT_CLI (a valid PE file without a CLI header: native code). */
 int pe_parse(struct pe_file *out, const uint8_t *data, size_t size);

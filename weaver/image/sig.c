@@ -56,8 +56,9 @@ static int dec_shape(struct lt_cur *c, struct sig_array_shape *s)
 	c->what = "ArrayShape";
 	if (sig_uint_decode(c, &s->rank) < 0)
 		return -1;
-	if (s->rank == 0)
-		return lt_error_set(LT_E_SIGNATURE, "ArrayShape: Rank 0 at offset 0x%zx (II.23.2.13)", c->pos);
+	if (s->rank == 0 || s->rank > SIG_MAX_RANK)
+		return lt_error_set(LT_E_SIGNATURE, "ArrayShape: Rank %u at offset 0x%zx: not 1..%d (II.23.2.13)",
+				    s->rank, c->pos, SIG_MAX_RANK);
 	if (sig_uint_decode(c, &s->nsizes) < 0)
 		return -1;
 	if (s->nsizes > s->rank)

@@ -83,6 +83,9 @@ enum sig_conv {
 /* Deepest nesting of types (PTR, SZARRAY, GENERICINST arguments, FNPTR,
  * custom modifiers...) a decoder accepts. */
 #define SIG_MAX_DEPTH 64
+/* Highest ArrayShape Rank accepted (II.23.2.13 sets none; the CLR loads no
+ * array of rank past 32, and a rank is a loop count for whoever reads it). */
+#define SIG_MAX_RANK 32
 /* Most locals a LocalVarSig may hold (II.23.2.6). */
 #define SIG_MAX_LOCALS 0xFFFE
 /* sig_method.sentinel when the signature has no SENTINEL. */
@@ -168,8 +171,8 @@ int sig_int_encode(struct lt_buf *b, int32_t v);
  * the row shifted left by 2 and the table in the low 2 bits (0 TypeDef,
  * 1 TypeRef, 2 TypeSpec).  decode gives the token (table << 24 | row).
  * Returns 0, or -1: decode with the cursor's code for the errors of
- * sig_uint_decode, tag 3 or row 0; encode with LT_E_ENCODE for a token of
- * another table or row 0, LT_E_NOMEM. */
+ * sig_uint_decode, tag 3, row 0 or a row past 0xFFFFFF; encode with
+ * LT_E_ENCODE for a token of another table or row 0, LT_E_NOMEM. */
 int sig_token_decode(struct lt_cur *c, uint32_t *out_token);
 int sig_token_encode(struct lt_buf *b, uint32_t token);
 
@@ -177,8 +180,9 @@ int sig_token_encode(struct lt_buf *b, uint32_t token);
  * Each takes one blob (bytes, len) and sets *out to an owned tree, freed with
  * the matching _free.  Return 0, or -1 with LT_E_SIGNATURE (truncated blob,
  * unknown or misplaced element type, INTERNAL, bad calling convention,
- * counts past the remaining bytes, nesting deeper than SIG_MAX_DEPTH,
- * trailing bytes) or LT_E_NOMEM; *out is untouched on failure. */
+ * counts past the remaining bytes, nesting deeper than SIG_MAX_DEPTH, an
+ * array Rank past SIG_MAX_RANK, trailing bytes) or LT_E_NOMEM; *out is
+ * untouched on failure. */
 
 /* MethodDefSig / MethodRefSig / StandAloneMethodSig (II.23.2.1-3): calling
  * convention DEFAULT, C, STDCALL, THISCALL, FASTCALL, VARARG or UNMANAGED,

@@ -120,10 +120,12 @@ int sig_token_decode(struct lt_cur *c, uint32_t *out_token)
 	if (sig_uint_decode(c, &v) < 0)
 		return -1;
 	uint32_t tag = v & 3, row = v >> 2;
-	if (tag == 3 || row == 0) {
+	/* A token holds a 24-bit row (II.24.2.6): a larger one would spill
+	 * into the table byte and name another table. */
+	if (tag == 3 || row == 0 || row > 0xFFFFFF) {
 		c->pos = start;
 		return lt_error_set(c->code, "%s: TypeDefOrRefOrSpecEncoded 0x%X at offset 0x%zx: %s (II.23.2.8)",
-				    c->what, v, start, tag == 3 ? "tag 3 invalid" : "row 0");
+				    c->what, v, start, tag == 3 ? "tag 3 invalid" : row == 0 ? "row 0" : "row past 0xFFFFFF");
 	}
 	*out_token = (uint32_t)token_tables[tag] << 24 | row;
 	return 0;

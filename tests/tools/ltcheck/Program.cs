@@ -8,6 +8,7 @@ internal static class Program
                ltcheck jit FILE [DIR...]    JIT-compile every method body (dependencies from FILE's folder and DIRs)
                ltcheck dump FILE            normalized listing of types, fields, locals and IL, for diffing
                ltcheck locks FILE           lock acquisition call sites and Synchronized methods, with a total
+               ltcheck pdb INPUT WOVEN      the woven assembly's portable PDB against the input's (lines, scopes, ids)
         """;
 
     private static int Main(string[] args)
@@ -30,6 +31,8 @@ internal static class Program
                 case "locks" when rest.Length == 1:
                     LockCounter.Run(rest[0], Console.Out);
                     return 0;
+                case "pdb" when rest.Length == 2:
+                    return PdbChecker.Run(rest[0], rest[1], Console.Out) ? 0 : 1;
                 default:
                     return Fail(Usage);
             }
