@@ -73,7 +73,8 @@ for t in "${targets[@]}"; do
 		echo "not ok - fuzz $t: seed inputs"; failed=1; continue
 	fi
 	before=$(find "$out/crash/$t" -type f | wc -l)
-	"$out/fuzz_$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=512 -print_final_stats=1 \
+	# FUZZ_RUNS and FUZZ_SEED make a run repeatable (CI): the same inputs are tried every time.
+	"$out/fuzz_$t" -max_total_time="$seconds" ${FUZZ_RUNS:+-runs=$FUZZ_RUNS} ${FUZZ_SEED:+-seed=$FUZZ_SEED} -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=512 -print_final_stats=1 \
 		-artifact_prefix="$out/crash/$t/" "$out/corpus/$t" "$out/seed/$t" "fuzz/regress/$t" >"$log" 2>&1
 	rc=$?
 	runs=$(sed -nE 's/^stat::number_of_executed_units: *([0-9]+)/\1/p' "$log" | tail -n 1)
