@@ -7,7 +7,7 @@
 # size read from the file was trusted).  Under build/fuzz: seed/TARGET (made from build/corpus when
 # missing), corpus/TARGET (what the fuzzer found, kept between runs), crash/TARGET (inputs that
 # crashed: fix the bug, then copy the input to fuzz/regress/TARGET/ so that `make test` keeps
-# checking it), logs/TARGET.log, and stats.tsv (one line per run: date, target, seconds,
+# checking it), logs/TARGET.log, and stats.tsv (one line per run: date, target, seconds it ran,
 # executions, result, corpus size; docs/TESTING.md sums them up).
 set -u
 cd "$(dirname "$0")/.."
@@ -73,18 +73,20 @@ for t in "${targets[@]}"; do
 		echo "not ok - fuzz $t: seed inputs"; failed=1; continue
 	fi
 	before=$(find "$out/crash/$t" -type f | wc -l)
+	start=$SECONDS
 	# FUZZ_RUNS and FUZZ_SEED make a run repeatable (CI): the same inputs are tried every time.
 	"$out/fuzz_$t" -max_total_time="$seconds" ${FUZZ_RUNS:+-runs=$FUZZ_RUNS} ${FUZZ_SEED:+-seed=$FUZZ_SEED} -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=512 -print_final_stats=1 \
 		-artifact_prefix="$out/crash/$t/" "$out/corpus/$t" "$out/seed/$t" "fuzz/regress/$t" >"$log" 2>&1
 	rc=$?
+	elapsed=$((SECONDS - start))
 	runs=$(sed -nE 's/^stat::number_of_executed_units: *([0-9]+)/\1/p' "$log" | tail -n 1)
 	size=$(find "$out/corpus/$t" "$out/seed/$t" -type f | wc -l)
 	new=$(find "$out/crash/$t" -type f | wc -l)
 	result=ok
 	[ "$rc" -eq 0 ] && [ "$new" -eq "$before" ] || result=crash
-	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "$seconds" "${runs:-0}" "$result" "$size" >>"$out/stats.tsv"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "$elapsed" "${runs:-0}" "$result" "$size" >>"$out/stats.tsv"
 	if [ "$result" = ok ]; then
-		echo "ok - fuzz $t: ${runs:-0} runs in $seconds s, corpus $size inputs"
+		echo "ok - fuzz $t: ${runs:-0} runs in $elapsed s, corpus $size inputs"
 	else
 		failed=1
 		echo "not ok - fuzz $t: exit $rc after ${runs:-0} runs (log: $log)"

@@ -16,6 +16,7 @@
 #include "image.h"
 #include "lt_error.h"
 #include "lt_file.h"
+#include "pdb_find.h"
 #include "sig.h"
 
 /* fuzz/regress/<target>/<name> of this repository (the binary is build/san/test_hostile),
@@ -166,6 +167,32 @@ static void test_certificate_inside_section(void **state)
 	img_free(img);
 }
 
+/* An Embedded Portable PDB entry whose UncompressedSize claims 1 GiB - 1
+ * for a few KiB of Deflate data (which expands 1032:1 at most): refused
+ * before the allocation it asked for, the symbols left stale. */
+static void test_embedded_pdb_size_lie(void **state)
+{
+	struct pdb_found f;
+	struct img *img = NULL;
+	uint8_t *data;
+	size_t size;
+	uint32_t i;
+
+	(void)state;
+	assert_int_equal(lt_file_read("build/corpus/pdb/Release-embedded/PdbLocks.dll", &data, &size), 0);
+	assert_int_equal(img_load(&img, data, size), 0);
+	for (i = 0; i < img->pe.ndebug && img->pe.debug[i].type != PE_DEBUG_EMBEDDED_PDB; i++)
+		;
+	assert_true(i < img->pe.ndebug);
+	/* "MPDB", then UncompressedSize (PE-COFF.md). */
+	lt_put32(img->file + img->pe.debug[i].file_offset + 4, 0x3FFFFFFF);
+	assert_int_equal(pdb_find(&f, img, NULL), 0);
+	assert_int_equal(f.source, PDB_STALE);
+	assert_non_null(strstr(f.why, "uncompressed size 1073741823"));
+	pdb_found_free(&f);
+	img_free(img);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -176,6 +203,7 @@ int main(void)
 		cmocka_unit_test(test_strings_heap_first_byte),
 		cmocka_unit_test(test_section_raw_data_in_headers),
 		cmocka_unit_test(test_certificate_inside_section),
+		cmocka_unit_test(test_embedded_pdb_size_lie),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -114,7 +114,10 @@ static int inflate_entry(const struct img *img, uint32_t index, struct pdb_found
 		return 1;
 	}
 	left = lt_cur_left(&c);
-	if (size == 0 || size > LT_FILE_MAX || left > UINT_MAX || lt_cur_bytes(&c, left, &deflated) < 0) {
+	/* Deflate expands 1032:1 at most (zlib's FAQ): a larger size is a lie,
+	 * refused before the allocation it would ask for. */
+	if (size == 0 || size > LT_FILE_MAX || (uint64_t)size > (uint64_t)left * 1032 + 64 || left > UINT_MAX ||
+	    lt_cur_bytes(&c, left, &deflated) < 0) {
 		snprintf(why, n, "embedded PDB entry: uncompressed size %u", size);
 		return 1;
 	}

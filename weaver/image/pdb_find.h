@@ -39,7 +39,8 @@ struct pdb_found {
 /* Find the debug symbols of `img`, read from `assembly_path` (NULL: look
  * only for an embedded PDB).  In order:
  *  - an Embedded Portable PDB entry (type 17): inflated (raw Deflate, its
- *    UncompressedSize exactly) - PDB_EMBEDDED, or PDB_STALE when malformed;
+ *    UncompressedSize exactly, at most 1 GiB and 1032 times the Deflate
+ *    data) - PDB_EMBEDDED, or PDB_STALE when malformed;
  *  - with a CodeView entry, the file named by its path's last part (either
  *    separator) in the assembly's folder, else <assembly name without
  *    .dll/.exe>.pdb there: PDB_FILE when it is portable metadata with a #Pdb

@@ -118,11 +118,14 @@ static int rewrite_all(struct img *img, struct weave_helper *h, const struct wea
 
 /* Give the woven module a new Mvid (II.22.30: it tells versions of a module
  * apart), so that native code compiled for the input and keyed by its Mvid
- * (Mono's AOT images, its corlib's included) is not run in place of the
- * woven IL.  The new GUID is derived, not random, so that the output stays
- * deterministic: the SHA-1 of the old Mvid and the baked options, shaped as
- * a name-based (version 5, RFC 4122 variant) GUID in the #GUID layout
- * (Data3 little-endian: its high byte is byte 7). */
+ * (NGen images) is not run in place of the woven IL.  The new GUID is
+ * appended and Module.Mvid points at it: input heap entries never change.
+ * (Mono takes an image's GUID from the first #GUID entry instead, so its AOT
+ * code is still matched: see docs/weaving.md.)  The GUID is derived, not
+ * random, so that the output stays deterministic: the SHA-1 of the old Mvid
+ * and the baked options, shaped as a name-based (version 5, RFC 4122
+ * variant) GUID in the #GUID layout (Data3 little-endian: its high byte is
+ * byte 7). */
 static int renew_mvid(struct img *img, const struct weave_opts *opts)
 {
 	struct md_image *md = &img->md;
