@@ -108,6 +108,26 @@ static void test_write_atomic(void **state)
 	free(p);
 }
 
+/* Pieces are written in order; a NULL piece is that many zero bytes (more
+ * than one zero block, to cover the chunked write). */
+static void test_write_atomic_pieces(void **state)
+{
+	char *p = join(*state, "a.dll");
+	const struct lt_iov parts[] = { { (const uint8_t *)"ab", 2 }, { NULL, 5000 }, { (const uint8_t *)"c", 1 } };
+	uint8_t *data;
+	size_t size, i;
+
+	assert_int_equal(lt_file_write_atomic_v(p, parts, 3), 0);
+	assert_int_equal(lt_file_read(p, &data, &size), 0);
+	assert_int_equal(size, 5003);
+	assert_memory_equal(data, "ab", 2);
+	for (i = 2; i < 5002; i++)
+		assert_int_equal(data[i], 0);
+	assert_int_equal(data[5002], 'c');
+	free(data);
+	free(p);
+}
+
 static void test_write_atomic_no_folder(void **state)
 {
 	char *p = join(*state, "missing/a.dll");
@@ -249,6 +269,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_read_missing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_folder, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_atomic, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_atomic_pieces, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_atomic_no_folder, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lock_file_lifetime, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lock_no_folder, setup, teardown),

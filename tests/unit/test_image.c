@@ -97,6 +97,63 @@ static void test_write_unedited(void **state)
 	lt_buf_free(&out);
 }
 
+/* The PE checksum of a file given in pieces split at odd offsets equals that
+ * of the whole: words 0x0201 + 0x0003 (odd last byte) + size 3, and the
+ * CheckSum field (here at offset 4) counts as zero. */
+static void test_checksum_pieces(void **state)
+{
+	static const uint8_t file[] = { 1, 2, 3, 0xAA, 0xBB, 0xCC, 0xDD, 9 };
+	struct pe_checksum whole, split;
+
+	(void)state;
+	pe_checksum_init(&whole, 100);
+	pe_checksum_add(&whole, file, 3);
+	assert_int_equal(pe_checksum_end(&whole), 0x0201 + 0x0003 + 3);
+	pe_checksum_init(&whole, 4);
+	pe_checksum_add(&whole, file, sizeof file);
+	pe_checksum_init(&split, 4);
+	pe_checksum_add(&split, file, 1);
+	pe_checksum_add(&split, NULL, 0);
+	pe_checksum_add(&split, file + 1, 4);
+	pe_checksum_add(&split, file + 5, 3);
+	assert_int_equal(pe_checksum_end(&split), pe_checksum_end(&whole));
+	assert_int_equal(pe_checksum_end(&whole), 0x0201 + 0xAA03 + 8); /* bytes 4..7 are the field */
+}
+
+/* Patches of an output in pieces: overlapping ones merge keeping earlier
+ * writes, a patch may cross base runs, and the joined bytes are the base
+ * with every patch applied. */
+static void test_out_patches(void **state)
+{
+	static const uint8_t input[] = "abcdefgh";
+	struct img_out out = IMG_OUT_INIT;
+	struct lt_buf joined = LT_BUF_INIT;
+	uint8_t *p;
+
+	(void)state;
+	out.base[0] = (struct lt_iov){ input, 8 };
+	out.base[1] = (struct lt_iov){ NULL, 4 };
+	out.nbase = 2;
+	assert_non_null(p = img_out_patch(&out, 1, 2));
+	memcpy(p, "XY", 2);
+	assert_non_null(p = img_out_patch(&out, 6, 1));
+	*p = 'Z';
+	assert_non_null(p = img_out_patch(&out, 2, 5)); /* meets both: one patch [1, 7) */
+	assert_int_equal(out.npatches, 1);
+	assert_memory_equal(p, "YdefZ", 5);
+	p[1] = 'D';
+	assert_non_null(p = img_out_patch(&out, 7, 2)); /* crosses into the zero run */
+	memcpy(p, "QR", 2);
+	assert_null(img_out_patch(&out, 11, 2));
+	assert_int_equal(lt_error_last()->code, LT_E_LAYOUT);
+	assert_int_equal(img_out_finish(&out), 0);
+	assert_int_equal(out.len, 12);
+	assert_int_equal(img_out_join(&out, &joined), 0);
+	assert_memory_equal(joined.data, "aXYDefZQR\0\0\0", 12);
+	lt_buf_free(&joined);
+	img_out_free(&out);
+}
+
 /* A file cut at any length is refused with an error, never a crash. */
 static void test_truncated(void **state)
 {
@@ -172,6 +229,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bodies_round_trip),
 		cmocka_unit_test(test_write_unedited),
+		cmocka_unit_test(test_checksum_pieces),
+		cmocka_unit_test(test_out_patches),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_bad_headers),
 	};

@@ -215,7 +215,7 @@ static void weave_and_update(struct img *img, const char *in, const char *out, s
 	assert_int_equal(outcome, WEAVE_WOVEN);
 	assert_int_equal(pdb_update(u, img, in, out), 0);
 	assert_int_equal(img_write(img, bytes), 0);
-	assert_int_equal(pdb_write_pair(u, out, bytes->data, bytes->len, NULL, 0), 0);
+	assert_int_equal(pdb_write_pair(u, out, &(struct lt_iov){ bytes->data, bytes->len }, 1, NULL, 0), 0);
 }
 
 /* The written assembly finds its written PDB as matching, and its PdbChecksum is that PDB's. */
@@ -376,6 +376,8 @@ static void test_update_stale(void **state)
 static void test_write_pair_failure(void **state)
 {
 	static const uint8_t woven[] = "woven", input[] = "input";
+	/* The woven assembly as img_layout gives it: in pieces. */
+	const struct lt_iov woven_parts[] = { { woven, 2 }, { woven + 2, sizeof woven - 2 } };
 	struct pdb_update u;
 	struct tmp t;
 	const char *dll;
@@ -388,19 +390,19 @@ static void test_write_pair_failure(void **state)
 	memset(&u, 0, sizeof u);
 	u.path = strdup("/nonexistent-folder/A.pdb");
 	assert_int_equal(lt_buf_put(&u.data, "pdb", 3), 0);
-	assert_int_equal(pdb_write_pair(&u, dll, woven, sizeof woven, input, sizeof input), -1);
+	assert_int_equal(pdb_write_pair(&u, dll, woven_parts, 2, input, sizeof input), -1);
 	assert_int_equal(lt_error_last()->code, LT_E_IO);
 	assert_int_equal(lt_file_read(dll, &data, &size), 0);
 	assert_int_equal(size, sizeof input);
 	assert_memory_equal(data, input, size);
 	free(data);
-	assert_int_equal(pdb_write_pair(&u, dll, woven, sizeof woven, NULL, 0), -1);
+	assert_int_equal(pdb_write_pair(&u, dll, woven_parts, 2, NULL, 0), -1);
 	assert_int_equal(lt_error_last()->code, LT_E_IO);
 	assert_int_not_equal(access(dll, F_OK), 0);
 	/* No PDB to write: the assembly alone. */
 	free(u.path);
 	u.path = NULL;
-	assert_int_equal(pdb_write_pair(&u, dll, woven, sizeof woven, NULL, 0), 0);
+	assert_int_equal(pdb_write_pair(&u, dll, woven_parts, 2, NULL, 0), 0);
 	assert_int_equal(access(dll, F_OK), 0);
 	pdb_update_free(&u);
 	tmp_done(&t);

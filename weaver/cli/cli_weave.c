@@ -89,7 +89,7 @@ static void clean_pdb_temps(const char *out)
 /* Weave one file; returns 0 (woven, nothing to do, or already woven) or 1. */
 static int weave_one(const char *in, const char *out, const struct weave_opts *opts, int verbosity)
 {
-	struct lt_buf img_out = LT_BUF_INIT;
+	struct img_out img_out = IMG_OUT_INIT;
 	struct pdb_update pdb = { 0 };
 	struct lt_file_lock lock = LT_FILE_LOCK_INIT;
 	struct weave_opts with_path = *opts;
@@ -124,8 +124,9 @@ static int weave_one(const char *in, const char *out, const struct weave_opts *o
 			goto done;
 		if (pdb.stale)
 			cli_warn(in, LT_E_PDB, "%s: its source lines are stale after weaving", pdb.why);
-		if (img_write(img, &img_out) < 0 ||
-		    pdb_write_pair(&pdb, out, img_out.data, img_out.len, strcmp(in, out) ? NULL : img->file, img->size) < 0)
+		if (img_layout(img, &img_out) < 0 ||
+		    pdb_write_pair(&pdb, out, img_out.parts, img_out.nparts, strcmp(in, out) ? NULL : img->file,
+				   img->size) < 0)
 			goto done;
 		if (verbosity >= 0)
 			printf("%s: woven, %ld lock site%s timed\n", in, nsites, nsites == 1 ? "" : "s");
@@ -141,7 +142,7 @@ static int weave_one(const char *in, const char *out, const struct weave_opts *o
 done:
 	if (rc)
 		cli_report_error(in);
-	lt_buf_free(&img_out);
+	img_out_free(&img_out);
 	pdb_update_free(&pdb);
 	img_free(img);
 	lt_file_unlock(&lock);

@@ -2,6 +2,7 @@
 #include "cli.h"
 #include "lt_error.h"
 
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -43,6 +44,12 @@ void cli_warn(const char *file, int code, const char *fmt, ...)
 
 int main(int argc, char **argv)
 {
+	/* A weave allocates and frees buffers the size of the input (file,
+	 * tables, section).  glibc raises its mmap threshold each time such a
+	 * block is freed, after which the next ones come from the heap and stay
+	 * resident once freed; a fixed threshold keeps each large block in its
+	 * own mapping, returned when freed (peak RSS on mscorlib.dll: -8%). */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 	if (argc < 2) {
 		fputs(usage, stderr);
 		return 2;

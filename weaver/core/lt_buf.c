@@ -15,9 +15,11 @@ int lt_buf_reserve(struct lt_buf *b, size_t n)
 	want = b->len + n;
 	if (want <= b->cap)
 		return 0;
-	cap = b->cap ? b->cap : 256;
-	while (cap < want)
-		cap = cap > SIZE_MAX / 2 ? want : cap * 2;
+	/* Double (amortized appends), but a reservation larger than that gets
+	 * exactly what it asked for: writers that know their size reserve once. */
+	cap = b->cap > SIZE_MAX / 2 ? SIZE_MAX : b->cap ? b->cap * 2 : 256;
+	if (cap < want)
+		cap = want;
 	p = realloc(b->data, cap);
 	if (!p)
 		return lt_error_set(LT_E_NOMEM, "out of memory (%zu bytes)", cap);

@@ -60,15 +60,20 @@ int lt_file_read(const char *path, uint8_t **out, size_t *size)
 	return 0;
 }
 
+/* Write all of p[0..n), or n zero bytes when p is NULL. */
 static int write_all(int fd, const uint8_t *p, size_t n)
 {
+	static const uint8_t zeros[4096];
+
 	while (n) {
-		ssize_t w = write(fd, p, n);
+		size_t chunk = p ? n : n < sizeof zeros ? n : sizeof zeros;
+		ssize_t w = write(fd, p ? p : zeros, chunk);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
 			return -1;
-		p += w;
+		if (p)
+			p += w;
 		n -= (size_t)w;
 	}
 	return 0;
@@ -76,6 +81,14 @@ static int write_all(int fd, const uint8_t *p, size_t n)
 
 int lt_file_write_atomic(const char *path, const uint8_t *data, size_t size)
 {
+	struct lt_iov whole = { data, size };
+
+	return lt_file_write_atomic_v(path, &whole, 1);
+}
+
+int lt_file_write_atomic_v(const char *path, const struct lt_iov *parts, size_t nparts)
+{
+	size_t i;
 	char *tmp = NULL, *dircopy = NULL;
 	struct stat st;
 	int fd = -1, dfd, rc = -1;
@@ -90,7 +103,10 @@ int lt_file_write_atomic(const char *path, const uint8_t *data, size_t size)
 		lt_error_set(LT_E_IO, "cannot create a temporary file beside it: %s", strerror(errno));
 		goto done;
 	}
-	if (write_all(fd, data, size) < 0 || fchmod(fd, mode) < 0 || fsync(fd) < 0) {
+	for (i = 0; i < nparts; i++)
+		if (write_all(fd, parts[i].data, parts[i].len) < 0)
+			break;
+	if (i < nparts || fchmod(fd, mode) < 0 || fsync(fd) < 0) {
 		lt_error_set(LT_E_IO, "cannot write %s: %s", tmp, strerror(errno));
 		goto done;
 	}

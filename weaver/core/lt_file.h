@@ -20,6 +20,18 @@ int lt_file_read(const char *path, uint8_t **out, size_t *size);
  * Returns 0, or -1 with LT_E_IO. */
 int lt_file_write_atomic(const char *path, const uint8_t *data, size_t size);
 
+/* One piece of a file written by lt_file_write_atomic_v: data[0..len), or
+ * len zero bytes when data is NULL. */
+struct lt_iov {
+	const uint8_t *data;
+	size_t len;
+};
+
+/* lt_file_write_atomic of the pieces parts[0..nparts) one after another: a
+ * file made of runs of other buffers is written without being joined in
+ * memory first.  Returns 0, or -1 with LT_E_IO. */
+int lt_file_write_atomic_v(const char *path, const struct lt_iov *parts, size_t nparts);
+
 /* A lock that serializes the processes rewriting one file (parallel builds
  * weaving the same assembly): an exclusive flock(2) on the lock file
  * "<path>.locktime.lock" beside it.  A lock file rather than the file itself,

@@ -3,6 +3,7 @@
 #include "lt_error.h"
 
 #include <assert.h>
+#include <string.h>
 
 #define V IL_STACK_VAR
 #define A IL_STACK_ALL
@@ -244,23 +245,35 @@ const struct il_opcode_info *il_op_info(enum il_op op)
 	return &il_table[op];
 }
 
+/* Opcode lookup by encoding: one slot per first byte, one per second byte
+ * after 0xFE (III.1.2); -1 where no opcode is defined.  Filled from il_table
+ * on first use, since every IL byte of an assembly passes through here. */
+static int16_t op_by_byte[2][256];
+
+static void fill_op_by_byte(void)
+{
+	unsigned i;
+
+	memset(op_by_byte, 0xFF, sizeof op_by_byte);
+	for (i = 0; i < IL_OP_COUNT; i++)
+		op_by_byte[il_table[i].code > 0xFF][il_table[i].code & 0xFF] = (int16_t)i;
+}
+
 int il_op_from_code(uint16_t code, enum il_op *out)
 {
-	/* The table is in encoding order (checked by the unit test): binary search. */
-	unsigned lo = 0, hi = IL_OP_COUNT;
+	static int filled;
+	int16_t op = -1;
 
-	while (lo < hi) {
-		unsigned mid = lo + (hi - lo) / 2;
-		if (il_table[mid].code == code) {
-			*out = (enum il_op)mid;
-			return 0;
-		}
-		if (il_table[mid].code < code)
-			lo = mid + 1;
-		else
-			hi = mid;
+	if (!filled) {
+		fill_op_by_byte();
+		filled = 1;
 	}
-	return lt_error_set(LT_E_BODY, "unknown opcode 0x%x (III.1.2)", code);
+	if (code <= 0xFF || (code >> 8) == 0xFE)
+		op = op_by_byte[code > 0xFF][code & 0xFF];
+	if (op < 0)
+		return lt_error_set(LT_E_BODY, "unknown opcode 0x%x (III.1.2)", code);
+	*out = (enum il_op)op;
+	return 0;
 }
 
 unsigned il_op_code_size(enum il_op op)

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "lt_buf.h"
+#include "lt_file.h"
 #include "md_image.h"
 #include "pdb_map.h"
 #include "pe_file.h"
@@ -84,10 +85,64 @@ int img_set_method_body(struct img *img, uint32_t row, const uint8_t *body, size
  * 0x7FFFFFFF bytes. */
 int img_set_debug_data(struct img *img, uint32_t index, const uint8_t *data, size_t len, uint32_t timestamp);
 
-/* Lay the image out again into `out` (see the file comment).  When nothing
- * was edited the output is still a valid image with new metadata; callers
- * that want byte-identical output for "no change" skip the write.
- * Returns 0, or -1 with LT_E_LAYOUT (no room to add a section) or LT_E_NOMEM. */
+/* An output range whose bytes differ from the base layout: an owned copy,
+ * patched (the headers, the CLI header, debug entries and their data). */
+struct img_patch {
+	uint32_t off;  /* file offset in the output */
+	uint32_t len;
+	uint8_t *data; /* owned */
+};
+
+/* Runs of an unpatched output: headers, fill, sections, fill, the new
+ * section (its own bytes split by the input metadata it takes in place,
+ * md_write_refs), fill. */
+#define IMG_OUT_MAX_BASE (6 + 2 * MD_MAX_REFS)
+
+/* An image laid out by img_layout, held as the pieces of the output file
+ * rather than one buffer: runs of the input file, zero fill, the new section
+ * and patched copies of the few input ranges that change - so writing an
+ * assembly never needs a second copy of it in memory.  The pieces point into
+ * img->file: use them before img_free. */
+struct img_out {
+	struct lt_iov base[IMG_OUT_MAX_BASE]; /* the unpatched output in order (image_write.c) */
+	size_t nbase;
+	struct img_patch *patches; /* owned, sorted by off, not overlapping */
+	size_t npatches;
+	struct lt_buf section;     /* the appended section's contents */
+	struct lt_iov *parts;      /* owned: base with the patches applied, in order */
+	size_t nparts;
+	size_t len;                /* the output's size in bytes */
+};
+
+#define IMG_OUT_INIT { .nbase = 0 }
+
+/* Lay the image out again (see the file comment) into *out (release with
+ * img_out_free, even on failure); write it with lt_file_write_atomic_v
+ * (out->parts) or join it with img_out_join.  When nothing was edited the
+ * output is still a valid image with new metadata; callers that want
+ * byte-identical output for "no change" skip the write.  Returns 0, or -1
+ * with LT_E_LAYOUT (no room to add a section) or LT_E_NOMEM. */
+int img_layout(struct img *img, struct img_out *out);
+
+/* img_layout, joined into one buffer `out` (its old contents replaced), for
+ * callers that need the bytes in memory (a package entry, tests).  Returns 0,
+ * or -1 with the errors of img_layout. */
 int img_write(struct img *img, struct lt_buf *out);
+
+/* The bytes of out's output range [off, off+len), writable: the patch that
+ * holds them, made (or widened, merging the patches it meets) from the base
+ * layout when needed.  Ranges past the base's end are refused.  Returns the
+ * pointer, valid until the next call, or NULL with LT_E_NOMEM / LT_E_LAYOUT. */
+uint8_t *img_out_patch(struct img_out *out, uint32_t off, uint32_t len);
+
+/* Build out->parts from out->base and out->patches and set out->len.
+ * Returns 0, or -1 with LT_E_NOMEM. */
+int img_out_finish(struct img_out *out);
+
+/* Append the finished output's bytes to buf.  Returns 0, or -1 with LT_E_NOMEM. */
+int img_out_join(const struct img_out *out, struct lt_buf *buf);
+
+/* Free what out owns.  The zeroed struct (IMG_OUT_INIT) is a no-op. */
+void img_out_free(struct img_out *out);
 
 #endif

@@ -18,12 +18,17 @@ struct md_dedup {
 	uint32_t used;
 };
 
-void md_heap_free(struct md_heap *h)
+void md_heap_drop_lookup(struct md_heap *h)
 {
 	if (h->dedup)
 		free(h->dedup->slots);
 	free(h->dedup);
 	h->dedup = NULL;
+}
+
+void md_heap_free(struct md_heap *h)
+{
+	md_heap_drop_lookup(h);
 	lt_buf_free(&h->added);
 }
 

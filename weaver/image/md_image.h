@@ -114,6 +114,10 @@ void md_image_sizes(const struct md_image *md, uint8_t heap_sizes, struct md_siz
 /* Release a heap's appended entries and lookup (md_free calls it). */
 void md_heap_free(struct md_heap *h);
 
+/* Release only the lookup of deduplicated appends (rebuilt by the next
+ * append that needs it): memory back before a large write. */
+void md_heap_drop_lookup(struct md_heap *h);
+
 /* Serialize the whole metadata root (II.24.2.1-24.2.6), appending it to `out`
  * (stream offsets are relative to the root's first byte): same
  * version string and stream order, heaps = input bytes + appended entries
@@ -125,6 +129,25 @@ void md_heap_free(struct md_heap *h);
  * Returns 0, or -1 (LT_E_NOMEM, LT_E_LIMIT when a heap would pass 4 GiB or a
  * cell does not fit its column, i.e. a cell the caller set past its target). */
 int md_write(const struct md_image *md, struct lt_buf *out);
+
+/* Bytes of the metadata root that md_write_refs leaves out of its output:
+ * they belong at offset `at` of that output, and are the `len` bytes at
+ * `data` (a heap's or a kept stream's input bytes, borrowed from the file). */
+struct md_ref {
+	size_t at;
+	const uint8_t *data;
+	size_t len;
+};
+
+#define MD_MAX_REFS 16 /* at most one a stream written */
+
+/* md_write without copying the input's heap and stream bytes: each run of
+ * them is recorded in refs[] (*nrefs of them, in ascending `at`) instead, so
+ * a writer can emit them from the input file (img_layout).  The root is
+ * `out`'s new bytes with every ref's bytes inserted at its `at`.  Returns and
+ * fails as md_write. */
+int md_write_refs(const struct md_image *md, struct lt_buf *out, struct md_ref refs[MD_MAX_REFS],
+		  unsigned *nrefs);
 
 /* Cell access; row is 1-based.  The caller guarantees row and col are in range
  * (asserted): both come from the table itself, never from file data unchecked. */

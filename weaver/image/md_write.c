@@ -10,6 +10,7 @@
 #define MD_SIGNATURE 0x424A5342u /* "BSJB", II.24.2.1 */
 #define MD_MAX_ROWS 0xFFFFFFu
 #define MD_MAX_OUT_STREAMS 16    /* the input's (at most 8) plus the ones writing may add */
+_Static_assert(MD_MAX_REFS >= MD_MAX_OUT_STREAMS, "a ref for each stream written");
 
 uint32_t md_get(const struct md_image *md, enum md_table_id t, uint32_t row, unsigned col)
 {
@@ -154,9 +155,29 @@ static int put_cell(struct lt_buf *b, unsigned w, uint32_t v, unsigned t, uint32
 	return w == 1 ? lt_buf_u8(b, (uint8_t)v) : w == 2 ? lt_buf_u16(b, (uint16_t)v) : lt_buf_u32(b, v);
 }
 
-/* The #~ / #- stream (II.24.2.6) into b, padded to 4. */
+/* The size in bytes of the #~ / #- stream write_tables writes: the header,
+ * the row counts, the rows, padded to 4 (II.24.2.6). */
+static uint64_t tables_size(const struct md_image *md, uint8_t heap_sizes)
+{
+	struct md_sizes s;
+	uint64_t n = 24;
+	unsigned t;
+
+	md_image_sizes(md, heap_sizes, &s);
+	for (t = 0; t < MD_TABLE_MAX; t++)
+		if (md->tables[t].rows)
+			n += 4 + (uint64_t)md->tables[t].rows * md_row_size(&s, t);
+	if (heap_sizes & MD_HEAP_EXTRA_DATA)
+		n += 4;
+	if (md->tables_end_zero)
+		n++;
+	return (n + 3) & ~3ull;
+}
+
+/* The #~ / #- stream (II.24.2.6) appended to b, padded to 4: tables_size bytes. */
 static int write_tables(const struct md_image *md, uint8_t heap_sizes, struct lt_buf *b)
 {
+	size_t start = b->len;
 	struct md_sizes s;
 	uint64_t valid = 0;
 	unsigned t, col;
@@ -181,7 +202,7 @@ static int write_tables(const struct md_image *md, uint8_t heap_sizes, struct lt
 
 		if (!tab->rows)
 			continue;
-		if (lt_buf_reserve(b, (size_t)tab->rows * md_row_size(&s, t)) < 0 || row_order(md, t, &perm) < 0)
+		if (row_order(md, t, &perm) < 0)
 			return -1;
 		for (r = 0; r < tab->rows; r++) {
 			uint32_t src = perm ? perm[r] : r;
@@ -200,7 +221,7 @@ static int write_tables(const struct md_image *md, uint8_t heap_sizes, struct lt
 	}
 	if (md->tables_end_zero && lt_buf_u8(b, 0) < 0)
 		return -1;
-	return lt_buf_align(b, 4);
+	return lt_buf_zero(b, (4 - (b->len - start) % 4) % 4);
 }
 
 /* HeapSizes (II.24.2.6): the input's bits, plus a wide bit for each heap now
@@ -219,7 +240,10 @@ static uint8_t final_heap_sizes(const struct md_image *md)
 	return hs;
 }
 
-/* One stream to write: its name and bytes (a heap: input part then appended part). */
+/* One stream to write: its name and bytes - a: the input's (borrowed from
+ * the file: a heap's input part, a kept stream), b: new ones (a heap's
+ * appended part, #Pdb) - or, for the table stream (a == NULL, alen its size),
+ * written by write_tables straight into the output. */
 struct out_stream {
 	const char *name;
 	const uint8_t *a, *b;
@@ -246,7 +270,7 @@ static int add_stream(struct out_stream *os, unsigned *n, const char *name, cons
 
 /* Add the stream called `name` if the image has it: heaps with bytes (or
  * named by the input), the table stream, #Pdb, or a kept stream. */
-static int add_named(const struct md_image *md, const struct lt_buf *tables, const struct lt_buf *pdb,
+static int add_named(const struct md_image *md, uint64_t tables, const struct lt_buf *pdb,
 		     const char *name, int from_input, struct out_stream *os, unsigned *n)
 {
 	static const char *const heap_names[] = { "#Strings", "#US", "#GUID", "#Blob" };
@@ -254,9 +278,9 @@ static int add_named(const struct md_image *md, const struct lt_buf *tables, con
 	unsigned i;
 
 	if (!strcmp(name, md->tables_name))
-		return add_stream(os, n, md->tables_name, tables->data, tables->len, NULL, 0);
+		return add_stream(os, n, md->tables_name, NULL, tables, NULL, 0);
 	if (!strcmp(name, "#Pdb"))
-		return md->has_pdb ? add_stream(os, n, "#Pdb", pdb->data, pdb->len, NULL, 0) : 0;
+		return md->has_pdb ? add_stream(os, n, "#Pdb", NULL, 0, pdb->data, pdb->len) : 0;
 	for (i = 0; i < 4; i++) {
 		const struct md_heap *h = heaps[i];
 
@@ -289,15 +313,22 @@ static int write_pdb(const struct md_image *md, struct lt_buf *b)
 	return 0;
 }
 
-/* II.24.2.1 root and II.24.2.2 stream headers, then the streams in order. */
-static int write_root(const struct md_image *md, const struct out_stream *os, unsigned n, struct lt_buf *out)
+/* II.24.2.1 root and II.24.2.2 stream headers, then the streams in order;
+ * with refs, the streams' input bytes are recorded there, not copied. */
+static int write_root(const struct md_image *md, uint8_t heap_sizes, const struct out_stream *os, unsigned n,
+		      struct lt_buf *out, struct md_ref *refs, unsigned *nrefs)
 {
 	size_t vlen = (strnlen(md->version, sizeof(md->version) - 1) + 4) & ~(size_t)3;
-	uint64_t off = 20 + vlen;
+	uint64_t off = 20 + vlen, total;
 	unsigned i;
 
 	for (i = 0; i < n; i++)
 		off += 8 + ((strlen(os[i].name) + 4) & ~(size_t)3);
+	for (i = 0, total = off; i < n; i++)
+		total += os[i].size - (refs && os[i].a ? os[i].alen : 0);
+	/* The whole root at once: no growth copies of a buffer this large. */
+	if (total > UINT32_MAX || lt_buf_reserve(out, (size_t)total) < 0)
+		return total > UINT32_MAX ? lt_error_set(LT_E_LIMIT, "metadata root: passes 4 GiB (II.24.2.2)") : -1;
 	if (lt_buf_u32(out, MD_SIGNATURE) < 0 || lt_buf_u16(out, md->major) < 0 || lt_buf_u16(out, md->minor) < 0 ||
 	    lt_buf_u32(out, 0) < 0 || lt_buf_u32(out, (uint32_t)vlen) < 0 ||
 	    lt_buf_put(out, md->version, strnlen(md->version, vlen)) < 0 ||
@@ -314,32 +345,52 @@ static int write_root(const struct md_image *md, const struct out_stream *os, un
 			return -1;
 		off += os[i].size;
 	}
-	for (i = 0; i < n; i++)
-		if (lt_buf_put(out, os[i].a, os[i].alen) < 0 || lt_buf_put(out, os[i].b, os[i].blen) < 0 ||
-		    lt_buf_zero(out, os[i].size - os[i].alen - os[i].blen) < 0)
+	for (i = 0; i < n; i++) {
+		if (!os[i].a && os[i].alen) {
+			size_t start = out->len;
+
+			if (write_tables(md, heap_sizes, out) < 0)
+				return -1;
+			assert(out->len - start == os[i].size);
+			continue;
+		}
+		if (refs && os[i].a && os[i].alen)
+			refs[(*nrefs)++] = (struct md_ref){ out->len, os[i].a, os[i].alen };
+		else if (lt_buf_put(out, os[i].a, os[i].alen) < 0)
 			return -1;
+		if (lt_buf_put(out, os[i].b, os[i].blen) < 0 || lt_buf_zero(out, os[i].size - os[i].alen - os[i].blen) < 0)
+			return -1;
+	}
 	return 0;
 }
 
 int md_write(const struct md_image *md, struct lt_buf *out)
 {
+	return md_write_refs(md, out, NULL, NULL);
+}
+
+int md_write_refs(const struct md_image *md, struct lt_buf *out, struct md_ref refs[MD_MAX_REFS], unsigned *nrefs)
+{
 	static const char *const defaults[] = { "#Pdb", NULL, "#Strings", "#US", "#GUID", "#Blob" };
-	struct lt_buf tables = LT_BUF_INIT, pdb = LT_BUF_INIT;
+	uint8_t heap_sizes = final_heap_sizes(md);
+	uint64_t tables = tables_size(md, heap_sizes);
+	struct lt_buf pdb = LT_BUF_INIT;
 	struct out_stream os[MD_MAX_OUT_STREAMS];
 	unsigned n = 0, i;
 	int rc = -1;
 
-	if (write_tables(md, final_heap_sizes(md), &tables) < 0 || (md->has_pdb && write_pdb(md, &pdb) < 0))
+	if (md->has_pdb && write_pdb(md, &pdb) < 0)
 		goto done;
 	for (i = 0; i < md->nstream_order; i++)
-		if (add_named(md, &tables, &pdb, md->stream_order[i], 1, os, &n) < 0)
+		if (add_named(md, tables, &pdb, md->stream_order[i], 1, os, &n) < 0)
 			goto done;
 	for (i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
-		if (add_named(md, &tables, &pdb, defaults[i] ? defaults[i] : md->tables_name, 0, os, &n) < 0)
+		if (add_named(md, tables, &pdb, defaults[i] ? defaults[i] : md->tables_name, 0, os, &n) < 0)
 			goto done;
-	rc = write_root(md, os, n, out);
+	if (nrefs)
+		*nrefs = 0;
+	rc = write_root(md, heap_sizes, os, n, out, refs, nrefs);
 done:
-	lt_buf_free(&tables);
 	lt_buf_free(&pdb);
 	return rc;
 }

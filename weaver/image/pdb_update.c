@@ -211,12 +211,12 @@ int pdb_update(struct pdb_update *out, struct img *img, const char *in_path, con
 	return rc;
 }
 
-int pdb_write_pair(const struct pdb_update *u, const char *asm_path, const uint8_t *asm_data, size_t asm_len,
-		   const uint8_t *orig, size_t orig_len)
+int pdb_write_pair(const struct pdb_update *u, const char *asm_path, const struct lt_iov *asm_parts,
+		   size_t nparts, const uint8_t *orig, size_t orig_len)
 {
 	struct lt_error failure;
 
-	if (lt_file_write_atomic(asm_path, asm_data, asm_len) < 0)
+	if (lt_file_write_atomic_v(asm_path, asm_parts, nparts) < 0)
 		return -1;
 	if (!u->path || lt_file_write_atomic(u->path, u->data.data, u->data.len) == 0)
 		return 0;

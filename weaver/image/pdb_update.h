@@ -10,6 +10,7 @@
 
 #include "image.h"
 #include "lt_buf.h"
+#include "lt_file.h"
 #include "pdb_find.h"
 
 struct pdb_update {
@@ -44,14 +45,14 @@ int pdb_update(struct pdb_update *out, struct img *img, const char *in_path, con
 /* Release what pdb_update allocated.  NULL is a no-op. */
 void pdb_update_free(struct pdb_update *u);
 
-/* Write the woven assembly asm[0..asm_len) to asm_path, then the PDB of u
- * (if any) to u->path, each with lt_file_write_atomic, so that a failure
- * never leaves an assembly beside a PDB that no longer matches it: when the
- * PDB cannot be written, asm_path gets back orig[0..orig_len) (the input,
- * for an in-place weave) or, with orig NULL, is removed; the PDB is then
- * untouched.  Returns 0, or -1 with LT_E_IO (the error of the write that
- * failed). */
-int pdb_write_pair(const struct pdb_update *u, const char *asm_path, const uint8_t *asm_data, size_t asm_len,
-		   const uint8_t *orig, size_t orig_len);
+/* Write the woven assembly, the pieces asm_parts[0..nparts) (img_layout's
+ * out->parts), to asm_path, then the PDB of u (if any) to u->path, each with
+ * lt_file_write_atomic, so that a failure never leaves an assembly beside a
+ * PDB that no longer matches it: when the PDB cannot be written, asm_path
+ * gets back orig[0..orig_len) (the input, for an in-place weave) or, with
+ * orig NULL, is removed; the PDB is then untouched.  Returns 0, or -1 with
+ * LT_E_IO (the error of the write that failed). */
+int pdb_write_pair(const struct pdb_update *u, const char *asm_path, const struct lt_iov *asm_parts,
+		   size_t nparts, const uint8_t *orig, size_t orig_len);
 
 #endif

@@ -242,21 +242,43 @@ void pe_free(struct pe_file *pe)
 	pe->debug = NULL;
 }
 
-uint32_t pe_checksum(const uint8_t *data, size_t size, uint32_t checksum_offset)
+void pe_checksum_init(struct pe_checksum *c, uint32_t checksum_offset)
 {
-	uint64_t sum = 0;
-	size_t i;
+	memset(c, 0, sizeof *c);
+	c->skip = checksum_offset;
+}
 
-	for (i = 0; i + 1 < size; i += 2) {
-		if (i == checksum_offset || i == (size_t)checksum_offset + 2)
-			continue;
-		sum += lt_le16(data + i);
-		sum = (sum & 0xFFFF) + (sum >> 16);
+/* Add the word at file offset `at` unless it is half of the CheckSum field. */
+static void checksum_word(struct pe_checksum *c, uint64_t at, uint16_t word)
+{
+	if (at == c->skip || at == (uint64_t)c->skip + 2)
+		return;
+	c->sum += word;
+	c->sum = (c->sum & 0xFFFF) + (c->sum >> 16);
+}
+
+void pe_checksum_add(struct pe_checksum *c, const uint8_t *data, size_t len)
+{
+	size_t i = 0;
+
+	if (len && (c->pos & 1)) {
+		checksum_word(c, c->pos - 1, (uint16_t)(c->low | (data ? data[0] : 0) << 8));
+		c->pos++;
+		i = 1;
 	}
-	if (size & 1) {
-		sum += data[size - 1];
-		sum = (sum & 0xFFFF) + (sum >> 16);
+	for (; i + 1 < len; i += 2, c->pos += 2)
+		checksum_word(c, c->pos, data ? lt_le16(data + i) : 0);
+	if (i < len) {
+		c->low = data ? data[i] : 0;
+		c->pos++;
 	}
-	sum = (sum & 0xFFFF) + (sum >> 16);
-	return (uint32_t)(sum + size);
+}
+
+uint32_t pe_checksum_end(struct pe_checksum *c)
+{
+	/* An odd last byte counts as a word with a zero high byte. */
+	if (c->pos & 1)
+		checksum_word(c, c->pos - 1, c->low);
+	c->sum = (c->sum & 0xFFFF) + (c->sum >> 16);
+	return (uint32_t)(c->sum + c->pos);
 }

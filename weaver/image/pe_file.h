@@ -134,8 +134,20 @@ int pe_rva_cursor(const struct pe_file *pe, uint32_t rva, struct lt_cur *out, in
 		  const char *what);
 
 /* The PE checksum (the algorithm of IMAGEHLP CheckSumMappedFile): 16-bit
- * one's-complement sum of the file with the CheckSum field taken as 0, plus
- * the file size.  `checksum_offset` is the file offset of that field. */
-uint32_t pe_checksum(const uint8_t *data, size_t size, uint32_t checksum_offset);
+ * one's-complement sum of the file's little-endian 16-bit words with the
+ * CheckSum field taken as 0, plus the file size.  Computed over a file given
+ * in pieces: pe_checksum_init with the file offset of the CheckSum field,
+ * pe_checksum_add for each piece in order (NULL data = len zero bytes; pieces
+ * may have odd lengths), then pe_checksum_end. */
+struct pe_checksum {
+	uint64_t sum;
+	uint64_t pos;       /* bytes added so far */
+	uint32_t skip;      /* offset of the CheckSum field */
+	uint8_t low;        /* first byte of a word split between pieces */
+};
+
+void pe_checksum_init(struct pe_checksum *c, uint32_t checksum_offset);
+void pe_checksum_add(struct pe_checksum *c, const uint8_t *data, size_t len);
+uint32_t pe_checksum_end(struct pe_checksum *c);
 
 #endif
