@@ -154,6 +154,28 @@ static void test_out_patches(void **state)
 	img_out_free(&out);
 }
 
+/* Strings the weaver adds: UTF-8 to UTF-16 with surrogate pairs, malformed
+ * bytes as U+FFFD one at a time, the token 0x70 + the #US index. */
+static void test_string_token(void **state)
+{
+	/* "a", U+00E9, U+1F512 (a pair), a lone continuation byte, an overlong '/' */
+	static const char s[] = "a\xC3\xA9\xF0\x9F\x94\x92\x80\xC0\xAF";
+	static const uint8_t want[] = { 'a', 0, 0xE9, 0, 0x3D, 0xD8, 0x12, 0xDD, 0xFD, 0xFF, 0xFD, 0xFF, 0xFD, 0xFF };
+	struct img *img = open_image("/usr/lib/mono/4.5/System.dll");
+	const uint8_t *p;
+	uint32_t tok, again, len;
+
+	(void)state;
+	assert_int_equal(img_string_token(img, s, &tok), 0);
+	assert_int_equal(tok >> 24, 0x70);
+	assert_int_equal(md_us(&img->md, tok & 0xFFFFFF, &p, &len), 0);
+	assert_int_equal(len, sizeof want + 1); /* and the flag byte */
+	assert_memory_equal(p, want, sizeof want);
+	assert_int_equal(img_string_token(img, s, &again), 0);
+	assert_int_equal(again, tok); /* deduplicated */
+	img_free(img);
+}
+
 /* A file cut at any length is refused with an error, never a crash. */
 static void test_truncated(void **state)
 {
@@ -231,6 +253,7 @@ int main(void)
 		cmocka_unit_test(test_write_unedited),
 		cmocka_unit_test(test_checksum_pieces),
 		cmocka_unit_test(test_out_patches),
+		cmocka_unit_test(test_string_token),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_bad_headers),
 	};

@@ -85,6 +85,14 @@ int img_set_method_body(struct img *img, uint32_t row, const uint8_t *body, size
  * 0x7FFFFFFF bytes. */
 int img_set_debug_data(struct img *img, uint32_t index, const uint8_t *data, size_t len, uint32_t timestamp);
 
+/* The ldstr token (III.1.9: 0x70 in the top byte, the #US index below) of
+ * the UTF-8 string s, added to #US as UTF-16 (II.24.2.4; deduplicated).
+ * Malformed, overlong or surrogate UTF-8 becomes U+FFFD one byte at a time,
+ * so names read from a hostile #Strings heap still give a valid string.
+ * Returns 0, or -1 with LT_E_NOMEM, or LT_E_LIMIT when the #US index passes
+ * the token's 24 bits. */
+int img_string_token(struct img *img, const char *s, uint32_t *out);
+
 /* An output range whose bytes differ from the base layout: an owned copy,
  * patched (the headers, the CLI header, debug entries and their data). */
 struct img_patch {

@@ -1,6 +1,7 @@
 /* weave_helper.c - LockTime's helper type <LockTime>: its TypeDef, fields, rows, and body encoding. */
 #include "weave_helper_int.h"
 #include "lt_error.h"
+#include "lt_utf8.h"
 #include "sig.h"
 
 #include <math.h>
@@ -105,68 +106,16 @@ int weave_helper_add_body(struct weave_helper *h, uint32_t method, struct em *e,
 	return 0;
 }
 
-/* UTF-8 to UTF-16 (RFC 3629: no overlong forms, no surrogates, at most
- * U+10FFFF).  *out is malloc'ed, *n code units.  Returns 0, or -1 with
- * LT_E_WEAVE for invalid UTF-8, LT_E_NOMEM. */
-static int utf16_of(const char *s, uint16_t **out, uint32_t *n)
-{
-	static const uint32_t min_of[5] = { 0, 0, 0x80, 0x800, 0x10000 };
-	size_t len = strlen(s), k = 0;
-	uint16_t *u = malloc((len ? len : 1) * sizeof *u); /* never more units than bytes */
-	const uint8_t *p = (const uint8_t *)s;
-
-	if (!u)
-		return lt_error_set(LT_E_NOMEM, "out of memory");
-	for (size_t i = 0; i < len;) {
-		unsigned extra = p[i] < 0x80 ? 0 : p[i] >= 0xF0 && p[i] < 0xF5 ? 3 : p[i] >= 0xE0 && p[i] < 0xF0 ? 2
-			       : p[i] >= 0xC2 && p[i] < 0xE0 ? 1 : 4;
-		uint32_t cp = extra ? p[i] & (0x3F >> extra) : p[i];
-		if (extra == 4 || extra > len - i - 1)
-			goto bad;
-		for (unsigned j = 1; j <= extra; j++) {
-			if ((p[i + j] & 0xC0) != 0x80)
-				goto bad;
-			cp = cp << 6 | (p[i + j] & 0x3F);
-		}
-		if (cp < min_of[extra + 1] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-			goto bad;
-		if (cp >= 0x10000) {
-			u[k++] = (uint16_t)(0xD800 + ((cp - 0x10000) >> 10));
-			u[k++] = (uint16_t)(0xDC00 + ((cp - 0x10000) & 0x3FF));
-		} else {
-			u[k++] = (uint16_t)cp;
-		}
-		i += extra + 1;
-	}
-	*out = u;
-	*n = (uint32_t)k;
-	return 0;
-bad:
-	free(u);
-	return lt_error_set(LT_E_WEAVE, "string \"%.60s\" is not valid UTF-8", s);
-}
-
 void weave_helper_ldstr(struct weave_helper *h, struct em *e, const char *s)
 {
-	uint16_t *u = NULL;
-	uint32_t n = 0, index;
+	uint32_t tok;
 
 	if (e->failed)
 		return;
-	if (utf16_of(s, &u, &n) < 0) {
+	if (img_string_token(h->img, s, &tok) < 0)
 		e->failed = 1;
-		return;
-	}
-	if (md_add_us(&h->img->md, u, n, &index) < 0) {
-		e->failed = 1;
-	} else if (index > 0xFFFFFF) {
-		/* III.4.16: the token's low 24 bits are the #US offset. */
-		e->failed = 1;
-		lt_error_set(LT_E_LIMIT, "#US heap past 16 MiB: no ldstr token for \"%.60s\"", s);
-	} else {
-		em_tok(e, IL_LDSTR, 0x70000000u | index);
-	}
-	free(u);
+	else
+		em_tok(e, IL_LDSTR, tok);
 }
 
 /* The fields, and [ThreadStatic] on the per-thread ones (II.22.10; md_write
@@ -220,6 +169,10 @@ static int check_target(const struct md_image *md, const struct weave_opts *opts
 				    HELPER_THRESHOLD_MS_MAX);
 	if (opts->output && !opts->output[0])
 		return lt_error_set(LT_E_WEAVE, "empty output name");
+	/* Baked into the helper as a .NET string: a path that is not UTF-8
+	 * would name another file. */
+	if (opts->output && !lt_utf8_valid(opts->output))
+		return lt_error_set(LT_E_WEAVE, "output \"%.60s\" is not valid UTF-8", opts->output);
 	/* II.24.2.6: with FieldPtr / MethodPtr / ParamPtr (uncompressed #-
 	 * metadata) lists go through the pointer tables; not supported. */
 	if (md_rows(md, MD_FIELDPTR) || md_rows(md, MD_METHODPTR) || md_rows(md, MD_PARAMPTR))

@@ -8,65 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* III.1.9: a string token is 0x70 in the top byte, the #US index below. */
-#define US_TOKEN_TABLE 0x70u
-
-/* One code point decoded from UTF-8 at s (s[0] != 0); *n gets the bytes
- * used.  Malformed, overlong or surrogate sequences decode as U+FFFD, one
- * byte at a time. */
-static uint32_t utf8_next(const unsigned char *s, size_t *n)
-{
-	static const uint32_t min[4] = { 0, 0x80, 0x800, 0x10000 };
-	unsigned extra = s[0] >= 0xF0 && s[0] <= 0xF4 ? 3 : s[0] >= 0xE0 ? 2 : s[0] >= 0xC2 ? 1 : 0;
-	uint32_t cp = extra ? (uint32_t)(s[0] & (0x3F >> extra)) : s[0];
-
-	*n = 1;
-	if (s[0] >= 0x80 && extra == 0)
-		return 0xFFFD;
-	for (unsigned i = 1; i <= extra; i++) {
-		if ((s[i] & 0xC0) != 0x80)
-			return 0xFFFD;
-		cp = cp << 6 | (s[i] & 0x3F);
-	}
-	if (cp < min[extra] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-		return 0xFFFD;
-	*n = extra + 1;
-	return cp;
-}
-
-/* The ldstr token of UTF-8 string s, added to #US as UTF-16 (II.24.2.4).
- * Returns 0, or -1 (LT_E_NOMEM, LT_E_LIMIT when the #US index passes the
- * 24 bits of a token). */
-static int string_token(struct img *img, const char *s, uint32_t *out)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t len = strlen(s), n = 0, used;
-	uint16_t *units = malloc((len ? len : 1) * sizeof *units); /* UTF-16 never needs more units than UTF-8 bytes */
-	uint32_t ix;
-	int rc;
-
-	if (!units)
-		return lt_error_set(LT_E_NOMEM, "out of memory");
-	while (*p) {
-		uint32_t cp = utf8_next(p, &used);
-		if (cp >= 0x10000) {
-			units[n++] = (uint16_t)(0xD800 | (cp - 0x10000) >> 10);
-			units[n++] = (uint16_t)(0xDC00 | (cp & 0x3FF));
-		} else {
-			units[n++] = (uint16_t)cp;
-		}
-		p += used;
-	}
-	rc = md_add_us(&img->md, units, (uint32_t)n, &ix);
-	free(units);
-	if (rc < 0)
-		return -1;
-	if (ix > 0xFFFFFF)
-		return lt_error_set(LT_E_LIMIT, "#US heap past 16 MiB: string token cannot address index 0x%x (III.1.9)", ix);
-	*out = US_TOKEN_TABLE << 24 | ix;
-	return 0;
-}
-
 /* Fail unless no EH clause boundary names instruction `id`: an acquiring
  * call has its arguments on the stack, so no block can start or end at it
  * in valid IL (III.1.7.5, I.12.4.2.8: blocks are entered and left with an
@@ -119,7 +60,7 @@ static int rewrite_call(struct img *img, struct weave_helper *h, const struct wl
 		memset(strs, 0, sizeof strs);
 		strs[0].op = strs[1].op = IL_LDSTR;
 		strs[0].arg.token = method_tok;
-		if (check_no_boundary(b, id, c->il_offset) < 0 || string_token(img, location, &strs[1].arg.token) < 0)
+		if (check_no_boundary(b, id, c->il_offset) < 0 || img_string_token(img, location, &strs[1].arg.token) < 0)
 			return -1;
 		first = b->next_id;
 		if (il_insert(b, idx, strs, 2) < 0)
@@ -143,7 +84,7 @@ static int method_token(struct img *img, const struct weave_names *names, const 
 
 	if (*tok)
 		return 0;
-	return weave_site_method(names, lines, row, method, sizeof method) < 0 ? -1 : string_token(img, method, tok);
+	return weave_site_method(names, lines, row, method, sizeof method) < 0 ? -1 : img_string_token(img, method, tok);
 }
 
 int weave_rewrite_method(struct img *img, struct weave_helper *h, const struct weave_names *names,
@@ -190,7 +131,7 @@ int weave_rewrite_method(struct img *img, struct weave_helper *h, const struct w
 	/* The synchronized method's site is the start of its body. */
 	if (sync_site) {
 		weave_location(img, lines, sync_site, location, sizeof location);
-		if (method_token(img, names, lines, row, &method_tok) < 0 || string_token(img, location, &location_tok) < 0 ||
+		if (method_token(img, names, lines, row, &method_tok) < 0 || img_string_token(img, location, &location_tok) < 0 ||
 		    weave_sync_wrap(img, h, names, &b, row, method_tok, location_tok) < 0)
 			goto done;
 	}

@@ -1,0 +1,42 @@
+/* image_string.c - ldstr tokens for strings the weaver adds: UTF-8 in, UTF-16 in #US. */
+#include "image.h"
+#include "lt_error.h"
+#include "lt_utf8.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* III.1.9: a string token is 0x70 in the top byte, the #US index below. */
+#define US_TOKEN_TABLE 0x70u
+
+int img_string_token(struct img *img, const char *s, uint32_t *out)
+{
+	const char *p = s;
+	size_t len = strlen(s), n = 0, used;
+	uint16_t *units = malloc((len ? len : 1) * sizeof *units); /* UTF-16 never needs more units than UTF-8 bytes */
+	uint32_t ix;
+	int rc;
+
+	if (!units)
+		return lt_error_set(LT_E_NOMEM, "out of memory");
+	while (*p) {
+		int32_t next = lt_utf8_next(p, &used);
+		uint32_t cp = next < 0 ? 0xFFFD : (uint32_t)next; /* one U+FFFD a malformed byte */
+
+		if (cp >= 0x10000) {
+			units[n++] = (uint16_t)(0xD800 | (cp - 0x10000) >> 10);
+			units[n++] = (uint16_t)(0xDC00 | (cp & 0x3FF));
+		} else {
+			units[n++] = (uint16_t)cp;
+		}
+		p += used;
+	}
+	rc = md_add_us(&img->md, units, (uint32_t)n, &ix);
+	free(units);
+	if (rc < 0)
+		return -1;
+	if (ix > 0xFFFFFF)
+		return lt_error_set(LT_E_LIMIT, "#US heap past 16 MiB: string token cannot address index 0x%x (III.1.9)", ix);
+	*out = US_TOKEN_TABLE << 24 | ix;
+	return 0;
+}
