@@ -210,14 +210,15 @@ killed_in() {
 	wait "$spid" 2>/dev/null
 	after_kill "$label"
 }
-# The assembly and its portable PDB are written one after the other (fsync 1: the assembly's
-# temporary, 2: its folder, 3: the PDB's temporary); killed in the third, the run leaves a PDB
-# temporary, which the next run (finding the assembly woven) removes.
+# The assembly and its portable PDB are both written to temporaries (fsync 1: the assembly's,
+# 2: the PDB's) before two renames put them in place; killed in the second fsync, the run leaves
+# the old pair as it was, and the next run weaves both, its PDB matching, with no temporary left.
 killed_in_pdb() {
 	local d=$LT_TMP/killpdb spid child i
-	rm -rf "$d"; mkdir -p "$d"
+	rm -rf "$d"; mkdir -p "$d/orig"
 	cp "$LT_CORPUS"/csharp/Debug/LockCorpus.{dll,pdb} "$d/"
-	strace -f -qq -o /dev/null -e trace=fsync -e inject=fsync:delay_enter=10000000:when=3 \
+	cp "$LT_CORPUS"/csharp/Debug/LockCorpus.{dll,pdb} "$d/orig/"
+	strace -f -qq -o /dev/null -e trace=fsync -e inject=fsync:delay_enter=10000000:when=2 \
 		"$FAST" weave -q "$d/LockCorpus.dll" &
 	spid=$!
 	for i in $(seq 1 500); do
@@ -231,8 +232,11 @@ killed_in_pdb() {
 	kill -KILL "$spid" 2>/dev/null
 	wait "$spid" 2>/dev/null
 	[ -n "$(find "$d" -name 'LockCorpus.pdb.locktime-*')" ] || { echo "the kill missed the PDB write"; return 1; }
+	cmp -s "$d/LockCorpus.dll" "$d/orig/LockCorpus.dll" && cmp -s "$d/LockCorpus.pdb" "$d/orig/LockCorpus.pdb" ||
+		{ echo "the kill changed the assembly or its PDB"; return 1; }
 	"$FAST" weave "$d/LockCorpus.dll" || return 1
 	[ -z "$(find "$d" -name '*.locktime*')" ] || { echo "stray files:"; ls "$d"; return 1; }
+	ltcheck pdb "$d/orig/LockCorpus.dll" "$d/LockCorpus.dll" || { echo "the PDB does not match the woven assembly"; return 1; }
 }
 temp_exists() { [ -n "$(find "$kdir" -name 'a.dll.locktime-*' -size +0)" ]; }
 temp_created() { [ -n "$(find "$kdir" -name 'a.dll.locktime-*')" ]; }
@@ -245,7 +249,7 @@ if strace -f -qq -o /dev/null true 2>/dev/null; then
 		killed_in "fsync" temp_exists -e trace=fsync -e inject=fsync:delay_enter=10000000:when=1
 	check "kill after the rename, before the folder's fsync: new file, no stray file after" \
 		killed_in "rename" renamed -e trace=fsync -e inject=fsync:delay_enter=10000000:when=2
-	check "kill while writing the PDB after the assembly: a later run leaves no temporary" killed_in_pdb
+	check "kill while writing the PDB: the old pair stays, a later run weaves both and leaves no temporary" killed_in_pdb
 else
 	not_ok "kill at chosen system calls # SKIP strace cannot trace here"
 fi

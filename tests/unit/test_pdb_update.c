@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -372,38 +373,61 @@ static void test_update_stale(void **state)
 	tmp_done(&t);
 }
 
-/* The PDB cannot be written: the assembly goes back to the input, or away. */
+/* The assembly file holds exactly `want` (NULL: does not exist). */
+static void assert_file(const char *path, const char *want)
+{
+	uint8_t *data;
+	size_t size;
+
+	if (!want) {
+		assert_int_not_equal(access(path, F_OK), 0);
+		return;
+	}
+	assert_int_equal(lt_file_read(path, &data, &size), 0);
+	assert_int_equal(size, strlen(want));
+	assert_memory_equal(data, want, size);
+	free(data);
+}
+
+/* The PDB cannot be written: neither file is replaced.  The PDB cannot be
+ * renamed into place (a folder is in the way): the assembly goes back to the
+ * input, or away.  Either way no temporary file stays. */
 static void test_write_pair_failure(void **state)
 {
 	static const uint8_t woven[] = "woven", input[] = "input";
 	/* The woven assembly as img_layout gives it: in pieces. */
-	const struct lt_iov woven_parts[] = { { woven, 2 }, { woven + 2, sizeof woven - 2 } };
+	const struct lt_iov woven_parts[] = { { woven, 2 }, { woven + 2, sizeof woven - 3 } };
 	struct pdb_update u;
 	struct tmp t;
-	const char *dll;
-	uint8_t *data;
-	size_t size;
+	const char *dll, *pdb_dir;
 
 	(void)state;
 	tmp_init(&t);
 	dll = tmp_file(&t, "A.dll");
 	memset(&u, 0, sizeof u);
-	u.path = strdup("/nonexistent-folder/A.pdb");
 	assert_int_equal(lt_buf_put(&u.data, "pdb", 3), 0);
-	assert_int_equal(pdb_write_pair(&u, dll, woven_parts, 2, input, sizeof input), -1);
+	put(dll, "old", 3);
+	u.path = strdup("/nonexistent-folder/A.pdb");
+	assert_int_equal(pdb_write_pair(&u, dll, woven_parts, 2, input, sizeof input - 1), -1);
 	assert_int_equal(lt_error_last()->code, LT_E_IO);
-	assert_int_equal(lt_file_read(dll, &data, &size), 0);
-	assert_int_equal(size, sizeof input);
-	assert_memory_equal(data, input, size);
-	free(data);
+	assert_file(dll, "old");
+	assert_int_equal(lt_file_clean_temps(dll), 0);
+
+	free(u.path);
+	u.path = strdup(pdb_dir = tmp_file(&t, "A.pdb"));
+	assert_int_equal(mkdir(pdb_dir, 0755), 0);
+	assert_int_equal(pdb_write_pair(&u, dll, woven_parts, 2, input, sizeof input - 1), -1);
+	assert_int_equal(lt_error_last()->code, LT_E_IO);
+	assert_file(dll, "input");
 	assert_int_equal(pdb_write_pair(&u, dll, woven_parts, 2, NULL, 0), -1);
-	assert_int_equal(lt_error_last()->code, LT_E_IO);
-	assert_int_not_equal(access(dll, F_OK), 0);
+	assert_file(dll, NULL);
+	assert_int_equal(rmdir(pdb_dir), 0);
+
 	/* No PDB to write: the assembly alone. */
 	free(u.path);
 	u.path = NULL;
 	assert_int_equal(pdb_write_pair(&u, dll, woven_parts, 2, NULL, 0), 0);
-	assert_int_equal(access(dll, F_OK), 0);
+	assert_file(dll, "woven");
 	pdb_update_free(&u);
 	tmp_done(&t);
 }

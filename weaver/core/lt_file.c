@@ -88,53 +88,76 @@ int lt_file_write_atomic(const char *path, const uint8_t *data, size_t size)
 
 int lt_file_write_atomic_v(const char *path, const struct lt_iov *parts, size_t nparts)
 {
+	struct lt_file_staged staged = LT_FILE_STAGED_INIT;
+	int rc = lt_file_stage_v(&staged, path, parts, nparts) < 0 || lt_file_commit(&staged) < 0 ? -1 : 0;
+
+	if (rc == 0)
+		lt_file_sync_folder(path);
+	lt_file_discard(&staged);
+	return rc;
+}
+
+int lt_file_stage_v(struct lt_file_staged *out, const char *path, const struct lt_iov *parts, size_t nparts)
+{
 	size_t i;
-	char *tmp = NULL, *dircopy = NULL;
 	struct stat st;
-	int fd = -1, dfd, rc = -1;
+	int fd;
 	mode_t mode = 0644;
 
 	if (stat(path, &st) == 0)
 		mode = st.st_mode & 07777;
-	if (asprintf(&tmp, "%s" TEMP_SUFFIX "XXXXXX", path) < 0)
+	if (asprintf(&out->tmp, "%s" TEMP_SUFFIX "XXXXXX", path) < 0) {
+		out->tmp = NULL;
 		return lt_error_set(LT_E_NOMEM, "out of memory");
-	fd = mkstemp(tmp);
+	}
+	out->path = path;
+	fd = mkstemp(out->tmp);
 	if (fd < 0) {
 		lt_error_set(LT_E_IO, "cannot create a temporary file beside it: %s", strerror(errno));
-		goto done;
+		free(out->tmp);
+		out->tmp = NULL;
+		return -1;
 	}
 	for (i = 0; i < nparts; i++)
 		if (write_all(fd, parts[i].data, parts[i].len) < 0)
 			break;
 	if (i < nparts || fchmod(fd, mode) < 0 || fsync(fd) < 0) {
-		lt_error_set(LT_E_IO, "cannot write %s: %s", tmp, strerror(errno));
-		goto done;
+		lt_error_set(LT_E_IO, "cannot write %s: %s", out->tmp, strerror(errno));
+		close(fd);
+		return -1;
 	}
-	if (close(fd) < 0) {
-		fd = -1;
-		lt_error_set(LT_E_IO, "cannot write %s: %s", tmp, strerror(errno));
-		goto done;
-	}
-	fd = -1;
-	if (rename(tmp, path) < 0) {
-		lt_error_set(LT_E_IO, "cannot replace the file: %s", strerror(errno));
-		goto done;
-	}
-	/* The rename is durable only once the folder's entry is on disk. */
-	dircopy = strdup(path);
+	if (close(fd) < 0)
+		return lt_error_set(LT_E_IO, "cannot write %s: %s", out->tmp, strerror(errno));
+	return 0;
+}
+
+int lt_file_commit(struct lt_file_staged *s)
+{
+	if (rename(s->tmp, s->path) < 0)
+		return lt_error_set(LT_E_IO, "cannot replace the file: %s", strerror(errno));
+	free(s->tmp);
+	s->tmp = NULL;
+	return 0;
+}
+
+void lt_file_sync_folder(const char *path)
+{
+	char *dircopy = strdup(path);
+	int dfd;
+
 	if (dircopy && (dfd = open(dirname(dircopy), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
 		fsync(dfd);
 		close(dfd);
 	}
-	rc = 0;
-done:
-	if (fd >= 0)
-		close(fd);
-	if (rc < 0 && tmp)
-		unlink(tmp);
-	free(tmp);
 	free(dircopy);
-	return rc;
+}
+
+void lt_file_discard(struct lt_file_staged *s)
+{
+	if (s->tmp)
+		unlink(s->tmp);
+	free(s->tmp);
+	s->tmp = NULL;
 }
 
 /* Whether name is base + TEMP_SUFFIX + TEMP_RANDOM characters of mkstemp's

@@ -32,6 +32,29 @@ struct lt_iov {
  * memory first.  Returns 0, or -1 with LT_E_IO. */
 int lt_file_write_atomic_v(const char *path, const struct lt_iov *parts, size_t nparts);
 
+/* lt_file_write_atomic_v in two steps, to replace several files together
+ * (an assembly and its PDB): stage each, then commit them one right after
+ * the other, so that a kill leaves them all old, or all new but in the
+ * moment between two renames.  Use:
+ *   lt_file_stage_v   write the pieces to a temporary file beside `path`
+ *                     (path's mode, fsync'ed); -1 with LT_E_IO, LT_E_NOMEM;
+ *   lt_file_commit    rename it over `path`; -1 with LT_E_IO (it stays);
+ *   lt_file_sync_folder  fsync the folder, making renames there durable;
+ *   lt_file_discard   remove the temporary unless committed, and free
+ *                     (always call it; the zeroed struct is a no-op).
+ * `path` is borrowed: it must outlive the struct. */
+struct lt_file_staged {
+	const char *path;
+	char *tmp; /* owned; NULL once committed */
+};
+
+#define LT_FILE_STAGED_INIT { NULL, NULL }
+
+int lt_file_stage_v(struct lt_file_staged *out, const char *path, const struct lt_iov *parts, size_t nparts);
+int lt_file_commit(struct lt_file_staged *s);
+void lt_file_sync_folder(const char *path);
+void lt_file_discard(struct lt_file_staged *s);
+
 /* A lock that serializes the processes rewriting one file (parallel builds
  * weaving the same assembly): an exclusive flock(2) on the lock file
  * "<path>.locktime.lock" beside it.  A lock file rather than the file itself,

@@ -214,17 +214,32 @@ int pdb_update(struct pdb_update *out, struct img *img, const char *in_path, con
 int pdb_write_pair(const struct pdb_update *u, const char *asm_path, const struct lt_iov *asm_parts,
 		   size_t nparts, const uint8_t *orig, size_t orig_len)
 {
+	struct lt_file_staged staged_asm = LT_FILE_STAGED_INIT, staged_pdb = LT_FILE_STAGED_INIT;
+	const struct lt_iov pdb = { u->data.data, u->data.len };
 	struct lt_error failure;
+	int rc = -1;
 
-	if (lt_file_write_atomic_v(asm_path, asm_parts, nparts) < 0)
-		return -1;
-	if (!u->path || lt_file_write_atomic(u->path, u->data.data, u->data.len) == 0)
-		return 0;
-	/* The PDB still describes the input: take the assembly back to it. */
-	failure = *lt_error_last();
-	if (orig)
-		lt_file_write_atomic(asm_path, orig, orig_len);
-	else
-		unlink(asm_path);
-	return lt_error_set(failure.code, "%s", failure.msg);
+	/* Both files are written before either is replaced: a failure, or a
+	 * kill before the two renames, leaves the old pair. */
+	if (lt_file_stage_v(&staged_asm, asm_path, asm_parts, nparts) < 0 ||
+	    (u->path && lt_file_stage_v(&staged_pdb, u->path, &pdb, 1) < 0) || lt_file_commit(&staged_asm) < 0)
+		goto done;
+	if (u->path && lt_file_commit(&staged_pdb) < 0) {
+		/* The PDB still describes the input: take the assembly back to it. */
+		failure = *lt_error_last();
+		if (orig)
+			lt_file_write_atomic(asm_path, orig, orig_len);
+		else
+			unlink(asm_path);
+		lt_error_set(failure.code, "%s", failure.msg);
+		goto done;
+	}
+	lt_file_sync_folder(asm_path);
+	if (u->path)
+		lt_file_sync_folder(u->path);
+	rc = 0;
+done:
+	lt_file_discard(&staged_asm);
+	lt_file_discard(&staged_pdb);
+	return rc;
 }

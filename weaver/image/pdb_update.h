@@ -46,12 +46,13 @@ int pdb_update(struct pdb_update *out, struct img *img, const char *in_path, con
 void pdb_update_free(struct pdb_update *u);
 
 /* Write the woven assembly, the pieces asm_parts[0..nparts) (img_layout's
- * out->parts), to asm_path, then the PDB of u (if any) to u->path, each with
- * lt_file_write_atomic, so that a failure never leaves an assembly beside a
- * PDB that no longer matches it: when the PDB cannot be written, asm_path
+ * out->parts), to asm_path and the PDB of u (if any) to u->path, so that the
+ * two always match: both are staged (lt_file_stage_v) before either replaces
+ * its file, and a failure until then leaves both untouched; the assembly is
+ * renamed into place, then the PDB.  Should the PDB's rename fail, asm_path
  * gets back orig[0..orig_len) (the input, for an in-place weave) or, with
- * orig NULL, is removed; the PDB is then untouched.  Returns 0, or -1 with
- * LT_E_IO (the error of the write that failed). */
+ * orig NULL, is removed.  Returns 0, or -1 with LT_E_IO (the error of the
+ * step that failed) or LT_E_NOMEM. */
 int pdb_write_pair(const struct pdb_update *u, const char *asm_path, const struct lt_iov *asm_parts,
 		   size_t nparts, const uint8_t *orig, size_t orig_len);
 
