@@ -90,9 +90,8 @@ int weave_helper_add_method(struct weave_helper *h, const char *name, uint16_t f
 int weave_helper_add_body(struct weave_helper *h, uint32_t method, struct em *e, const uint8_t *locals, size_t len,
 		    int returns_value);
 
-/* ldstr of the UTF-8 text s (added to #US as UTF-16, II.24.2.4).  A failure
- * (LT_E_WEAVE for invalid UTF-8, LT_E_NOMEM, LT_E_LIMIT) is recorded and
- * made sticky in e. */
+/* ldstr of the UTF-8 text s (img_string_token).  A failure (LT_E_NOMEM,
+ * LT_E_LIMIT) is recorded and made sticky in e. */
 void weave_helper_ldstr(struct weave_helper *h, struct em *e, const char *s);
 
 /* ---- weave_helper_body.c ---- */
