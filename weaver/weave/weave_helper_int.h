@@ -69,6 +69,10 @@ enum {
 	HMA_SPECIALNAME = 0x0800, HMA_RTSPECIALNAME = 0x1000
 };
 
+/* Method implementation attributes (II.23.1.11; AggressiveInlining is
+ * System.Runtime.CompilerServices.MethodImplOptions' 0x0100). */
+enum { MIA_AGGRESSIVE_INLINING = 0x0100 };
+
 /* ---- weave_helper.c ---- */
 
 /* Grow *arr (elements of `size` bytes, *cap allocated) to hold n + 1.

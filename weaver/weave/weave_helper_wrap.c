@@ -186,14 +186,17 @@ static void emit_timestamp(struct weave_helper *h, struct em *e, uint32_t local)
 	em_stloc(e, local);
 }
 
-/* TIME_FAST: if (TryEnter(args)) { Push(lock, method, location, GetTimestamp(), 0); return; }
+/* TIME_FAST: t0 = GetTimestamp(); if (TryEnter(args)) { Push(lock, method, location, t0, 0); return; }
  * or, for a twin that re-enters:
- *   if (TryEnter(args)) { r = original(args); Exit(args); Push(...); return r; } */
+ *   if (TryEnter(args)) { r = original(args); Exit(args); Push(...); return r; }
+ * The clock is read before the lock is taken, not inside it: the lock is not
+ * held longer for it, and when TryEnter fails t0 is where the wait began. */
 static void emit_fast(struct weave_helper *h, struct em *e, const struct callee *c, const struct fast_calls *fast,
 		      enum acquired acq, int returns)
 {
 	uint32_t slow = em_label(e);
 
+	emit_timestamp(h, e, W_T0);
 	emit_original(e, &(struct callee){ .token = fast->try_enter, .op = c->op, .nargs = c->nargs }, 0);
 	if (acq == ACQ_TAKEN) {
 		em_ldarg(e, c->nargs - 1);
@@ -207,7 +210,7 @@ static void emit_fast(struct weave_helper *h, struct em *e, const struct callee 
 	em_ldarg(e, 0);
 	em_ldarg(e, c->nargs);
 	em_ldarg(e, c->nargs + 1);
-	em_tok(e, IL_CALL, h->refs.member[WM_GETTIMESTAMP]);
+	em_ldloc(e, W_T0);
 	em_i4(e, 0);
 	em_op(e, IL_CONV_I8);
 	em_tok(e, IL_CALL, h->method[HM_PUSH]);
@@ -240,8 +243,8 @@ static void emit_acquire(struct weave_helper *h, struct em *e, const struct call
 	uint32_t method = c->nargs, location = c->nargs + 1;
 
 	if (timing == TIME_FAST)
-		emit_fast(h, e, c, fast, acq, returns);
-	if (timing != TIME_NO_WAIT)
+		emit_fast(h, e, c, fast, acq, returns); /* sets t0 */
+	else if (timing != TIME_NO_WAIT)
 		emit_timestamp(h, e, W_T0);
 	emit_original(e, c, returns);
 	emit_timestamp(h, e, W_T1);
@@ -452,6 +455,11 @@ static int add_wrapper(struct weave_helper *h, const struct callee *c, enum weav
 			emit_wait(h, &e, c, returns);
 		rc = weave_helper_add_body(h, *out, &e, locals.data, locals.len, returns);
 	}
+	/* Fronts and releases are inlined at every site: with Disabled set the
+	 * JIT then folds them into the plain call (a release's Pop call would
+	 * otherwise keep it from inlining on its own). */
+	if (rc == 0 && k->role != ROLE_WAIT)
+		md_set(&h->img->md, MD_METHODDEF, md_token_row(*out), MD_METHODDEF_IMPLFLAGS, MIA_AGGRESSIVE_INLINING);
 done:
 	em_free(&e);
 	lt_buf_free(&sig);
