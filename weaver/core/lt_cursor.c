@@ -10,7 +10,7 @@ struct lt_cur lt_cur_init(const uint8_t *data, size_t len, int code, const char 
 	return c;
 }
 
-static int short_read(const struct lt_cur *c, uint64_t need)
+int lt_cur_short(const struct lt_cur *c, uint64_t need)
 {
 	return lt_error_set(c->code, "%s: need %llu bytes at offset 0x%zx, %zu left",
 			    c->what, (unsigned long long)need, c->pos, lt_cur_left(c));
@@ -19,7 +19,7 @@ static int short_read(const struct lt_cur *c, uint64_t need)
 int lt_cur_bytes(struct lt_cur *c, size_t n, const uint8_t **out)
 {
 	if (n > lt_cur_left(c))
-		return short_read(c, n);
+		return lt_cur_short(c, n);
 	*out = c->data + c->pos;
 	c->pos += n;
 	return 0;
@@ -29,33 +29,6 @@ int lt_cur_skip(struct lt_cur *c, size_t n)
 {
 	const uint8_t *p = NULL;
 	return lt_cur_bytes(c, n, &p);
-}
-
-int lt_cur_u8(struct lt_cur *c, uint8_t *out)
-{
-	const uint8_t *p = NULL;
-	if (lt_cur_bytes(c, 1, &p) < 0)
-		return -1;
-	*out = p[0];
-	return 0;
-}
-
-int lt_cur_u16(struct lt_cur *c, uint16_t *out)
-{
-	const uint8_t *p = NULL;
-	if (lt_cur_bytes(c, 2, &p) < 0)
-		return -1;
-	*out = lt_le16(p);
-	return 0;
-}
-
-int lt_cur_u32(struct lt_cur *c, uint32_t *out)
-{
-	const uint8_t *p = NULL;
-	if (lt_cur_bytes(c, 4, &p) < 0)
-		return -1;
-	*out = lt_le32(p);
-	return 0;
 }
 
 int lt_cur_u64(struct lt_cur *c, uint64_t *out)

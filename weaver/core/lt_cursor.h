@@ -27,11 +27,16 @@ struct lt_cur lt_cur_init(const uint8_t *data, size_t len, int code, const char 
 static inline size_t lt_cur_left(const struct lt_cur *c) { return c->len - c->pos; }
 
 /* Fixed-size little-endian reads.  Return 0, or -1 (error recorded) when
- * fewer bytes than needed are left. */
-int lt_cur_u8(struct lt_cur *c, uint8_t *out);
-int lt_cur_u16(struct lt_cur *c, uint16_t *out);
-int lt_cur_u32(struct lt_cur *c, uint32_t *out);
+ * fewer bytes than needed are left.  u8, u16 and u32 are inline (below):
+ * every IL and table byte goes through them. */
+static inline int lt_cur_u8(struct lt_cur *c, uint8_t *out);
+static inline int lt_cur_u16(struct lt_cur *c, uint16_t *out);
+static inline int lt_cur_u32(struct lt_cur *c, uint32_t *out);
 int lt_cur_u64(struct lt_cur *c, uint64_t *out);
+
+/* Record that a read of `need` bytes at c's position passes the end (the
+ * error of c's code).  For the inline readers; returns -1. */
+int lt_cur_short(const struct lt_cur *c, uint64_t need);
 
 /* Skip n bytes / point *out at the next n bytes (borrowed) and skip them. */
 int lt_cur_skip(struct lt_cur *c, size_t n);
@@ -54,6 +59,38 @@ static inline void lt_put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = 
 static inline void lt_put32(uint8_t *p, uint32_t v)
 {
 	p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
+}
+
+static inline int lt_cur_u8(struct lt_cur *c, uint8_t *out)
+{
+	if (lt_cur_left(c) < 1) {
+		lt_cur_short(c, 1); /* always -1: said here so the compiler sees *out is set on 0 */
+		return -1;
+	}
+	*out = c->data[c->pos++];
+	return 0;
+}
+
+static inline int lt_cur_u16(struct lt_cur *c, uint16_t *out)
+{
+	if (lt_cur_left(c) < 2) {
+		lt_cur_short(c, 2); /* always -1: said here so the compiler sees *out is set on 0 */
+		return -1;
+	}
+	*out = lt_le16(c->data + c->pos);
+	c->pos += 2;
+	return 0;
+}
+
+static inline int lt_cur_u32(struct lt_cur *c, uint32_t *out)
+{
+	if (lt_cur_left(c) < 4) {
+		lt_cur_short(c, 4); /* always -1: said here so the compiler sees *out is set on 0 */
+		return -1;
+	}
+	*out = lt_le32(c->data + c->pos);
+	c->pos += 4;
+	return 0;
 }
 
 #endif

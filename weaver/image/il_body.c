@@ -263,14 +263,14 @@ static int decode_instr(struct lt_cur *c, struct il_instr *in)
 			return lt_error_set(LT_E_NOMEM, "out of memory (switch of %u targets)", count);
 		in->ntargets = count;
 		for (uint32_t k = 0; k < count; k++) {
-			int64_t t;
-			(void)lt_cur_u32(c, &u32); /* in range: checked above */
-			t = base + (int32_t)u32;
+			/* in range: checked above */
+			int64_t t = base + (int32_t)lt_le32(c->data + c->pos + 4 * (size_t)k);
 			if (t < 0 || t >= (int64_t)c->len)
 				return lt_error_set(LT_E_BODY, "switch target %u at 0x%llx is outside the code", k,
 						    (unsigned long long)t);
 			in->targets[k] = (uint32_t)t;
 		}
+		c->pos += 4 * (size_t)count;
 		return 0;
 	}
 	if (info->operand == IL_OPND_BR8 || info->operand == IL_OPND_BR32) {
@@ -375,6 +375,32 @@ int il_decode(const uint8_t *bytes, size_t avail, struct il_body *out)
 fail:
 	il_body_free(out);
 	return -1;
+}
+
+int il_scan_calls(const uint8_t *bytes, size_t avail, il_call_fn fn, void *ctx)
+{
+	struct il_hdr h;
+	struct lt_cur c;
+	uint32_t end;
+
+	if (read_header(bytes, avail, &h) < 0 ||
+	    (h.more_sects && read_sections(bytes, avail, h.hdr_size + h.code_size, h.code_size, NULL, &end) < 0))
+		return -1;
+	c = lt_cur_init(bytes + h.hdr_size, h.code_size, LT_E_BODY, "IL code");
+	while (lt_cur_left(&c) > 0) {
+		uint32_t at = (uint32_t)c.pos;
+		struct il_instr in;
+		int rc;
+
+		in.targets = NULL; /* the one field decode_instr allocates (switch) */
+		rc = decode_instr(&c, &in);
+		free(in.targets);
+		if (rc < 0)
+			return lt_error_prefix("IL offset 0x%x: ", at);
+		if ((in.op == IL_CALL || in.op == IL_CALLVIRT) && fn(ctx, at, in.op, in.arg.token) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 void il_body_free(struct il_body *b)

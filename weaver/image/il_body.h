@@ -110,6 +110,19 @@ int il_body_size(const uint8_t *bytes, size_t avail, uint32_t *out);
  *   LT_E_NOMEM. */
 int il_decode(const uint8_t *bytes, size_t avail, struct il_body *out);
 
+/* A call or callvirt met by il_scan_calls: its code offset and MethodDef /
+ * MemberRef / MethodSpec token.  Returns 0 to go on, -1 to stop (with the
+ * error set). */
+typedef int (*il_call_fn)(void *ctx, uint32_t offset, enum il_op op, uint32_t token);
+
+/* Walk the body at bytes[0..avail) as il_decode reads it - header, section
+ * sizes, every instruction's opcode and operand (III.1.2, branch targets in
+ * the code) - without building it: fn is called for each call and callvirt.
+ * For finding the few bodies worth decoding; what only il_decode checks
+ * (targets at instruction starts, EH clauses) is left to it.  Returns 0, or
+ * -1 with LT_E_BODY, or fn's -1. */
+int il_scan_calls(const uint8_t *bytes, size_t avail, il_call_fn fn, void *ctx);
+
 /* Release what a body owns; the body is empty afterwards.  NULL is a no-op. */
 void il_body_free(struct il_body *b);
 

@@ -220,21 +220,25 @@ static int dedup_insert(struct md_heap *h, enum heap_kind k, uint32_t index)
  * layouts); a heap with no bytes first gets its initial empty entry. */
 static int dedup_build(struct md_heap *h, enum heap_kind k)
 {
-	uint32_t pos, len, hdr, *slots;
+	uint32_t pos, len, hdr, *slots, cap;
 	const uint8_t *nul;
 	struct md_dedup *d;
 
 	if (h->dedup)
 		return 0;
+	/* Sized from the input heap, a slot per 8 bytes: entries average more
+	 * than that, so inserting them rehashes once or twice, not ten times. */
+	for (cap = 1024; cap < h->orig_size / 8 && cap < (1u << 26); cap *= 2)
+		;
 	d = calloc(1, sizeof(*d));
-	slots = calloc(1024, sizeof(uint32_t));
+	slots = calloc(cap, sizeof(uint32_t));
 	if (!d || !slots) {
 		free(d);
 		free(slots);
 		return lt_error_set(LT_E_NOMEM, "heap lookup: out of memory");
 	}
 	d->slots = slots;
-	d->cap = 1024;
+	d->cap = cap;
 	h->dedup = d;
 	if (k != HEAP_GUID && h->orig_size == 0 && h->added.len == 0 && lt_buf_u8(&h->added, 0) < 0)
 		return -1;

@@ -215,7 +215,7 @@ static int read_tables(struct md_image *md, struct lt_cur *c)
 {
 	struct md_sizes s;
 	uint64_t need = 0;
-	unsigned t, col, w;
+	unsigned t, col, w, widths[MD_MAX_COLS];
 	uint32_t r;
 
 	if (lt_cur_u32(c, &md->tables_reserved) < 0 || lt_cur_u8(c, &md->tables_major) < 0 ||
@@ -253,13 +253,15 @@ static int read_tables(struct md_image *md, struct lt_cur *c)
 		if (!tab->cells)
 			return lt_error_set(LT_E_NOMEM, "%s: out of memory for %u rows", md_schema[t].name, tab->rows);
 		tab->cap = tab->rows;
+		for (col = 0; col < tab->ncols; col++)
+			widths[col] = md_col_width(&s, &md_schema[t].cols[col]);
 		for (r = 0; r < tab->rows; r++) {
 			for (col = 0; col < tab->ncols; col++) {
 				const uint8_t *p = c->data + c->pos;
 				uint32_t *cell = &tab->cells[(size_t)r * tab->ncols + col];
 
 				/* In bounds: the total of all rows was checked above. */
-				w = md_col_width(&s, &md_schema[t].cols[col]);
+				w = widths[col];
 				*cell = w == 1 ? p[0] : w == 2 ? lt_le16(p) : lt_le32(p);
 				c->pos += w;
 				if (check_cell(md, &s, t, r + 1, col, *cell) < 0)

@@ -180,7 +180,7 @@ static int write_tables(const struct md_image *md, uint8_t heap_sizes, struct lt
 	size_t start = b->len;
 	struct md_sizes s;
 	uint64_t valid = 0;
-	unsigned t, col;
+	unsigned t, col, widths[MD_MAX_COLS];
 	uint32_t r;
 
 	md_image_sizes(md, heap_sizes, &s);
@@ -204,13 +204,15 @@ static int write_tables(const struct md_image *md, uint8_t heap_sizes, struct lt
 			continue;
 		if (row_order(md, t, &perm) < 0)
 			return -1;
+		for (col = 0; col < tab->ncols; col++)
+			widths[col] = md_col_width(&s, &md_schema[t].cols[col]);
 		for (r = 0; r < tab->rows; r++) {
 			uint32_t src = perm ? perm[r] : r;
 
 			for (col = 0; col < tab->ncols; col++) {
 				const struct md_col *c = &md_schema[t].cols[col];
 
-				if (put_cell(b, md_col_width(&s, c), tab->cells[(size_t)src * tab->ncols + col], t,
+				if (put_cell(b, widths[col], tab->cells[(size_t)src * tab->ncols + col], t,
 					     src + 1, c) < 0) {
 					free(perm);
 					return -1;

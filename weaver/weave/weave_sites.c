@@ -255,6 +255,7 @@ struct finder {
 	const struct weave_names *n;
 	uint8_t *memberref, *methoddef; /* owned, index row - 1 */
 	struct weave_sites *out;
+	uint32_t row;                   /* the MethodDef being scanned */
 };
 
 static int classify_cached(struct finder *f, uint32_t token, enum weave_kind *out)
@@ -292,15 +293,25 @@ static int push(struct weave_sites *s, uint32_t row, uint32_t offset, enum weave
 	return 0;
 }
 
+/* One call or callvirt of MethodDef f->row (il_scan_calls): a site when it calls a lock API. */
+static int found_call(void *ctx, uint32_t offset, enum il_op op, uint32_t token)
+{
+	struct finder *f = ctx;
+	enum weave_kind kind = WEAVE_KIND_COUNT;
+	int hit = classify_cached(f, token, &kind);
+
+	if (hit < 0)
+		return lt_error_prefix("IL_%04x: ", offset);
+	return hit ? push(f->out, f->row, offset, kind, token, op == IL_CALLVIRT) : 0;
+}
+
 /* The lock calls of MethodDef `row`, appended to f->out. */
 static int find_in_method(struct finder *f, uint32_t row)
 {
 	const struct md_image *md = &f->n->img->md;
-	uint32_t impl = md_get(md, MD_METHODDEF, row, MD_METHODDEF_IMPLFLAGS), i;
-	struct il_body b;
+	uint32_t impl = md_get(md, MD_METHODDEF, row, MD_METHODDEF_IMPLFLAGS);
 	const uint8_t *body;
 	size_t len;
-	int rc = 0;
 
 	/* II.23.1.11: only IL bodies (CodeType 0) are read. */
 	if ((impl & IMPL_CODE_TYPE_MASK) != 0)
@@ -309,38 +320,25 @@ static int find_in_method(struct finder *f, uint32_t row)
 		return -1;
 	if (!body)
 		return 0;
-	if (il_decode(body, len, &b) < 0)
-		return lt_error_prefix("MethodDef row %u: ", row);
 	if (impl & IMPL_SYNCHRONIZED) {
 		/* An instance method of a value type has no object to lock. */
 		uint32_t owner = weave_names_owner(f->n, row);
 		int skip = owner && !(md_get(md, MD_METHODDEF, row, MD_METHODDEF_FLAGS) & METHOD_STATIC)
 				   ? weave_names_is_valuetype(f->n, owner) : 0;
-		if (skip < 0)
-			rc = lt_error_prefix("MethodDef row %u: ", row);
-		else if (!skip)
-			rc = push(f->out, row, 0, WEAVE_SYNCHRONIZED, 0, 0);
+		if (skip < 0 || (!skip && push(f->out, row, 0, WEAVE_SYNCHRONIZED, 0, 0) < 0))
+			return lt_error_prefix("MethodDef row %u: ", row);
 	}
-	for (i = 0; i < b.n && rc == 0; i++) {
-		const struct il_instr *in = &b.ins[i];
-		enum weave_kind kind = WEAVE_KIND_COUNT;
-		int hit;
-		if (in->op != IL_CALL && in->op != IL_CALLVIRT)
-			continue;
-		hit = classify_cached(f, in->arg.token, &kind);
-		if (hit < 0)
-			rc = lt_error_prefix("MethodDef row %u: IL_%04x: ", row, in->orig_offset);
-		else if (hit)
-			rc = push(f->out, row, in->orig_offset, kind, in->arg.token, in->op == IL_CALLVIRT);
-	}
-	il_body_free(&b);
-	return rc;
+	f->row = row;
+	/* Reading only calls: the full decode is for the bodies that have sites. */
+	if (il_scan_calls(body, len, found_call, f) < 0)
+		return lt_error_prefix("MethodDef row %u: ", row);
+	return 0;
 }
 
 int weave_sites_find(const struct weave_names *names, struct weave_sites *out)
 {
 	const struct md_image *md = &names->img->md;
-	struct finder f = { names, NULL, NULL, out };
+	struct finder f = { names, NULL, NULL, out, 0 };
 	uint32_t row, helper = 0, t;
 	int rc = -1;
 
