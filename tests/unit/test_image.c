@@ -68,6 +68,77 @@ static void test_bodies_round_trip(void **state)
 	}
 }
 
+/* The calls il_scan_calls reports, recorded. */
+struct seen_calls {
+	uint32_t n, offset[4096], token[4096];
+};
+
+static int record_call(void *ctx, uint32_t offset, enum il_op op, uint32_t token)
+{
+	struct seen_calls *s = ctx;
+
+	assert_true(op == IL_CALL || op == IL_CALLVIRT);
+	assert_true(s->n < 4096);
+	s->offset[s->n] = offset;
+	s->token[s->n++] = token;
+	return 0;
+}
+
+static int stop_at_call(void *ctx, uint32_t offset, enum il_op op, uint32_t token)
+{
+	(void)ctx, (void)offset, (void)op, (void)token;
+	return lt_error_set(LT_E_WEAVE, "stopped");
+}
+
+/* il_scan_calls meets exactly the calls il_decode finds, in order, in
+ * every body of System.dll; a body cut short fails as il_decode does; the
+ * callback's failure stops the scan. */
+static void test_scan_calls(void **state)
+{
+	struct img *img = open_image("/usr/lib/mono/4.5/System.dll");
+	static struct seen_calls seen;
+	uint32_t row, bodies = 0, calls = 0;
+
+	(void)state;
+	for (row = 1; row <= md_rows(&img->md, MD_METHODDEF); row++) {
+		const uint8_t *orig;
+		struct il_body b;
+		uint32_t k = 0;
+		size_t len;
+
+		assert_int_equal(img_method_body(img, row, &orig, &len), 0);
+		if (!orig)
+			continue;
+		seen.n = 0;
+		assert_int_equal(il_scan_calls(orig, len, record_call, &seen), 0);
+		assert_int_equal(il_decode(orig, len, &b), 0);
+		for (uint32_t i = 0; i < b.n; i++) {
+			if (b.ins[i].op != IL_CALL && b.ins[i].op != IL_CALLVIRT)
+				continue;
+			assert_true(k < seen.n);
+			assert_int_equal(seen.offset[k], b.ins[i].orig_offset);
+			assert_int_equal(seen.token[k], b.ins[i].arg.token);
+			k++;
+		}
+		assert_int_equal(k, seen.n);
+		if (seen.n) {
+			/* cut inside the last call's token: a short read */
+			uint32_t body_len;
+			assert_int_equal(il_body_size(orig, len, &body_len), 0);
+			assert_int_equal(il_scan_calls(orig, (size_t)(seen.offset[seen.n - 1] + 3 + (b.fat ? 12 : 1)),
+						       record_call, &seen), -1);
+			assert_int_equal(lt_error_last()->code, LT_E_BODY);
+			assert_int_equal(il_scan_calls(orig, len, stop_at_call, NULL), -1);
+			assert_int_equal(lt_error_last()->code, LT_E_WEAVE);
+		}
+		calls += k;
+		bodies++;
+		il_body_free(&b);
+	}
+	assert_true(bodies > 1000 && calls > 10000);
+	img_free(img);
+}
+
 /* Writing with no edit gives an image whose metadata reads back with the
  * same rows, and whose every body is where the MethodDef says. */
 static void test_write_unedited(void **state)
@@ -250,6 +321,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bodies_round_trip),
+		cmocka_unit_test(test_scan_calls),
 		cmocka_unit_test(test_write_unedited),
 		cmocka_unit_test(test_checksum_pieces),
 		cmocka_unit_test(test_out_patches),
