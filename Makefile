@@ -5,6 +5,7 @@
 #   make demo     weave and run the sample app (the README's main command)
 #   make package  build/LockTime.<version>.nupkg: MSBuild targets and a static locktime (nuget/)
 #   make fuzz     run every fuzz target for FUZZ_SECONDS seconds each (docs/TESTING.md)
+#   make bench    benchmarks: weave speed against Mono.Cecil, build overhead, run-time cost (BENCHMARKS.md)
 
 CC      ?= gcc
 CFLAGS  ?= -O2 -g
@@ -103,6 +104,11 @@ test: unit
 demo: build/locktime
 	bash tests/demo/run.sh
 
+# Benchmarks (bench/, BENCHMARKS.md): not part of `make test`; BENCH_PARTS picks some of
+# weave scaling build runtime.
+bench: build/locktime
+	bash bench/run.sh $(BENCH_PARTS)
+
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -z "$$missing" ]; then echo "all build and test dependencies are installed"; \
@@ -112,4 +118,4 @@ deps:
 clean:
 	rm -rf build
 
-.PHONY: all unit test demo deps clean fuzz fuzz-build package
+.PHONY: all unit test demo deps clean fuzz fuzz-build package bench

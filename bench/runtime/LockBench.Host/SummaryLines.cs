@@ -1,0 +1,91 @@
+// Turns the rounds' statistics into one line per figure and checks the targets: timing on adds at
+// most 40 ns to an uncontended acquisition, LOCKTIME_DISABLED=1 at most 2 ns.
+// Each round is a timing process and a disabled process (DIR/roundN/timing, DIR/roundN/disabled),
+// each reporting BenchmarkDotNet's median per benchmark. Within a round, "woven" is compared with
+// "plain" of the timing process and "disabled" with "plain" of the disabled process (the same
+// process: the same machine state and code placement as far as possible). A figure is the median
+// over the rounds, and an added figure the median of the rounds' differences; "disabled" is the
+// round with the median difference, printed with the plain figure of its own process (the speed of
+// the same code differs from process to process). The per-round differences follow, so the spread
+// a shared machine adds is visible.
+using System.Globalization;
+
+namespace LockBench.Host;
+
+public static class SummaryLines
+{
+    private const double TimingTargetNs = 40, DisabledTargetNs = 2;
+
+    public static int Print(string dir)
+    {
+        CultureInfo.CurrentCulture = CultureInfo.InvariantCulture;
+        string[] rounds = Directory.GetDirectories(dir, "round*").Order(StringComparer.Ordinal).ToArray();
+        if (rounds.Length == 0)
+        {
+            Console.Error.WriteLine($"summary: no round*/ under {dir}");
+            return 1;
+        }
+        var timing = rounds.Select(r => Read(Path.Combine(r, "timing", "medians.tsv"))).ToArray();
+        var disabled = rounds.Select(r => Read(Path.Combine(r, "disabled", "medians.tsv"))).ToArray();
+        Console.WriteLine($"runtime: {rounds.Length} round(s); figures are medians over the rounds of BenchmarkDotNet's medians");
+
+        var verdicts = new List<string>();
+        bool met = true;
+        foreach (var (cls, kind, title, targeted) in new[]
+        {
+            ("UncontendedBenchmarks", "Monitor", "Monitor lock uncontended", true),
+            ("UncontendedBenchmarks", "Lock", "System.Threading.Lock uncontended", true),
+            ("ContendedBenchmarks", "Monitor", "Monitor lock contended (2 threads, ns per acquisition)", false),
+            ("ContendedBenchmarks", "Lock", "System.Threading.Lock contended (2 threads, ns per acquisition)", false),
+        })
+        {
+            string plainKey = $"{cls}.{kind}_Plain", wovenKey = $"{cls}.{kind}_Woven";
+            double[] addedOn = timing.Select(t => t[wovenKey] - t[plainKey]).ToArray();
+            double[] addedOff = disabled.Select(d => d[wovenKey] - d[plainKey]).ToArray();
+            double plain = Median(timing.Select(t => t[plainKey])), woven = Median(timing.Select(t => t[wovenKey]));
+            double on = Median(addedOn), offAdded = Median(addedOff);
+            // Disabled: the round whose difference is the median one (the lower middle for an even
+            // count), so its woven and plain figures add up; speed differs from process to process.
+            int mid = Enumerable.Range(0, addedOff.Length).OrderBy(i => addedOff[i]).ElementAt((addedOff.Length - 1) / 2);
+            double off = disabled[mid][wovenKey], plainOff = disabled[mid][plainKey];
+            Console.WriteLine($"runtime: {title}: plain {plain:F1} ns, woven {woven:F1} ns ({Signed(on)} ns), " +
+                              $"disabled {off:F1} ns ({Signed(offAdded)} ns; plain {plainOff:F1} ns in that process, round {mid + 1})");
+            Console.WriteLine($"runtime:   per round, added: timing on {List(addedOn)}; disabled {List(addedOff)}");
+            if (!targeted)
+                continue;
+            bool okOn = on <= TimingTargetNs, okOff = offAdded <= DisabledTargetNs;
+            met &= okOn && okOff;
+            verdicts.Add($"runtime: target {title}: timing on {Signed(on)} ns <= {TimingTargetNs} ns {(okOn ? "met" : "NOT MET")}; " +
+                         $"disabled {Signed(offAdded)} ns <= {DisabledTargetNs} ns {(okOff ? "met" : "NOT MET")}");
+        }
+        Console.WriteLine($"runtime: Stopwatch.GetTimestamp: {Median(timing.Select(t => t["ClockBenchmarks.GetTimestamp"])):F1} ns; " +
+                          $"two in a row: {Median(timing.Select(t => t["ClockBenchmarks.TwoTimestamps"])):F1} ns (the floor of a timed acquisition); " +
+                          $"for comparison Environment.TickCount64: {Median(timing.Select(t => t["ClockBenchmarks.TickCount64"])):F1} ns");
+        verdicts.ForEach(Console.WriteLine);
+        Console.WriteLine($"runtime: targets {(met ? "met" : "NOT MET")}");
+        return 0;
+    }
+
+    private static string List(IEnumerable<double> values) =>
+        "[" + string.Join(" ", values.Select(Signed)) + "]";
+
+    /// <summary>"+1.2", "-0.4"; a value that rounds to zero is "+0.0" (not "-0.0").</summary>
+    private static string Signed(double value)
+    {
+        double rounded = Math.Round(value, 1);
+        return (rounded == 0 ? 0 : rounded).ToString("+0.0;-0.0;+0.0", CultureInfo.InvariantCulture);
+    }
+
+    private static double Median(IEnumerable<double> values)
+    {
+        double[] sorted = values.Order().ToArray();
+        int mid = sorted.Length / 2;
+        return sorted.Length % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+    }
+
+    /// <summary>medians.tsv: name, median, min, max, iterations (ns per operation).</summary>
+    private static Dictionary<string, double> Read(string path) =>
+        File.ReadLines(path)
+            .Select(line => line.Split('\t'))
+            .ToDictionary(f => f[0], f => double.Parse(f[1], CultureInfo.InvariantCulture));
+}
