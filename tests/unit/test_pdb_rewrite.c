@@ -28,7 +28,7 @@ struct fixture {
 	struct lt_buf bytes;   /* what pdb was read from */
 	struct lt_buf out;     /* the rewritten PDB */
 	struct md_image back;  /* out, read back */
-	uint8_t id[20];
+	uint8_t id[20], sha256[32];
 	size_t id_offset;
 };
 
@@ -144,7 +144,7 @@ static void teardown_fixture(struct fixture *f)
 
 static void rewrite_ok(struct fixture *f)
 {
-	if (pdb_rewrite(&f->pdb, f->img, &f->out, f->id, &f->id_offset) < 0)
+	if (pdb_rewrite(&f->pdb, f->img, &f->out, f->id, &f->id_offset, f->sha256) < 0)
 		fail_msg("pdb_rewrite: %s", lt_error_last()->msg);
 	assert_int_equal(md_read(&f->back, f->out.data, f->out.len), 0);
 }
@@ -152,7 +152,7 @@ static void rewrite_ok(struct fixture *f)
 /* pdb_rewrite fails with LT_E_PDB and a message that says `what`. */
 static void rewrite_fails(struct fixture *f, const char *what)
 {
-	assert_int_equal(pdb_rewrite(&f->pdb, f->img, &f->out, f->id, &f->id_offset), -1);
+	assert_int_equal(pdb_rewrite(&f->pdb, f->img, &f->out, f->id, &f->id_offset, f->sha256), -1);
 	assert_int_equal(lt_error_last()->code, LT_E_PDB);
 	if (!strstr(lt_error_last()->msg, what))
 		fail_msg("\"%s\" does not say \"%s\"", lt_error_last()->msg, what);
@@ -229,6 +229,7 @@ static void test_id(void **state)
 	assert_memory_equal(f.out.data + f.id_offset, f.id, 20);
 	assert_int_equal(pdb_checksum(f.out.data, f.out.len, f.id_offset, "SHA256", hash, &n), 0);
 	assert_int_equal(n, 32);
+	assert_memory_equal(f.sha256, hash, 32); /* the hash given back is the SHA256 checksum */
 	assert_memory_equal(f.id, hash, 7);
 	assert_int_equal(f.id[7], (hash[7] & 0x0F) | 0x40);
 	assert_int_equal(f.id[8], (hash[8] & 0x3F) | 0x80);

@@ -242,7 +242,8 @@ static int check_matches(const struct md_image *pdb, const struct img *img)
 	return 0;
 }
 
-int pdb_rewrite(struct md_image *pdb, const struct img *img, struct lt_buf *out, uint8_t id[20], size_t *id_offset)
+int pdb_rewrite(struct md_image *pdb, const struct img *img, struct lt_buf *out, uint8_t id[20], size_t *id_offset,
+		uint8_t sha256[32])
 {
 	uint32_t n = pdb->type_system_rows[MD_METHODDEF], mdi = md_rows(pdb, MD_METHODDEBUGINFORMATION), row;
 	uint8_t hash[64];
@@ -276,6 +277,7 @@ int pdb_rewrite(struct md_image *pdb, const struct img *img, struct lt_buf *out,
 	if (md_write(pdb, out) < 0 || pdb_stream_offset(out->data, out->len, id_offset) < 0 ||
 	    pdb_checksum(out->data, out->len, *id_offset, "SHA256", hash, &hash_len) < 0)
 		return -1;
+	memcpy(sha256, hash, 32);
 	memcpy(id, hash, 20);
 	id[7] = (uint8_t)((id[7] & 0x0F) | 0x40);  /* GUID version 4 (RFC 4122 4.1.3) */
 	id[8] = (uint8_t)((id[8] & 0x3F) | 0x80);  /* RFC 4122 variant */

@@ -34,15 +34,16 @@ extern const uint8_t pdb_kind_async_stepping[16]; /* 54FD2AC5-E925-401A-9C2A-F94
  *  - the PDB id: the SHA-256 of the written PDB with the id zeroed, bytes
  *    0-19 with the GUID's version and variant bits set (version 4, RFC 4122
  *    variant) and the stamp's top bit set, as a deterministic compiler does.
- * *id gets the id (GUID then stamp, as #Pdb holds it) and *id_offset its
- * byte offset in out.  Returns 0, or -1 with LT_E_PDB when the PDB does not
+ * *id gets the id (GUID then stamp, as #Pdb holds it), *id_offset its byte
+ * offset in out, and sha256 the hash it came from (the PDB's SHA256
+ * PdbChecksum, which hashes the same bytes).  Returns 0, or -1 with LT_E_PDB when the PDB does not
  * describe img (more rows in a type-system table than img has, a
  * MethodDebugInformation table not one row per MethodDef) or a changed
  * method's debug data cannot be re-mapped (body set without an offset map,
  * malformed blobs, a scope that no longer holds an instruction, scopes out
  * of order), or LT_E_NOMEM, LT_E_LIMIT (md_write). */
 int pdb_rewrite(struct md_image *pdb, const struct img *img, struct lt_buf *out, uint8_t id[20],
-		size_t *id_offset);
+		size_t *id_offset, uint8_t sha256[32]);
 
 /* The checksum of a portable PDB for a PdbChecksum debug entry (PE-COFF.md
  * "Portable PDB Checksum"): hash `alg` ("SHA256", "SHA384" or "SHA512") of

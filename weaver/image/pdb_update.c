@@ -117,8 +117,9 @@ static int target_path(struct pdb_update *out, const struct pdb_found *f, const 
 	return 0;
 }
 
-/* Every PdbChecksum entry with a known algorithm gets the checksum of pdb. */
-static int set_checksums(struct img *img, const uint8_t *pdb, size_t len, size_t id_offset)
+/* Every PdbChecksum entry with a known algorithm gets the checksum of pdb;
+ * sha256 is its SHA256 checksum, already computed for the PDB id. */
+static int set_checksums(struct img *img, const uint8_t *pdb, size_t len, size_t id_offset, const uint8_t sha256[32])
 {
 	for (uint32_t i = 0; i < img->pe.ndebug; i++) {
 		uint8_t data[16 + 64], hash[64];
@@ -131,9 +132,16 @@ static int set_checksums(struct img *img, const uint8_t *pdb, size_t len, size_t
 		/* AlgorithmName (NUL-terminated UTF-8), then the checksum. */
 		alg = (const char *)c.data;
 		nl = strnlen(alg, c.len < 16 ? c.len : 16);
-		if (nl == c.len || nl == 16 || pdb_checksum(pdb, len, id_offset, alg, hash, &hlen) < 0 ||
-		    c.len != nl + 1 + hlen)
+		if (nl == c.len || nl == 16)
+			continue;
+		if (!strcmp(alg, "SHA256")) {
+			memcpy(hash, sha256, 32);
+			hlen = 32;
+		} else if (pdb_checksum(pdb, len, id_offset, alg, hash, &hlen) < 0) {
 			continue; /* an algorithm we do not know: left as it was */
+		}
+		if (c.len != nl + 1 + hlen)
+			continue;
 		memcpy(data, alg, nl + 1);
 		memcpy(data + nl + 1, hash, hlen);
 		if (img_set_debug_data(img, i, data, c.len, img->pe.debug[i].timestamp) < 0)
@@ -146,21 +154,21 @@ static int set_checksums(struct img *img, const uint8_t *pdb, size_t len, size_t
 static int update(struct pdb_update *out, struct img *img, struct pdb_found *f, const char *in_path,
 		  const char *out_path)
 {
-	uint8_t id[PDB_ID_SIZE];
+	uint8_t id[PDB_ID_SIZE], sha256[32];
 	size_t id_offset;
 	struct lt_buf pdb = LT_BUF_INIT, entry = LT_BUF_INIT;
 	char *cv_name = NULL;
 	int rc = -1;
 
 	if ((f->source == PDB_FILE && target_path(out, f, in_path, out_path, &cv_name) < 0) ||
-	    pdb_rewrite(&f->md, img, &pdb, id, &id_offset) < 0)
+	    pdb_rewrite(&f->md, img, &pdb, id, &id_offset, sha256) < 0)
 		goto done;
 	if (f->source == PDB_EMBEDDED &&
 	    (embedded_data(pdb.data, pdb.len, &entry) < 0 ||
 	     img_set_debug_data(img, (uint32_t)f->embedded, entry.data, entry.len, img->pe.debug[f->embedded].timestamp) < 0))
 		goto done;
 	if (set_codeview(img, (uint32_t)f->codeview, id, cv_name) < 0 ||
-	    set_checksums(img, pdb.data, pdb.len, id_offset) < 0)
+	    set_checksums(img, pdb.data, pdb.len, id_offset, sha256) < 0)
 		goto done;
 	if (f->source == PDB_FILE) {
 		out->data = pdb;
