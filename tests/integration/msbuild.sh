@@ -313,3 +313,19 @@ console_incremental
 console_errors
 wait "$other"
 cat "$LT_TMP/other.tap"
+# A project whose folder name holds $HOME and a backtick command, and an output path with a $: the
+# targets pass both to the shell as data (built from inside the folder: the dotnet CLI itself takes
+# no such path as an argument).
+shell_chars() {
+	local d="$work/shell \$HOME \`touch $LT_TMP/injected\`"
+	mkdir -p "$d"
+	cp -r "$c" "$d/"
+	rm -rf "$d/ConsoleApp/bin" "$d/ConsoleApp/obj"
+	(cd "$d/ConsoleApp" && dotnet build "${DOTNET_OPTS[@]}" -v:n "-p:LockTimeOutput=$LT_TMP/out \$HOME.log") \
+		>"$LT_TMP/shell.log" 2>&1 || { grep -E ': error ' "$LT_TMP/shell.log" | sort -u | tail -n 5; return 1; }
+	woven_times "$LT_TMP/shell.log" 1 || return 1
+	[ ! -e "$LT_TMP/injected" ] || { echo "the backtick command in the path ran"; return 1; }
+	dotnet "$d/ConsoleApp/bin/Debug/net10.0/ConsoleApp.dll" >/dev/null 2>&1
+	reports "$LT_TMP/out \$HOME.log" Program::Slow
+}
+check "console: a project path with \$HOME and a backtick, an output path with \$: passed as data, never run" shell_chars

@@ -128,6 +128,38 @@ static void test_write_atomic_pieces(void **state)
 	free(p);
 }
 
+/* Through a symbolic link the file it points at is replaced and the link
+ * stays; a FIFO (like a device) is refused and left as it is. */
+static void test_write_atomic_link_and_fifo(void **state)
+{
+	char *target = join(*state, "target.dll"), *link = join(*state, "link.dll"), *fifo = join(*state, "fifo");
+	uint8_t *data;
+	size_t size;
+	struct stat st;
+
+	put(*state, "target.dll", "old");
+	assert_int_equal(symlink("target.dll", link), 0);
+	assert_int_equal(lt_file_write_atomic(link, (const uint8_t *)"new", 3), 0);
+	assert_int_equal(lstat(link, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_int_equal(lt_file_read(target, &data, &size), 0);
+	assert_int_equal(size, 3);
+	assert_memory_equal(data, "new", 3);
+	free(data);
+	assert_int_equal(mkfifo(fifo, 0644), 0);
+	assert_int_equal(lt_file_write_atomic(fifo, (const uint8_t *)"x", 1), -1);
+	assert_int_equal(lt_error_last()->code, LT_E_IO);
+	assert_non_null(strstr(lt_error_last()->msg, "not a regular file"));
+	assert_int_equal(lstat(fifo, &st), 0);
+	assert_true(S_ISFIFO(st.st_mode));
+	assert_int_equal(lt_file_clean_temps(fifo), 0);
+	unlink(link);
+	unlink(fifo);
+	free(target);
+	free(link);
+	free(fifo);
+}
+
 static void test_write_atomic_no_folder(void **state)
 {
 	char *p = join(*state, "missing/a.dll");
@@ -270,6 +302,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_read_folder, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_atomic, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_atomic_pieces, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_atomic_link_and_fifo, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_atomic_no_folder, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lock_file_lifetime, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lock_no_folder, setup, teardown),

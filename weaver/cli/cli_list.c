@@ -26,7 +26,7 @@ int cli_list(int argc, char **argv)
 	struct img *img = NULL;
 	uint8_t *data;
 	size_t size;
-	int rc = 1;
+	int rc = 1, woven = 0;
 
 	if (argc != 2) {
 		fprintf(stderr, "locktime: error LT%03d: usage: locktime list FILE\n", LT_E_USAGE);
@@ -36,10 +36,15 @@ int cli_list(int argc, char **argv)
 		return cli_list_package(argv[1]);
 	lt_error_clear();
 	if (lt_file_read(argv[1], &data, &size) == 0 && img_load(&img, data, size) == 0 &&
-	    weave_list_path(img, argv[1], print_site, NULL) >= 0)
+	    (woven = weave_is_woven(img)) >= 0 && weave_list_path(img, argv[1], print_site, NULL) >= 0) {
+		/* Its lock calls go to <LockTime>'s wrappers now: no line is not "no lock". */
+		if (woven)
+			fprintf(stderr, "%s: woven by LockTime already: its lock sites are timed; list the assembly "
+					"as compiled (before weaving) to see them\n", argv[1]);
 		rc = 0;
-	else
+	} else {
 		cli_report_error(argv[1]);
+	}
 	img_free(img);
 	return rc;
 }

@@ -51,7 +51,8 @@ static void print_note(void *ctx, const struct pkg_note *n)
 				printf("%s: %s: strong-name signature no longer matches\n", c->path, n->entry);
 			break;
 		}
-		cli_warn(c->path, LT_E_WEAVE, "%s: strong-name signature no longer matches; .NET Framework loads from the GAC will refuse it",
+		cli_warn(c->path, LT_E_STRONG_NAME,
+			 "%s: its strong-name signature no longer matches (.NET ignores it; .NET Framework checks it only for the GAC)",
 			 n->entry);
 		break;
 	case PKG_SIGNATURE_DROPPED:

@@ -117,7 +117,7 @@ static int weave_one(const char *in, const char *out, const struct weave_opts *o
 		goto done;
 	if (outcome == WEAVE_WOVEN) {
 		if (img->pe.cli.flags & PE_COMIMAGE_STRONGNAMESIGNED)
-			cli_warn(in, LT_E_WEAVE, "strong-name signature no longer matches; .NET Framework loads from the GAC will refuse it");
+			cli_warn(in, LT_E_STRONG_NAME, "its strong-name signature no longer matches (.NET ignores it; .NET Framework checks it only for the GAC)");
 		/* The PDB is rewritten and the debug entries set before the image
 		 * is laid out; the PDB file is written after the assembly. */
 		if (pdb_update(&pdb, img, in, out) < 0)
@@ -168,6 +168,7 @@ int cli_weave(int argc, char **argv)
 	char *end;
 
 	optind = 1;
+	opterr = 0; /* getopt's own message is not in LT0NN form: the default case says it */
 	while ((c = getopt_long(argc, argv, "o:r:vq", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': output = optarg; break;
@@ -179,7 +180,14 @@ int cli_weave(int argc, char **argv)
 				goto usage;
 			}
 			break;
-		case 's': opts.output = optarg; break;
+		case 's':
+			if (!*optarg) {
+				fprintf(stderr, "locktime: error LT%03d: --output-sink: empty (stderr, stdout or a file path)\n",
+					LT_E_USAGE);
+				goto usage;
+			}
+			opts.output = optarg;
+			break;
 		case 'r':
 			if ((optarg[0] == '@' ? refs_add_file(&refs, optarg + 1) : refs_add(&refs, optarg)) < 0) {
 				cli_report_error(optarg);
@@ -189,7 +197,10 @@ int cli_weave(int argc, char **argv)
 		case 'v': verbosity = 1; break;
 		case 'q': verbosity = -1; break;
 		case 'u': unpack = optarg; break;
-		default: goto usage;
+		default:
+			fprintf(stderr, "locktime: error LT%03d: weave: unknown option or missing value: %s\n", LT_E_USAGE,
+				argv[optind - 1]);
+			goto usage;
 		}
 	}
 	if (optind >= argc) {

@@ -32,6 +32,7 @@ enum lt_code {
 	LT_E_WEAVE = 15,      /* a lock site cannot be woven */
 	LT_E_PACKAGE = 16,    /* malformed or hostile .nupkg */
 	LT_E_PDB = 17,        /* malformed debug symbols */
+	LT_E_STRONG_NAME = 18,/* warning: a strong-name signature no longer matches */
 };
 
 /* The last recorded error.  code is an lt_code; msg is NUL-terminated. */

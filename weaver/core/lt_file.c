@@ -92,25 +92,50 @@ int lt_file_write_atomic_v(const char *path, const struct lt_iov *parts, size_t 
 	int rc = lt_file_stage_v(&staged, path, parts, nparts) < 0 || lt_file_commit(&staged) < 0 ? -1 : 0;
 
 	if (rc == 0)
-		lt_file_sync_folder(path);
+		lt_file_sync_folder(staged.path);
 	lt_file_discard(&staged);
 	return rc;
+}
+
+/* The file a replacement of `path` writes (malloc'ed): path, or the file a
+ * symbolic link there points at - the link stays a link.  Refuses what is
+ * not a regular file (a device, a folder): renaming over it would replace
+ * /dev/null, say, with a file.  *mode gets the file's permissions. */
+static int replace_target(const char *path, char **out, mode_t *mode)
+{
+	struct stat st;
+	char *target;
+
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+		if (!(target = realpath(path, NULL)))
+			return lt_error_set(LT_E_IO, "cannot follow the link: %s", strerror(errno));
+	} else if (!(target = strdup(path))) {
+		return lt_error_set(LT_E_NOMEM, "out of memory");
+	}
+	*mode = 0644;
+	if (stat(target, &st) == 0) {
+		if (!S_ISREG(st.st_mode)) {
+			free(target);
+			return lt_error_set(LT_E_IO, "%s is not a regular file: it is not replaced", path);
+		}
+		*mode = st.st_mode & 07777;
+	}
+	*out = target;
+	return 0;
 }
 
 int lt_file_stage_v(struct lt_file_staged *out, const char *path, const struct lt_iov *parts, size_t nparts)
 {
 	size_t i;
-	struct stat st;
 	int fd;
-	mode_t mode = 0644;
+	mode_t mode;
 
-	if (stat(path, &st) == 0)
-		mode = st.st_mode & 07777;
-	if (asprintf(&out->tmp, "%s" TEMP_SUFFIX "XXXXXX", path) < 0) {
+	if (replace_target(path, &out->path, &mode) < 0)
+		return -1;
+	if (asprintf(&out->tmp, "%s" TEMP_SUFFIX "XXXXXX", out->path) < 0) {
 		out->tmp = NULL;
 		return lt_error_set(LT_E_NOMEM, "out of memory");
 	}
-	out->path = path;
 	fd = mkstemp(out->tmp);
 	if (fd < 0) {
 		lt_error_set(LT_E_IO, "cannot create a temporary file beside it: %s", strerror(errno));
@@ -157,7 +182,9 @@ void lt_file_discard(struct lt_file_staged *s)
 	if (s->tmp)
 		unlink(s->tmp);
 	free(s->tmp);
+	free(s->path);
 	s->tmp = NULL;
+	s->path = NULL;
 }
 
 /* Whether name is base + TEMP_SUFFIX + TEMP_RANDOM characters of mkstemp's

@@ -15,7 +15,8 @@ int lt_file_read(const char *path, uint8_t **out, size_t *size);
 
 /* Replace `path` with data[0..size) atomically: write a temporary file in the
  * same folder, fsync it, copy the old file's mode, rename it over `path`, and
- * fsync the folder.  A crash at any point leaves the old file or the new one;
+ * fsync the folder (for a symbolic link: over the file it points at; a
+ * device or folder is refused, see lt_file_stage_v).  A crash at any point leaves the old file or the new one;
  * on failure the temporary file is removed and `path` is untouched.
  * Returns 0, or -1 with LT_E_IO. */
 int lt_file_write_atomic(const char *path, const uint8_t *data, size_t size);
@@ -37,15 +38,18 @@ int lt_file_write_atomic_v(const char *path, const struct lt_iov *parts, size_t 
  * the other, so that a kill leaves them all old, or all new but in the
  * moment between two renames.  Use:
  *   lt_file_stage_v   write the pieces to a temporary file beside `path`
- *                     (path's mode, fsync'ed); -1 with LT_E_IO, LT_E_NOMEM;
+ *                     (path's mode, fsync'ed) - beside the file a symbolic
+ *                     link there points at, which is what gets replaced;
+ *                     -1 with LT_E_IO (also when path is a device, a
+ *                     folder or anything but a regular file), LT_E_NOMEM;
  *   lt_file_commit    rename it over `path`; -1 with LT_E_IO (it stays);
- *   lt_file_sync_folder  fsync the folder, making renames there durable;
+ *   lt_file_sync_folder  fsync the folder, making renames there durable
+ *                     (of the staged path: a link's target's folder);
  *   lt_file_discard   remove the temporary unless committed, and free
- *                     (always call it; the zeroed struct is a no-op).
- * `path` is borrowed: it must outlive the struct. */
+ *                     (always call it; the zeroed struct is a no-op). */
 struct lt_file_staged {
-	const char *path;
-	char *tmp; /* owned; NULL once committed */
+	char *path; /* owned: the file replaced (a symbolic link resolved) */
+	char *tmp;  /* owned; NULL once committed */
 };
 
 #define LT_FILE_STAGED_INIT { NULL, NULL }

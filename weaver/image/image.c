@@ -11,14 +11,15 @@ static int check_supported(const struct pe_file *pe)
 {
 	const struct pe_cli_header *h = &pe->cli;
 
+	/* ReadyToRun and NGen images carry precompiled native code for the IL
+	 * in a ManagedNativeHeader; new IL would run beside stale code.  Tested
+	 * first: crossgen clears ILONLY too, and this is the message that helps. */
+	if (h->native_header.rva != 0 || (h->flags & PE_COMIMAGE_IL_LIBRARY))
+		return lt_error_set(LT_E_READY_TO_RUN, "ReadyToRun image: weave the IL-only assembly before crossgen");
 	/* II.25.3.3.1: without ILONLY the image carries native code (C++/CLI);
 	 * VTableFixups also mean native entry points into managed code. */
 	if (!(h->flags & PE_COMIMAGE_ILONLY) || h->vtable_fixups.rva != 0)
 		return lt_error_set(LT_E_MIXED_MODE, "mixed-mode (C++/CLI) image: native code cannot be rewritten");
-	/* ReadyToRun and NGen images carry precompiled native code for the IL
-	 * in a ManagedNativeHeader; new IL would run beside stale code. */
-	if (h->native_header.rva != 0 || (h->flags & PE_COMIMAGE_IL_LIBRARY))
-		return lt_error_set(LT_E_READY_TO_RUN, "ReadyToRun image: weave the IL-only assembly before crossgen");
 	return 0;
 }
 

@@ -242,9 +242,9 @@ int pdb_write_pair(const struct pdb_update *u, const char *asm_path, const struc
 		lt_error_set(failure.code, "%s", failure.msg);
 		goto done;
 	}
-	lt_file_sync_folder(asm_path);
+	lt_file_sync_folder(staged_asm.path);
 	if (u->path)
-		lt_file_sync_folder(u->path);
+		lt_file_sync_folder(staged_pdb.path);
 	rc = 0;
 done:
 	lt_file_discard(&staged_asm);

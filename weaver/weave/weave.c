@@ -89,8 +89,7 @@ long weave_list(const struct img *img, void (*fn)(void *ctx, const struct weave_
 	return weave_list_path(img, NULL, fn, ctx);
 }
 
-/* Whether img already carries the helper TypeDef: 1, 0, or -1. */
-static int already_woven(const struct img *img)
+int weave_is_woven(const struct img *img)
 {
 	for (uint32_t t = 1; t <= md_rows(&img->md, MD_TYPEDEF); t++) {
 		int is = weave_names_is_helper(&img->md, t);
@@ -160,7 +159,7 @@ int weave_image(struct img *img, const struct weave_opts *opts, enum weave_outco
 	struct wlines lines;
 	long acquiring = 0;
 	size_t i;
-	int woven = already_woven(img), rc = -1;
+	int woven = weave_is_woven(img), rc = -1;
 
 	*outcome = WEAVE_NO_LOCKS;
 	*nsites = 0;

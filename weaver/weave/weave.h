@@ -53,6 +53,10 @@ enum weave_outcome {
 	WEAVE_ALREADY_WOVEN = 2,   /* the assembly carries LockTime's helper type */
 };
 
+/* Whether img carries LockTime's helper TypeDef (woven already): 1, 0, or
+ * -1 (malformed TypeDef rows; LT_E_METADATA). */
+int weave_is_woven(const struct img *img);
+
 /* Find every site of `img` and call `fn` for each, in MethodDef then IL
  * order.  Returns the number of sites, or -1 (malformed input; LT_E_BODY,
  * LT_E_METADATA, LT_E_SIGNATURE). */
