@@ -192,6 +192,7 @@ static void test_lock_no_folder(void **state)
 
 	assert_int_equal(lt_file_lock(&lock, p), -1);
 	assert_int_equal(lt_error_last()->code, LT_E_IO);
+	assert_non_null(strstr(lt_error_last()->msg, p)); /* names the file, not only "it" */
 	assert_int_equal(lock.fd, -1);
 	assert_null(lock.path);
 	free(p);

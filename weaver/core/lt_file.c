@@ -159,7 +159,7 @@ int lt_file_stage_v(struct lt_file_staged *out, const char *path, const struct l
 int lt_file_commit(struct lt_file_staged *s)
 {
 	if (rename(s->tmp, s->path) < 0)
-		return lt_error_set(LT_E_IO, "cannot replace the file: %s", strerror(errno));
+		return lt_error_set(LT_E_IO, "cannot replace %s: %s", s->path, strerror(errno));
 	free(s->tmp);
 	s->tmp = NULL;
 	return 0;
@@ -266,7 +266,7 @@ static int lock_path(const char *path, char **out)
 	real = realpath(dir, NULL);
 	free(dir);
 	if (!real)
-		return lt_error_set(LT_E_IO, "cannot lock it: its folder: %s", strerror(errno));
+		return lt_error_set(LT_E_IO, "cannot write %s: its folder: %s", path, strerror(errno));
 	rc = asprintf(out, "%s/%s" LOCK_SUFFIX, strcmp(real, "/") ? real : "", slash ? slash + 1 : path);
 	free(real);
 	if (rc < 0) {
