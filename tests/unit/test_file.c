@@ -198,14 +198,12 @@ static void test_lock_no_folder(void **state)
 	free(p);
 }
 
-/* Two spellings of one path share one lock: the second waits for the first,
- * which marks that it is done (file "released") just before letting go. */
-static void test_lock_excludes(void **state)
+/* A child process that takes the lock of `path`, says so with one byte on
+ * the pipe it makes in ready[], then runs hold(held lock, arg) and exits 0
+ * (1 when it cannot lock).  Returns its pid once it holds the lock. */
+static pid_t fork_holder(const char *path, int ready[2], void (*hold)(struct lt_file_lock *, void *), void *arg)
 {
-	struct lt_file_lock lock = LT_FILE_LOCK_INIT;
-	char *p = join(*state, "a.dll"), *other = join(*state, "./a.dll");
 	pid_t child;
-	int status, ready[2];
 	char c;
 
 	assert_int_equal(pipe(ready), 0);
@@ -213,14 +211,39 @@ static void test_lock_excludes(void **state)
 	assert_true(child >= 0);
 	if (child == 0) {
 		struct lt_file_lock held = LT_FILE_LOCK_INIT;
-		if (lt_file_lock(&held, other) < 0 || write(ready[1], "x", 1) != 1)
+		if (lt_file_lock(&held, path) < 0 || write(ready[1], "x", 1) != 1)
 			_exit(1);
-		usleep(300 * 1000);
-		put(*state, "released", "");
-		lt_file_unlock(&held);
+		hold(&held, arg);
 		_exit(0);
 	}
 	assert_int_equal(read(ready[0], &c, 1), 1);
+	return child;
+}
+
+/* Holder of test_lock_excludes: marks that it is done (file "released" in
+ * folder dir) just before letting go. */
+static void release_later(struct lt_file_lock *held, void *dir)
+{
+	usleep(300 * 1000);
+	put(dir, "released", "");
+	lt_file_unlock(held);
+}
+
+/* Holder of test_lock_after_kill: holds until killed. */
+static void hold_until_killed(struct lt_file_lock *held, void *arg)
+{
+	(void)held, (void)arg;
+	pause();
+}
+
+/* Two spellings of one path share one lock: the second waits for the first. */
+static void test_lock_excludes(void **state)
+{
+	struct lt_file_lock lock = LT_FILE_LOCK_INIT;
+	char *p = join(*state, "a.dll"), *other = join(*state, "./a.dll");
+	int status, ready[2];
+	pid_t child = fork_holder(other, ready, release_later, *state);
+
 	assert_int_equal(lt_file_lock(&lock, p), 0);
 	assert_true(exists(*state, "released"));
 	assert_int_equal(waitpid(child, &status, 0), child);
@@ -240,21 +263,9 @@ static void test_lock_after_kill(void **state)
 {
 	struct lt_file_lock lock = LT_FILE_LOCK_INIT;
 	char *p = join(*state, "a.dll");
-	pid_t child;
 	int status, ready[2];
-	char c;
+	pid_t child = fork_holder(p, ready, hold_until_killed, NULL);
 
-	assert_int_equal(pipe(ready), 0);
-	child = fork();
-	assert_true(child >= 0);
-	if (child == 0) {
-		struct lt_file_lock held = LT_FILE_LOCK_INIT;
-		if (lt_file_lock(&held, p) < 0 || write(ready[1], "x", 1) != 1)
-			_exit(1);
-		pause();
-		_exit(0);
-	}
-	assert_int_equal(read(ready[0], &c, 1), 1);
 	kill(child, SIGKILL);
 	assert_int_equal(waitpid(child, &status, 0), child);
 	assert_true(exists(*state, "a.dll.locktime.lock"));

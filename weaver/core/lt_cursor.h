@@ -61,36 +61,34 @@ static inline void lt_put32(uint8_t *p, uint32_t v)
 	p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
 }
 
+/* The next n bytes, the position moved past them; NULL (error recorded,
+ * position kept) when fewer are left.  The inline readers' one check. */
+static inline const uint8_t *lt_cur_next(struct lt_cur *c, size_t n)
+{
+	if (lt_cur_left(c) < n) {
+		lt_cur_short(c, n);
+		return NULL;
+	}
+	c->pos += n;
+	return c->data + c->pos - n;
+}
+
 static inline int lt_cur_u8(struct lt_cur *c, uint8_t *out)
 {
-	if (lt_cur_left(c) < 1) {
-		lt_cur_short(c, 1); /* always -1: said here so the compiler sees *out is set on 0 */
-		return -1;
-	}
-	*out = c->data[c->pos++];
-	return 0;
+	const uint8_t *p = lt_cur_next(c, 1);
+	return p ? (*out = p[0], 0) : -1;
 }
 
 static inline int lt_cur_u16(struct lt_cur *c, uint16_t *out)
 {
-	if (lt_cur_left(c) < 2) {
-		lt_cur_short(c, 2); /* always -1: said here so the compiler sees *out is set on 0 */
-		return -1;
-	}
-	*out = lt_le16(c->data + c->pos);
-	c->pos += 2;
-	return 0;
+	const uint8_t *p = lt_cur_next(c, 2);
+	return p ? (*out = lt_le16(p), 0) : -1;
 }
 
 static inline int lt_cur_u32(struct lt_cur *c, uint32_t *out)
 {
-	if (lt_cur_left(c) < 4) {
-		lt_cur_short(c, 4); /* always -1: said here so the compiler sees *out is set on 0 */
-		return -1;
-	}
-	*out = lt_le32(c->data + c->pos);
-	c->pos += 4;
-	return 0;
+	const uint8_t *p = lt_cur_next(c, 4);
+	return p ? (*out = lt_le32(p), 0) : -1;
 }
 
 #endif

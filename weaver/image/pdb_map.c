@@ -82,6 +82,17 @@ static int index_kept(struct pdb_map *m)
 	return 0;
 }
 
+/* The end of building map m: index it and give it to *out, or free it. */
+static int finish(struct pdb_map *m, struct pdb_map **out)
+{
+	if (index_kept(m) < 0) {
+		pdb_map_free(m);
+		return -1;
+	}
+	*out = m;
+	return 0;
+}
+
 int pdb_map_from_body(const struct il_body *b, struct pdb_map **out)
 {
 	struct pdb_map *m;
@@ -97,27 +108,30 @@ int pdb_map_from_body(const struct il_body *b, struct pdb_map **out)
 		m->old_off[i] = b->ins[i].orig_offset;
 		m->new_off[i] = b->ins[i].offset;
 	}
-	if (index_kept(m) < 0) {
-		pdb_map_free(m);
-		return -1;
+	return finish(m, out);
+}
+
+/* The first index of the ascending a[0..n) whose value is >= v, or n. */
+static uint32_t lower_bound(const uint32_t *a, uint32_t n, uint32_t v)
+{
+	uint32_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (a[mid] < v)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	*out = m;
-	return 0;
+	return lo;
 }
 
 /* Index in first->new_off (strictly increasing) of offset `off`, or n. */
 static uint32_t find_new(const struct pdb_map *m, uint32_t off)
 {
-	uint32_t lo = 0, hi = m->n;
+	uint32_t i = lower_bound(m->new_off, m->n, off);
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (m->new_off[mid] < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < m->n && m->new_off[lo] == off ? lo : m->n;
+	return i < m->n && m->new_off[i] == off ? i : m->n;
 }
 
 int pdb_map_compose(const struct pdb_map *first, const struct pdb_map *second, struct pdb_map **out)
@@ -145,27 +159,7 @@ int pdb_map_compose(const struct pdb_map *first, const struct pdb_map *second, s
 	memcpy(m->old_off, old, (size_t)second->n * sizeof *old);
 	memcpy(m->new_off, second->new_off, (size_t)second->n * sizeof *old);
 	free(old);
-	if (index_kept(m) < 0) {
-		pdb_map_free(m);
-		return -1;
-	}
-	*out = m;
-	return 0;
-}
-
-/* Index of the first kept instruction whose input offset is >= old. */
-static uint32_t lower_bound(const struct pdb_map *m, uint32_t old)
-{
-	uint32_t lo = 0, hi = m->nkept;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (m->kept_old[mid] < old)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return finish(m, out);
 }
 
 int pdb_map_offset(const struct pdb_map *m, uint32_t old, uint32_t *out)
@@ -174,13 +168,13 @@ int pdb_map_offset(const struct pdb_map *m, uint32_t old, uint32_t *out)
 
 	if (old > m->old_size)
 		return lt_error_set(LT_E_PDB, "IL offset 0x%x passes the method's 0x%x bytes of code", old, m->old_size);
-	k = lower_bound(m, old);
+	k = lower_bound(m->kept_old, m->nkept, old);
 	*out = k < m->nkept ? m->kept_new[k] : m->new_size;
 	return 0;
 }
 
 int pdb_map_is_kept(const struct pdb_map *m, uint32_t old)
 {
-	uint32_t k = lower_bound(m, old);
+	uint32_t k = lower_bound(m->kept_old, m->nkept, old);
 	return k < m->nkept && m->kept_old[k] == old;
 }
