@@ -10,7 +10,7 @@
 CC      ?= gcc
 CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter
-LIBS    := -lzip -lmxml -lz -lcrypto
+LIBS    := -lzip -lmxml -lz -lmbedcrypto
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined -O1 -g
 
 LIB_SRC := $(sort $(filter-out weaver/cli/%,$(wildcard weaver/*/*.c)))
@@ -20,7 +20,7 @@ HDRS    := $(wildcard weaver/*/*.h)
 UNIT    := $(sort $(wildcard tests/unit/test_*.c))
 TOOLS   := $(sort $(wildcard tests/tools/*.c))
 
-DEB_PKGS := gcc make pkg-config libzip-dev libmxml-dev zlib1g-dev libssl-dev libcmocka-dev mono-devel mono-utils mono-xbuild clang libclang-rt-dev strace cmake dpkg-dev unzip python3
+DEB_PKGS := gcc make pkg-config libzip-dev libmxml-dev zlib1g-dev libmbedtls-dev libcmocka-dev mono-devel mono-utils mono-xbuild clang libclang-rt-dev strace cmake dpkg-dev unzip python3
 
 all: build/locktime
 
@@ -77,9 +77,7 @@ build build/san build/fuzz build/static:
 
 # The NuGet package (nuget/LockTime.nuspec, packed by the .NET SDK). Its locktime is linked fully
 # statically, glibc included, so that it runs on any x86-64 Linux whatever libraries it has: Debian
-# ships libmxml.a, libz.a and libcrypto.a; libzip.a is built from Debian's source package. The
-# linker's notes that libcrypto's dlopen/getaddrinfo need the build's glibc at run time concern
-# OpenSSL code locktime never calls (engines, sockets).
+# ships libmxml.a, libz.a and libmbedcrypto.a; libzip.a is built from Debian's source package.
 VERSION := $(shell sed -n 's/^\#define LOCKTIME_VERSION "\(.*\)"$$/\1/p' weaver/cli/cli.h)
 PACKAGE := build/LockTime.$(VERSION).nupkg
 STATIC_LIBZIP := build/static/libzip/lib/libzip.a
@@ -89,7 +87,7 @@ $(STATIC_LIBZIP): ci/libzip-static.sh | build/static
 
 build/static/locktime: $(LIB_SRC) $(CLI_SRC) $(HDRS) $(STATIC_LIBZIP) | build/static
 	$(CC) $(WARN) -O2 -static-pie -s -Ibuild/static/libzip/include $(INC) -o $@ $(LIB_SRC) $(CLI_SRC) \
-		$(STATIC_LIBZIP) -lmxml -lz -lcrypto -pthread
+		$(STATIC_LIBZIP) -lmxml -lz -lmbedcrypto -pthread
 
 $(PACKAGE): build/static/locktime nuget/LockTime.nuspec nuget/README.md msbuild/LockTime.props msbuild/LockTime.targets msbuild/LockTime.Packages.targets
 	dotnet pack nuget/LockTime.nuspec -o build -p:version=$(VERSION) -p:tool="$(CURDIR)/build/static/locktime"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds a static libzip (zlib only) from Debian's source package, for the static `locktime` in the package.
 #   ci/libzip-static.sh PREFIX      installs PREFIX/lib/libzip.a and PREFIX/include/{zip,zipconf}.h
-# Debian ships libz.a, libmxml.a and libcrypto.a but no libzip.a. The source comes through apt itself
+# Debian ships libz.a, libmxml.a and libmbedcrypto.a but no libzip.a. The source comes through apt itself
 # (signed indexes, checked hashes), with deb-src entries made from this machine's own deb entries and
 # a private apt state under PREFIX, so it needs neither root nor a change to the system's apt setup.
 # The version is the one of the installed libzip-dev when Debian still serves it, else the current one.

@@ -59,7 +59,7 @@ glibc_floor() { # FILE
 }
 check "package: locktime needs no library but glibc, no symbol newer than GLIBC_2.28" glibc_floor "$STATIC"
 
-# The binary alone in an empty root (no libzip, Mini-XML, zlib, OpenSSL, not even a C library) weaves.
+# The binary alone in an empty root (no libzip, Mini-XML, zlib, Mbed TLS, not even a C library) weaves.
 mkdir -p "$LT_TMP/root"
 cp "$STATIC" "$LT_TMP/root/locktime"
 cp /usr/lib/mono/4.5/System.Core.dll "$LT_TMP/root/in.dll"

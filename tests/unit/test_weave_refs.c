@@ -20,7 +20,7 @@ static void test_key_token_of_real_key(void **state)
 	assert_int_equal(md_blob(&coll->md, md_get(&coll->md, MD_ASSEMBLYREF, assemblyref_row(&coll->md, "System.Runtime"),
 						   MD_ASSEMBLYREF_PUBLICKEYORTOKEN), &token, &toklen), 0);
 	assert_int_equal(toklen, 8);
-	wref_public_key_token(key, keylen, mine);
+	assert_int_equal(wref_public_key_token(key, keylen, mine), 0);
 	assert_memory_equal(mine, token, 8);
 	img_free(sr);
 	img_free(coll);

@@ -2,10 +2,10 @@
 #include "pdb_rewrite.h"
 #include "lt_cursor.h"
 #include "lt_error.h"
+#include "lt_hash.h"
 #include "pdb_seq.h"
 #include "sig.h"
 
-#include <openssl/evp.h>
 #include <string.h>
 
 const uint8_t pdb_kind_hoisted_scopes[16] = { 0x1E, 0xA6, 0xA9, 0x6D, 0xC7, 0xF8, 0x74, 0x48,
@@ -290,24 +290,19 @@ int pdb_rewrite(struct md_image *pdb, const struct img *img, struct lt_buf *out,
 int pdb_checksum(const uint8_t *pdb, size_t len, size_t id_offset, const char *alg, uint8_t out[64], size_t *out_len)
 {
 	static const uint8_t zero[20];
-	const EVP_MD *md = !strcmp(alg, "SHA256") ? EVP_sha256() : !strcmp(alg, "SHA384") ? EVP_sha384()
-			 : !strcmp(alg, "SHA512") ? EVP_sha512() : NULL;
-	EVP_MD_CTX *ctx;
-	unsigned n = 0;
-	int ok;
+	enum lt_hash_alg a;
+	struct lt_hash *h;
+	int rc;
 
-	if (!md)
-		return lt_error_set(LT_E_PDB, "PdbChecksum: unknown hash algorithm \"%.32s\"", alg);
+	if (lt_hash_by_name(alg, &a) < 0)
+		return -1;
 	if (id_offset > len || len - id_offset < 20)
 		return lt_error_set(LT_E_PDB, "PDB id at 0x%zx passes the PDB's 0x%zx bytes", id_offset, len);
-	if (!(ctx = EVP_MD_CTX_new()))
-		return lt_error_set(LT_E_NOMEM, "out of memory for a hash");
-	ok = EVP_DigestInit_ex(ctx, md, NULL) && EVP_DigestUpdate(ctx, pdb, id_offset) &&
-	     EVP_DigestUpdate(ctx, zero, sizeof zero) &&
-	     EVP_DigestUpdate(ctx, pdb + id_offset + 20, len - id_offset - 20) && EVP_DigestFinal_ex(ctx, out, &n);
-	EVP_MD_CTX_free(ctx);
-	if (!ok)
-		return lt_error_set(LT_E_NOMEM, "hashing the PDB failed");
-	*out_len = n;
-	return 0;
+	if (lt_hash_new(&h, a) < 0)
+		return -1;
+	rc = lt_hash_update(h, pdb, id_offset) < 0 || lt_hash_update(h, zero, sizeof zero) < 0 ||
+	     lt_hash_update(h, pdb + id_offset + 20, len - id_offset - 20) < 0 || lt_hash_final(h, out) < 0 ? -1 : 0;
+	lt_hash_free(h);
+	*out_len = lt_hash_size(a);
+	return rc;
 }

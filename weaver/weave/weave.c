@@ -2,7 +2,7 @@
 #include "weave.h"
 #include "weave_pass.h"
 #include "lt_error.h"
-#include <openssl/sha.h>
+#include "lt_hash.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -128,7 +128,7 @@ static int rewrite_all(struct img *img, struct weave_helper *h, const struct wea
 static int renew_mvid(struct img *img, const struct weave_opts *opts)
 {
 	struct md_image *md = &img->md;
-	uint8_t digest[SHA_DIGEST_LENGTH], guid[16] = { 0 }, input[16 + 600];
+	uint8_t digest[LT_HASH_MAX], guid[16] = { 0 }, input[16 + 600];
 	const uint8_t *old = NULL;
 	uint32_t index;
 	int n;
@@ -141,7 +141,9 @@ static int renew_mvid(struct img *img, const struct weave_opts *opts)
 	memcpy(input, old ? old : guid, 16);
 	n = snprintf((char *)input + 16, sizeof input - 16, "LockTime %.17g %s", opts->threshold_ms,
 		     opts->output ? opts->output : "");
-	SHA1(input, 16 + (n < 0 ? 0 : (size_t)n < sizeof input - 16 ? (size_t)n : sizeof input - 17), digest);
+	if (lt_hash_buf(LT_HASH_SHA1, input, 16 + (n < 0 ? 0 : (size_t)n < sizeof input - 16 ? (size_t)n : sizeof input - 17),
+			digest) < 0)
+		return -1;
 	memcpy(guid, digest, 16);
 	guid[7] = (uint8_t)((guid[7] & 0x0F) | 0x50);
 	guid[8] = (uint8_t)((guid[8] & 0x3F) | 0x80);

@@ -2,22 +2,24 @@
 #include "weave_refs.h"
 #include "lt_error.h"
 #include "lt_file.h"
+#include "lt_hash.h"
 #include "sig.h"
-#include <openssl/sha.h>
 
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 
-void wref_public_key_token(const uint8_t *key, size_t len, uint8_t out[8])
+int wref_public_key_token(const uint8_t *key, size_t len, uint8_t out[8])
 {
-	uint8_t digest[SHA_DIGEST_LENGTH];
+	uint8_t digest[LT_HASH_MAX];
 
 	/* II.6.3: the token is the low 8 bytes of the key's SHA-1, reversed. */
-	SHA1(key, len, digest);
+	if (lt_hash_buf(LT_HASH_SHA1, key, len, digest) < 0)
+		return -1;
 	for (unsigned k = 0; k < 8; k++)
-		out[k] = digest[SHA_DIGEST_LENGTH - 1 - k];
+		out[k] = digest[20 - 1 - k];
+	return 0;
 }
 
 static const struct type_info {
@@ -259,7 +261,8 @@ static int assemblyref_for(struct ctx *c, const struct scope *s, uint32_t *out_t
 		return -1;
 	if (!found) {
 		if (s->full_key && keylen) {
-			wref_public_key_token(key, keylen, token);
+			if (wref_public_key_token(key, keylen, token) < 0)
+				return -1;
 			key = token;
 			keylen = sizeof token;
 		}

@@ -96,8 +96,8 @@ int wref_sig(const struct wref *r, const uint8_t *tmpl, size_t n, struct lt_buf 
 int wref_method(struct md_image *md, uint32_t owner, const char *name, const uint8_t *sig, uint32_t len,
 		uint32_t *out);
 
-/* The public key token of a public key blob (II.6.3): the last 8 bytes of
- * its SHA-1 (OpenSSL's libcrypto), in reverse order. */
-void wref_public_key_token(const uint8_t *key, size_t len, uint8_t out[8]);
+/* The public key token of a public key blob (II.6.3) into out: the last 8
+ * bytes of its SHA-1, in reverse order.  Returns 0, or -1 with LT_E_NOMEM. */
+int wref_public_key_token(const uint8_t *key, size_t len, uint8_t out[8]);
 
 #endif
