@@ -1,0 +1,131 @@
+// CollectorTests.cs - per-thread records: frames, recording after release, the merge over threads, slow lines.
+using LockTime.Runtime;
+using Xunit;
+
+namespace LockTime.Runtime.Tests;
+
+public class CollectorTests
+{
+    // A collector of n sites at 1e9 ticks per second (1 tick = 1 ns), its lines into `lines`.
+    private static Collector Make(int n, double thresholdMs, List<object[]> lines)
+    {
+        var table = new SiteTable();
+        table.Begin("Test", n);
+        for (int i = 0; i < n; i++)
+            table.Define(i, $"T::M{i}", $"F.cs:{i + 1}", "/src/F.cs", i + 1, "Monitor.Enter");
+        var settings = Settings.Parse(null, thresholdMs.ToString(System.Globalization.CultureInfo.InvariantCulture), "stdout",
+                                      null, null, null, "1", "stderr", "10", "");
+        var c = new Collector(table, settings, 1_000_000_000);
+        ThreadRecord.Current = null; // a record belongs to one collector: the test thread's last one is another's
+        c.Lines = e => { lock (lines) lines.Add(e); };
+        return c;
+    }
+
+    private static Frame F(int site, long acquired, long wait, bool contended = false) =>
+        new() { Site = site, Acquired = acquired, Wait = wait, Contended = contended };
+
+    [Fact]
+    public void FramesAreFoundInnermostFirstAndRemovedInAnyOrder()
+    {
+        var t = new ThreadRecord(4);
+        object a = new(), b = new(), scope = new();
+        for (int i = 0; i < 20; i++) // past the first 8: the stack grows
+            t.Push(i % 2 == 0 ? a : b, i, i, 0, false, false);
+        t.Push(scope, 99, 0, 0, false, true);
+        Assert.Equal(21, t.Depth);
+        Assert.Equal(20, t.FindScope());
+        Assert.Equal(18, t.FindLock(a));
+        Assert.Equal(18, t.Remove(18).Site);
+        Assert.Equal(16, t.FindLock(a));
+        Assert.Equal(19, t.FindScope()); // the frames above moved down
+        Assert.Equal(99, t.Remove(t.FindScope()).Site);
+        Assert.Equal(-1, t.FindScope());
+        Assert.Equal(-1, t.FindLock(new object()));
+        Assert.Equal(19, t.Depth);
+        Assert.Null(t.Frames[19].Lock); // freed slots drop their object
+    }
+
+    [Fact]
+    public void PerThreadRecordsMergeIntoExactTotals()
+    {
+        var lines = new List<object[]>();
+        var c = Make(3, 1000, lines);
+        const int threads = 8, each = 5000;
+        var all = new Thread[threads];
+        for (int k = 0; k < threads; k++)
+        {
+            int id = k;
+            all[k] = new Thread(() =>
+            {
+                var t = c.Thread();
+                for (int i = 0; i < each; i++)
+                {
+                    // site 0: hold 1000 + i ns, no wait; site 1: every 10th contended, waits id * 1000 ns
+                    c.Released(t, F(0, 0, 0), 1000 + i);
+                    if (i % 10 == 0)
+                        c.Released(t, F(1, 0, id * 1000, contended: true), 500);
+                }
+                c.Failed(t, 2, 10);
+            });
+            all[k].Start();
+        }
+        foreach (var t in all)
+            t.Join();
+        var sum = c.Merge();
+        Assert.Equal(threads * each, sum[0].Acquisitions);
+        Assert.Equal(threads * each, sum[0].Hold.Count);
+        Assert.Equal(0, sum[0].Contended);
+        long holdTotal = threads * Enumerable.Range(0, each).Sum(i => 1000L + i);
+        Assert.Equal(holdTotal, sum[0].Hold.Total);
+        Assert.Equal(1000 + each - 1, sum[0].Hold.Max);
+        Assert.Equal(0, sum[0].Wait.Max);
+        Assert.Equal(threads * each / 10, sum[1].Acquisitions);
+        Assert.Equal(threads * each / 10, sum[1].Contended);
+        Assert.Equal((threads - 1) * 1000, sum[1].Wait.Max);
+        Assert.Equal(threads, sum[2].Failed);
+        Assert.Equal(0, sum[2].Acquisitions);
+        Assert.Empty(lines); // nothing reached 1000 ms
+        var rows = c.Snapshot();
+        Assert.Equal(3, rows.Length);
+        var back = SiteTotals.FromRow(rows[0])!;
+        Assert.Equal("T::M0", back.Method);
+        Assert.Equal(1, back.Line);
+        Assert.Equal(sum[0].Hold.ToArray(), back.Stats.Hold.ToArray());
+    }
+
+    [Fact]
+    public void SlowLocksQueueTheirLine()
+    {
+        var lines = new List<object[]>();
+        var c = Make(2, 1, lines); // 1 ms = 1,000,000 ticks
+        var t = c.Thread();
+        c.Released(t, F(0, 0, 0), 999_999);           // below: no line
+        c.Released(t, F(0, 0, 0), 52_114_000);        // held 52.114 ms
+        c.Released(t, F(1, 10, 3_000_000), 20);       // waited 3 ms
+        c.Failed(t, 1, 2_000_000);                    // not acquired after 2 ms
+        c.Released(t, F(7, 0, 0), 5_000_000);         // an id outside the table: ignored
+        Assert.Equal(new[]
+        {
+            "LockTime: T::M0 held 52.114 ms, waited 0.000 ms at F.cs:1",
+            "LockTime: T::M1 held 0.000 ms, waited 3.000 ms at F.cs:2",
+            "LockTime: T::M1 waited 2.000 ms, not acquired at F.cs:2",
+        }, lines.Select(LineWriter.Format).ToArray());
+        Assert.All(lines, e => Assert.Equal("stdout", e[0]));
+    }
+
+    [Fact]
+    public void TicksOfOtherClocksBecomeNanoseconds()
+    {
+        var table = new SiteTable();
+        table.Begin("Mono", 1);
+        table.Define(0, "M", "L", "", 0, "Monitor.Enter");
+        var settings = Settings.Parse(null, null, null, null, null, null, "1", "stderr", "10", "");
+        var c = new Collector(table, settings, 10_000_000); // Mono's 100 ns wall clock
+        ThreadRecord.Current = null;
+        Assert.Equal(10_000, c.ThresholdTicks);
+        c.Released(c.Thread(), F(0, 0, 3), 25);
+        var s = c.Merge()[0];
+        Assert.Equal(2500, s.Hold.Max);
+        Assert.Equal(300, s.Wait.Max);
+    }
+}

@@ -1,0 +1,165 @@
+// JsonTests.cs - the JSON writer's escaping, and the report against docs/report-format.schema.json.
+using System.Text;
+using System.Text.Json;
+using System.Text.Json.Nodes;
+using Json.Schema;
+using LockTime.Runtime;
+using Xunit;
+
+namespace LockTime.Runtime.Tests;
+
+public class JsonTests
+{
+    private static string Quote(string? s)
+    {
+        var sb = new StringBuilder();
+        LockTime.Runtime.Json.String(sb, s);
+        return sb.ToString();
+    }
+
+    [Theory]
+    [InlineData("Shop.Inventory::Reserve")]
+    [InlineData("Ns.<>c__DisplayClass0_0::<Main>b__0")]
+    [InlineData("Program::<Main>g__Local|0_0")]
+    [InlineData("VB._Closure$__::_Lambda$__3-0")]
+    [InlineData("quote \" backslash \\ slash /")]
+    [InlineData("C:\\src\\app\\Program.cs")]
+    [InlineData("tab\tnewline\ncr\rnul\0bell\u0007 esc\u001b del\u007f")]
+    [InlineData("line sep \u2028 para sep \u2029")]
+    [InlineData("Ünïcödé 日本語 😀")]
+    [InlineData("")]
+    public void StringsRoundTripThroughAJsonParser(string s)
+    {
+        string json = Quote(s);
+        Assert.Equal(s, JsonSerializer.Deserialize<string>(json));
+        Assert.DoesNotContain(json, c => c < ' '); // control characters are escaped
+    }
+
+    [Fact]
+    public void EscapesAreTheShortFormsWhereJsonHasThem()
+    {
+        Assert.Equal("\"a\\\"b\\\\c\\n\\r\\t\\b\\f\\u0001\\u2028\"", Quote("a\"b\\c\n\r\t\b\f\u0001\u2028"));
+        Assert.Equal("null", Quote(null));
+    }
+
+    [Fact]
+    public void UnpairedSurrogatesAreEscapedSoTheFileStaysUtf8()
+    {
+        string json = Quote("a\ud800b\udc00c");
+        Assert.Equal("\"a\\ud800b\\udc00c\"", json);
+        string pair = Quote("\ud83d\ude00");
+        Assert.Equal("\"\ud83d\ude00\"", pair); // a pair is one character, kept as is
+    }
+
+    [Fact]
+    public void MillisecondsKeepNanoseconds()
+    {
+        var sb = new StringBuilder();
+        LockTime.Runtime.Json.Ms(sb, 1);
+        sb.Append(' ');
+        LockTime.Runtime.Json.Ms(sb, 52_114_003);
+        sb.Append(' ');
+        LockTime.Runtime.Json.Ms(sb, 0);
+        Assert.Equal("0.000001 52.114003 0", sb.ToString());
+    }
+
+    internal static SiteTotals Site(string assembly, string method, string location, string file, int line, string kind,
+                                    long[] holdsNs, long[] waitsNs, long contended = 0, long failed = 0)
+    {
+        var t = new SiteTotals { Assembly = assembly, Method = method, Location = location, File = file, Line = line, Kind = kind };
+        foreach (var h in holdsNs) t.Stats.Hold.Record(h);
+        foreach (var w in waitsNs) t.Stats.Wait.Record(w);
+        t.Stats.Acquisitions = holdsNs.Length;
+        t.Stats.Contended = contended;
+        t.Stats.Failed = failed;
+        return t;
+    }
+
+    internal static string SchemaPath => Path.Combine(AppContext.BaseDirectory, "report-format.schema.json");
+
+    internal static void Validate(string reportJson)
+    {
+        var schema = JsonSchema.FromFile(SchemaPath);
+        var result = schema.Evaluate(JsonNode.Parse(reportJson), new EvaluationOptions { OutputFormat = OutputFormat.List });
+        Assert.True(result.IsValid, "report does not match the schema:\n" + string.Join("\n",
+            (result.Details ?? []).Where(d => d.Errors != null).SelectMany(d => d.Errors!.Select(e => $"{d.InstanceLocation}: {e.Value}"))) +
+            "\n" + reportJson);
+    }
+
+    [Fact]
+    public void TheReportParsesAndValidatesAgainstTheSchema()
+    {
+        var sites = new List<SiteTotals>
+        {
+            Site("Shop", "Shop.Inventory::Reserve", "Inventory.cs:42", "/src/Shop/Inventory.cs", 42, "Monitor.Enter",
+                 [60_000_000, 1_000], [45_000_000, 0], contended: 1),
+            Site("Odd \"lib\"", "N.<>c::<Run>b__0_0 \\ \u0001", "IL_001c", "", 0, "Monitor.TryEnter", [], [], failed: 3),
+        };
+        var p = new ProcessInfo { Name = "app \"x\"", Pid = 1234, StartUtc = new DateTime(2026, 12, 1, 9, 30, 0, 5, DateTimeKind.Utc), DurationNs = 1_500_000_000 };
+        string json = Report.Format(p, sites, 7);
+        Validate(json);
+        var doc = JsonNode.Parse(json)!;
+        Assert.Equal("locktime-report", (string?)doc["format"]);
+        Assert.Equal(1, (int)doc["version"]!);
+        Assert.Equal("app \"x\"", (string?)doc["process"]!["name"]);
+        Assert.Equal(1234, (int)doc["process"]!["pid"]!);
+        Assert.Equal("2026-12-01T09:30:00.005Z", (string?)doc["process"]!["start_utc"]);
+        Assert.Equal(1500.0, (double)doc["process"]!["duration_ms"]!);
+        Assert.Equal(7, (long)doc["dropped_lines"]!);
+        var s0 = doc["sites"]![0]!;
+        Assert.Equal("Inventory.cs:42", (string?)s0["location"]);
+        Assert.Equal("/src/Shop/Inventory.cs", (string?)s0["file"]);
+        Assert.Equal(42, (int)s0["line"]!);
+        Assert.Equal(2, (long)s0["acquisitions"]!);
+        Assert.Equal(1, (long)s0["contended"]!);
+        Assert.Equal(60.001, (double)s0["hold_ms"]!["total"]!);
+        Assert.Equal(60.0, (double)s0["hold_ms"]!["max"]!);
+        Assert.Equal(45.0, (double)s0["wait_ms"]!["max"]!);
+        var s1 = doc["sites"]![1]!;
+        Assert.Equal("N.<>c::<Run>b__0_0 \\ \u0001", (string?)s1["method"]);
+        Assert.Null(s1["file"]);
+        Assert.Null(s1["line"]);
+        Assert.Equal(3, (long)s1["failed"]!);
+        Assert.Equal(0.0, (double)s1["hold_ms"]!["p99"]!);
+    }
+
+    [Fact]
+    public void AnEmptyReportValidates()
+    {
+        string json = Report.Format(new ProcessInfo { Name = "x", StartUtc = DateTime.UnixEpoch }, [], 0);
+        Validate(json);
+        Assert.Empty(JsonNode.Parse(json)!["sites"]!.AsArray());
+    }
+
+    [Fact]
+    public void TheSchemaRejectsWhatIsNotAReport()
+    {
+        var schema = JsonSchema.FromFile(SchemaPath);
+        Assert.False(schema.Evaluate(JsonNode.Parse("{\"format\": \"locktime-report\", \"version\": 2}")).IsValid);
+        string good = Report.Format(new ProcessInfo { Name = "x" }, [Site("a", "m", "l", "", 0, "k", [5], [0])], 0);
+        Assert.False(schema.Evaluate(JsonNode.Parse(good.Replace("\"acquisitions\": 1", "\"acquisitions\": -1"))).IsValid);
+        Assert.False(schema.Evaluate(JsonNode.Parse(good.Replace("\"p99\"", "\"p98\""))).IsValid);
+    }
+
+    [Fact]
+    public void TheReportIsWrittenAtomically()
+    {
+        string dir = Directory.CreateTempSubdirectory("lt-report").FullName;
+        try
+        {
+            string path = Path.Combine(dir, "run.json");
+            Assert.Null(Report.Write(path, "first\n", 77));
+            Assert.Null(Report.Write(path, "second\n", 77)); // over an existing report: rename over it
+            Assert.Equal("second\n", File.ReadAllText(path));
+            Assert.Equal(new[] { path }, Directory.GetFiles(dir)); // no temporary file left
+            string bad = Path.Combine(dir, "missing", "run.json");
+            string? error = Report.Write(bad, "x", 77);
+            Assert.NotNull(error);
+            Assert.Contains("DirectoryNotFoundException", error);
+        }
+        finally
+        {
+            Directory.Delete(dir, true);
+        }
+    }
+}

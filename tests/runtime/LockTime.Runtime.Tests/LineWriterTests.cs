@@ -1,0 +1,78 @@
+// LineWriterTests.cs - the bounded line queue and its sinks: whole lines, drops counted, files kept open.
+using LockTime.Runtime;
+using Xunit;
+
+namespace LockTime.Runtime.Tests;
+
+public class LineWriterTests
+{
+    [Fact]
+    public void AFullQueueDropsAndCountsNeverBlocks()
+    {
+        var w = new LineWriter();
+        for (int i = 0; i < LineWriter.Capacity + 25; i++)
+            w.Enqueue(LineWriter.Entry("/dev/null", "M", "L", i, 0));
+        Assert.Equal(25, w.Dropped());
+        Assert.True(w.Drain());
+        Assert.False(w.Drain());
+        w.Enqueue(LineWriter.Entry("/dev/null", "M", "L", 1, 0)); // room again after the drain
+        Assert.Equal(25, w.Dropped());
+    }
+
+    [Fact]
+    public void ManyThreadsGiveWholeLinesInOneFile()
+    {
+        string path = Path.GetTempFileName();
+        try
+        {
+            var w = new LineWriter();
+            const int threads = 16, each = 2000;
+            var writer = new Thread(() => { for (int i = 0; i < 200; i++) { w.Drain(); Thread.Sleep(1); } });
+            writer.Start();
+            var all = Enumerable.Range(0, threads).Select(k => new Thread(() =>
+            {
+                for (int i = 0; i < each; i++)
+                    w.Enqueue(LineWriter.Entry(path, $"T{k}::M", $"F.cs:{i}", 1_000_000L * k + i, i));
+            })).ToArray();
+            foreach (var t in all) t.Start();
+            foreach (var t in all) t.Join();
+            writer.Join();
+            w.WriteNow(path, ["LockTime: summary: the end"]);
+            var lines = File.ReadAllLines(path);
+            Assert.Equal(threads * each + 1, lines.Length + (int)w.Dropped());
+            Assert.Equal("LockTime: summary: the end", lines[^1]);
+            var pattern = new System.Text.RegularExpressions.Regex(@"^LockTime: T\d+::M held \d+\.\d{3} ms, waited \d+\.\d{3} ms at F\.cs:\d+$");
+            Assert.All(lines[..^1], l => Assert.Matches(pattern, l));
+        }
+        finally
+        {
+            File.Delete(path);
+        }
+    }
+
+    [Fact]
+    public void AFileThatCannotBeOpenedWarnsOnceAndWritesToStderr()
+    {
+        var err = new StringWriter();
+        var old = Console.Error;
+        Console.SetError(err);
+        try
+        {
+            var w = new LineWriter();
+            string bad = Path.Combine(Path.GetTempPath(), "no-such-dir-" + Guid.NewGuid(), "x.log");
+            w.Enqueue(LineWriter.Entry(bad, "A::B", "A.cs:1", 2_000_000, 0));
+            w.Enqueue(LineWriter.Entry(bad, "A::B", "A.cs:2", -1, 3_000_000));
+            w.Drain();
+            var lines = err.ToString().Split('\n', StringSplitOptions.RemoveEmptyEntries);
+            Assert.Equal(3, lines.Length);
+            Assert.StartsWith($"LockTime: warning: LOCKTIME_OUTPUT=\"{bad}\" cannot be opened (DirectoryNotFoundException", lines[0]);
+            Assert.EndsWith("; using stderr", lines[0]);
+            Assert.Equal("LockTime: A::B held 2.000 ms, waited 0.000 ms at A.cs:1", lines[1]);
+            Assert.Equal("LockTime: A::B waited 3.000 ms, not acquired at A.cs:2", lines[2]);
+        }
+        finally
+        {
+            Console.SetError(old);
+        }
+    }
+}

@@ -1,0 +1,173 @@
+// RegistryTests.cs - two copies of the run-time (the template loaded twice) meet in one registry.
+using System.Reflection;
+using System.Runtime.Loader;
+using System.Text.Json.Nodes;
+using Xunit;
+
+namespace LockTime.Runtime.Tests;
+
+/// <summary>
+/// One copy of the run-time: the template assembly loaded from its bytes into a load context of its
+/// own, with statics of its own, as each woven assembly has its merged copy. Driven by reflection.
+/// </summary>
+internal sealed class RuntimeCopy
+{
+    private readonly Assembly asm;
+
+    public RuntimeCopy(string name)
+    {
+        var context = new AssemblyLoadContext(name);
+        asm = context.LoadFromStream(new MemoryStream(File.ReadAllBytes(typeof(LockTime.Runtime.Histogram).Assembly.Location)));
+    }
+
+    private Type T(string name) => asm.GetType("LockTime.Runtime." + name, throwOnError: true)!;
+
+    public object? Call(string type, string method, params object?[] args) =>
+        T(type).GetMethod(method, BindingFlags.Static | BindingFlags.NonPublic | BindingFlags.Public)!.Invoke(null, args);
+
+    /// <summary>Starts the copy with sites "Asm.Type::M{i}" at "F{i}.cs:{i+1}" and the given settings; true when off.</summary>
+    public bool Start(string assembly, int sites, string slot, string output, string summary = "10", string report = "",
+                      string? threshold = null)
+    {
+        object table = Activator.CreateInstance(T("SiteTable"), nonPublic: true)!;
+        T("SiteTable").GetMethod("Begin", BindingFlags.Instance | BindingFlags.NonPublic)!.Invoke(table, [assembly, sites]);
+        for (int i = 0; i < sites; i++)
+            T("SiteTable").GetMethod("Define", BindingFlags.Instance | BindingFlags.NonPublic)!
+                .Invoke(table, [i, $"{assembly}.Type::M{i}", $"F{i}.cs:{i + 1}", $"/src/{assembly}/F{i}.cs", i + 1, "Monitor.Enter"]);
+        object settings = Call("Settings", "Parse", null, threshold, output, summary, report, null, "1000", "stderr", "10", "")!;
+        return (bool)Call("Runtime", "StartWith", table, settings, slot)!;
+    }
+
+    public long Ticks() => (long)Call("Clock", "Ticks")!;
+
+    /// <summary>Takes and releases a lock at <paramref name="site"/>, held for about <paramref name="holdMs"/> (by the timestamps given).</summary>
+    public void Lock(object lockObject, int site, double holdMs = 0, double waitMs = 0, bool contended = false)
+    {
+        long freq = (long)Call("Clock", "Frequency")!;
+        long now = Ticks();
+        long acquired = now - (long)(holdMs * freq / 1000), start = acquired - (long)(waitMs * freq / 1000);
+        Call("Api", "Acquired", lockObject, site, start, acquired, contended);
+        Call("Api", "Released", lockObject);
+    }
+
+    public void Finish() => Call("Runtime", "Finish");
+}
+
+public class RegistryTests : IDisposable
+{
+    private readonly string dir = Directory.CreateTempSubdirectory("lt-registry").FullName;
+    private readonly string slot = "LockTime.Tests.Registry." + Guid.NewGuid().ToString("N");
+
+    public void Dispose()
+    {
+        AppDomain.CurrentDomain.SetData(slot, null);
+        Directory.Delete(dir, true);
+    }
+
+    [Fact]
+    public void TwoCopiesGiveOneSummaryAndOneReport()
+    {
+        string sink = Path.Combine(dir, "locks.log"), report = Path.Combine(dir, "run-{pid}.json");
+        RuntimeCopy app = new("app"), lib = new("lib");
+        Assert.False(app.Start("App", 2, slot, sink, report: report, threshold: "0"));
+        Assert.False(lib.Start("Lib", 1, slot, sink, report: "", threshold: "0"));
+        object a = new(), b = new();
+        for (int i = 0; i < 100; i++)
+            app.Lock(a, 0, holdMs: 1);
+        app.Lock(b, 1, holdMs: 2, waitMs: 40, contended: true);
+        var threads = Enumerable.Range(0, 4).Select(_ => new Thread(() => { for (int i = 0; i < 250; i++) lib.Lock(b, 0, holdMs: 60); })).ToArray();
+        foreach (var t in threads) t.Start();
+        foreach (var t in threads) t.Join();
+        app.Finish();
+        lib.Finish(); // not the owner: writes nothing
+
+        var lines = File.ReadAllLines(sink);
+        var slow = lines.Where(l => l.Contains(" held ")).ToArray();
+        Assert.Equal(100 + 1 + 1000, slow.Length); // threshold 0: a line per lock, from both copies, each whole
+        Assert.All(slow, l => Assert.Matches(@"^LockTime: (App|Lib)\.Type::M\d held \d+\.\d{3} ms, waited \d+\.\d{3} ms at F\d\.cs:\d$", l));
+        int head = Array.FindIndex(lines, l => l.StartsWith("LockTime: summary: "));
+        Assert.True(head > 0, "no summary in:\n" + string.Join("\n", lines.TakeLast(10)));
+        Assert.Equal(1, lines.Count(l => l.StartsWith("LockTime: summary: ")));
+        Assert.StartsWith("LockTime: summary: 3 sites in 2 assemblies; 1101 acquisitions, 1 contended, 0 failed TryEnter; wait ", lines[head]);
+        Assert.Equal(lines.Length - 1, head + 2 + 3); // header, title, column names, three sites: the last lines
+        Assert.StartsWith("LockTime:   App.Type::M1 ", lines[head + 3]); // most wait first
+        Assert.StartsWith("LockTime:   Lib.Type::M0 ", lines[head + 4]); // then most hold
+        Assert.StartsWith("LockTime:   App.Type::M0 ", lines[head + 5]);
+
+        var files = Directory.GetFiles(dir, "run-*.json");
+        Assert.Equal(new[] { Path.Combine(dir, $"run-{Environment.ProcessId}.json") }, files);
+        string json = File.ReadAllText(files[0]);
+        JsonTests.Validate(json);
+        var sites = JsonNode.Parse(json)!["sites"]!.AsArray();
+        Assert.Equal(new[] { "App", "Lib", "App" }, sites.Select(s => (string)s!["assembly"]!).ToArray());
+        Assert.Equal(1000, (long)sites[1]!["acquisitions"]!);
+        Assert.True((double)sites[1]!["hold_ms"]!["max"]! >= 60);
+        Assert.True((double)sites[0]!["wait_ms"]!["max"]! >= 40);
+        Assert.Equal(1, (long)sites[0]!["contended"]!);
+        Assert.Equal(Environment.ProcessId, (int)JsonNode.Parse(json)!["process"]!["pid"]!);
+    }
+
+    [Fact]
+    public void AVersionMismatchWarnsOnceAndKeepsItsOwnSummary()
+    {
+        AppDomain.CurrentDomain.SetData(slot, new object[] { 2, "from a later LockTime" });
+        var err = new StringWriter();
+        var old = Console.Error;
+        Console.SetError(err);
+        try
+        {
+            string sink = Path.Combine(dir, "own.log");
+            var copy = new RuntimeCopy("old");
+            Assert.False(copy.Start("Old", 1, slot, sink));
+            copy.Lock(new object(), 0);
+            copy.Finish();
+            Assert.Equal("LockTime: warning: another LockTime run-time in this process uses registry version 2 (this one: version 1); " +
+                         "using a separate summary and report for Old\n", err.ToString());
+            Assert.StartsWith("LockTime: summary: 1 site in 1 assembly; 1 acquisition,", File.ReadAllLines(sink)[0]);
+            Assert.Equal(2, ((object[])AppDomain.CurrentDomain.GetData(slot)!)[0]); // the other version's slot is left alone
+        }
+        finally
+        {
+            Console.SetError(old);
+        }
+    }
+
+    [Fact]
+    public void CopiesPrintEachWarningOnce()
+    {
+        var err = new StringWriter();
+        var old = Console.Error;
+        Console.SetError(err);
+        try
+        {
+            string sink = Path.Combine(dir, "w.log");
+            var owner = new RuntimeCopy("w1");
+            Assert.False(owner.Start("W1", 1, slot, sink, threshold: "abc"));
+            Assert.False(new RuntimeCopy("w2").Start("W2", 1, slot, sink, threshold: "abc"));
+            owner.Finish(); // before the folder goes: the summary at exit would find no folder
+            Assert.Equal("LockTime: warning: LOCKTIME_THRESHOLD_MS=\"abc\" is not a number from 0 to 1000000000000; using 1000\n", err.ToString());
+        }
+        finally
+        {
+            Console.SetError(old);
+        }
+    }
+
+    [Fact]
+    public void SummaryZeroPrintsNothingAndDisabledStartsNothing()
+    {
+        string sink = Path.Combine(dir, "none.log");
+        var copy = new RuntimeCopy("quiet");
+        Assert.False(copy.Start("Quiet", 1, slot, sink, summary: "0"));
+        copy.Lock(new object(), 0);
+        copy.Finish();
+        Assert.False(File.Exists(sink));
+
+        var off = new RuntimeCopy("off");
+        object table = Activator.CreateInstance(typeof(LockTime.Runtime.SiteTable).Assembly.GetType("LockTime.Runtime.SiteTable")!, true)!;
+        object settings = off.Call("Settings", "Parse", "yes", null, null, null, null, null, "1", "stderr", "10", "")!;
+        Assert.True((bool)off.Call("Runtime", "StartWith", null, settings, slot + ".off")!);
+        Assert.Null(AppDomain.CurrentDomain.GetData(slot + ".off"));
+        GC.KeepAlive(table);
+    }
+}

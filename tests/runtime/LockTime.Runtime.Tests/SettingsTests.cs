@@ -1,0 +1,102 @@
+// SettingsTests.cs - LOCKTIME_* values over the baked defaults; each bad value gives one warning naming it.
+using LockTime.Runtime;
+using Xunit;
+
+namespace LockTime.Runtime.Tests;
+
+public class SettingsTests
+{
+    private static Settings Parse(string? disabled = null, string? threshold = null, string? output = null,
+                                  string? summary = null, string? report = null, string? interval = null,
+                                  string bakedThreshold = "1", string bakedOutput = "stderr", string bakedSummary = "10",
+                                  string bakedReport = "") =>
+        Settings.Parse(disabled, threshold, output, summary, report, interval, bakedThreshold, bakedOutput, bakedSummary, bakedReport);
+
+    [Fact]
+    public void UnsetGivesTheBakedDefaults()
+    {
+        var s = Parse(bakedThreshold: "2.5", bakedOutput: "StdOut", bakedSummary: "3", bakedReport: "run-{pid}.json");
+        Assert.False(s.Disabled);
+        Assert.Equal(2.5, s.ThresholdMs);
+        Assert.Equal("stdout", s.Output);
+        Assert.Equal(3, s.SummaryRows);
+        Assert.Equal("run-{pid}.json", s.ReportPath);
+        Assert.Equal("run-4242.json", s.ReportFile(4242));
+        Assert.Equal(0, s.ReportIntervalS);
+        Assert.Empty(s.Warnings);
+    }
+
+    [Theory]
+    [InlineData("1", true)] [InlineData("true", true)] [InlineData("YES", true)] [InlineData(" On ", true)]
+    [InlineData("0", false)] [InlineData("False", false)] [InlineData("no", false)] [InlineData("OFF", false)]
+    [InlineData("", false)]
+    public void SwitchesTakeEveryFormInAnyCase(string value, bool disabled)
+    {
+        var s = Parse(disabled: value);
+        Assert.Equal(disabled, s.Disabled);
+        Assert.Empty(s.Warnings);
+    }
+
+    [Fact]
+    public void VariablesOverrideTheBakedValues()
+    {
+        var s = Parse(threshold: "0", output: "/tmp/locks.log", summary: "0", report: "r.json", interval: "2.5",
+                      bakedReport: "baked.json");
+        Assert.Equal(0, s.ThresholdMs);
+        Assert.Equal("/tmp/locks.log", s.Output);
+        Assert.Equal(0, s.SummaryRows);
+        Assert.Equal("r.json", s.ReportPath);
+        Assert.Equal(2.5, s.ReportIntervalS);
+        Assert.Empty(s.Warnings);
+    }
+
+    [Theory]
+    [InlineData("maybe", null, null, null, "LockTime: warning: LOCKTIME_DISABLED=\"maybe\" is not 1/true/yes/on or 0/false/no/off; using 0 (timing on)")]
+    [InlineData(null, "abc", null, null, "LockTime: warning: LOCKTIME_THRESHOLD_MS=\"abc\" is not a number from 0 to 1000000000000; using 1")]
+    [InlineData(null, "-5", null, null, "LockTime: warning: LOCKTIME_THRESHOLD_MS=\"-5\" is not a number from 0 to 1000000000000; using 1")]
+    [InlineData(null, "NaN", null, null, "LockTime: warning: LOCKTIME_THRESHOLD_MS=\"NaN\" is not a number from 0 to 1000000000000; using 1")]
+    [InlineData(null, null, "abc", null, "LockTime: warning: LOCKTIME_SUMMARY=\"abc\" is not a whole number from 0 to 1000000; using 10")]
+    [InlineData(null, null, "2.5", null, "LockTime: warning: LOCKTIME_SUMMARY=\"2.5\" is not a whole number from 0 to 1000000; using 10")]
+    [InlineData(null, null, "-1", null, "LockTime: warning: LOCKTIME_SUMMARY=\"-1\" is not a whole number from 0 to 1000000; using 10")]
+    [InlineData(null, null, null, "soon", "LockTime: warning: LOCKTIME_REPORT_INTERVAL_S=\"soon\" is not a number from 0 to 1000000000; using 0 (a report at exit only)")]
+    public void EachBadValueWarnsOnceNamingTheVariableAndWhatIsUsed(string? disabled, string? threshold, string? summary,
+                                                                      string? interval, string warning)
+    {
+        var s = Parse(disabled: disabled, threshold: threshold, summary: summary, interval: interval, report: "r.json");
+        Assert.Equal(new[] { warning }, s.Warnings);
+        Assert.False(s.Disabled);
+        Assert.Equal(1, s.ThresholdMs);
+        Assert.Equal(10, s.SummaryRows);
+        Assert.Equal(0, s.ReportIntervalS);
+    }
+
+    [Fact]
+    public void AnIntervalWithoutAReportWarns()
+    {
+        var s = Parse(interval: "5");
+        Assert.Equal(new[] { "LockTime: warning: LOCKTIME_REPORT_INTERVAL_S=\"5\" without a report path (LOCKTIME_REPORT); using no report" },
+                     s.Warnings);
+        Assert.Equal(0, s.ReportIntervalS);
+    }
+
+    [Fact]
+    public void ABadBakedValueWarnsAndFallsBackToTheBuiltInDefault()
+    {
+        var s = Parse(bakedThreshold: "x", bakedSummary: "-2");
+        Assert.Equal(1, s.ThresholdMs);
+        Assert.Equal(10, s.SummaryRows);
+        Assert.Equal(new[]
+        {
+            "LockTime: warning: the baked threshold (--threshold-ms)=\"x\" is not a number from 0 to 1000000000000; using 1",
+            "LockTime: warning: the baked summary rows (--summary)=\"-2\" is not a whole number from 0 to 1000000; using 10",
+        }, s.Warnings);
+    }
+
+    [Fact]
+    public void AVariableThatIsBadKeepsTheBakedValue()
+    {
+        var s = Parse(threshold: "1,5", bakedThreshold: "50");
+        Assert.Equal(50, s.ThresholdMs);
+        Assert.Equal(new[] { "LockTime: warning: LOCKTIME_THRESHOLD_MS=\"1,5\" is not a number from 0 to 1000000000000; using 50" }, s.Warnings);
+    }
+}

@@ -1,0 +1,185 @@
+// `ltcheck template`: fails on anything in the run-time template that the weaver's merger does not copy.
+using System.Reflection;
+using System.Reflection.Metadata;
+using System.Reflection.Metadata.Ecma335;
+using System.Reflection.PortableExecutable;
+
+namespace LtCheck;
+
+/// <summary>
+/// Checks the run-time template (weaver/runtime, README.md "What the merger copies") against the subset
+/// the merger supports: top-level, non-generic, non-public types in one namespace, each marked
+/// [CompilerGenerated], with fields, methods, parameters and IL only. Each violation is one line naming
+/// the type or member and what it is (a closure, a state machine, field RVA data...).
+/// </summary>
+internal static class TemplateChecker
+{
+    private const string Namespace = "LockTime.Runtime";
+
+    // Custom attributes the merger copies, by the kind of row that carries them.
+    private static readonly HashSet<(HandleKind Parent, string Attribute)> Allowed =
+    [
+        (HandleKind.TypeDefinition, "System.Runtime.CompilerServices.CompilerGeneratedAttribute"),
+        (HandleKind.FieldDefinition, "System.ThreadStaticAttribute"),
+    ];
+
+    // Tables the merger does not copy (II.22): each must be empty.
+    private static readonly (TableIndex Table, string What)[] Unsupported =
+    [
+        (TableIndex.FieldRva, "field RVA data (a static array initializer of primitive values)"),
+        (TableIndex.FieldLayout, "explicit field offsets"),
+        (TableIndex.ClassLayout, "explicit type layout"),
+        (TableIndex.FieldMarshal, "marshalling information"),
+        (TableIndex.ImplMap, "P/Invoke methods"),
+        (TableIndex.Property, "properties (use methods)"),
+        (TableIndex.Event, "events"),
+        (TableIndex.MethodImpl, "explicit interface implementations"),
+        (TableIndex.InterfaceImpl, "interface implementations"),
+        (TableIndex.DeclSecurity, "security declarations"),
+        (TableIndex.GenericParam, "generic parameters"),
+    ];
+
+    /// <summary>Prints each violation and "template: N types, N methods: ok" or "... N violations"; true when none.</summary>
+    public static bool Run(string file, TextWriter output)
+    {
+        using var stream = File.OpenRead(file);
+        using var pe = new PEReader(stream);
+        var r = pe.GetMetadataReader();
+        var problems = new List<string>();
+        foreach (var (table, what) in Unsupported)
+            if (r.GetTableRowCount(table) > 0)
+                problems.Add($"{table} table: {r.GetTableRowCount(table)} rows: {what}");
+        int types = 0, methods = 0;
+        foreach (var th in r.TypeDefinitions)
+        {
+            var td = r.GetTypeDefinition(th);
+            string name = Names.TypeDef(r, th);
+            if (name == "<Module>")
+                continue;
+            types++;
+            CheckType(r, td, name, problems);
+            foreach (var fh in td.GetFields())
+                CheckField(r, r.GetFieldDefinition(fh), name, problems);
+            foreach (var mh in td.GetMethods())
+            {
+                methods++;
+                CheckMethod(r, td, r.GetMethodDefinition(mh), name, problems);
+            }
+        }
+        foreach (var ch in r.CustomAttributes)
+        {
+            var ca = r.GetCustomAttribute(ch);
+            if (ca.Parent.Kind is HandleKind.AssemblyDefinition or HandleKind.ModuleDefinition)
+                continue; // not merged: the merger copies types only
+            string attr = AttributeType(r, ca);
+            if (!Allowed.Contains((ca.Parent.Kind, attr)))
+                problems.Add($"{Owner(r, ca.Parent)}: custom attribute {attr}{Why(attr)}");
+        }
+        foreach (var p in problems)
+            output.WriteLine(p);
+        output.WriteLine(problems.Count == 0
+            ? $"template: {types} types, {methods} methods: ok"
+            : $"template: {types} types, {methods} methods: {problems.Count} violations");
+        return problems.Count == 0;
+    }
+
+    private static void CheckType(MetadataReader r, TypeDefinition td, string name, List<string> problems)
+    {
+        if (!td.GetDeclaringType().IsNil)
+            problems.Add($"{name}: nested type{NestedWhy(r.GetString(td.Name))}");
+        else if (r.GetString(td.Namespace) != Namespace)
+            problems.Add($"{name}: outside namespace {Namespace}{(r.GetString(td.Name).StartsWith('<') ? " (a compiler-generated helper type)" : "")}");
+        if ((td.Attributes & TypeAttributes.VisibilityMask) is not (TypeAttributes.NotPublic or TypeAttributes.NestedAssembly or TypeAttributes.NestedPrivate))
+            problems.Add($"{name}: public (the merged types must be internal)");
+        if (td.GetGenericParameters().Count > 0)
+            problems.Add($"{name}: generic type definition");
+        if ((td.Attributes & TypeAttributes.Interface) != 0)
+            problems.Add($"{name}: interface");
+        if (!td.BaseType.IsNil)
+        {
+            string baseName = Names.WithoutScope(new SignatureText(r).Type(td.BaseType));
+            if (baseName is not ("System.Object" or "System.ValueType"))
+                problems.Add($"{name}: derives from {baseName} (only System.Object and System.ValueType)");
+        }
+        bool generated = td.GetCustomAttributes().Any(ch =>
+            AttributeType(r, r.GetCustomAttribute(ch)) == "System.Runtime.CompilerServices.CompilerGeneratedAttribute");
+        if (!generated)
+            problems.Add($"{name}: not marked [CompilerGenerated] (test suites that check types by reflection skip only those)");
+    }
+
+    private static void CheckField(MetadataReader r, FieldDefinition fd, string type, List<string> problems)
+    {
+        string name = $"{type}::{r.GetString(fd.Name)}";
+        if ((fd.Attributes & FieldAttributes.HasFieldRVA) != 0)
+            problems.Add($"{name}: field RVA data");
+        if ((fd.Attributes & FieldAttributes.Literal) == 0 && !fd.GetDefaultValue().IsNil)
+            problems.Add($"{name}: default value on a non-literal field");
+    }
+
+    private static void CheckMethod(MetadataReader r, TypeDefinition td, MethodDefinition md,
+                                    string type, List<string> problems)
+    {
+        string name = $"{type}::{r.GetString(md.Name)}";
+        if (md.GetGenericParameters().Count > 0)
+            problems.Add($"{name}: generic method definition");
+        if ((md.Attributes & MethodAttributes.PinvokeImpl) != 0 || (md.ImplAttributes & MethodImplAttributes.CodeTypeMask) != MethodImplAttributes.IL)
+            problems.Add($"{name}: not an IL method");
+        if ((md.Attributes & MethodAttributes.Abstract) == 0 && md.RelativeVirtualAddress == 0)
+            problems.Add($"{name}: no body");
+        if (r.GetString(md.Name) == ".cctor" && (td.Attributes & TypeAttributes.BeforeFieldInit) == 0)
+            problems.Add($"{name}: explicit static constructor (use field initializers: the type stays beforefieldinit)");
+        foreach (var ph in md.GetParameters())
+        {
+            var p = r.GetParameter(ph);
+            if (!p.GetDefaultValue().IsNil)
+                problems.Add($"{name}: parameter {r.GetString(p.Name)} has a default value (optional parameters)");
+            if (!p.GetMarshallingDescriptor().IsNil)
+                problems.Add($"{name}: parameter {r.GetString(p.Name)} has marshalling information");
+        }
+    }
+
+    private static string AttributeType(MetadataReader r, CustomAttribute ca)
+    {
+        var (owner, _) = Names.MethodOwner(r, new SignatureText(r), ca.Constructor);
+        return Names.WithoutScope(owner);
+    }
+
+    private static string Owner(MetadataReader r, EntityHandle parent) => parent.Kind switch
+    {
+        HandleKind.TypeDefinition => Names.TypeDef(r, (TypeDefinitionHandle)parent),
+        HandleKind.FieldDefinition => FieldName(r, (FieldDefinitionHandle)parent),
+        HandleKind.MethodDefinition => MethodName(r, (MethodDefinitionHandle)parent),
+        HandleKind.Parameter => "parameter " + r.GetString(r.GetParameter((ParameterHandle)parent).Name),
+        _ => $"{parent.Kind} row {MetadataTokens.GetRowNumber(parent)}",
+    };
+
+    private static string FieldName(MetadataReader r, FieldDefinitionHandle h)
+    {
+        var fd = r.GetFieldDefinition(h);
+        return $"{Names.TypeDef(r, fd.GetDeclaringType())}::{r.GetString(fd.Name)}";
+    }
+
+    private static string MethodName(MetadataReader r, MethodDefinitionHandle h)
+    {
+        var md = r.GetMethodDefinition(h);
+        return $"{Names.TypeDef(r, md.GetDeclaringType())}::{r.GetString(md.Name)}";
+    }
+
+    // What a compiler-generated nested type is for (Roslyn's names, GeneratedNameKind).
+    private static string NestedWhy(string name) =>
+        name.StartsWith("<>c__DisplayClass") ? " (a closure: a lambda or local function that captures)"
+        : name == "<>c" ? " (a lambda's cache)"
+        : name == "<>O" ? " (a method group delegate's cache)"
+        : name.Contains(">d__") ? " (an async or iterator state machine)"
+        : "";
+
+    private static string Why(string attribute) => attribute switch
+    {
+        "System.Runtime.CompilerServices.AsyncStateMachineAttribute" => " (an async method)",
+        "System.Runtime.CompilerServices.IteratorStateMachineAttribute" => " (an iterator)",
+        "System.ParamArrayAttribute" => " (a params parameter)",
+        "System.Runtime.CompilerServices.NullableAttribute" or "System.Runtime.CompilerServices.NullableContextAttribute" => " (nullable reference types)",
+        "System.Runtime.CompilerServices.IsReadOnlyAttribute" => " (a readonly struct or in parameter)",
+        _ => "",
+    };
+}

@@ -1,0 +1,127 @@
+// Api.cs - the entry points the weaver's call-site stubs call: acquired, released, waited, not acquired.
+using System;
+using System.Runtime.CompilerServices;
+
+namespace LockTime.Runtime
+{
+    /// <summary>
+    /// What the call-site stubs call (docs/report-format.md has the data; README.md the stub shapes).
+    /// A stub reads <see cref="Clock.Ticks"/> before and after the lock call and passes the site's id
+    /// (0-based, from the site table). Every entry point catches everything: timing never throws into
+    /// the program, and a lock's thread never blocks or does I/O here.
+    /// </summary>
+    [CompilerGenerated]
+    internal static class Api
+    {
+        /// <summary>
+        /// True when timing is off (LOCKTIME_DISABLED, or the start failed): a stub then calls only the
+        /// original. A static readonly field of an initialized class, so the JIT folds the test. Reading
+        /// it first starts this copy of the run-time (<see cref="Runtime.Start"/>).
+        /// </summary>
+        internal static readonly bool Off = Runtime.Start();
+
+        /// <summary>
+        /// A lock of <paramref name="site"/> was acquired: the stub read <paramref name="start"/> before
+        /// the attempt and <paramref name="acquired"/> when it had the lock (equal when the fast try took
+        /// it); <paramref name="contended"/> when the fast try failed and the thread had to wait.
+        /// </summary>
+        internal static void Acquired(object lockObject, int site, long start, long acquired, bool contended)
+        {
+            try {
+                Collector c = Runtime.Current;
+                if (c == null)
+                    return;
+                ThreadRecord t = c.Thread();
+                if (!t.Busy)
+                    t.Push(lockObject, site, acquired, acquired - start, contended, false);
+            } catch (Exception) {
+            }
+        }
+
+        /// <summary>As <see cref="Acquired"/>, for <c>Lock.EnterScope</c>: released by <see cref="ReleasedScope"/>.</summary>
+        internal static void AcquiredScope(object lockObject, int site, long start, long acquired, bool contended)
+        {
+            try {
+                Collector c = Runtime.Current;
+                if (c == null)
+                    return;
+                ThreadRecord t = c.Thread();
+                if (!t.Busy)
+                    t.Push(lockObject, site, acquired, acquired - start, contended, true);
+            } catch (Exception) {
+            }
+        }
+
+        /// <summary>
+        /// <paramref name="lockObject"/> was released (the stub calls this after the original release):
+        /// the innermost frame of that object ends, its wait and hold are recorded. No frame: nothing.
+        /// </summary>
+        internal static void Released(object lockObject)
+        {
+            try {
+                long now = Clock.Ticks();
+                Collector c = Runtime.Current;
+                ThreadRecord t = ThreadRecord.Current;
+                if (c == null || t == null || t.Depth == 0)
+                    return;
+                int i = t.FindLock(lockObject);
+                if (i < 0)
+                    return;
+                Frame f = t.Remove(i);
+                if (!t.Busy)
+                    c.Released(t, f, now);
+            } catch (Exception) {
+            }
+        }
+
+        /// <summary>A <c>Lock.Scope</c> was disposed: the innermost frame taken by EnterScope ends.</summary>
+        internal static void ReleasedScope()
+        {
+            try {
+                long now = Clock.Ticks();
+                Collector c = Runtime.Current;
+                ThreadRecord t = ThreadRecord.Current;
+                if (c == null || t == null || t.Depth == 0)
+                    return;
+                int i = t.FindScope();
+                if (i < 0)
+                    return;
+                Frame f = t.Remove(i);
+                if (!t.Busy)
+                    c.Released(t, f, now);
+            } catch (Exception) {
+            }
+        }
+
+        /// <summary>
+        /// The thread spent <paramref name="ticks"/> inside <c>Monitor.Wait</c> on <paramref name="lockObject"/>:
+        /// not hold time, so the innermost frame of that object starts that much later.
+        /// </summary>
+        internal static void Waited(object lockObject, long ticks)
+        {
+            try {
+                ThreadRecord t = ThreadRecord.Current;
+                if (t == null)
+                    return;
+                int i = t.FindLock(lockObject);
+                if (i >= 0)
+                    t.Frames[i].Acquired += ticks;
+            } catch (Exception) {
+            }
+        }
+
+        /// <summary>A TryEnter of <paramref name="site"/> failed after waiting from <paramref name="start"/> to <paramref name="end"/>.</summary>
+        internal static void NotAcquired(int site, long start, long end)
+        {
+            try {
+                Collector c = Runtime.Current;
+                if (c == null)
+                    return;
+                ThreadRecord t = c.Thread();
+                if (!t.Busy)
+                    c.Failed(t, site, end - start);
+            } catch (Exception) {
+            }
+        }
+    }
+}

@@ -1,0 +1,88 @@
+// Registry.cs - where every copy of the run-time in a process meets: one AppDomain slot, versioned.
+using System;
+using System.Collections.Generic;
+using System.Runtime.CompilerServices;
+using System.Threading;
+
+namespace LockTime.Runtime
+{
+    /// <summary>
+    /// The process-wide registry: <c>AppDomain.CurrentDomain.GetData(Slot)</c> holds an <c>object[]</c>
+    /// of framework types only, so copies merged into different assemblies - and by different LockTime
+    /// versions - can read it. Version 1's layout (docs/report-format.md, "One registry per process"):
+    /// <list type="table">
+    /// <item>[0] <c>int</c> 1, the layout's version</item>
+    /// <item>[1] <c>Action&lt;object[]&gt;</c> queues a slow-lock line (<see cref="LineWriter.Entry"/>)</item>
+    /// <item>[2] <c>List&lt;Func&lt;object[]&gt;&gt;</c> every copy's snapshot (<see cref="SiteTotals"/> rows); lock it to use it</item>
+    /// <item>[3] <c>Dictionary&lt;string, bool&gt;</c> the warnings already printed; lock it to use it</item>
+    /// <item>[4] <c>Thread</c> the line writer's thread</item>
+    /// </list>
+    /// The first copy to start creates it and owns the writer, the summary and the report; later
+    /// copies add their snapshot. Joining locks the <c>AppDomain</c> object, once per copy.
+    /// </summary>
+    [CompilerGenerated]
+    internal static class Registry
+    {
+        internal const string Slot = "LockTime.Runtime.Registry";
+        internal const int Version = 1;
+        internal const int Length = 5;
+
+        /// <summary>A new registry of version 1 around <paramref name="writer"/> (its thread not yet started).</summary>
+        internal static object[] Create(LineWriter writer, Thread writerThread)
+        {
+            object[] r = new object[Length];
+            r[0] = Version;
+            r[1] = new Action<object[]>(writer.Enqueue);
+            r[2] = new List<Func<object[]>>();
+            r[3] = new Dictionary<string, bool>();
+            r[4] = writerThread;
+            return r;
+        }
+
+        /// <summary>True when <paramref name="data"/> is a registry of this version.</summary>
+        internal static bool IsCurrent(object data)
+        {
+            object[] r = data as object[];
+            return r != null && r.Length >= Length && r[0] is int && (int)r[0] == Version &&
+                   r[1] is Action<object[]> && r[2] is List<Func<object[]>> && r[3] is Dictionary<string, bool> &&
+                   r[4] is Thread;
+        }
+
+        /// <summary>A readable name for what another copy left in the slot.</summary>
+        internal static string Describe(object data)
+        {
+            object[] r = data as object[];
+            if (r != null && r.Length > 0 && r[0] is int)
+                return "registry version " + ((int)r[0]).ToString(System.Globalization.CultureInfo.InvariantCulture);
+            return "a " + data.GetType().FullName;
+        }
+
+        /// <summary>Adds a copy's snapshot.</summary>
+        internal static void AddSource(object[] registry, Func<object[]> snapshot)
+        {
+            List<Func<object[]>> sources = (List<Func<object[]>>)registry[2];
+            lock (sources)
+                sources.Add(snapshot);
+        }
+
+        /// <summary>Every copy's snapshot.</summary>
+        internal static Func<object[]>[] Sources(object[] registry)
+        {
+            List<Func<object[]>> sources = (List<Func<object[]>>)registry[2];
+            lock (sources)
+                return sources.ToArray();
+        }
+
+        /// <summary>True the first time <paramref name="warning"/> is given in this registry.</summary>
+        internal static bool FirstTime(object[] registry, string warning)
+        {
+            Dictionary<string, bool> warned = (Dictionary<string, bool>)registry[3];
+            lock (warned) {
+                if (warned.ContainsKey(warning))
+                    return false;
+                warned[warning] = true;
+                return true;
+            }
+        }
+    }
+}

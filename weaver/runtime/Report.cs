@@ -1,0 +1,135 @@
+// Report.cs - the JSON report file (docs/report-format.md), written atomically.
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Runtime.CompilerServices;
+using System.Text;
+
+namespace LockTime.Runtime
+{
+    /// <summary>The process a report describes.</summary>
+    [CompilerGenerated]
+    internal sealed class ProcessInfo
+    {
+        internal string Name = "";
+        internal int Pid;
+        internal DateTime StartUtc;
+        /// <summary>Nanoseconds from the start to the report.</summary>
+        internal long DurationNs;
+    }
+
+    /// <summary>The report: format "locktime-report", version 1 (docs/report-format.md, docs/report-format.schema.json).</summary>
+    [CompilerGenerated]
+    internal static class Report
+    {
+        /// <summary>The report's JSON text, sites in the order given, ending with a newline.</summary>
+        internal static string Format(ProcessInfo process, List<SiteTotals> sites, long droppedLines)
+        {
+            StringBuilder sb = new StringBuilder();
+            sb.Append("{\"format\": \"locktime-report\", \"version\": 1,\n \"process\": {");
+            Json.Key(sb, "name");
+            Json.String(sb, process.Name);
+            sb.Append(", ");
+            Json.Key(sb, "pid");
+            Json.Integer(sb, process.Pid);
+            sb.Append(", ");
+            Json.Key(sb, "start_utc");
+            Json.String(sb, process.StartUtc.ToString("yyyy-MM-dd'T'HH:mm:ss.fff'Z'", System.Globalization.CultureInfo.InvariantCulture));
+            sb.Append(", ");
+            Json.Key(sb, "duration_ms");
+            Json.Ms(sb, process.DurationNs);
+            sb.Append("},\n ");
+            Json.Key(sb, "dropped_lines");
+            Json.Integer(sb, droppedLines);
+            sb.Append(",\n ");
+            Json.Key(sb, "sites");
+            sb.Append('[');
+            for (int i = 0; i < sites.Count; i++) {
+                sb.Append(i == 0 ? "\n  " : ",\n  ");
+                Site(sb, sites[i]);
+            }
+            sb.Append(sites.Count == 0 ? "]}\n" : "\n ]}\n");
+            return sb.ToString();
+        }
+
+        static void Site(StringBuilder sb, SiteTotals s)
+        {
+            sb.Append('{');
+            Json.Key(sb, "assembly");
+            Json.String(sb, s.Assembly);
+            sb.Append(", ");
+            Json.Key(sb, "method");
+            Json.String(sb, s.Method);
+            sb.Append(", ");
+            Json.Key(sb, "location");
+            Json.String(sb, s.Location);
+            sb.Append(", ");
+            Json.Key(sb, "file");
+            Json.String(sb, s.File.Length == 0 ? null : s.File);
+            sb.Append(", ");
+            Json.Key(sb, "line");
+            if (s.Line > 0)
+                Json.Integer(sb, s.Line);
+            else
+                sb.Append("null");
+            sb.Append(", ");
+            Json.Key(sb, "kind");
+            Json.String(sb, s.Kind);
+            sb.Append(", ");
+            Json.Key(sb, "acquisitions");
+            Json.Integer(sb, s.Stats.Acquisitions);
+            sb.Append(", ");
+            Json.Key(sb, "contended");
+            Json.Integer(sb, s.Stats.Contended);
+            sb.Append(", ");
+            Json.Key(sb, "failed");
+            Json.Integer(sb, s.Stats.Failed);
+            sb.Append(", ");
+            Json.Key(sb, "wait_ms");
+            Durations(sb, s.Stats.Wait);
+            sb.Append(", ");
+            Json.Key(sb, "hold_ms");
+            Durations(sb, s.Stats.Hold);
+            sb.Append('}');
+        }
+
+        static void Durations(StringBuilder sb, Histogram h)
+        {
+            sb.Append("{\"total\": ");
+            Json.Ms(sb, h.Total);
+            sb.Append(", \"max\": ");
+            Json.Ms(sb, h.Max);
+            sb.Append(", \"p50\": ");
+            Json.Ms(sb, h.Percentile(0.50));
+            sb.Append(", \"p90\": ");
+            Json.Ms(sb, h.Percentile(0.90));
+            sb.Append(", \"p99\": ");
+            Json.Ms(sb, h.Percentile(0.99));
+            sb.Append('}');
+        }
+
+        /// <summary>
+        /// Writes <paramref name="text"/> to <paramref name="path"/> atomically: a temporary file beside
+        /// it (<c>PATH.PID.tmp</c>), then a rename over it, so a reader sees the old report or the new one,
+        /// never half of one. Returns null, or the reason it could not (the temporary file removed).
+        /// </summary>
+        internal static string Write(string path, string text, int pid)
+        {
+            string temp = path + "." + pid.ToString(System.Globalization.CultureInfo.InvariantCulture) + ".tmp";
+            try {
+                File.WriteAllText(temp, text, new UTF8Encoding(false));
+                if (File.Exists(path))
+                    File.Replace(temp, path, null);
+                else
+                    File.Move(temp, path);
+                return null;
+            } catch (Exception ex) {
+                try {
+                    File.Delete(temp);
+                } catch (Exception) {
+                }
+                return ex.GetType().Name + ": " + ex.Message;
+            }
+        }
+    }
+}

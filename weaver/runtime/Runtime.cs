@@ -1,0 +1,208 @@
+// Runtime.cs - one copy's start (settings, sites, registry), its writer thread, the summary and report at exit.
+using System;
+using System.Collections.Generic;
+using System.Runtime.CompilerServices;
+using System.Threading;
+
+namespace LockTime.Runtime
+{
+    /// <summary>
+    /// The life of one copy of the run-time. <see cref="Start"/> runs once, from <see cref="Api"/>'s
+    /// type initializer (the first timed lock): it reads the settings, loads the site table and joins
+    /// the process's registry. The copy that creates the registry (the owner) starts the line writer
+    /// thread and, at <c>AppDomain.ProcessExit</c> (also after <c>Environment.Exit</c>), writes the
+    /// queued lines, the summary and the report for every copy. Nothing here throws.
+    /// </summary>
+    [CompilerGenerated]
+    internal static class Runtime
+    {
+        /// <summary>This copy's state once started, else null (also while starting).</summary>
+        internal static Collector Current;
+
+        static object[] registry;
+        static LineWriter writer;          /* the owner's only */
+        static DateTime startUtc;
+        static long startTicks;
+        static long intervalTicks;         /* between reports; 0 = at exit only */
+        static long nextReport;
+        static int finished;
+        static bool reportWarned;
+
+        /// <summary>Starts from the environment and the baked site table. Returns true when timing is off.</summary>
+        internal static bool Start()
+        {
+            if (Current != null)
+                return false;
+            try {
+                Settings settings = Settings.FromEnvironment();
+                if (settings.Disabled)
+                    return true;
+                SiteTable sites = new SiteTable();
+                SiteList.Load(sites);
+                return StartWith(sites, settings, Registry.Slot);
+            } catch (Exception) {
+                return true;
+            }
+        }
+
+        /// <summary>
+        /// Starts with the given sites and settings, meeting the other copies in AppDomain slot
+        /// <paramref name="slot"/>. Returns true when timing is off (disabled, or the start failed).
+        /// </summary>
+        internal static bool StartWith(SiteTable sites, Settings settings, string slot)
+        {
+            try {
+                if (Current != null)
+                    return false;
+                if (settings.Disabled)
+                    return true;
+                Collector c = new Collector(sites, settings, Clock.Frequency());
+                string mismatch = null;
+                AppDomain domain = AppDomain.CurrentDomain;
+                lock (domain) {
+                    object data = domain.GetData(slot);
+                    if (data != null && Registry.IsCurrent(data)) {
+                        registry = (object[])data;
+                    } else {
+                        if (data != null)
+                            mismatch = Registry.Describe(data);
+                        Own(c);
+                        if (data == null)
+                            domain.SetData(slot, registry);
+                    }
+                }
+                c.Lines = (Action<object[]>)registry[1];
+                c.Writer = (Thread)registry[4];
+                Registry.AddSource(registry, new Func<object[]>(c.Snapshot));
+                for (int i = 0; i < settings.Warnings.Count; i++)
+                    Warn(settings.Warnings[i]);
+                if (mismatch != null)
+                    Warn("LockTime: warning: another LockTime run-time in this process uses " + mismatch +
+                         " (this one: version 1); using a separate summary and report for " + sites.Assembly);
+                Current = c;
+                return false;
+            } catch (Exception) {
+                return true;
+            }
+        }
+
+        /// <summary>Makes this copy the owner: a new registry (kept private on a version mismatch), the writer thread, the exit handler.</summary>
+        static void Own(Collector c)
+        {
+            writer = new LineWriter();
+            Thread thread = new Thread(new ThreadStart(WriterLoop));
+            thread.IsBackground = true;
+            thread.Name = "LockTime writer";
+            registry = Registry.Create(writer, thread);
+            startUtc = DateTime.UtcNow;
+            startTicks = Clock.Ticks();
+            double interval = c.Settings.ReportPath != null ? c.Settings.ReportIntervalS * Clock.Frequency() : 0;
+            intervalTicks = interval >= long.MaxValue / 2 ? long.MaxValue / 2 : (long)interval;
+            nextReport = startTicks + intervalTicks;
+            thread.Start();
+            AppDomain.CurrentDomain.ProcessExit += new EventHandler(OnExit);
+        }
+
+        /// <summary>Prints a warning on stderr unless a copy in this process printed it already.</summary>
+        static void Warn(string warning)
+        {
+            try {
+                if (Registry.FirstTime(registry, warning))
+                    Console.Error.WriteLine(warning);
+            } catch (Exception) {
+            }
+        }
+
+        /// <summary>The writer thread: drains the line queue, writes the periodic report, sleeps 10 ms when idle.</summary>
+        static void WriterLoop()
+        {
+            ThreadRecord own = new ThreadRecord(0);
+            own.Busy = true;
+            ThreadRecord.Current = own;
+            while (true) {
+                try {
+                    bool any = writer.Drain();
+                    if (intervalTicks > 0 && Clock.Ticks() >= nextReport) {
+                        nextReport = Clock.Ticks() + intervalTicks;
+                        WriteReport(Gather());
+                    }
+                    if (!any)
+                        Thread.Sleep(10);
+                } catch (Exception) {
+                    Thread.Sleep(100);
+                }
+            }
+        }
+
+        static void OnExit(object sender, EventArgs e)
+        {
+            Finish();
+        }
+
+        /// <summary>
+        /// The end of the process (the owner's exit handler): writes every queued line, then the summary
+        /// to the owner's sink (unless its rows are 0), then the report. Runs once; later calls do nothing.
+        /// </summary>
+        internal static void Finish()
+        {
+            try {
+                if (writer == null || Interlocked.Exchange(ref finished, 1) != 0)
+                    return;
+                Collector c = Current;
+                if (c != null)
+                    c.Thread().Busy = true;
+                List<SiteTotals> sites = Gather();
+                int rows = c != null ? c.Settings.SummaryRows : 0;
+                if (rows > 0)
+                    writer.WriteNow(c.Settings.Output, Summary.Format(sites, rows, writer.Dropped()));
+                else
+                    writer.Drain();
+                WriteReport(sites);
+            } catch (Exception) {
+            }
+        }
+
+        /// <summary>Every copy's sites that recorded anything, in the summary's order.</summary>
+        internal static List<SiteTotals> Gather()
+        {
+            List<SiteTotals> sites = new List<SiteTotals>();
+            Func<object[]>[] sources = Registry.Sources(registry);
+            for (int i = 0; i < sources.Length; i++) {
+                try {
+                    object[] rows = sources[i]();
+                    for (int k = 0; k < rows.Length; k++) {
+                        SiteTotals t = SiteTotals.FromRow(rows[k]);
+                        if (t != null)
+                            sites.Add(t);
+                    }
+                } catch (Exception) {
+                }
+            }
+            sites.Sort(new Comparison<SiteTotals>(SiteTotals.Compare));
+            return sites;
+        }
+
+        /// <summary>Writes the report when a path is set; the first failure warns, naming the path.</summary>
+        static void WriteReport(List<SiteTotals> sites)
+        {
+            Collector c = Current;
+            if (c == null || c.Settings.ReportPath == null)
+                return;
+            lock (writer) { /* one report at a time: the writer thread's and the exit's */
+                int pid = Platform.ProcessId();
+                string path = c.Settings.ReportFile(pid);
+                ProcessInfo p = new ProcessInfo();
+                p.Name = Platform.ProcessName();
+                p.Pid = pid;
+                p.StartUtc = startUtc;
+                p.DurationNs = c.Ns(Clock.Ticks() - startTicks);
+                string error = Report.Write(path, Report.Format(p, sites, writer.Dropped()), pid);
+                if (error != null && !reportWarned) {
+                    reportWarned = true;
+                    Warn("LockTime: warning: LOCKTIME_REPORT=\"" + c.Settings.ReportPath + "\": cannot write " + path +
+                         " (" + error + "); using no report");
+                }
+            }
+        }
+    }
+}

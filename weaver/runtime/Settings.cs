@@ -1,0 +1,161 @@
+// Settings.cs - the LOCKTIME_* variables over the baked defaults, each bad value named in one warning.
+using System;
+using System.Collections.Generic;
+using System.Globalization;
+using System.Runtime.CompilerServices;
+
+namespace LockTime.Runtime
+{
+    /// <summary>
+    /// The settings of one copy of the run-time: each LOCKTIME_* variable when set and valid, else the
+    /// baked default (<see cref="Baked"/>), else the built-in one. Every value that cannot be used adds
+    /// one line to <see cref="Warnings"/>: <c>LockTime: warning: VAR="value" ...; using X</c>.
+    /// </summary>
+    [CompilerGenerated]
+    internal sealed class Settings
+    {
+        /// <summary>The largest threshold accepted, in milliseconds (the weaver's limit too).</summary>
+        internal const double ThresholdMsMax = 1e12;
+
+        /// <summary>The largest summary row count and report interval accepted.</summary>
+        internal const int SummaryMax = 1000000;
+        internal const double IntervalMax = 1e9;
+
+        internal bool Disabled;
+        internal double ThresholdMs = 1;
+        /// <summary>"stderr", "stdout", or a file path.</summary>
+        internal string Output = "stderr";
+        internal int SummaryRows = 10;
+        /// <summary>The report path with {pid} not yet replaced; null = no report.</summary>
+        internal string ReportPath;
+        /// <summary>Seconds between reports while running; 0 = at exit only.</summary>
+        internal double ReportIntervalS;
+        internal readonly List<string> Warnings = new List<string>();
+
+        /// <summary>The settings from the process environment and the baked defaults.</summary>
+        internal static Settings FromEnvironment()
+        {
+            return Parse(Environment.GetEnvironmentVariable("LOCKTIME_DISABLED"),
+                         Environment.GetEnvironmentVariable("LOCKTIME_THRESHOLD_MS"),
+                         Environment.GetEnvironmentVariable("LOCKTIME_OUTPUT"),
+                         Environment.GetEnvironmentVariable("LOCKTIME_SUMMARY"),
+                         Environment.GetEnvironmentVariable("LOCKTIME_REPORT"),
+                         Environment.GetEnvironmentVariable("LOCKTIME_REPORT_INTERVAL_S"),
+                         Baked.ThresholdMs(), Baked.Output(), Baked.Summary(), Baked.Report());
+        }
+
+        /// <summary>
+        /// The settings from the variables' values (null or empty = unset) and the baked defaults'.
+        /// A bad baked value (a merger bug) warns too and falls back to the built-in default.
+        /// </summary>
+        internal static Settings Parse(string disabled, string thresholdMs, string output, string summary,
+                                       string report, string intervalS, string bakedThresholdMs,
+                                       string bakedOutput, string bakedSummary, string bakedReport)
+        {
+            Settings s = new Settings();
+            s.Disabled = s.Switch("LOCKTIME_DISABLED", disabled, false);
+
+            double d;
+            if (s.Number("the baked threshold (--threshold-ms)", bakedThresholdMs, ThresholdMsMax, false, "1", out d))
+                s.ThresholdMs = d;
+            if (s.Number("LOCKTIME_THRESHOLD_MS", thresholdMs, ThresholdMsMax, false, Ms(s.ThresholdMs), out d))
+                s.ThresholdMs = d;
+
+            if (!IsEmpty(bakedOutput))
+                s.Output = Sink(bakedOutput);
+            if (!IsEmpty(output))
+                s.Output = Sink(output);
+
+            if (s.Number("the baked summary rows (--summary)", bakedSummary, SummaryMax, true, "10", out d))
+                s.SummaryRows = (int)d;
+            if (s.Number("LOCKTIME_SUMMARY", summary, SummaryMax, true, s.SummaryRows.ToString(CultureInfo.InvariantCulture), out d))
+                s.SummaryRows = (int)d;
+
+            if (!IsEmpty(bakedReport))
+                s.ReportPath = bakedReport;
+            if (!IsEmpty(report))
+                s.ReportPath = report;
+
+            if (s.Number("LOCKTIME_REPORT_INTERVAL_S", intervalS, IntervalMax, false, "0 (a report at exit only)", out d))
+                s.ReportIntervalS = d;
+            if (s.ReportIntervalS > 0 && s.ReportPath == null) {
+                s.Warnings.Add("LockTime: warning: LOCKTIME_REPORT_INTERVAL_S=\"" + intervalS.Trim() +
+                               "\" without a report path (LOCKTIME_REPORT); using no report");
+                s.ReportIntervalS = 0;
+            }
+            return s;
+        }
+
+        /// <summary>The report path with every <c>{pid}</c> replaced by <paramref name="pid"/>; null when none.</summary>
+        internal string ReportFile(int pid)
+        {
+            if (ReportPath == null)
+                return null;
+            return ReportPath.Replace("{pid}", pid.ToString(CultureInfo.InvariantCulture));
+        }
+
+        /// <summary>"stderr" and "stdout" in any case become lower case; any other value is a file path.</summary>
+        internal static string Sink(string value)
+        {
+            string v = value.Trim();
+            if (string.Equals(v, "stderr", StringComparison.OrdinalIgnoreCase))
+                return "stderr";
+            if (string.Equals(v, "stdout", StringComparison.OrdinalIgnoreCase))
+                return "stdout";
+            return value;
+        }
+
+        static bool IsEmpty(string value)
+        {
+            return value == null || value.Trim().Length == 0;
+        }
+
+        static string Ms(double ms)
+        {
+            return ms.ToString("R", CultureInfo.InvariantCulture);
+        }
+
+        /// <summary>A switch: 1/true/yes/on or 0/false/no/off in any case; anything else warns, giving <paramref name="fallback"/>.</summary>
+        bool Switch(string name, string value, bool fallback)
+        {
+            if (IsEmpty(value))
+                return fallback;
+            string v = value.Trim();
+            if (Is(v, "1") || Is(v, "true") || Is(v, "yes") || Is(v, "on"))
+                return true;
+            if (Is(v, "0") || Is(v, "false") || Is(v, "no") || Is(v, "off"))
+                return false;
+            Warnings.Add("LockTime: warning: " + name + "=\"" + value + "\" is not 1/true/yes/on or 0/false/no/off; using " +
+                         (fallback ? "1 (timing off)" : "0 (timing on)"));
+            return fallback;
+        }
+
+        static bool Is(string value, string word)
+        {
+            return string.Equals(value, word, StringComparison.OrdinalIgnoreCase);
+        }
+
+        /// <summary>
+        /// A number from 0 to <paramref name="max"/> (a whole one when <paramref name="whole"/>), parsed
+        /// with the invariant culture. True with the value when it is one; false when unset, and false
+        /// with one warning naming <paramref name="name"/> and <paramref name="used"/> when it is not.
+        /// </summary>
+        bool Number(string name, string value, double max, bool whole, string used, out double result)
+        {
+            result = 0;
+            if (IsEmpty(value))
+                return false;
+            double d;
+            bool ok = double.TryParse(value.Trim(), NumberStyles.Float, CultureInfo.InvariantCulture, out d) &&
+                      d >= 0 && d <= max && (!whole || Math.Floor(d) == d);
+            if (!ok) {
+                string what = whole ? "a whole number" : "a number";
+                Warnings.Add("LockTime: warning: " + name + "=\"" + value + "\" is not " + what + " from 0 to " +
+                             max.ToString("R", CultureInfo.InvariantCulture) + "; using " + used);
+                return false;
+            }
+            result = d;
+            return true;
+        }
+    }
+}

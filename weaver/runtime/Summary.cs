@@ -1,0 +1,113 @@
+// Summary.cs - the table printed at exit: totals, then the top sites by total wait, then total hold.
+using System.Collections.Generic;
+using System.Globalization;
+using System.Runtime.CompilerServices;
+using System.Text;
+
+namespace LockTime.Runtime
+{
+    /// <summary>
+    /// The summary's lines. The first gives the totals; then, unless no site took a lock, the top
+    /// <c>rows</c> sites in <see cref="SiteTotals.Compare"/> order as a table whose columns are aligned:
+    /// text to the left, numbers (milliseconds with three decimals) to the right. Every line starts
+    /// with <c>LockTime:</c>, like the slow-lock lines, so it can be told from the program's output.
+    /// </summary>
+    [CompilerGenerated]
+    internal static class Summary
+    {
+        internal const int Columns = 12;
+
+        /// <summary>The lines for <paramref name="sites"/> (already sorted), at most <paramref name="rows"/> table rows.</summary>
+        internal static string[] Format(List<SiteTotals> sites, int rows, long droppedLines)
+        {
+            List<string> lines = new List<string>();
+            long acquisitions = 0, contended = 0, failed = 0, wait = 0, hold = 0;
+            List<string> assemblies = new List<string>();
+            for (int i = 0; i < sites.Count; i++) {
+                SiteStats s = sites[i].Stats;
+                acquisitions += s.Acquisitions;
+                contended += s.Contended;
+                failed += s.Failed;
+                wait += s.Wait.Total;
+                hold += s.Hold.Total;
+                if (!assemblies.Contains(sites[i].Assembly))
+                    assemblies.Add(sites[i].Assembly);
+            }
+            StringBuilder head = new StringBuilder("LockTime: summary: ");
+            head.Append(Count(sites.Count, "site", "sites")).Append(" in ").Append(Count(assemblies.Count, "assembly", "assemblies"));
+            head.Append("; ").Append(Count(acquisitions, "acquisition", "acquisitions"));
+            head.Append(", ").Append(N(contended)).Append(" contended, ").Append(N(failed)).Append(" failed TryEnter");
+            head.Append("; wait ").Append(LineWriter.Ms(wait)).Append(" ms, hold ").Append(LineWriter.Ms(hold)).Append(" ms");
+            if (droppedLines > 0)
+                head.Append("; ").Append(Count(droppedLines, "line", "lines")).Append(" dropped (queue full)");
+            lines.Add(head.ToString());
+            int shown = sites.Count < rows ? sites.Count : rows;
+            if (shown == 0)
+                return lines.ToArray();
+            lines.Add("LockTime: top " + Count(shown, "site", "sites") + " by total wait, then total hold (times in ms):");
+
+            string[][] cells = new string[shown + 1][];
+            cells[0] = new string[Columns];
+            cells[0][0] = "method";
+            cells[0][1] = "location";
+            cells[0][2] = "kind";
+            cells[0][3] = "acquired";
+            cells[0][4] = "contended";
+            cells[0][5] = "failed";
+            cells[0][6] = "wait total";
+            cells[0][7] = "wait max";
+            cells[0][8] = "wait p99";
+            cells[0][9] = "hold total";
+            cells[0][10] = "hold max";
+            cells[0][11] = "hold p99";
+            for (int i = 0; i < shown; i++) {
+                SiteTotals t = sites[i];
+                string[] c = new string[Columns];
+                c[0] = t.Method;
+                c[1] = t.Location;
+                c[2] = t.Kind;
+                c[3] = N(t.Stats.Acquisitions);
+                c[4] = N(t.Stats.Contended);
+                c[5] = N(t.Stats.Failed);
+                c[6] = LineWriter.Ms(t.Stats.Wait.Total);
+                c[7] = LineWriter.Ms(t.Stats.Wait.Max);
+                c[8] = LineWriter.Ms(t.Stats.Wait.Percentile(0.99));
+                c[9] = LineWriter.Ms(t.Stats.Hold.Total);
+                c[10] = LineWriter.Ms(t.Stats.Hold.Max);
+                c[11] = LineWriter.Ms(t.Stats.Hold.Percentile(0.99));
+                cells[i + 1] = c;
+            }
+            int[] width = new int[Columns];
+            for (int r = 0; r < cells.Length; r++)
+                for (int k = 0; k < Columns; k++)
+                    if (cells[r][k].Length > width[k])
+                        width[k] = cells[r][k].Length;
+            for (int r = 0; r < cells.Length; r++) {
+                StringBuilder sb = new StringBuilder("LockTime:  ");
+                for (int k = 0; k < Columns; k++) {
+                    string v = cells[r][k];
+                    sb.Append(' ', k == 0 ? 1 : 2);
+                    if (k < 3) {
+                        sb.Append(v);
+                        if (k < Columns - 1)
+                            sb.Append(' ', width[k] - v.Length);
+                    } else {
+                        sb.Append(' ', width[k] - v.Length).Append(v);
+                    }
+                }
+                lines.Add(sb.ToString());
+            }
+            return lines.ToArray();
+        }
+
+        static string N(long n)
+        {
+            return n.ToString(CultureInfo.InvariantCulture);
+        }
+
+        static string Count(long n, string one, string many)
+        {
+            return N(n) + " " + (n == 1 ? one : many);
+        }
+    }
+}
