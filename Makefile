@@ -1,5 +1,5 @@
 # LockTime - build, test and package the lock-timing weaver.
-#   make          build/locktime (release build, gcc)
+#   make          build/locktime (release build, gcc) and the run-time template (weaver/runtime, .NET SDK)
 #   make test     every test: C unit tests (ASan+UBSan) and end-to-end tests
 #   make deps     install missing Debian packages (as root), else print the command
 #   make demo     weave and run the sample app (the README's main command)
@@ -22,7 +22,22 @@ TOOLS   := $(sort $(wildcard tests/tools/*.c))
 
 DEB_PKGS := gcc make pkg-config libzip-dev libmxml-dev zlib1g-dev libmbedtls-dev libcmocka-dev mono-devel mono-utils mono-xbuild clang libclang-rt-dev strace cmake dpkg-dev unzip python3
 
-all: build/locktime
+all: build/locktime runtime
+
+# The run-time template (weaver/runtime/README.md): C# built with the .NET SDK (deterministic), then
+# build/runtime_template.c, its bytes as a C array for the weaver's merger (not linked into locktime yet).
+RUNTIME_SRC := $(sort $(wildcard weaver/runtime/*.cs)) weaver/runtime/LockTime.Runtime.csproj weaver/runtime/Directory.Build.props
+RUNTIME_DLL := build/runtime/LockTime.Runtime.dll
+
+$(RUNTIME_DLL): $(RUNTIME_SRC)
+	MSBUILDDISABLENODEREUSE=1 DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 dotnet build weaver/runtime/LockTime.Runtime.csproj \
+		-c Release -o build/runtime -nologo -v q -nodeReuse:false -p:UseSharedCompilation=false
+	touch $@
+
+build/runtime_template.c: $(RUNTIME_DLL) weaver/runtime/embed.py
+	python3 weaver/runtime/embed.py $(RUNTIME_DLL) $@ lt_runtime_template
+
+runtime: build/runtime_template.c
 
 build/locktime: $(LIB_SRC) $(CLI_SRC) $(HDRS) | build
 	$(CC) $(WARN) $(CFLAGS) $(INC) -o $@ $(LIB_SRC) $(CLI_SRC) $(LIBS)
@@ -96,7 +111,7 @@ package: $(PACKAGE)
 
 unit: $(patsubst tests/unit/%.c,build/san/%,$(UNIT)) $(patsubst tests/tools/%.c,build/san/lt-%,$(TOOLS)) build/san/locktime
 
-test: unit
+test: unit runtime
 	bash tests/run.sh
 
 demo: build/locktime
@@ -116,4 +131,4 @@ deps:
 clean:
 	rm -rf build
 
-.PHONY: all unit test demo deps clean fuzz fuzz-build package bench
+.PHONY: all unit test demo deps clean fuzz fuzz-build package bench runtime

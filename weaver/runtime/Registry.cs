@@ -9,7 +9,7 @@ namespace LockTime.Runtime
     /// <summary>
     /// The process-wide registry: <c>AppDomain.CurrentDomain.GetData(Slot)</c> holds an <c>object[]</c>
     /// of framework types only, so copies merged into different assemblies - and by different LockTime
-    /// versions - can read it. Version 1's layout (docs/report-format.md, "One registry per process"):
+    /// versions - can read it. Version 1's layout (weaver/runtime/README.md, "One registry per process"):
     /// <list type="table">
     /// <item>[0] <c>int</c> 1, the layout's version</item>
     /// <item>[1] <c>Action&lt;object[]&gt;</c> queues a slow-lock line (<see cref="LineWriter.Entry"/>)</item>

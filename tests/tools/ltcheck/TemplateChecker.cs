@@ -39,6 +39,28 @@ internal static class TemplateChecker
         (TableIndex.GenericParam, "generic parameters"),
     ];
 
+    // The methods the weaver relies on (weaver/runtime/README.md): stubs call the Api, the merger
+    // rewrites the bodies of the baked defaults, the site table and (for a core library without
+    // Stopwatch) the clock. Body "ldstr": exactly `ldstr; ret`; "ret": exactly `ret`; null: any.
+    private static readonly (string Type, string Method, string Signature, string? Body)[] Hooks =
+    [
+        ("Clock", "Ticks", "int64()", null),
+        ("Clock", "Frequency", "int64()", null),
+        ("Baked", "ThresholdMs", "string()", "ldstr"),
+        ("Baked", "Output", "string()", "ldstr"),
+        ("Baked", "Summary", "string()", "ldstr"),
+        ("Baked", "Report", "string()", "ldstr"),
+        ("SiteList", "Load", "void(LockTime.Runtime.SiteTable)", "ret"),
+        ("SiteTable", "Begin", "instance void(string,int32)", null),
+        ("SiteTable", "Define", "instance void(int32,string,string,string,int32,string)", null),
+        ("Api", "Acquired", "void(object,int32,int64,int64,bool)", null),
+        ("Api", "AcquiredScope", "void(object,int32,int64,int64,bool)", null),
+        ("Api", "Released", "void(object)", null),
+        ("Api", "ReleasedScope", "void()", null),
+        ("Api", "Waited", "void(object,int64)", null),
+        ("Api", "NotAcquired", "void(int32,int64,int64)", null),
+    ];
+
     /// <summary>Prints each violation and "template: N types, N methods: ok" or "... N violations"; true when none.</summary>
     public static bool Run(string file, TextWriter output)
     {
@@ -75,6 +97,7 @@ internal static class TemplateChecker
             if (!Allowed.Contains((ca.Parent.Kind, attr)))
                 problems.Add($"{Owner(r, ca.Parent)}: custom attribute {attr}{Why(attr)}");
         }
+        CheckHooks(r, pe, problems);
         foreach (var p in problems)
             output.WriteLine(p);
         output.WriteLine(problems.Count == 0
@@ -135,6 +158,35 @@ internal static class TemplateChecker
                 problems.Add($"{name}: parameter {r.GetString(p.Name)} has a default value (optional parameters)");
             if (!p.GetMarshallingDescriptor().IsNil)
                 problems.Add($"{name}: parameter {r.GetString(p.Name)} has marshalling information");
+        }
+    }
+
+    private static void CheckHooks(MetadataReader r, PEReader pe, List<string> problems)
+    {
+        var text = new SignatureText(r);
+        var methods = new Dictionary<string, MethodDefinition>();
+        foreach (var mh in r.MethodDefinitions)
+        {
+            var md = r.GetMethodDefinition(mh);
+            methods[$"{Names.TypeDef(r, md.GetDeclaringType())}::{r.GetString(md.Name)}"] = md;
+        }
+        foreach (var (type, method, signature, body) in Hooks)
+        {
+            string name = $"{Namespace}.{type}::{method}";
+            if (!methods.TryGetValue(name, out var md))
+            {
+                problems.Add($"{name}: missing (the weaver calls or rewrites it)");
+                continue;
+            }
+            string sig = SignatureText.Method(md.DecodeSignature(text, null));
+            if (sig != signature)
+                problems.Add($"{name}: signature {sig}, the weaver expects {signature}");
+            if (body == null || md.RelativeVirtualAddress == 0)
+                continue;
+            var ops = IlDecoder.Decode(pe.GetMethodBody(md.RelativeVirtualAddress).GetILReader()).Select(i => i.OpCode.Name).ToArray();
+            string[] want = body == "ldstr" ? ["ldstr", "ret"] : ["ret"];
+            if (!ops.SequenceEqual(want))
+                problems.Add($"{name}: body {string.Join("; ", ops)}, the merger rewrites only `{string.Join("; ", want)}`");
         }
     }
 

@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# The run-time template (weaver/runtime, C#), end to end:
+#   - it builds deterministically, build/runtime_template.c holds its exact bytes, ltcheck verifies and
+#     JIT-compiles it, and `ltcheck template` finds nothing outside the subset the merger copies;
+#   - `ltcheck template` names each thing outside it in tests/runtime/BadTemplate (a closure, async
+#     and iterator state machines, a generic type, field RVA data, an explicit .cctor, a property, an
+#     unsupported attribute, a public type, a type without [CompilerGenerated], a baked default the
+#     merger cannot rewrite, a missing entry point);
+#   - its xUnit tests (tests/runtime/LockTime.Runtime.Tests), one TAP line per test;
+#   - tests/runtime/Host, a program with the run-time compiled in and hand-written call-site stubs:
+#     the summary at exit (also after Environment.Exit), the report file, the settings and their
+#     warnings, the file sink, and 50 nested locks whose holds reporting does not lengthen.
+source "$(dirname "$0")/../lib.sh"
+DLL=$LT_BUILD/runtime/LockTime.Runtime.dll
+export MSBUILDDISABLENODEREUSE=1 DOTNET_CLI_USE_MSBUILD_SERVER=0
+DOTNET_OPTS=(-c Release -nologo -v q -nodeReuse:false -p:UseSharedCompilation=false)
+# The LOCKTIME_* variables of the caller must not change what the scenarios expect.
+unset LOCKTIME_DISABLED LOCKTIME_THRESHOLD_MS LOCKTIME_OUTPUT LOCKTIME_SUMMARY LOCKTIME_REPORT LOCKTIME_REPORT_INTERVAL_S
+
+check "ltcheck builds" tools_build || exit 1
+check "template builds (make runtime)" make -C "$LT_ROOT" --no-print-directory -s runtime || exit 1
+
+# The same sources built again elsewhere (other obj/ and output folders) give the same bytes.
+deterministic() {
+	dotnet build "$LT_ROOT/weaver/runtime/LockTime.Runtime.csproj" "${DOTNET_OPTS[@]}" -o "$LT_TMP/again" \
+		"-p:BaseIntermediateOutputPath=$LT_TMP/again-obj/" >"$LT_TMP/again.log" 2>&1 || { cat "$LT_TMP/again.log"; return 1; }
+	cmp "$DLL" "$LT_TMP/again/LockTime.Runtime.dll"
+}
+check "template build is deterministic" deterministic
+
+# build/runtime_template.c compiled and printed back is the DLL, byte for byte.
+embedded_bytes() {
+	cat >"$LT_TMP/dump.c" <<'C'
+#include <stdint.h>
+#include <stdio.h>
+extern const uint8_t lt_runtime_template[];
+extern const size_t lt_runtime_template_len;
+int main(void) { return fwrite(lt_runtime_template, 1, lt_runtime_template_len, stdout) == lt_runtime_template_len ? 0 : 1; }
+C
+	gcc -std=c11 -Wall -Werror -o "$LT_TMP/dump" "$LT_TMP/dump.c" "$LT_BUILD/runtime_template.c" &&
+		"$LT_TMP/dump" >"$LT_TMP/dump.dll" && cmp "$DLL" "$LT_TMP/dump.dll"
+}
+check "runtime_template.c holds the template's bytes" embedded_bytes
+check "template verifies" ltcheck verify "$DLL"
+check "template JIT-compiles" ltcheck jit "$DLL"
+check "template is inside the merger's subset" ltcheck template "$DLL"
+
+# Every kind of violation is named.
+bad=$LT_TMP/bad
+if check "bad template builds" dotnet build "$LT_ROOT/tests/runtime/BadTemplate/BadTemplate.csproj" "${DOTNET_OPTS[@]}" -o "$bad"; then
+	out=$(ltcheck template "$bad/BadTemplate.dll")
+	rc=$?
+	if [ "$rc" -eq 1 ]; then ok "bad template fails the check"; else not_ok "bad template fails the check" "exit status $rc"; fi
+	while IFS='|' read -r what pattern; do
+		if grep -qF -- "$pattern" <<<"$out"; then ok "template check names $what"; else not_ok "template check names $what" "$out"; fi
+	done <<'EXPECT'
+a closure|LockTime.Runtime.Closure/<>c__DisplayClass0_0: nested type (a closure
+an async method|LockTime.Runtime.Async::Run: custom attribute System.Runtime.CompilerServices.AsyncStateMachineAttribute (an async method)
+an iterator|LockTime.Runtime.Iterator/<Numbers>d__0: nested type (an async or iterator state machine)
+a generic type|LockTime.Runtime.Generic`1: generic type definition
+field RVA data|FieldRva table: 1 rows: field RVA data
+an explicit static constructor|LockTime.Runtime.ExplicitCctor::.cctor: explicit static constructor
+an unsupported attribute|LockTime.Runtime.OtherAttribute::Old: custom attribute System.ObsoleteAttribute
+a property|Property table: 3 rows: properties (use methods)
+a public type|LockTime.Runtime.Public: public
+a type not marked [CompilerGenerated]|LockTime.Runtime.Unmarked: not marked [CompilerGenerated]
+a compiler-generated helper type|<PrivateImplementationDetails>: outside namespace LockTime.Runtime
+a baked default the merger cannot rewrite|LockTime.Runtime.Baked::ThresholdMs: body ldstr; ldstr; call; ret, the merger rewrites only `ldstr; ret`
+a missing hook|LockTime.Runtime.Api::Released: missing (the weaver calls or rewrites it)
+EXPECT
+fi
+
+# The xUnit tests: "Passed NAME [time]" / "Failed NAME [time]" from the console logger become TAP lines.
+xunit_log=$LT_TMP/xunit.log
+dotnet test "$LT_ROOT/tests/runtime/LockTime.Runtime.Tests/LockTime.Runtime.Tests.csproj" "${DOTNET_OPTS[@]}" \
+	--logger "console;verbosity=normal" >"$xunit_log" 2>&1
+xunit_rc=$?
+sed -nE 's/^ +Passed (.*) \[[^]]*\]$/ok - xunit: \1/p; s/^ +Failed (.*) \[[^]]*\]$/not ok - xunit: \1/p' "$xunit_log"
+if [ "$xunit_rc" -ne 0 ] || ! grep -qE '^ +Passed ' "$xunit_log"; then
+	not_ok "xunit: dotnet test" "exit status $xunit_rc"$'\n'"$(grep -E 'error|Failed|Assert' "$xunit_log" | head -n 30)"
+fi
+
+# The host program: each scenario's stdout, stderr and exit status.
+check "host program builds" dotnet build "$LT_ROOT/tests/runtime/Host/Host.csproj" "${DOTNET_OPTS[@]}" -o "$LT_TMP/host" || exit 1
+host() { # OUT ERR ARGS... (with the caller's environment): sets host_rc
+	local out=$1 err=$2
+	shift 2
+	dotnet "$LT_TMP/host/Host.dll" "$@" >"$out" 2>"$err"
+	host_rc=$?
+}
+# expect NAME CONDITION DETAIL: ok when CONDITION (a shell test string) holds.
+expect() {
+	if eval "$2"; then ok "$1"; else not_ok "$1" "$3"; fi
+}
+
+# 16 threads x 1000 locks of one site: exactly 16,000 acquisitions, in the summary and in the report.
+LOCKTIME_REPORT="$LT_TMP/run-{pid}.json" host "$LT_TMP/t.out" "$LT_TMP/t.err" threads
+report=$(ls "$LT_TMP"/run-*.json 2>/dev/null | head -n 1)
+expect "threads: exits 0" '[ "$host_rc" -eq 0 ]' "$(cat "$LT_TMP/t.err")"
+expect "threads: summary at exit counts 16000 acquisitions" \
+	'grep -q "^LockTime: summary: 1 site in 1 assembly; 16000 acquisitions, " "$LT_TMP/t.err"' "$(cat "$LT_TMP/t.err")"
+expect "threads: summary table names the site" \
+	'grep -qE "^LockTime:   Host.Program::Count +Program.cs:11 +Monitor.Enter +16000 " "$LT_TMP/t.err"' "$(cat "$LT_TMP/t.err")"
+expect "threads: report file named with the pid" '[[ "$report" =~ /run-[0-9]+\.json$ ]] && [ "$report" != "$LT_TMP/run-0.json" ]' "$(ls "$LT_TMP")"
+report_field() { # FILE SITE-LOCATION PYTHON-EXPRESSION-OF-s: prints the value
+	python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["format"] == "locktime-report" and r["version"] == 1
+s = [x for x in r["sites"] if x["location"] == sys.argv[2]][0]
+print(eval(sys.argv[3]))' "$@"
+}
+expect "threads: report has 16000 acquisitions" '[ "$(report_field "$report" Program.cs:11 "s[\"acquisitions\"]")" = 16000 ]' "$(cat "$report")"
+
+# A 60 ms hold and a waiter: wait max >= 40 ms and hold max >= 50 ms at the right sites.
+LOCKTIME_REPORT="$LT_TMP/c.json" host "$LT_TMP/c.out" "$LT_TMP/c.err" contended
+expect "contended: hold max >= 50 ms at the holder's site" \
+	'[ "$(report_field "$LT_TMP/c.json" Program.cs:12 "s[\"hold_ms\"][\"max\"] >= 50")" = True ]' "$(cat "$LT_TMP/c.json" "$LT_TMP/c.err")"
+expect "contended: wait max >= 40 ms at the waiter's site, counted contended" \
+	'[ "$(report_field "$LT_TMP/c.json" Program.cs:13 "s[\"wait_ms\"][\"max\"] >= 40 and s[\"contended\"] == 1")" = True ]' "$(cat "$LT_TMP/c.json")"
+
+# 50 nested locks around a 20 ms sleep, threshold 0, a file sink: 50 whole lines, every hold >= 20 ms,
+# and the outermost no more than 5 ms longer than the innermost (no line is written while a lock is held).
+LOCKTIME_THRESHOLD_MS=0 LOCKTIME_OUTPUT="$LT_TMP/nested.log" host "$LT_TMP/n.out" "$LT_TMP/n.err" nested
+holds=$(sed -nE 's/^LockTime: Host.Program::Nested held ([0-9]+\.[0-9]{3}) ms, waited [0-9]+\.[0-9]{3} ms at Program.cs:10$/\1/p' "$LT_TMP/nested.log")
+expect "nested: 50 whole lines in the file sink, none on stderr" '[ "$(wc -l <<<"$holds")" -eq 50 ] && [ ! -s "$LT_TMP/n.err" ]' \
+	"$(head -n 5 "$LT_TMP/nested.log"; cat "$LT_TMP/n.err")"
+expect "nested: the summary follows the lines in the file" 'tail -n 3 "$LT_TMP/nested.log" | grep -q "^LockTime: top 1 site"' "$(tail -n 5 "$LT_TMP/nested.log")"
+expect "nested: outer holds are not lengthened by reporting" \
+	'awk "NR == 1 { lo = \$1; hi = \$1 } { if (\$1 < lo) lo = \$1; if (\$1 > hi) hi = \$1 } END { exit !(lo >= 20 && hi - lo < 5) }" <<<"$holds"' \
+	"holds (ms): $(tr '\n' ' ' <<<"$holds")"
+
+# Environment.Exit: the summary still appears, and the exit code is the program's.
+host "$LT_TMP/e.out" "$LT_TMP/e.err" exit
+expect "exit: Environment.Exit(3) keeps its code" '[ "$host_rc" -eq 3 ]' "rc $host_rc"
+expect "exit: summary after Environment.Exit" 'grep -q "^LockTime: summary: 1 site in 1 assembly; 1 acquisition, " "$LT_TMP/e.err"' "$(cat "$LT_TMP/e.err")"
+
+# The report is written while the program runs, every LOCKTIME_REPORT_INTERVAL_S seconds.
+LOCKTIME_REPORT="$LT_TMP/i.json" LOCKTIME_REPORT_INTERVAL_S=0.1 host "$LT_TMP/i.out" "$LT_TMP/i.err" interval "$LT_TMP/i.json"
+expect "interval: report written while running" 'grep -q "^report while running: [1-9][0-9]* bytes" "$LT_TMP/i.out"' "$(cat "$LT_TMP/i.out" "$LT_TMP/i.err")"
+
+# Settings: STDOUT in any case; 0 rows = no summary; LOCKTIME_DISABLED=On = nothing at all.
+LOCKTIME_OUTPUT=StdOut LOCKTIME_THRESHOLD_MS=0 host "$LT_TMP/s.out" "$LT_TMP/s.err" exit
+expect "sink: StdOut is stdout" 'grep -q "^LockTime: Host.Program::Count held " "$LT_TMP/s.out" && grep -q "^LockTime: summary: " "$LT_TMP/s.out" && [ ! -s "$LT_TMP/s.err" ]' \
+	"$(cat "$LT_TMP/s.out" "$LT_TMP/s.err")"
+LOCKTIME_SUMMARY=0 host "$LT_TMP/z.out" "$LT_TMP/z.err" threads
+expect "LOCKTIME_SUMMARY=0: no summary" '! grep -q "summary" "$LT_TMP/z.err" "$LT_TMP/z.out"' "$(cat "$LT_TMP/z.err")"
+LOCKTIME_DISABLED=On LOCKTIME_THRESHOLD_MS=0 LOCKTIME_REPORT="$LT_TMP/d.json" host "$LT_TMP/d.out" "$LT_TMP/d.err" nested
+expect "LOCKTIME_DISABLED=On: no line, no summary, no report" '[ ! -s "$LT_TMP/d.err" ] && [ ! -s "$LT_TMP/d.out" ] && [ ! -e "$LT_TMP/d.json" ]' \
+	"$(cat "$LT_TMP/d.err")"
+
+# Bad values: one warning each on stderr, naming the variable and what is used; the program goes on.
+LOCKTIME_DISABLED=maybe LOCKTIME_THRESHOLD_MS=-5 LOCKTIME_SUMMARY=abc LOCKTIME_REPORT=/nonexistent/dir/r.json \
+	host "$LT_TMP/b.out" "$LT_TMP/b.err" contended
+expect "bad values: the program runs and exits 0" '[ "$host_rc" -eq 0 ]' "rc $host_rc"
+for w in 'LOCKTIME_DISABLED="maybe" is not 1/true/yes/on or 0/false/no/off; using 0 (timing on)' \
+	'LOCKTIME_THRESHOLD_MS="-5" is not a number from 0 to 1000000000000; using 1' \
+	'LOCKTIME_SUMMARY="abc" is not a whole number from 0 to 1000000; using 10' \
+	'LOCKTIME_REPORT="/nonexistent/dir/r.json": cannot write /nonexistent/dir/r.json (DirectoryNotFoundException'; do
+	expect "bad values: one warning: ${w%% *}" '[ "$(grep -cF "LockTime: warning: $w" "$LT_TMP/b.err")" -eq 1 ]' "$(cat "$LT_TMP/b.err")"
+done
+expect "bad values: nothing else warns" '[ "$(grep -c "warning" "$LT_TMP/b.err")" -eq 4 ]' "$(cat "$LT_TMP/b.err")"
