@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The run-time template (weaver/runtime, C#), end to end:
 #   - it builds deterministically, build/runtime_template.c holds its exact bytes, ltcheck verifies and
-#     JIT-compiles it, and `ltcheck template` finds nothing outside the subset the merger copies;
+#     JIT-compiles it, and `ltcheck template` finds nothing outside the subset the merger copies, nor
+#     (but the clock) anything Mono's mscorlib lacks;
 #   - `ltcheck template` names each thing outside it in tests/runtime/BadTemplate (a closure, async
 #     and iterator state machines, a generic type, field RVA data, an explicit .cctor, a property, an
 #     unsupported attribute, a public type, a type without [CompilerGenerated], a baked default the
-#     merger cannot rewrite, a missing entry point);
+#     merger cannot rewrite, a missing entry point, a member outside Mono's mscorlib);
 #   - its xUnit tests (tests/runtime/LockTime.Runtime.Tests), one TAP line per test;
 #   - tests/runtime/Host, a program with the run-time compiled in and hand-written call-site stubs:
 #     the summary at exit (also after Environment.Exit), the report file, the settings and their
@@ -44,6 +45,9 @@ check "runtime_template.c holds the template's bytes" embedded_bytes
 check "template verifies" ltcheck verify "$DLL"
 check "template JIT-compiles" ltcheck jit "$DLL"
 check "template is inside the merger's subset" ltcheck template "$DLL"
+# Mono's own mscorlib is woven too: it must have everything the template uses but the clock.
+MONO_CORLIB=/usr/lib/mono/4.5/mscorlib.dll
+check "template needs nothing Mono's mscorlib lacks but the clock" ltcheck template "$DLL" "$MONO_CORLIB"
 
 # Every kind of violation is named.
 bad=$LT_TMP/bad
@@ -68,6 +72,11 @@ a compiler-generated helper type|<PrivateImplementationDetails>: outside namespa
 a baked default the merger cannot rewrite|LockTime.Runtime.Baked::ThresholdMs: body ldstr; ldstr; call; ret, the merger rewrites only `ldstr; ret`
 a missing hook|LockTime.Runtime.Api::Released: missing (the weaver calls or rewrites it)
 EXPECT
+	out=$(ltcheck template "$bad/BadTemplate.dll" "$MONO_CORLIB")
+	for missing in "framework type System.Diagnostics.Process: not in mscorlib" \
+		"framework member System.Diagnostics.Process::GetCurrentProcess: not in mscorlib"; do
+		if grep -qF -- "$missing" <<<"$out"; then ok "template check names $missing"; else not_ok "template check names $missing" "$out"; fi
+	done
 fi
 
 # The xUnit tests: "Passed NAME [time]" / "Failed NAME [time]" from the console logger become TAP lines.

@@ -64,6 +64,13 @@ namespace LockTime.Runtime
     internal static class Unmarked
     {
     }
+
+    // Process is outside Mono's mscorlib (in System.dll): `ltcheck template FILE mscorlib.dll` names it.
+    [CompilerGenerated]
+    internal static class OutsideCoreLibrary
+    {
+        internal static int Id() { return System.Diagnostics.Process.GetCurrentProcess().Id; }
+    }
 }
 
 namespace LockTime.Runtime

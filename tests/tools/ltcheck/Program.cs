@@ -9,7 +9,8 @@ internal static class Program
                ltcheck dump FILE            normalized listing of types, fields, locals and IL, for diffing
                ltcheck locks FILE           lock acquisition call sites and Synchronized methods, with a total
                ltcheck pdb INPUT WOVEN      the woven assembly's portable PDB against the input's (lines, scopes, ids)
-               ltcheck template FILE        the run-time template uses only what the weaver's merger copies
+               ltcheck template FILE [LIB...]  the run-time template uses only what the weaver's merger copies
+                                            (and, with LIBs, only framework members they have)
         """;
 
     private static int Main(string[] args)
@@ -34,8 +35,8 @@ internal static class Program
                     return 0;
                 case "pdb" when rest.Length == 2:
                     return PdbChecker.Run(rest[0], rest[1], Console.Out) ? 0 : 1;
-                case "template" when rest.Length == 1:
-                    return TemplateChecker.Run(rest[0], Console.Out) ? 0 : 1;
+                case "template":
+                    return TemplateChecker.Run(rest[0], rest[1..], Console.Out) ? 0 : 1;
                 default:
                     return Fail(Usage);
             }

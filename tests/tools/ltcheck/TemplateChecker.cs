@@ -61,8 +61,8 @@ internal static class TemplateChecker
         ("Api", "NotAcquired", "void(int32,int64,int64)", null),
     ];
 
-    /// <summary>Prints each violation and "template: N types, N methods: ok" or "... N violations"; true when none.</summary>
-    public static bool Run(string file, TextWriter output)
+    /// <summary>Prints each violation (with <paramref name="libraries"/>, also each framework reference they lack) and "template: N types, N methods: ok" or "... N violations"; true when none.</summary>
+    public static bool Run(string file, string[] libraries, TextWriter output)
     {
         using var stream = File.OpenRead(file);
         using var pe = new PEReader(stream);
@@ -98,6 +98,8 @@ internal static class TemplateChecker
                 problems.Add($"{Owner(r, ca.Parent)}: custom attribute {attr}{Why(attr)}");
         }
         CheckHooks(r, pe, problems);
+        if (libraries.Length > 0)
+            TemplateFramework.Check(pe, libraries, problems, output);
         foreach (var p in problems)
             output.WriteLine(p);
         output.WriteLine(problems.Count == 0
