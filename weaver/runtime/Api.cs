@@ -27,29 +27,32 @@ namespace LockTime.Runtime
         /// </summary>
         internal static void Acquired(object lockObject, int site, long start, long acquired, bool contended)
         {
-            try {
-                Collector c = Runtime.Current;
-                if (c == null)
-                    return;
-                ThreadRecord t = c.Thread();
-                if (!t.Busy)
-                    t.Push(lockObject, site, acquired, acquired - start, contended, false);
-            } catch (Exception) {
-            }
+            Push(lockObject, site, start, acquired, contended, false);
         }
 
         /// <summary>As <see cref="Acquired"/>, for <c>Lock.EnterScope</c>: released by <see cref="ReleasedScope"/>.</summary>
         internal static void AcquiredScope(object lockObject, int site, long start, long acquired, bool contended)
         {
+            Push(lockObject, site, start, acquired, contended, true);
+        }
+
+        static void Push(object lockObject, int site, long start, long acquired, bool contended, bool scope)
+        {
             try {
-                Collector c = Runtime.Current;
-                if (c == null)
-                    return;
-                ThreadRecord t = c.Thread();
-                if (!t.Busy)
-                    t.Push(lockObject, site, acquired, acquired - start, contended, true);
+                ThreadRecord t = Recorder(Runtime.Current);
+                if (t != null)
+                    t.Push(lockObject, site, acquired, acquired - start, contended, scope);
             } catch (Exception) {
             }
+        }
+
+        /// <summary>The calling thread's record when <paramref name="c"/> records it (started, and not the run-time's own work), else null.</summary>
+        static ThreadRecord Recorder(Collector c)
+        {
+            if (c == null)
+                return null;
+            ThreadRecord t = c.Thread();
+            return t.Busy ? null : t;
         }
 
         /// <summary>
@@ -58,24 +61,16 @@ namespace LockTime.Runtime
         /// </summary>
         internal static void Released(object lockObject)
         {
-            try {
-                long now = Clock.Ticks();
-                Collector c = Runtime.Current;
-                ThreadRecord t = ThreadRecord.Current;
-                if (c == null || t == null || t.Depth == 0)
-                    return;
-                int i = t.FindLock(lockObject);
-                if (i < 0)
-                    return;
-                Frame f = t.Remove(i);
-                if (!t.Busy)
-                    c.Released(t, f, now);
-            } catch (Exception) {
-            }
+            Pop(lockObject, false);
         }
 
         /// <summary>A <c>Lock.Scope</c> was disposed: the innermost frame taken by EnterScope ends.</summary>
         internal static void ReleasedScope()
+        {
+            Pop(null, true);
+        }
+
+        static void Pop(object lockObject, bool scope)
         {
             try {
                 long now = Clock.Ticks();
@@ -83,7 +78,7 @@ namespace LockTime.Runtime
                 ThreadRecord t = ThreadRecord.Current;
                 if (c == null || t == null || t.Depth == 0)
                     return;
-                int i = t.FindScope();
+                int i = scope ? t.FindScope() : t.FindLock(lockObject);
                 if (i < 0)
                     return;
                 Frame f = t.Remove(i);
@@ -115,10 +110,8 @@ namespace LockTime.Runtime
         {
             try {
                 Collector c = Runtime.Current;
-                if (c == null)
-                    return;
-                ThreadRecord t = c.Thread();
-                if (!t.Busy)
+                ThreadRecord t = Recorder(c);
+                if (t != null)
                     c.Failed(t, site, end - start);
             } catch (Exception) {
             }

@@ -27,14 +27,9 @@ namespace LockTime.Runtime
         {
             StringBuilder sb = new StringBuilder();
             sb.Append("{\"format\": \"locktime-report\", \"version\": 1,\n \"process\": {");
-            Json.Key(sb, "name");
-            Json.String(sb, process.Name);
-            sb.Append(", ");
-            Json.Key(sb, "pid");
-            Json.Integer(sb, process.Pid);
-            sb.Append(", ");
-            Json.Key(sb, "start_utc");
-            Json.String(sb, process.StartUtc.ToString("yyyy-MM-dd'T'HH:mm:ss.fff'Z'", System.Globalization.CultureInfo.InvariantCulture));
+            Text(sb, "name", process.Name, false);
+            Count(sb, "pid", process.Pid);
+            Text(sb, "start_utc", process.StartUtc.ToString("yyyy-MM-dd'T'HH:mm:ss.fff'Z'", System.Globalization.CultureInfo.InvariantCulture), true);
             sb.Append(", ");
             Json.Key(sb, "duration_ms");
             Json.Ms(sb, process.DurationNs);
@@ -55,35 +50,20 @@ namespace LockTime.Runtime
         static void Site(StringBuilder sb, SiteTotals s)
         {
             sb.Append('{');
-            Json.Key(sb, "assembly");
-            Json.String(sb, s.Assembly);
-            sb.Append(", ");
-            Json.Key(sb, "method");
-            Json.String(sb, s.Method);
-            sb.Append(", ");
-            Json.Key(sb, "location");
-            Json.String(sb, s.Location);
-            sb.Append(", ");
-            Json.Key(sb, "file");
-            Json.String(sb, s.File.Length == 0 ? null : s.File);
+            Text(sb, "assembly", s.Assembly, false);
+            Text(sb, "method", s.Method, true);
+            Text(sb, "location", s.Location, true);
+            Text(sb, "file", s.File.Length == 0 ? null : s.File, true);
             sb.Append(", ");
             Json.Key(sb, "line");
             if (s.Line > 0)
                 Json.Integer(sb, s.Line);
             else
                 sb.Append("null");
-            sb.Append(", ");
-            Json.Key(sb, "kind");
-            Json.String(sb, s.Kind);
-            sb.Append(", ");
-            Json.Key(sb, "acquisitions");
-            Json.Integer(sb, s.Stats.Acquisitions);
-            sb.Append(", ");
-            Json.Key(sb, "contended");
-            Json.Integer(sb, s.Stats.Contended);
-            sb.Append(", ");
-            Json.Key(sb, "failed");
-            Json.Integer(sb, s.Stats.Failed);
+            Text(sb, "kind", s.Kind, true);
+            Count(sb, "acquisitions", s.Stats.Acquisitions);
+            Count(sb, "contended", s.Stats.Contended);
+            Count(sb, "failed", s.Stats.Failed);
             sb.Append(", ");
             Json.Key(sb, "wait_ms");
             Durations(sb, s.Stats.Wait);
@@ -91,6 +71,23 @@ namespace LockTime.Runtime
             Json.Key(sb, "hold_ms");
             Durations(sb, s.Stats.Hold);
             sb.Append('}');
+        }
+
+        /// <summary>Appends <c>, "name": "value"</c> (without the comma when <paramref name="comma"/> is false).</summary>
+        static void Text(StringBuilder sb, string name, string value, bool comma)
+        {
+            if (comma)
+                sb.Append(", ");
+            Json.Key(sb, name);
+            Json.String(sb, value);
+        }
+
+        /// <summary>Appends <c>, "name": n</c>.</summary>
+        static void Count(StringBuilder sb, string name, long n)
+        {
+            sb.Append(", ");
+            Json.Key(sb, name);
+            Json.Integer(sb, n);
         }
 
         static void Durations(StringBuilder sb, Histogram h)

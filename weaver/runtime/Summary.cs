@@ -47,19 +47,7 @@ namespace LockTime.Runtime
             lines.Add("LockTime: top " + Count(shown, "site", "sites") + " by total wait, then total hold (times in ms):");
 
             string[][] cells = new string[shown + 1][];
-            cells[0] = new string[Columns];
-            cells[0][0] = "method";
-            cells[0][1] = "location";
-            cells[0][2] = "kind";
-            cells[0][3] = "acquired";
-            cells[0][4] = "contended";
-            cells[0][5] = "failed";
-            cells[0][6] = "wait total";
-            cells[0][7] = "wait max";
-            cells[0][8] = "wait p99";
-            cells[0][9] = "hold total";
-            cells[0][10] = "hold max";
-            cells[0][11] = "hold p99";
+            cells[0] = "method|location|kind|acquired|contended|failed|wait total|wait max|wait p99|hold total|hold max|hold p99".Split('|');
             for (int i = 0; i < shown; i++) {
                 SiteTotals t = sites[i];
                 string[] c = new string[Columns];

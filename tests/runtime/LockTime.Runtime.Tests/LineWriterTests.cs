@@ -53,26 +53,19 @@ public class LineWriterTests
     [Fact]
     public void AFileThatCannotBeOpenedWarnsOnceAndWritesToStderr()
     {
-        var err = new StringWriter();
-        var old = Console.Error;
-        Console.SetError(err);
-        try
+        using var err = new StderrCapture();
         {
             var w = new LineWriter();
             string bad = Path.Combine(Path.GetTempPath(), "no-such-dir-" + Guid.NewGuid(), "x.log");
             w.Enqueue(LineWriter.Entry(bad, "A::B", "A.cs:1", 2_000_000, 0));
             w.Enqueue(LineWriter.Entry(bad, "A::B", "A.cs:2", -1, 3_000_000));
             w.Drain();
-            var lines = err.ToString().Split('\n', StringSplitOptions.RemoveEmptyEntries);
+            var lines = err.Text.Split('\n', StringSplitOptions.RemoveEmptyEntries);
             Assert.Equal(3, lines.Length);
             Assert.StartsWith($"LockTime: warning: LOCKTIME_OUTPUT=\"{bad}\" cannot be opened (DirectoryNotFoundException", lines[0]);
             Assert.EndsWith("; using stderr", lines[0]);
             Assert.Equal("LockTime: A::B held 2.000 ms, waited 0.000 ms at A.cs:1", lines[1]);
             Assert.Equal("LockTime: A::B waited 3.000 ms, not acquired at A.cs:2", lines[2]);
-        }
-        finally
-        {
-            Console.SetError(old);
         }
     }
 }

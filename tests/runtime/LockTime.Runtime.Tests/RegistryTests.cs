@@ -111,10 +111,7 @@ public class RegistryTests : IDisposable
     public void AVersionMismatchWarnsOnceAndKeepsItsOwnSummary()
     {
         AppDomain.CurrentDomain.SetData(slot, new object[] { 2, "from a later LockTime" });
-        var err = new StringWriter();
-        var old = Console.Error;
-        Console.SetError(err);
-        try
+        using var err = new StderrCapture();
         {
             string sink = Path.Combine(dir, "own.log");
             var copy = new RuntimeCopy("old");
@@ -122,34 +119,23 @@ public class RegistryTests : IDisposable
             copy.Lock(new object(), 0);
             copy.Finish();
             Assert.Equal("LockTime: warning: another LockTime run-time in this process uses registry version 2 (this one: version 1); " +
-                         "using a separate summary and report for Old\n", err.ToString());
+                         "using a separate summary and report for Old\n", err.Text);
             Assert.StartsWith("LockTime: summary: 1 site in 1 assembly; 1 acquisition,", File.ReadAllLines(sink)[0]);
             Assert.Equal(2, ((object[])AppDomain.CurrentDomain.GetData(slot)!)[0]); // the other version's slot is left alone
-        }
-        finally
-        {
-            Console.SetError(old);
         }
     }
 
     [Fact]
     public void CopiesPrintEachWarningOnce()
     {
-        var err = new StringWriter();
-        var old = Console.Error;
-        Console.SetError(err);
-        try
+        using var err = new StderrCapture();
         {
             string sink = Path.Combine(dir, "w.log");
             var owner = new RuntimeCopy("w1");
             Assert.False(owner.Start("W1", 1, slot, sink, threshold: "abc"));
             Assert.False(new RuntimeCopy("w2").Start("W2", 1, slot, sink, threshold: "abc"));
             owner.Finish(); // before the folder goes: the summary at exit would find no folder
-            Assert.Equal("LockTime: warning: LOCKTIME_THRESHOLD_MS=\"abc\" is not a number from 0 to 1000000000000; using 1000\n", err.ToString());
-        }
-        finally
-        {
-            Console.SetError(old);
+            Assert.Equal("LockTime: warning: LOCKTIME_THRESHOLD_MS=\"abc\" is not a number from 0 to 1000000000000; using 1000\n", err.Text);
         }
     }
 

@@ -1,0 +1,14 @@
+// StderrCapture.cs - Console.Error captured for the length of a using block (tests run one at a time).
+namespace LockTime.Runtime.Tests;
+
+internal sealed class StderrCapture : IDisposable
+{
+    private readonly TextWriter old = Console.Error;
+    private readonly StringWriter text = new();
+
+    public StderrCapture() => Console.SetError(text);
+
+    public string Text => text.ToString();
+
+    public void Dispose() => Console.SetError(old);
+}
