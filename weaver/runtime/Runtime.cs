@@ -26,6 +26,7 @@ namespace LockTime.Runtime
         static long intervalTicks;         /* between reports; 0 = at exit only */
         static long nextReport;
         static int finished;
+        static int pid;                    /* read once, by the first report */
         static bool reportWarned;
 
         /// <summary>Starts from the environment and the baked site table. Returns true when timing is off.</summary>
@@ -189,7 +190,8 @@ namespace LockTime.Runtime
             if (c == null || c.Settings.ReportPath == null)
                 return;
             lock (writer) { /* one report at a time: the writer thread's and the exit's */
-                int pid = Platform.ProcessId();
+                if (pid == 0)
+                    pid = Platform.ProcessId();
                 string path = c.Settings.ReportFile(pid);
                 ProcessInfo p = new ProcessInfo();
                 p.Name = Platform.ProcessName();
