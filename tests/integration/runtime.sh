@@ -10,7 +10,9 @@
 #   - its xUnit tests (tests/runtime/LockTime.Runtime.Tests), one TAP line per test;
 #   - tests/runtime/Host, a program with the run-time compiled in and hand-written call-site stubs:
 #     the summary at exit (also after Environment.Exit), the report file, the settings and their
-#     warnings, the file sink, and 50 nested locks whose holds reporting does not lengthen.
+#     warnings, the file sink, 50 nested locks whose holds reporting does not lengthen, 64 threads
+#     whose lines all come out whole, and with tests/runtime/HostLib (a library with its own copy)
+#     one summary and one report for two assemblies.
 source "$(dirname "$0")/../lib.sh"
 DLL=$LT_BUILD/runtime/LockTime.Runtime.dll
 export MSBUILDDISABLENODEREUSE=1 DOTNET_CLI_USE_MSBUILD_SERVER=0
@@ -141,6 +143,24 @@ expect "nested: the summary follows the lines in the file" 'tail -n 3 "$LT_TMP/n
 expect "nested: outer holds are not lengthened by reporting" \
 	'awk "NR == 1 { lo = \$1; hi = \$1 } { if (\$1 < lo) lo = \$1; if (\$1 > hi) hi = \$1 } END { exit !(lo >= 20 && hi - lo < 5) }" <<<"$holds"' \
 	"holds (ms): $(tr '\n' ' ' <<<"$holds")"
+
+# An app and a library, each with its own copy of the run-time: one summary and one report with both.
+LOCKTIME_REPORT="$LT_TMP/l.json" host "$LT_TMP/l.out" "$LT_TMP/l.err" library
+expect "library: one summary for both assemblies" \
+	'[ "$(grep -c "^LockTime: summary: " "$LT_TMP/l.err")" -eq 1 ] && grep -q "^LockTime: summary: 2 sites in 2 assemblies; 101 acquisitions" "$LT_TMP/l.err"' \
+	"$(cat "$LT_TMP/l.err")"
+expect "library: one report with both assemblies' sites" \
+	'[ "$(report_field "$LT_TMP/l.json" Program.cs:10 "(s[\"assembly\"], s[\"acquisitions\"])")" = "('"'"'HostLib'"'"', 100)" ] &&
+	 [ "$(report_field "$LT_TMP/l.json" Program.cs:11 "(s[\"assembly\"], s[\"acquisitions\"])")" = "('"'"'Host'"'"', 1)" ]' "$(cat "$LT_TMP/l.json")"
+
+# 64 threads on 8 locks at threshold 0 into one file: every line whole, none lost but those counted as dropped.
+LOCKTIME_THRESHOLD_MS=0 LOCKTIME_OUTPUT="$LT_TMP/many.log" host "$LT_TMP/m.out" "$LT_TMP/m.err" many
+whole=$(grep -cE '^LockTime: Host.Program::Count held [0-9]+\.[0-9]{3} ms, waited [0-9]+\.[0-9]{3} ms at Program.cs:11$' "$LT_TMP/many.log")
+dropped=$(sed -nE 's/^LockTime: summary: .*; ([0-9]+) lines? dropped.*/\1/p' "$LT_TMP/many.log")
+expect "many threads: 32000 acquisitions" 'grep -q "^LockTime: summary: 1 site in 1 assembly; 32000 acquisitions" "$LT_TMP/many.log"' "$(tail -n 4 "$LT_TMP/many.log")"
+expect "many threads: every line whole, lines + dropped = 32000" \
+	'[ $((whole + ${dropped:-0})) -eq 32000 ] && [ "$(grep -cvE "^LockTime: (Host.Program::Count held|summary: |top 1 site|  )" "$LT_TMP/many.log")" -eq 0 ]' \
+	"$whole whole lines, ${dropped:-0} dropped; other lines: $(grep -vE '^LockTime: (Host.Program::Count held|summary: |top 1 site|  )' "$LT_TMP/many.log" | head -n 3)"
 
 # Environment.Exit: the summary still appears, and the exit code is the program's.
 host "$LT_TMP/e.out" "$LT_TMP/e.err" exit

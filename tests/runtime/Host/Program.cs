@@ -1,36 +1,18 @@
 // Program.cs - lock scenarios through hand-written call-site stubs, for tests/integration/runtime.sh.
-//   Host nested | threads | contended | exit | interval REPORT
+//   Host nested | threads | contended | exit | library | many | interval REPORT
 using System;
 using System.IO;
 using System.Threading;
 using LockTime.Runtime;
+using TestHost;
 
 internal static class Program
 {
     private static readonly string[] Names = { "Host.Program::Nested", "Host.Program::Count", "Host.Program::Hold", "Host.Program::Wait" };
 
-    // The stubs the weaver will generate for Monitor.Enter(object) and Monitor.Exit(object).
-    private static void Enter(object o, int site)
-    {
-        if (Api.Off) {
-            Monitor.Enter(o);
-            return;
-        }
-        long t0 = Clock.Ticks();
-        if (Monitor.TryEnter(o)) {
-            Api.Acquired(o, site, t0, t0, false);
-            return;
-        }
-        Monitor.Enter(o);
-        Api.Acquired(o, site, t0, Clock.Ticks(), true);
-    }
+    private static void Enter(object o, int site) => Stubs.Enter(o, site);
 
-    private static void Exit(object o)
-    {
-        Monitor.Exit(o);
-        if (!Api.Off)
-            Api.Released(o);
-    }
+    private static void Exit(object o) => Stubs.Exit(o);
 
     private static void Nested(object[] locks, int depth)
     {
@@ -48,12 +30,7 @@ internal static class Program
 
     private static int Main(string[] args)
     {
-        // What SiteList.Load will do in a woven assembly: the weaver writes this table.
-        var table = new SiteTable();
-        table.Begin("Host", Names.Length);
-        for (int i = 0; i < Names.Length; i++)
-            table.Define(i, Names[i], "Program.cs:" + (10 + i), "/src/Host/Program.cs", 10 + i, "Monitor.Enter");
-        Runtime.StartWith(table, Settings.FromEnvironment(), Registry.Slot);
+        Stubs.Start("Host", Names);
 
         switch (args[0]) {
         case "nested": {
@@ -90,6 +67,27 @@ internal static class Program
             Enter(l, 1);
             Exit(l);
             Environment.Exit(3);
+            break;
+        }
+        case "library": { // two woven assemblies, two copies of the run-time: one summary, one report
+            object l = new object();
+            Enter(l, 1);
+            Exit(l);
+            HostLib.Library.Work(100);
+            break;
+        }
+        case "many": { // 64 threads on 8 locks: at threshold 0 a line per lock, all through one writer
+            var locks = new object[8];
+            for (int i = 0; i < locks.Length; i++)
+                locks[i] = new object();
+            var threads = new Thread[64];
+            for (int k = 0; k < threads.Length; k++) {
+                object mine = locks[k % locks.Length];
+                threads[k] = new Thread(() => { for (int i = 0; i < 500; i++) { Enter(mine, 1); Exit(mine); } });
+                threads[k].Start();
+            }
+            foreach (var t in threads)
+                t.Join();
             break;
         }
         case "interval": {
