@@ -12,7 +12,7 @@
 #     the summary at exit (also after Environment.Exit), the report file, the settings and their
 #     warnings, the file sink, 50 nested locks whose holds reporting does not lengthen, 64 threads
 #     whose lines all come out whole, and with tests/runtime/HostLib (a library with its own copy)
-#     one summary and one report for two assemblies.
+#     one summary and one report for two assemblies; the same program built for net48 under Mono.
 source "$(dirname "$0")/../lib.sh"
 DLL=$LT_BUILD/runtime/LockTime.Runtime.dll
 export MSBUILDDISABLENODEREUSE=1 DOTNET_CLI_USE_MSBUILD_SERVER=0
@@ -96,7 +96,7 @@ if [ "$xunit_rc" -ne 0 ] || ! grep -qE '^ +Passed ' "$xunit_log"; then
 fi
 
 # The host program: each scenario's stdout, stderr and exit status.
-check "host program builds" dotnet build "$LT_ROOT/tests/runtime/Host/Host.csproj" "${DOTNET_OPTS[@]}" -o "$LT_TMP/host" || exit 1
+check "host program builds" dotnet build "$LT_ROOT/tests/runtime/Host/Host.csproj" "${DOTNET_OPTS[@]}" -f net10.0 -o "$LT_TMP/host" || exit 1
 host() { # OUT ERR ARGS... (with the caller's environment): sets host_rc
 	local out=$1 err=$2
 	shift 2
@@ -192,3 +192,19 @@ for w in 'LOCKTIME_DISABLED="maybe" is not 1/true/yes/on or 0/false/no/off; usin
 	expect "bad values: one warning: ${w%% *}" '[ "$(grep -cF "LockTime: warning: $w" "$LT_TMP/b.err")" -eq 1 ]' "$(cat "$LT_TMP/b.err")"
 done
 expect "bad values: nothing else warns" '[ "$(grep -c "warning" "$LT_TMP/b.err")" -eq 4 ]' "$(cat "$LT_TMP/b.err")"
+
+# The same program for net48, under Mono: its Console, files and threads, System.dll's Process found by
+# reflection for the pid, and a netstandard2.0 library beside it.
+if check "host program builds for net48" dotnet build "$LT_ROOT/tests/runtime/Host/Host.csproj" "${DOTNET_OPTS[@]}" -f net48 -o "$LT_TMP/host48"; then
+	(cd "$LT_TMP" && LOCKTIME_REPORT="$LT_TMP/mono-{pid}.json" mono "$LT_TMP/host48/Host.exe" library >"$LT_TMP/mono.out" 2>"$LT_TMP/mono.err")
+	mono_report=$(ls "$LT_TMP"/mono-*.json 2>/dev/null | head -n 1)
+	expect "mono: one summary for both assemblies" 'grep -q "^LockTime: summary: 2 sites in 2 assemblies; 101 acquisitions" "$LT_TMP/mono.err"' \
+		"$(cat "$LT_TMP/mono.err" "$LT_TMP/mono.out")"
+	expect "mono: the report names the process id it is named with" \
+		'[ -n "$mono_report" ] && [ "$(python3 -c "import json, sys; print(json.load(open(sys.argv[1]))[\"process\"][\"pid\"])" "$mono_report")" = "$(basename "$mono_report" .json | sed "s/^mono-//")" ] && [ "$mono_report" != "$LT_TMP/mono-0.json" ]' \
+		"report: ${mono_report:-none}"
+	(cd "$LT_TMP" && mono "$LT_TMP/host48/Host.exe" exit >"$LT_TMP/mono-exit.out" 2>"$LT_TMP/mono-exit.err")
+	mono_rc=$?
+	expect "mono: summary after Environment.Exit, exit code kept" '[ "$mono_rc" -eq 3 ] && grep -q "^LockTime: summary: 1 site" "$LT_TMP/mono-exit.err"' \
+		"rc $mono_rc: $(cat "$LT_TMP/mono-exit.err")"
+fi
