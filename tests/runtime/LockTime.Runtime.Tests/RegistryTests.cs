@@ -51,6 +51,9 @@ internal sealed class RuntimeCopy
     }
 
     public void Finish() => Call("Runtime", "Finish");
+
+    /// <summary>Api.Off, read as a call-site stub reads it first: this starts the copy from the environment.</summary>
+    public bool Off() => (bool)T("Api").GetField("Off", BindingFlags.Static | BindingFlags.NonPublic)!.GetValue(null)!;
 }
 
 public class RegistryTests : IDisposable
@@ -140,6 +143,35 @@ public class RegistryTests : IDisposable
     }
 
     [Fact]
+    public void ReadingOffStartsTheCopyFromTheEnvironment()
+    {
+        string? disabled = Environment.GetEnvironmentVariable("LOCKTIME_DISABLED");
+        string? summary = Environment.GetEnvironmentVariable("LOCKTIME_SUMMARY");
+        object? slotBefore = AppDomain.CurrentDomain.GetData(LockTime.Runtime.Registry.Slot);
+        try
+        {
+            Environment.SetEnvironmentVariable("LOCKTIME_SUMMARY", "0"); // no summary from these copies at the test host's exit
+            Environment.SetEnvironmentVariable("LOCKTIME_DISABLED", "Yes");
+            AppDomain.CurrentDomain.SetData(LockTime.Runtime.Registry.Slot, null);
+            Assert.True(new RuntimeCopy("env-off").Off());
+            Assert.Null(AppDomain.CurrentDomain.GetData(LockTime.Runtime.Registry.Slot)); // disabled: nothing joined
+            Environment.SetEnvironmentVariable("LOCKTIME_DISABLED", null);
+            var on = new RuntimeCopy("env-on");
+            Assert.False(on.Off());
+            var registry = Assert.IsType<object[]>(AppDomain.CurrentDomain.GetData(LockTime.Runtime.Registry.Slot));
+            Assert.Equal(1, registry[0]);
+            on.Call("Api", "Released", new object()); // no site table (the template's is empty), no frame: nothing happens
+            on.Call("Api", "NotAcquired", 5, 0L, 10L); // an id outside the table: ignored, never thrown
+        }
+        finally
+        {
+            Environment.SetEnvironmentVariable("LOCKTIME_DISABLED", disabled);
+            Environment.SetEnvironmentVariable("LOCKTIME_SUMMARY", summary);
+            AppDomain.CurrentDomain.SetData(LockTime.Runtime.Registry.Slot, slotBefore);
+        }
+    }
+
+    [Fact]
     public void SummaryZeroPrintsNothingAndDisabledStartsNothing()
     {
         string sink = Path.Combine(dir, "none.log");
@@ -150,10 +182,8 @@ public class RegistryTests : IDisposable
         Assert.False(File.Exists(sink));
 
         var off = new RuntimeCopy("off");
-        object table = Activator.CreateInstance(typeof(LockTime.Runtime.SiteTable).Assembly.GetType("LockTime.Runtime.SiteTable")!, true)!;
         object settings = off.Call("Settings", "Parse", "yes", null, null, null, null, null, "1", "stderr", "10", "")!;
-        Assert.True((bool)off.Call("Runtime", "StartWith", null, settings, slot + ".off")!);
+        Assert.True((bool)off.Call("Runtime", "StartWith", null, settings, slot + ".off")!); // no sites needed: nothing starts
         Assert.Null(AppDomain.CurrentDomain.GetData(slot + ".off"));
-        GC.KeepAlive(table);
     }
 }
