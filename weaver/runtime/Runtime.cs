@@ -62,11 +62,15 @@ namespace LockTime.Runtime
                 AppDomain domain = AppDomain.CurrentDomain;
                 lock (domain) {
                     object data = domain.GetData(slot);
+                    if (data != null && !Registry.IsCurrent(data)) {
+                        /* another layout holds the slot: the copies of this one meet beside it */
+                        mismatch = Registry.Describe(data);
+                        slot = slot + ".v" + Registry.Version.ToString(System.Globalization.CultureInfo.InvariantCulture);
+                        data = domain.GetData(slot);
+                    }
                     if (data != null && Registry.IsCurrent(data)) {
                         registry = (object[])data;
                     } else {
-                        if (data != null)
-                            mismatch = Registry.Describe(data);
                         Own(c);
                         if (data == null)
                             domain.SetData(slot, registry);
@@ -79,7 +83,7 @@ namespace LockTime.Runtime
                     Warn(settings.Warnings[i]);
                 if (mismatch != null)
                     Warn("LockTime: warning: another LockTime run-time in this process uses " + mismatch +
-                         " (this one: version 1); using a separate summary and report for " + sites.Assembly);
+                         " (this one: version 1); the assemblies of version 1 give a separate summary and report");
                 Current = c;
                 return false;
             } catch (Exception) {
@@ -87,7 +91,7 @@ namespace LockTime.Runtime
             }
         }
 
-        /// <summary>Makes this copy the owner: a new registry (kept private on a version mismatch), the writer thread, the exit handler.</summary>
+        /// <summary>Makes this copy the owner: a new registry, the writer thread, the exit handler.</summary>
         static void Own(Collector c)
         {
             writer = new LineWriter();

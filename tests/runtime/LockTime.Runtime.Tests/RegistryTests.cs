@@ -111,21 +111,25 @@ public class RegistryTests : IDisposable
     }
 
     [Fact]
-    public void AVersionMismatchWarnsOnceAndKeepsItsOwnSummary()
+    public void AVersionMismatchWarnsOnceAndTheCopiesOfThisVersionMeetBesideIt()
     {
         AppDomain.CurrentDomain.SetData(slot, new object[] { 2, "from a later LockTime" });
         using var err = new StderrCapture();
         {
             string sink = Path.Combine(dir, "own.log");
-            var copy = new RuntimeCopy("old");
-            Assert.False(copy.Start("Old", 1, slot, sink));
-            copy.Lock(new object(), 0);
-            copy.Finish();
+            RuntimeCopy a = new("old-a"), b = new("old-b");
+            Assert.False(a.Start("OldA", 1, slot, sink));
+            Assert.False(b.Start("OldB", 1, slot, sink));
+            a.Lock(new object(), 0);
+            b.Lock(new object(), 0);
+            a.Finish();
             Assert.Equal("LockTime: warning: another LockTime run-time in this process uses registry version 2 (this one: version 1); " +
-                         "using a separate summary and report for Old\n", err.Text);
-            Assert.StartsWith("LockTime: summary: 1 site in 1 assembly; 1 acquisition,", File.ReadAllLines(sink)[0]);
+                         "the assemblies of version 1 give a separate summary and report\n", err.Text);
+            Assert.StartsWith("LockTime: summary: 2 sites in 2 assemblies; 2 acquisitions,", File.ReadAllLines(sink)[0]);
             Assert.Equal(2, ((object[])AppDomain.CurrentDomain.GetData(slot)!)[0]); // the other version's slot is left alone
+            Assert.Equal(1, ((object[])AppDomain.CurrentDomain.GetData(slot + ".v1")!)[0]);
         }
+        AppDomain.CurrentDomain.SetData(slot + ".v1", null);
     }
 
     [Fact]
