@@ -1,11 +1,12 @@
 /* image.h - a .NET assembly open for editing: its PE file, its metadata and
  * its method bodies, and the writer that lays them out again.
  *
- * Layout on write (docs/image-layout.md): every byte of the input is kept
- * where it was; one section, ".lttext", is appended holding the new metadata
- * root and the new or changed method bodies; the CLI header's MetaData
- * directory and the changed MethodDef RVAs point into it.  Tokens, heap
- * indexes, resources, FieldRVA data and debug entries stay valid. */
+ * Layout on write (docs/image-layout.md): the section that holds the CLI
+ * header is written anew after the last section with the bodies still in
+ * use, the new metadata root, resources, strong-name signature, debug data,
+ * import table, entry stub and FieldRVA data; its old range is reserved by a
+ * section without file data; every other section keeps its RVA and bytes.
+ * Tokens and heap indexes stay valid; RVAs into the section are re-pointed. */
 #ifndef IMAGE_H
 #define IMAGE_H
 
@@ -31,7 +32,7 @@ struct img_debug_data {
 	uint8_t *data;      /* owned; NULL = the input's data is kept */
 	uint32_t len;
 	uint32_t timestamp; /* the entry's new TimeDateStamp */
-	uint32_t sec_off;   /* set by img_write: offset in the appended section, when moved there */
+	uint32_t sec_off;   /* set by img_layout: offset of the data in the new CLI section */
 };
 
 struct img {
@@ -77,10 +78,9 @@ int img_set_method_body(struct img *img, uint32_t row, const uint8_t *body, size
 
 /* Give debug directory entry `index` (0-based, in pe.debug order; asserted
  * below pe.ndebug) a copy of data[0..len) and TimeDateStamp `timestamp`, for
- * img_write to lay out: in place when len fits the input entry's SizeOfData
- * (the rest of the old data zeroed), else in the appended section, 4-byte
- * aligned, with AddressOfRawData and PointerToRawData patched; SizeOfData
- * becomes len (PE/COFF "Debug Directory").  Setting an entry again replaces
+ * img_layout to place in the new CLI section, 4-byte aligned, with
+ * AddressOfRawData and PointerToRawData pointing at it; SizeOfData becomes
+ * len (PE/COFF "Debug Directory").  Setting an entry again replaces
  * the earlier data.  Returns 0, or -1 with LT_E_NOMEM, LT_E_LIMIT past
  * 0x7FFFFFFF bytes. */
 int img_set_debug_data(struct img *img, uint32_t index, const uint8_t *data, size_t len, uint32_t timestamp);
@@ -94,17 +94,13 @@ int img_set_debug_data(struct img *img, uint32_t index, const uint8_t *data, siz
 int img_string_token(struct img *img, const char *s, uint32_t *out);
 
 /* An output range whose bytes differ from the base layout: an owned copy,
- * patched (the headers, the CLI header, debug entries and their data). */
+ * patched (the headers, the CLI header, debug entries, import and
+ * relocation fields). */
 struct img_patch {
 	uint32_t off;  /* file offset in the output */
 	uint32_t len;
 	uint8_t *data; /* owned */
 };
-
-/* Runs of an unpatched output: headers, fill, sections, fill, the new
- * section (its own bytes split by the input metadata it takes in place,
- * md_write_refs), fill. */
-#define IMG_OUT_MAX_BASE (6 + 2 * MD_MAX_REFS)
 
 /* An image laid out by img_layout, held as the pieces of the output file
  * rather than one buffer: runs of the input file, zero fill, the new section
@@ -112,11 +108,12 @@ struct img_patch {
  * assembly never needs a second copy of it in memory.  The pieces point into
  * img->file: use them before img_free. */
 struct img_out {
-	struct lt_iov base[IMG_OUT_MAX_BASE]; /* the unpatched output in order (image_write.c) */
-	size_t nbase;
+	struct lt_iov *base;       /* owned: the unpatched output in order (image_write.c):
+				    * input runs, zero fill (NULL data), out->section's bytes */
+	size_t nbase, cap;
 	struct img_patch *patches; /* owned, sorted by off, not overlapping */
 	size_t npatches;
-	struct lt_buf section;     /* the appended section's contents */
+	struct lt_buf section;     /* the new bytes of the CLI section (bodies, debug data, metadata) */
 	struct lt_iov *parts;      /* owned: base with the patches applied, in order */
 	size_t nparts;
 	size_t len;                /* the output's size in bytes */
@@ -128,8 +125,13 @@ struct img_out {
  * img_out_free, even on failure); write it with lt_file_write_atomic_v
  * (out->parts) or join it with img_out_join.  When nothing was edited the
  * output is still a valid image with new metadata; callers that want
- * byte-identical output for "no change" skip the write.  Returns 0, or -1
- * with LT_E_LAYOUT (no room to add a section) or LT_E_NOMEM. */
+ * byte-identical output for "no change" skip the write.  The image's
+ * metadata cells are as loaded again afterwards.  Returns 0, or -1 with
+ * LT_E_LAYOUT (no room for one more section header; a data directory other
+ * than import, IAT, debug, base relocations or CLI header, or a relocation
+ * other than HIGHLOW/DIR64, in the CLI header's section; something pointing
+ * into the input metadata root; relocated fields that no longer share a
+ * page) or LT_E_NOMEM. */
 int img_layout(struct img *img, struct img_out *out);
 
 /* img_layout, joined into one buffer `out` (its old contents replaced), for
@@ -142,6 +144,10 @@ int img_write(struct img *img, struct lt_buf *out);
  * layout when needed.  Ranges past the base's end are refused.  Returns the
  * pointer, valid until the next call, or NULL with LT_E_NOMEM / LT_E_LAYOUT. */
 uint8_t *img_out_patch(struct img_out *out, uint32_t off, uint32_t len);
+
+/* Append the run data[0..len) (NULL data: len zero bytes) to out->base;
+ * a run of 0 bytes is skipped.  Returns 0, or -1 with LT_E_NOMEM. */
+int img_out_add(struct img_out *out, const uint8_t *data, uint64_t len);
 
 /* Build out->parts from out->base and out->patches and set out->len.
  * Returns 0, or -1 with LT_E_NOMEM. */

@@ -1,7 +1,7 @@
 /* image_out.c - an output image held as pieces: base runs plus patched copies
  * (see struct img_out in image.h).  The writer (image_write.c) describes the
- * unpatched output as a few runs - input bytes, zero fill, the new section -
- * and asks here for writable bytes wherever it patches a header field; only
+ * unpatched output as runs - input bytes, zero fill, the new section's own
+ * bytes - and asks here for writable bytes wherever it patches a field; only
  * those ranges are copied. */
 #include "image.h"
 #include "lt_error.h"
@@ -16,6 +16,24 @@ static uint64_t base_len(const struct img_out *out)
 	for (size_t i = 0; i < out->nbase; i++)
 		n += out->base[i].len;
 	return n;
+}
+
+int img_out_add(struct img_out *out, const uint8_t *data, uint64_t len)
+{
+	if (!len)
+		return 0;
+	if (len > SIZE_MAX)
+		return lt_error_set(LT_E_LAYOUT, "image would pass the address space");
+	if (out->nbase == out->cap) {
+		size_t n = out->cap ? 2 * out->cap : 64;
+		struct lt_iov *b = realloc(out->base, n * sizeof *b);
+		if (!b)
+			return lt_error_set(LT_E_NOMEM, "out of memory");
+		out->base = b;
+		out->cap = n;
+	}
+	out->base[out->nbase++] = (struct lt_iov){ data, (size_t)len };
+	return 0;
 }
 
 /* Copy the base layout's bytes [off, off+len) to dst (the caller checked the
@@ -152,6 +170,7 @@ void img_out_free(struct img_out *out)
 		free(out->patches[i].data);
 	free(out->patches);
 	free(out->parts);
+	free(out->base);
 	lt_buf_free(&out->section);
 	memset(out, 0, sizeof *out);
 }

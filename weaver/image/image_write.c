@@ -1,268 +1,678 @@
-/* image_write.c - laying an edited assembly out again: append-and-patch.
+/* image_write.c - laying an edited assembly out again (docs/image-layout.md).
  *
- * Every byte of the input stays (sections, resources, FieldRVA data, debug
- * data, any overlay); one section is appended with the changed method bodies
- * and a complete new metadata root.  Only header fields are patched:
- * NumberOfSections, SizeOfImage, SizeOfInitializedData, SizeOfHeaders (when
- * the section table had to grow), CheckSum, the certificate directory (an
- * Authenticode signature no longer matches, so it is dropped), the CLI
- * header's MetaData directory, and file offsets when sections moved.
- * See docs/image-layout.md. */
+ * The section that holds the CLI header (".text": method bodies, metadata,
+ * managed resources, strong-name signature, debug directory, import table
+ * and entry stub, FieldRVA data) is written anew after the last section, as
+ * Mono.Cecil and dnlib lay it out: the structures of known extent that are
+ * still in use are copied, the metadata root, the changed bodies and new
+ * debug data are written fresh, and the input bytes nothing uses any more
+ * (the old root, replaced bodies, padding) are dropped.  Every RVA that
+ * pointed into the section is re-pointed: the entry point, data directories,
+ * CLI header fields (II.25.3.3), MethodDef and FieldRVA cells (II.22.26,
+ * II.22.18), import descriptors and thunks, base relocations and the
+ * addresses they fix up, debug entries.  The old address range stays
+ * reserved by a section without file data, so the address space has no gap.
+ * Every other section keeps its RVA and its bytes; only file offsets move. */
 #include "image.h"
+#include "image_text.h"
 #include "lt_error.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define SECTION_HEADER_SIZE 40
-#define NEW_SECTION_NAME ".lttext"
-/* IMAGE_SCN_CNT_INITIALIZED_DATA | IMAGE_SCN_MEM_READ: IL and metadata are data. */
-#define NEW_SECTION_FLAGS 0x40000040u
+#define HOLE_NAME ".unused"
+/* IMAGE_SCN_CNT_UNINITIALIZED_DATA | IMAGE_SCN_MEM_READ: reserved, no file data. */
+#define HOLE_FLAGS 0x40000080u
+#define SCN_CNT_CODE 0x20u
+#define SCN_CNT_INITIALIZED_DATA 0x40u
+#define REL_ABSOLUTE 0
+#define REL_HIGHLOW 3
+#define REL_DIR64 10
+#define MAX_IMPORTS 64 /* import descriptors and thunks read; an IL-only image has one each */
 
 static uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) & ~(a - 1); }
 
-/* Whether debug entry i has new data that does not fit where its old data is. */
-static int debug_moves(const struct img *img, uint32_t i)
+struct layout {
+	const struct img *img;
+	struct text text;
+	uint16_t sec;           /* index of the CLI header's section */
+	uint32_t headers;       /* new SizeOfHeaders */
+	uint32_t hdr_len;       /* output bytes before the first section's data */
+	uint32_t first_raw;     /* input bytes before the first section's data */
+	uint32_t *raw;          /* new PointerToRawData of each input section (owned) */
+	uint32_t new_base;      /* offset of the freshly written part in the new section */
+	uint32_t text_len, text_raw;
+	uint32_t tail_start, tail_end, tail_raw; /* bytes after the last section (less a certificate) */
+	uint64_t image_base;
+	uint32_t md_off, md_len;
+	struct img_out *out;    /* the output pass 2 writes into */
+	uint32_t *saved;        /* the input's MethodDef then FieldRVA RVA cells (owned) */
+};
+
+/* A field of the input that holds an RVA (or ImageBase + RVA). */
+struct site {
+	uint32_t at;        /* input file offset of the field */
+	uint8_t width;      /* 4 or 8 bytes */
+	uint8_t va;         /* the field holds ImageBase + RVA */
+	uint32_t rva;
+	uint32_t keep;      /* > 0: the structure there is this long, kept whole */
+	const char *what;
+};
+
+typedef int (*site_fn)(struct layout *l, const struct site *s);
+
+static const struct pe_section *cli_section(const struct layout *l) { return &l->img->pe.sections[l->sec]; }
+
+static uint32_t section_span(const struct pe_section *s)
 {
-	const struct img_debug_data *d = img->debug_data ? &img->debug_data[i] : NULL;
-	return d && d->data && (d->len > img->pe.debug[i].size || img->pe.debug[i].file_offset == 0);
+	return s->virtual_size > s->raw_size ? s->virtual_size : s->raw_size;
 }
 
-/* The new section: its own bytes in `sec` - changed bodies (each 4-byte
- * aligned, II.25.4.3 requires it of fat headers), the metadata root, then new
- * debug entry data that outgrew its old place - and the input's heap bytes
- * that belong inside the root, left in the file and recorded in refs
- * (md_write_refs).  Offsets (MethodDef RVAs, *md_off, debug sec_off) are in
- * the section as written, refs inserted; *len is its full length.  MethodDef
- * RVAs of the changed bodies are set first, since they are metadata cells. */
-static int build_section(struct img *img, uint32_t va, struct lt_buf *sec, struct md_ref *refs,
-			 unsigned *nrefs, uint32_t *md_off, uint32_t *md_len, uint64_t *len)
+static int in_text(const struct layout *l, uint32_t rva)
 {
+	return rva >= l->text.lo && rva < l->text.hi;
+}
+
+/* The input file offset of [rva, rva+len). */
+static int input_at(const struct layout *l, uint32_t rva, uint32_t len, uint32_t *out, const char *what)
+{
+	return pe_rva_to_offset(&l->img->pe, rva, len, out, LT_E_LAYOUT, what);
+}
+
+/* Where input file offset off (a field `len` bytes long) is in the output. */
+static int output_at(const struct layout *l, uint32_t off, uint32_t len, uint32_t *out)
+{
+	const struct pe_file *pe = &l->img->pe;
+	uint64_t end = (uint64_t)off + len;
+
+	if (end <= l->first_raw) {
+		*out = off;
+		return 0;
+	}
+	for (uint16_t i = 0; i < pe->nsections; i++) {
+		const struct pe_section *s = &pe->sections[i];
+		uint32_t rva;
+		if (!s->raw_size || off < s->raw_ptr || end > (uint64_t)s->raw_ptr + s->raw_size)
+			continue;
+		if (i != l->sec) {
+			*out = l->raw[i] + (off - s->raw_ptr);
+			return 0;
+		}
+		if (text_map(&l->text, s->virtual_address + (off - s->raw_ptr), &rva, "data") < 0)
+			return -1;
+		*out = l->text_raw + (rva - l->text.va);
+		return 0;
+	}
+	if (off >= l->tail_start && end <= l->tail_end) {
+		*out = l->tail_raw + (off - l->tail_start);
+		return 0;
+	}
+	return lt_error_set(LT_E_LAYOUT, "file offset 0x%x is in no section", off);
+}
+
+/* Set the width-byte field at input file offset `at` to v in the output. */
+static int put_at(struct img_out *out, const struct layout *l, uint32_t at, unsigned width, uint64_t v)
+{
+	uint32_t o;
+	uint8_t *p;
+
+	if (output_at(l, at, width, &o) < 0 || !(p = img_out_patch(out, o, width)))
+		return -1;
+	for (unsigned i = 0; i < width; i++)
+		p[i] = (uint8_t)(v >> 8 * i);
+	return 0;
+}
+
+static uint64_t read_field(const struct layout *l, uint32_t at, unsigned width)
+{
+	const uint8_t *p = l->img->file + at;
+	return width == 8 ? (uint64_t)lt_le32(p) | (uint64_t)lt_le32(p + 4) << 32 : lt_le32(p);
+}
+
+/* Pass 1: keep what a site names. */
+static int collect_site(struct layout *l, const struct site *s)
+{
+	return s->keep ? text_keep(&l->text, s->rva, s->keep) : text_point(&l->text, s->rva);
+}
+
+/* Pass 2: re-point a site that pointed into the section. */
+static int patch_site(struct layout *l, const struct site *s)
+{
+	uint32_t rva;
+
+	if (!in_text(l, s->rva))
+		return 0;
+	if (text_map(&l->text, s->rva, &rva, s->what) < 0)
+		return -1;
+	return put_at(l->out, l, s->at, s->width, s->va ? l->image_base + rva : rva);
+}
+
+/* The entry point, the data directories and the CLI header's directories. */
+static int walk_headers(struct layout *l, site_fn fn)
+{
+	const struct pe_file *pe = &l->img->pe;
+	uint32_t dirs = pe->opt_offset + (pe->pe32plus ? 112 : 96), cli = pe->cli.offset;
+	const struct pe_dir *cd[] = { &pe->cli.resources, &pe->cli.strong_name, &pe->cli.code_manager,
+				      &pe->cli.export_jumps };
+	static const uint32_t cd_at[] = { 24, 32, 40, 56 };
+	uint32_t entry = lt_le32(l->img->file + pe->opt_offset + 16);
+
+	if (entry && fn(l, &(struct site){ pe->opt_offset + 16, 4, 0, entry, 0, "entry point" }) < 0)
+		return -1;
+	for (uint32_t i = 0; i < pe->ndirs; i++) {
+		const struct pe_dir *d = &pe->dirs[i];
+		if (i == PE_DIR_CERTIFICATE || !d->rva || !in_text(l, d->rva))
+			continue;
+		/* II.25.2.3.3: an IL-only image has only these (the runtime
+		 * refuses others); Win32 resources live in their own section. */
+		if (i != PE_DIR_IMPORT && i != PE_DIR_BASERELOC && i != PE_DIR_DEBUG && i != PE_DIR_IAT &&
+		    i != PE_DIR_CLI_HEADER)
+			return lt_error_set(LT_E_LAYOUT, "data directory %u points into section %s, which holds the CLI header",
+					    i, cli_section(l)->name);
+		if (fn(l, &(struct site){ dirs + 8 * i, 4, 0, d->rva, d->size ? d->size : 1, "data directory" }) < 0)
+			return -1;
+	}
+	for (unsigned i = 0; i < sizeof cd / sizeof *cd; i++)
+		if (cd[i]->rva && fn(l, &(struct site){ cli + cd_at[i], 4, 0, cd[i]->rva, cd[i]->size ? cd[i]->size : 1,
+							 "CLI header directory" }) < 0)
+			return -1;
+	if ((pe->cli.flags & PE_COMIMAGE_NATIVE_ENTRYPOINT) && pe->cli.entry_point &&
+	    fn(l, &(struct site){ cli + 20, 4, 0, pe->cli.entry_point, 0, "native entry point" }) < 0)
+		return -1;
+	return 0;
+}
+
+/* One thunk array (ILT or IAT) of an import descriptor: every entry that
+ * imports by name holds the RVA of its hint/name entry. */
+static int walk_thunks(struct layout *l, uint32_t rva, site_fn fn)
+{
+	unsigned w = l->img->pe.pe32plus ? 8 : 4;
+
+	for (unsigned k = 0; rva && k < MAX_IMPORTS; k++) {
+		uint32_t at;
+		uint64_t v, ordinal = (uint64_t)1 << (8 * w - 1);
+		if (input_at(l, rva + k * w, w, &at, "import thunk") < 0)
+			return -1;
+		if (!(v = read_field(l, at, w)))
+			break;
+		if (!(v & ordinal) && fn(l, &(struct site){ at, (uint8_t)w, 0, (uint32_t)v, 0, "import name" }) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The import descriptors (PE/COFF "Import Directory Table"): the lookup
+ * table, name and address table RVAs, and the thunks. */
+static int walk_imports(struct layout *l, site_fn fn)
+{
+	const struct pe_dir *d = &l->img->pe.dirs[PE_DIR_IMPORT];
+	static const uint32_t fields[] = { 0, 12, 16 }; /* OriginalFirstThunk, Name, FirstThunk */
+
+	if (l->img->pe.ndirs <= PE_DIR_IMPORT || !d->rva)
+		return 0;
+	for (uint32_t i = 0; i < MAX_IMPORTS && (uint64_t)(i + 1) * 20 <= d->size; i++) {
+		uint32_t at, v[3], f;
+		if (input_at(l, d->rva + 20 * i, 20, &at, "import descriptor") < 0)
+			return -1;
+		for (f = 0; f < 3; f++)
+			v[f] = lt_le32(l->img->file + at + fields[f]);
+		if (!v[0] && !v[1] && !v[2])
+			break;
+		for (f = 0; f < 3; f++)
+			if (v[f] && fn(l, &(struct site){ at + fields[f], 4, 0, v[f], 0, "import descriptor" }) < 0)
+				return -1;
+		if (walk_thunks(l, v[0], fn) < 0 || walk_thunks(l, v[2], fn) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The base relocations (PE/COFF ".reloc"): each HIGHLOW/DIR64 entry names a
+ * field holding ImageBase + RVA.  Pass 1 (patch == 0) keeps the fields and
+ * what they point at; pass 2 re-points the values and moves the entries of
+ * fields that moved (a block's entries must stay on one 4 KiB page). */
+static int walk_relocs(struct layout *l, site_fn fn, int patch)
+{
+	const struct pe_file *pe = &l->img->pe;
+	const struct pe_dir *d = &pe->dirs[PE_DIR_BASERELOC];
+	uint32_t pos = 0;
+
+	if (pe->ndirs <= PE_DIR_BASERELOC || !d->rva)
+		return 0;
+	while (pos + 8 <= d->size) {
+		uint32_t at, page, size, new_page = UINT32_MAX;
+		if (input_at(l, d->rva + pos, 8, &at, "relocation block") < 0)
+			return -1;
+		page = lt_le32(l->img->file + at);
+		size = lt_le32(l->img->file + at + 4);
+		if (size < 8 || size > d->size - pos || input_at(l, d->rva + pos, size, &at, "relocation block") < 0)
+			return lt_error_set(LT_E_LAYOUT, "relocation block at RVA 0x%x: size %u", d->rva + pos, size);
+		for (uint32_t e = 8; e + 2 <= size; e += 2) {
+			uint16_t entry = lt_le16(l->img->file + at + e);
+			uint32_t loc = page + (entry & 0xFFF), field, moved;
+			unsigned type = entry >> 12, w = type == REL_DIR64 ? 8 : 4;
+			if (type == REL_ABSOLUTE)
+				continue;
+			if (type != REL_HIGHLOW && type != REL_DIR64) {
+				if (in_text(l, loc))
+					return lt_error_set(LT_E_LAYOUT, "relocation type %u at RVA 0x%x", type, loc);
+				continue;
+			}
+			if (input_at(l, loc, w, &field, "relocated field") < 0)
+				return -1;
+			if (fn(l, &(struct site){ field, (uint8_t)w, 1,
+						  (uint32_t)(read_field(l, field, w) - l->image_base), 0, "relocated address" }) < 0)
+				return -1;
+			/* The field lies in code nothing else describes (the entry stub):
+			 * the bytes around it are kept. */
+			if (!patch) {
+				if (text_point(&l->text, loc) < 0)
+					return -1;
+				continue;
+			}
+			if (!in_text(l, loc))
+				continue;
+			if (text_map(&l->text, loc, &moved, "relocated field") < 0)
+				return -1;
+			if (new_page != UINT32_MAX && (moved & ~0xFFFu) != new_page)
+				return lt_error_set(LT_E_LAYOUT, "relocation block at RVA 0x%x: its fields now span pages", page);
+			new_page = moved & ~0xFFFu;
+			if (put_at(l->out, l, at + e, 2, (uint16_t)(type << 12 | (moved & 0xFFF))) < 0)
+				return -1;
+		}
+		if (new_page != UINT32_MAX && put_at(l->out, l, at, 4, new_page) < 0)
+			return -1;
+		pos += size;
+	}
+	return 0;
+}
+
+static int walk_sites(struct layout *l, site_fn fn, int patch)
+{
+	return walk_headers(l, fn) < 0 || walk_imports(l, fn) < 0 || walk_relocs(l, fn, patch) < 0 ? -1 : 0;
+}
+
+static int replaced_debug(const struct img *img, uint32_t i)
+{
+	return img->debug_data && img->debug_data[i].data;
+}
+
+/* Pass 1: the method bodies, FieldRVA data and debug data the output keeps,
+ * and the metadata root it drops. */
+static int collect(struct layout *l)
+{
+	const struct img *img = l->img;
+	const struct pe_file *pe = &img->pe;
+	const struct pe_section *s = cli_section(l);
 	uint32_t row, nrows = md_rows(&img->md, MD_METHODDEF);
+
+	l->text.drop_lo = pe->cli.metadata.rva;
+	l->text.drop_hi = pe->cli.metadata.rva + pe->cli.metadata.size;
+	if (walk_sites(l, collect_site, 0) < 0)
+		return -1;
+	for (row = 1; row <= nrows; row++) {
+		uint32_t rva = md_get(&img->md, MD_METHODDEF, row, MD_METHODDEF_RVA);
+		const uint8_t *body;
+		size_t len;
+		if ((row <= img->nbodies && img->bodies[row - 1].data) || !in_text(l, rva))
+			continue;
+		/* A body that does not parse is kept with the bytes around it. */
+		if (img_method_body(img, row, &body, &len) < 0) {
+			lt_error_clear();
+			if (text_point(&l->text, rva) < 0)
+				return -1;
+		} else if (text_keep(&l->text, rva, (uint32_t)len) < 0) {
+			return -1;
+		}
+	}
+	for (row = 1; row <= md_rows(&img->md, MD_FIELDRVA); row++)
+		if (text_point(&l->text, md_get(&img->md, MD_FIELDRVA, row, MD_FIELDRVA_RVA)) < 0)
+			return -1;
+	for (uint32_t i = 0; i < pe->ndebug; i++) {
+		const struct pe_debug_entry *e = &pe->debug[i];
+		uint32_t rva = e->rva;
+		if (replaced_debug(img, i))
+			continue;
+		if (!rva && e->file_offset >= s->raw_ptr && e->file_offset - s->raw_ptr < s->raw_size)
+			rva = s->virtual_address + (e->file_offset - s->raw_ptr);
+		if (rva && (e->size ? text_keep(&l->text, rva, e->size) : text_point(&l->text, rva)) < 0)
+			return -1;
+	}
+	return text_plan(&l->text);
+}
+
+/* The freshly written part of the new section, in out->section: changed
+ * bodies (each 4-byte aligned, II.25.4.3 requires it of fat headers), new
+ * debug data (4-byte aligned), then the metadata root with the input's heap
+ * bytes left in the file (refs).  MethodDef and FieldRVA cells are set to
+ * their new RVAs first, since they are metadata (restore_rvas puts the
+ * input's back: the image stays readable as loaded).  *len gets the part's
+ * length, refs included. */
+static int build_fresh(struct layout *l, struct img *img, struct lt_buf *sec, struct md_ref *refs,
+		       unsigned *nrefs, uint64_t *len)
+{
+	uint32_t row, rva, nrows = md_rows(&img->md, MD_METHODDEF), base = l->text.va + l->new_base;
+	uint32_t nfields = md_rows(&img->md, MD_FIELDRVA);
 	uint64_t in_refs = 0;
 
-	for (row = 1; row <= nrows && row <= img->nbodies; row++) {
-		const struct img_body *b = &img->bodies[row - 1];
-		if (!b->data)
+	if (!(l->saved = malloc(((size_t)nrows + nfields + 1) * sizeof *l->saved)))
+		return lt_error_set(LT_E_NOMEM, "out of memory");
+	for (row = 1; row <= nrows; row++)
+		l->saved[row - 1] = md_get(&img->md, MD_METHODDEF, row, MD_METHODDEF_RVA);
+	for (row = 1; row <= nfields; row++)
+		l->saved[nrows + row - 1] = md_get(&img->md, MD_FIELDRVA, row, MD_FIELDRVA_RVA);
+
+	for (row = 1; row <= nrows; row++) {
+		const struct img_body *b = row <= img->nbodies ? &img->bodies[row - 1] : NULL;
+		if (!b || !b->data) {
+			if (text_map(&l->text, md_get(&img->md, MD_METHODDEF, row, MD_METHODDEF_RVA), &rva,
+				     "method body") < 0)
+				return lt_error_prefix("MethodDef row %u: ", row);
+			md_set(&img->md, MD_METHODDEF, row, MD_METHODDEF_RVA, rva);
+			continue;
+		}
+		if (lt_buf_align(sec, 4) < 0)
+			return -1;
+		md_set(&img->md, MD_METHODDEF, row, MD_METHODDEF_RVA, base + (uint32_t)sec->len);
+		if (lt_buf_put(sec, b->data, b->len) < 0)
+			return -1;
+	}
+	for (row = 1; row <= md_rows(&img->md, MD_FIELDRVA); row++) {
+		if (text_map(&l->text, md_get(&img->md, MD_FIELDRVA, row, MD_FIELDRVA_RVA), &rva, "field data") < 0)
+			return lt_error_prefix("FieldRVA row %u: ", row);
+		md_set(&img->md, MD_FIELDRVA, row, MD_FIELDRVA_RVA, rva);
+	}
+	for (uint32_t i = 0; i < img->pe.ndebug; i++) {
+		if (!replaced_debug(img, i))
 			continue;
 		if (lt_buf_align(sec, 4) < 0)
 			return -1;
-		md_set(&img->md, MD_METHODDEF, row, MD_METHODDEF_RVA, va + (uint32_t)sec->len);
-		if (lt_buf_put(sec, b->data, b->len) < 0)
+		img->debug_data[i].sec_off = l->new_base + (uint32_t)sec->len;
+		if (lt_buf_put(sec, img->debug_data[i].data, img->debug_data[i].len) < 0)
 			return -1;
 	}
 	if (lt_buf_align(sec, 4) < 0)
 		return -1;
-	*md_off = (uint32_t)sec->len;
+	l->md_off = l->new_base + (uint32_t)sec->len;
 	if (md_write_refs(&img->md, sec, refs, nrefs) < 0)
 		return -1;
 	for (unsigned i = 0; i < *nrefs; i++)
 		in_refs += refs[i].len;
-	if (sec->len - *md_off + in_refs > UINT32_MAX)
-		return lt_error_set(LT_E_LAYOUT, "image would pass 4 GiB");
-	*md_len = (uint32_t)(sec->len - *md_off + in_refs);
-	/* Past the root, refs are behind: positions count them. */
-	for (uint32_t i = 0; i < img->pe.ndebug; i++) {
-		if (!debug_moves(img, i))
-			continue;
-		if (lt_buf_align(sec, 4) < 0)
-			return -1;
-		img->debug_data[i].sec_off = (uint32_t)(sec->len + in_refs);
-		if (lt_buf_put(sec, img->debug_data[i].data, img->debug_data[i].len) < 0)
-			return -1;
-	}
 	*len = sec->len + in_refs;
+	if (*len - (l->md_off - l->new_base) > UINT32_MAX)
+		return lt_error_set(LT_E_LAYOUT, "image would pass 4 GiB");
+	l->md_len = (uint32_t)(*len - (l->md_off - l->new_base));
 	return 0;
 }
 
-struct layout {
-	uint32_t first_raw;   /* lowest section file offset: where headers end */
-	uint32_t shift;       /* bytes every section moves down to make header room */
-	uint32_t headers;     /* new SizeOfHeaders */
-	uint32_t tail_end;    /* input bytes kept: [0, tail_end) less a trailing certificate */
-	uint32_t new_va, new_raw;
-};
-
-static int plan(const struct img *img, uint32_t sec_len, struct layout *l)
+static void restore_rvas(struct layout *l, struct img *img)
 {
-	const struct pe_file *pe = &img->pe;
-	uint64_t va_end = 0, table_end, min_va = UINT32_MAX, raw_end = 0;
+	uint32_t row, nrows = md_rows(&img->md, MD_METHODDEF);
+
+	if (!l->saved)
+		return;
+	for (row = 1; row <= nrows; row++)
+		md_set(&img->md, MD_METHODDEF, row, MD_METHODDEF_RVA, l->saved[row - 1]);
+	for (row = 1; row <= md_rows(&img->md, MD_FIELDRVA); row++)
+		md_set(&img->md, MD_FIELDRVA, row, MD_FIELDRVA_RVA, l->saved[nrows + row - 1]);
+	free(l->saved);
+	l->saved = NULL;
+}
+
+/* File offsets: headers (grown by one section header when needed), the other
+ * sections' data in table order, the new section, then the bytes that
+ * followed the last section (a trailing Authenticode certificate is cut:
+ * its "RVA" is a file offset, and the signature no longer matches). */
+static int plan_file(struct layout *l)
+{
+	const struct pe_file *pe = &l->img->pe;
 	const struct pe_dir *cert = pe->ndirs > PE_DIR_CERTIFICATE ? &pe->dirs[PE_DIR_CERTIFICATE] : NULL;
-	uint16_t i;
+	uint64_t table_end, pos, raw_end = 0, min_va = UINT32_MAX, va_end = 0;
 
 	l->first_raw = UINT32_MAX;
-	for (i = 0; i < pe->nsections; i++) {
+	for (uint16_t i = 0; i < pe->nsections; i++) {
 		const struct pe_section *s = &pe->sections[i];
-		uint32_t span = s->virtual_size > s->raw_size ? s->virtual_size : s->raw_size;
 		if (s->raw_size && s->raw_ptr < l->first_raw)
 			l->first_raw = s->raw_ptr;
 		if (s->raw_size && (uint64_t)s->raw_ptr + s->raw_size > raw_end)
 			raw_end = (uint64_t)s->raw_ptr + s->raw_size;
 		if (s->virtual_address < min_va)
 			min_va = s->virtual_address;
-		if (align_up((uint64_t)s->virtual_address + span, pe->section_alignment) > va_end)
-			va_end = align_up((uint64_t)s->virtual_address + span, pe->section_alignment);
+		if (align_up((uint64_t)s->virtual_address + section_span(s), pe->section_alignment) > va_end)
+			va_end = align_up((uint64_t)s->virtual_address + section_span(s), pe->section_alignment);
 	}
-	if (l->first_raw == UINT32_MAX)
-		l->first_raw = (uint32_t)img->size;
-	/* The table needs room for one more 40-byte header; when the first
-	 * section's data follows too closely, every section moves down by whole
-	 * FileAlignment units (file offsets only; RVAs do not change). */
 	table_end = (uint64_t)pe->sections_offset + (uint64_t)(pe->nsections + 1) * SECTION_HEADER_SIZE;
 	l->headers = (uint32_t)align_up(table_end > pe->size_of_headers ? table_end : pe->size_of_headers,
 					pe->file_alignment);
-	l->shift = l->headers > l->first_raw ? (uint32_t)align_up(l->headers - l->first_raw, pe->file_alignment) : 0;
 	if (l->headers > min_va)
 		return lt_error_set(LT_E_LAYOUT, "no room for another section header below RVA 0x%llx",
 				    (unsigned long long)min_va);
-	/* An Authenticode certificate table trails the sections' data; its
-	 * "RVA" is a file offset.  One that points anywhere else is not cut
-	 * off (that would cut the sections): only its directory is cleared. */
-	l->tail_end = (uint32_t)img->size;
-	if (cert && cert->rva && cert->rva >= raw_end && cert->rva <= img->size)
+	l->hdr_len = l->headers > l->first_raw ? l->headers : (uint32_t)align_up(l->first_raw, pe->file_alignment);
+	pos = l->hdr_len;
+	for (uint16_t i = 0; i < pe->nsections; i++) {
+		l->raw[i] = pe->sections[i].raw_ptr;
+		if (i == l->sec || !pe->sections[i].raw_size)
+			continue;
+		l->raw[i] = (uint32_t)pos;
+		pos += align_up(pe->sections[i].raw_size, pe->file_alignment);
+	}
+	l->text.va = (uint32_t)va_end;
+	l->text_raw = (uint32_t)pos;
+	l->tail_start = (uint32_t)raw_end;
+	l->tail_end = (uint32_t)l->img->size;
+	if (cert && cert->rva && cert->rva >= raw_end && cert->rva <= l->img->size)
 		l->tail_end = cert->rva;
-	l->new_va = (uint32_t)va_end;
-	l->new_raw = (uint32_t)align_up((uint64_t)l->tail_end + l->shift, pe->file_alignment);
-	if ((uint64_t)l->new_va + sec_len > 0xFFFFFFFFu ||
-	    align_up((uint64_t)l->new_raw + sec_len, pe->file_alignment) > 0xFFFFFFFFu)
+	if (pos > UINT32_MAX || va_end > UINT32_MAX)
 		return lt_error_set(LT_E_LAYOUT, "image would pass 4 GiB");
 	return 0;
 }
 
-static uint32_t moved(const struct layout *l, uint32_t off)
+/* The section table, the optional header's sizes and the certificate
+ * directory, in the output's header area. */
+static int patch_headers(const struct layout *l, struct img_out *out)
 {
-	return off >= l->first_raw ? off + l->shift : off;
-}
-
-/* Set the 32-bit field at output offset off (in a patch of out). */
-static int put32_at(struct img_out *out, uint32_t off, uint32_t v)
-{
-	uint8_t *p = img_out_patch(out, off, 4);
-
-	if (!p)
-		return -1;
-	lt_put32(p, v);
-	return 0;
-}
-
-/* Patch the headers of the laid-out image: the whole header area, the
- * CLI header's MetaData directory and the debug entries. */
-static int patch(const struct img *img, const struct layout *l, struct img_out *out, uint32_t sec_len,
-		 uint32_t md_off, uint32_t md_len)
-{
-	const struct pe_file *pe = &img->pe;
+	const struct pe_file *pe = &l->img->pe;
+	const struct pe_section *s = cli_section(l);
 	uint32_t opt = pe->opt_offset, dirs = opt + (pe->pe32plus ? 112 : 96);
-	uint32_t raw_len = (uint32_t)align_up(sec_len, pe->file_alignment);
-	/* The header area, with the room made for the new section header. */
-	uint8_t *h = img_out_patch(out, 0, l->first_raw + l->shift), *sh;
-	uint32_t cli = moved(l, pe->cli.offset), i;
+	uint32_t raw_len = (uint32_t)align_up(l->text_len, pe->file_alignment), old, sym = 0;
+	uint8_t *h, *sh;
 
-	if (!h)
+	if (pe->symbol_table && output_at(l, pe->symbol_table, 1, &sym) < 0)
+		lt_error_clear(); /* COFF symbols of an image are deprecated: dropped when not in a section */
+	if (!(h = img_out_patch(out, 0, l->hdr_len)))
 		return -1;
-	sh = h + pe->sections_offset + pe->nsections * SECTION_HEADER_SIZE;
-
 	lt_put16(h + pe->coff_offset + 2, (uint16_t)(pe->nsections + 1));
-	if (l->shift && pe->symbol_table)
-		lt_put32(h + pe->coff_offset + 8, moved(l, pe->symbol_table));
-	for (i = 0; i < pe->nsections; i++)
-		if (pe->sections[i].raw_size)
-			lt_put32(h + pe->sections_offset + i * SECTION_HEADER_SIZE + 20,
-				 moved(l, pe->sections[i].raw_ptr));
+	if (pe->symbol_table)
+		lt_put32(h + pe->coff_offset + 8, sym);
+	for (uint16_t i = 0; i < pe->nsections; i++) {
+		uint8_t *e = h + pe->sections_offset + i * SECTION_HEADER_SIZE;
+		if (i != l->sec) {
+			if (pe->sections[i].raw_size)
+				lt_put32(e + 20, l->raw[i]);
+			continue;
+		}
+		/* The old range stays reserved: VirtualAddress and VirtualSize kept. */
+		memset(e, 0, 8);
+		memcpy(e, HOLE_NAME, sizeof HOLE_NAME - 1);
+		lt_put32(e + 8, section_span(s));
+		memset(e + 16, 0, 20);
+		lt_put32(e + 36, HOLE_FLAGS);
+	}
+	sh = h + pe->sections_offset + pe->nsections * SECTION_HEADER_SIZE;
 	memset(sh, 0, SECTION_HEADER_SIZE);
-	memcpy(sh, NEW_SECTION_NAME, sizeof NEW_SECTION_NAME - 1);
-	lt_put32(sh + 8, sec_len);
-	lt_put32(sh + 12, l->new_va);
+	memcpy(sh, l->img->file + pe->sections_offset + l->sec * SECTION_HEADER_SIZE, 8); /* its name */
+	lt_put32(sh + 8, l->text_len);
+	lt_put32(sh + 12, l->text.va);
 	lt_put32(sh + 16, raw_len);
-	lt_put32(sh + 20, l->new_raw);
-	lt_put32(sh + 36, NEW_SECTION_FLAGS);
+	lt_put32(sh + 20, l->text_raw);
+	lt_put32(sh + 36, s->characteristics);
 
-	lt_put32(h + opt + PE_OPT_SIZE_OF_INIT_DATA, lt_le32(h + opt + PE_OPT_SIZE_OF_INIT_DATA) + raw_len);
-	lt_put32(h + opt + PE_OPT_SIZE_OF_IMAGE,
-		 (uint32_t)align_up((uint64_t)l->new_va + sec_len, pe->section_alignment));
+	lt_put32(h + opt + PE_OPT_SIZE_OF_IMAGE, (uint32_t)align_up((uint64_t)l->text.va + l->text_len, pe->section_alignment));
 	lt_put32(h + opt + PE_OPT_SIZE_OF_HEADERS, l->headers);
+	/* SizeOfCode / SizeOfInitializedData count file bytes of such sections. */
+	if (s->characteristics & (SCN_CNT_CODE | SCN_CNT_INITIALIZED_DATA)) {
+		uint32_t f = s->characteristics & SCN_CNT_CODE ? PE_OPT_SIZE_OF_CODE : PE_OPT_SIZE_OF_INIT_DATA;
+		old = lt_le32(h + opt + f);
+		lt_put32(h + opt + f, (old > s->raw_size ? old - s->raw_size : 0) + raw_len);
+	}
+	if (s->characteristics & SCN_CNT_CODE && lt_le32(h + opt + 20) == s->virtual_address)
+		lt_put32(h + opt + 20, l->text.va); /* BaseOfCode */
 	if (pe->ndirs > PE_DIR_CERTIFICATE)
 		memset(h + dirs + 8 * PE_DIR_CERTIFICATE, 0, 8);
-	for (i = 0; i < pe->ndebug; i++) {
-		const struct img_debug_data *d = img->debug_data ? &img->debug_data[i] : NULL;
-		uint32_t e = moved(l, pe->debug[i].entry_offset);
+	return 0;
+}
 
+/* Debug directory entries (PE/COFF "Debug Directory"): new data where
+ * build_fresh put it, kept data where it moved. */
+static int patch_debug(const struct layout *l, struct img_out *out)
+{
+	const struct img *img = l->img;
+
+	for (uint32_t i = 0; i < img->pe.ndebug; i++) {
+		const struct pe_debug_entry *e = &img->pe.debug[i];
+		uint32_t at = e->entry_offset, rva, off;
 		/* IMAGE_DEBUG_DIRECTORY: TimeDateStamp +4, SizeOfData +16,
 		 * AddressOfRawData +20, PointerToRawData +24. */
-		if (pe->debug[i].file_offset && put32_at(out, e + 24, moved(l, pe->debug[i].file_offset)) < 0)
-			return -1;
-		if (!d || !d->data)
+		if (replaced_debug(img, i)) {
+			const struct img_debug_data *d = &img->debug_data[i];
+			if (put_at(out, l, at + 4, 4, d->timestamp) < 0 || put_at(out, l, at + 16, 4, d->len) < 0 ||
+			    put_at(out, l, at + 20, 4, l->text.va + d->sec_off) < 0 ||
+			    put_at(out, l, at + 24, 4, l->text_raw + d->sec_off) < 0)
+				return -1;
 			continue;
-		if (put32_at(out, e + 4, d->timestamp) < 0 || put32_at(out, e + 16, d->len) < 0)
-			return -1;
-		if (debug_moves(img, i)) {
-			if (put32_at(out, e + 20, l->new_va + d->sec_off) < 0 ||
-			    put32_at(out, e + 24, l->new_raw + d->sec_off) < 0)
+		}
+		if (e->rva && in_text(l, e->rva)) {
+			if (text_map(&l->text, e->rva, &rva, "debug data") < 0 || put_at(out, l, at + 20, 4, rva) < 0 ||
+			    put_at(out, l, at + 24, 4, l->text_raw + (rva - l->text.va)) < 0)
 				return -1;
-		} else {
-			uint8_t *old = img_out_patch(out, moved(l, pe->debug[i].file_offset), pe->debug[i].size);
-			if (!old)
+		} else if (e->file_offset) {
+			if (output_at(l, e->file_offset, e->size ? e->size : 1, &off) < 0 ||
+			    put_at(out, l, at + 24, 4, off) < 0)
 				return -1;
-			memcpy(old, d->data, d->len);
-			memset(old + d->len, 0, pe->debug[i].size - d->len);
 		}
 	}
-	/* II.25.3.3: MetaData directory at offset 8 of the CLI header. */
-	if (put32_at(out, cli + 8, l->new_va + md_off) < 0 || put32_at(out, cli + 12, md_len) < 0)
-		return -1;
 	return 0;
+}
+
+/* The output as runs: headers, the other sections, the new section (kept
+ * spans, then the fresh part with the input heaps it takes in place), the
+ * bytes after the sections. */
+static int add_runs(const struct layout *l, struct img_out *out, const struct md_ref *refs, unsigned nrefs)
+{
+	const struct img *img = l->img;
+	const struct pe_file *pe = &img->pe;
+	const struct pe_section *s = cli_section(l);
+	uint64_t pos;
+	size_t done = 0;
+
+	if (img_out_add(out, img->file, l->first_raw) < 0 || img_out_add(out, NULL, l->hdr_len - l->first_raw) < 0)
+		return -1;
+	for (uint16_t i = 0; i < pe->nsections; i++) {
+		const struct pe_section *x = &pe->sections[i];
+		if (i == l->sec || !x->raw_size)
+			continue;
+		if (img_out_add(out, img->file + x->raw_ptr, x->raw_size) < 0 ||
+		    img_out_add(out, NULL, align_up(x->raw_size, pe->file_alignment) - x->raw_size) < 0)
+			return -1;
+	}
+	pos = 0;
+	for (size_t k = 0; k < l->text.nspans; k++) {
+		const struct text_span *t = &l->text.spans[k];
+		uint32_t off = t->old - s->virtual_address, in_file = 0;
+		if (off < s->raw_size)
+			in_file = s->raw_size - off < t->len ? s->raw_size - off : t->len;
+		if (img_out_add(out, NULL, t->at - pos) < 0 ||
+		    img_out_add(out, img->file + s->raw_ptr + off, in_file) < 0 ||
+		    img_out_add(out, NULL, t->len - in_file) < 0)
+			return -1;
+		pos = (uint64_t)t->at + t->len;
+	}
+	if (img_out_add(out, NULL, l->new_base - pos) < 0)
+		return -1;
+	for (unsigned r = 0; r < nrefs; r++) {
+		if (img_out_add(out, out->section.data + done, refs[r].at - done) < 0 ||
+		    img_out_add(out, refs[r].data, refs[r].len) < 0)
+			return -1;
+		done = refs[r].at;
+	}
+	if (img_out_add(out, out->section.data + done, out->section.len - done) < 0 ||
+	    img_out_add(out, NULL, align_up(l->text_len, pe->file_alignment) - l->text_len) < 0)
+		return -1;
+	return img_out_add(out, img->file + l->tail_start, l->tail_end > l->tail_start ? l->tail_end - l->tail_start : 0);
 }
 
 int img_layout(struct img *img, struct img_out *out)
 {
 	const struct pe_file *pe = &img->pe;
+	struct layout l = { .img = img };
 	struct md_ref refs[MD_MAX_REFS];
 	struct pe_checksum csum;
-	struct layout l;
 	uint8_t *field;
-	uint32_t md_off = 0, md_len = 0, sec_len, csum_off = pe->opt_offset + PE_OPT_CHECKSUM;
-	uint64_t len = 0;
-	size_t i, done = 0;
-	unsigned nrefs = 0, r;
+	uint32_t csum_off = pe->opt_offset + PE_OPT_CHECKSUM, cli_rva = pe->dirs[PE_DIR_CLI_HEADER].rva;
+	uint64_t fresh = 0;
+	unsigned nrefs = 0;
+	int rc = -1;
 
 	/* Appends are over: the heaps' lookups are not needed while writing. */
 	md_heap_drop_lookup(&img->md.strings);
 	md_heap_drop_lookup(&img->md.us);
 	md_heap_drop_lookup(&img->md.blob);
 	md_heap_drop_lookup(&img->md.guid);
-	/* The section's RVA is needed before its bodies are placed; it depends
-	 * only on the input's sections, so plan once with a zero length first. */
-	if (plan(img, 0, &l) < 0 ||
-	    build_section(img, l.new_va, &out->section, refs, &nrefs, &md_off, &md_len, &len) < 0 ||
-	    len > UINT32_MAX || plan(img, (uint32_t)len, &l) < 0)
-		return len > UINT32_MAX ? lt_error_set(LT_E_LAYOUT, "image would pass 4 GiB") : -1;
-	sec_len = (uint32_t)len;
-	/* headers, room for moved sections, sections and overlay, then the new
-	 * section - its own bytes around the input heaps it takes in place */
-	out->nbase = 0;
-	out->base[out->nbase++] = (struct lt_iov){ img->file, l.first_raw };
-	out->base[out->nbase++] = (struct lt_iov){ NULL, l.shift };
-	out->base[out->nbase++] = (struct lt_iov){ img->file + l.first_raw, l.tail_end - l.first_raw };
-	out->base[out->nbase++] = (struct lt_iov){ NULL, l.new_raw - l.tail_end - l.shift };
-	for (r = 0; r < nrefs; r++) {
-		out->base[out->nbase++] = (struct lt_iov){ out->section.data + done, refs[r].at - done };
-		out->base[out->nbase++] = (struct lt_iov){ refs[r].data, refs[r].len };
-		done = refs[r].at;
+	for (l.sec = 0; l.sec < pe->nsections; l.sec++) {
+		const struct pe_section *s = &pe->sections[l.sec];
+		if (cli_rva >= s->virtual_address && cli_rva - s->virtual_address < section_span(s))
+			break;
 	}
-	out->base[out->nbase++] = (struct lt_iov){ out->section.data + done, out->section.len - done };
-	out->base[out->nbase++] = (struct lt_iov){ NULL, align_up((uint64_t)l.new_raw + sec_len, pe->file_alignment) -
-								 ((uint64_t)l.new_raw + sec_len) };
-	if (patch(img, &l, out, sec_len, md_off, md_len) < 0)
-		return -1;
-	if (!pe->checksum)
-		return img_out_finish(out);
+	if (l.sec == pe->nsections)
+		return lt_error_set(LT_E_LAYOUT, "the CLI header is in no section");
+	l.text.lo = pe->sections[l.sec].virtual_address;
+	l.text.hi = l.text.lo + section_span(&pe->sections[l.sec]);
+	l.image_base = pe->pe32plus ? read_field(&l, pe->opt_offset + 24, 8) : lt_le32(img->file + pe->opt_offset + 28);
+	if (!(l.raw = calloc(pe->nsections, sizeof *l.raw))) {
+		lt_error_set(LT_E_NOMEM, "out of memory");
+		goto done;
+	}
+	l.out = out;
+	if (collect(&l) < 0 || plan_file(&l) < 0)
+		goto done;
+	l.new_base = (uint32_t)align_up(l.text.kept_len, 4);
+	rc = build_fresh(&l, img, &out->section, refs, &nrefs, &fresh);
+	restore_rvas(&l, img);
+	if (rc < 0)
+		goto done;
+	rc = -1;
+	if (l.new_base + fresh > UINT32_MAX - l.text.va || l.text_raw + align_up(l.new_base + fresh, pe->file_alignment) >
+	    UINT32_MAX) {
+		lt_error_set(LT_E_LAYOUT, "image would pass 4 GiB");
+		goto done;
+	}
+	l.text_len = (uint32_t)(l.new_base + fresh);
+	l.tail_raw = (uint32_t)(l.text_raw + align_up(l.text_len, pe->file_alignment));
+	out->nbase = 0;
+	if (add_runs(&l, out, refs, nrefs) < 0 || patch_headers(&l, out) < 0 || walk_sites(&l, patch_site, 1) < 0 ||
+	    patch_debug(&l, out) < 0 ||
+	    /* II.25.3.3: MetaData directory at offset 8 of the CLI header. */
+	    put_at(out, &l, pe->cli.offset + 8, 4, l.text.va + l.md_off) < 0 ||
+	    put_at(out, &l, pe->cli.offset + 12, 4, l.md_len) < 0)
+		goto done;
+	if (!pe->checksum) {
+		rc = img_out_finish(out);
+		goto done;
+	}
 	/* The CheckSum field is summed as 0 whatever it holds: its patch is
 	 * taken before the pieces are fixed, and set from their sum after. */
 	if (!(field = img_out_patch(out, csum_off, 4)) || img_out_finish(out) < 0)
-		return -1;
+		goto done;
 	pe_checksum_init(&csum, csum_off);
-	for (i = 0; i < out->nparts; i++)
+	for (size_t i = 0; i < out->nparts; i++)
 		pe_checksum_add(&csum, out->parts[i].data, out->parts[i].len);
 	lt_put32(field, pe_checksum_end(&csum));
-	return 0;
+	rc = 0;
+done:
+	free(l.raw);
+	text_free(&l.text);
+	return rc;
 }
 
 int img_write(struct img *img, struct lt_buf *out)
