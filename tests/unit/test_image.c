@@ -202,9 +202,10 @@ static void test_out_patches(void **state)
 	uint8_t *p;
 
 	(void)state;
-	out.base[0] = (struct lt_iov){ input, 8 };
-	out.base[1] = (struct lt_iov){ NULL, 4 };
-	out.nbase = 2;
+	assert_int_equal(img_out_add(&out, input, 8), 0);
+	assert_int_equal(img_out_add(&out, input, 0), 0); /* skipped */
+	assert_int_equal(img_out_add(&out, NULL, 4), 0);
+	assert_int_equal(out.nbase, 2);
 	assert_non_null(p = img_out_patch(&out, 1, 2));
 	memcpy(p, "XY", 2);
 	assert_non_null(p = img_out_patch(&out, 6, 1));
