@@ -118,7 +118,7 @@ demo: build/locktime
 	bash tests/demo/run.sh
 
 # Benchmarks (bench/, BENCHMARKS.md): not part of `make test`; BENCH_PARTS picks some of
-# weave scaling build runtime.
+# weave scaling build runtime size.
 bench: build/locktime
 	bash bench/run.sh $(BENCH_PARTS)
 

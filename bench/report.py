@@ -3,9 +3,9 @@
 
 usage: report.py BENCHMARKS.md PART...
 
-For each PART (weave, scaling, build, runtime) the summary lines of
-build/bench/PART.log - those starting "weave:", "scaling:", "fit:", "build:" or
-"runtime:", less the runtime part's progress and self-checks - are written,
+For each PART (weave, scaling, build, runtime, size) the summary lines of
+build/bench/PART.log - those starting "weave:", "scaling:", "fit:", "build:",
+"runtime:" or "size:", less the runtime part's progress and self-checks - are written,
 with the machine, the date and the command, into
 the file between the lines "<!-- results:PART:begin -->" and
 "<!-- results:PART:end -->".  Everything else in the file is kept, so parts
@@ -23,8 +23,9 @@ COMMANDS = {
     "scaling": "bench/gen/run.sh",
     "build": "bench/build/run.sh",
     "runtime": "bench/runtime/run.sh",
+    "size": "bench/size/run.sh",
 }
-SUMMARY = re.compile(r"^(weave|scaling|fit|build|runtime):")
+SUMMARY = re.compile(r"^(weave|scaling|fit|build|runtime|size):")
 # Progress and self-check lines of the runtime part, not figures.
 PROGRESS = re.compile(r"^runtime: (round \d|check:|building|JIT code|  (plain|woven|<LockTime>))")
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # make bench: every benchmark, one after another, then their figures into BENCHMARKS.md.
-#   bench/run.sh [weave] [scaling] [build] [runtime]     (default: all four)
+#   bench/run.sh [weave] [scaling] [build] [runtime] [size]     (default: all five)
 # Each part prints one summary line per figure ("weave: ...", "fit: ...", "build: ...",
-# "runtime: ..."); its whole output goes to build/bench/<part>.log.  The machine, the date, the
+# "runtime: ...", "size: ..."); its whole output goes to build/bench/<part>.log.  The machine, the date, the
 # commands and those lines replace the part of BENCHMARKS.md between its "results" markers; the
 # text around them (what the figures mean, targets met or missed) is kept.
 # Before the weave part, bench/cecil/check.sh checks that the Cecil reference weaver does the same job
@@ -11,7 +11,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 parts=("$@")
-[ ${#parts[@]} -gt 0 ] || parts=(weave scaling build runtime)
+[ ${#parts[@]} -gt 0 ] || parts=(weave scaling build runtime size)
 mkdir -p build/bench
 
 make -s build/locktime build/static/locktime
@@ -20,6 +20,7 @@ declare -A cmd=(
 	[scaling]="bash bench/gen/run.sh"
 	[build]="bash bench/build/run.sh"
 	[runtime]="bash bench/runtime/run.sh"
+	[size]="bash bench/size/run.sh"
 )
 status=0
 # The weave figures compare like with like only if the reference weaver does locktime's job.
@@ -28,7 +29,7 @@ if [[ " ${parts[*]} " == *" weave "* ]] && ! bash bench/cecil/check.sh >build/be
 	status=1
 fi
 for part in "${parts[@]}"; do
-	[ -n "${cmd[$part]:-}" ] || { echo "bench/run.sh: no part '$part' (weave, scaling, build, runtime)" >&2; exit 2; }
+	[ -n "${cmd[$part]:-}" ] || { echo "bench/run.sh: no part '$part' (weave, scaling, build, runtime, size)" >&2; exit 2; }
 	echo "== $part: ${cmd[$part]}"
 	if ! ${cmd[$part]} 2>&1 | tee "build/bench/$part.log"; then
 		echo "bench/run.sh: $part failed (build/bench/$part.log)" >&2

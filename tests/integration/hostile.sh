@@ -56,7 +56,8 @@ mutants() {
 		cp "$dir/m/$name" "$work"
 		timeout 60 "$lt" weave -q "$work" >/dev/null 2>"$dir/err"
 		rc=$?
-		line=; read -r line <"$dir/err"
+		# The error line (a warning such as LT018 may come first).
+		line=$(grep -m1 ': error LT' "$dir/err" || head -n 1 "$dir/err")
 		if [ "$rc" = 1 ]; then
 			code=; [[ $line =~ \.dll:\ error\ (LT0[0-9][0-9]):\  ]] && code=${BASH_REMATCH[1]}
 			if [ -z "$code" ]; then

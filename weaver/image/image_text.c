@@ -18,6 +18,18 @@ int text_keep(struct text *t, uint32_t rva, uint32_t len)
 		return 0;
 	if (len > t->hi - rva)
 		len = t->hi - rva;
+	/* Structures mostly come in address order (bodies): one that starts
+	 * at or just after the last kept one extends it, which keeps the list
+	 * short (text_plan would merge them anyway). */
+	if (t->nspans) {
+		struct text_span *last = &t->spans[t->nspans - 1];
+		uint64_t end = (uint64_t)last->old + last->len;
+		if (rva >= last->old && rva <= end + MERGE_GAP) {
+			if ((uint64_t)rva + len > end)
+				last->len = rva + len - last->old;
+			return 0;
+		}
+	}
 	if (t->nspans == t->cap) {
 		size_t n = t->cap ? 2 * t->cap : 256;
 		struct text_span *s = realloc(t->spans, n * sizeof *s);

@@ -183,6 +183,16 @@ static int walk_headers(struct layout *l, site_fn fn)
 	return 0;
 }
 
+/* A structure the walkers cannot read (a damaged file): left as it is,
+ * unless it lies in the CLI section, whose bytes move (the error stands). */
+static int unreadable(const struct layout *l, uint32_t rva)
+{
+	if (in_text(l, rva))
+		return -1;
+	lt_error_clear();
+	return 0;
+}
+
 /* One thunk array (ILT or IAT) of an import descriptor: every entry that
  * imports by name holds the RVA of its hint/name entry. */
 static int walk_thunks(struct layout *l, uint32_t rva, site_fn fn)
@@ -193,7 +203,7 @@ static int walk_thunks(struct layout *l, uint32_t rva, site_fn fn)
 		uint32_t at;
 		uint64_t v, ordinal = (uint64_t)1 << (8 * w - 1);
 		if (input_at(l, rva + k * w, w, &at, "import thunk") < 0)
-			return -1;
+			return unreadable(l, rva + k * w);
 		if (!(v = read_field(l, at, w)))
 			break;
 		if (!(v & ordinal) && fn(l, &(struct site){ at, (uint8_t)w, 0, (uint32_t)v, 0, "import name" }) < 0)
@@ -214,7 +224,7 @@ static int walk_imports(struct layout *l, site_fn fn)
 	for (uint32_t i = 0; i < MAX_IMPORTS && (uint64_t)(i + 1) * 20 <= d->size; i++) {
 		uint32_t at, v[3], f;
 		if (input_at(l, d->rva + 20 * i, 20, &at, "import descriptor") < 0)
-			return -1;
+			return unreadable(l, d->rva + 20 * i);
 		for (f = 0; f < 3; f++)
 			v[f] = lt_le32(l->img->file + at + fields[f]);
 		if (!v[0] && !v[1] && !v[2])
@@ -243,11 +253,14 @@ static int walk_relocs(struct layout *l, site_fn fn, int patch)
 	while (pos + 8 <= d->size) {
 		uint32_t at, page, size, new_page = UINT32_MAX;
 		if (input_at(l, d->rva + pos, 8, &at, "relocation block") < 0)
-			return -1;
+			return unreadable(l, d->rva + pos);
 		page = lt_le32(l->img->file + at);
 		size = lt_le32(l->img->file + at + 4);
-		if (size < 8 || size > d->size - pos || input_at(l, d->rva + pos, size, &at, "relocation block") < 0)
-			return lt_error_set(LT_E_LAYOUT, "relocation block at RVA 0x%x: size %u", d->rva + pos, size);
+		if (size < 8 || size > d->size - pos)
+			return in_text(l, d->rva) ? lt_error_set(LT_E_LAYOUT, "relocation block at RVA 0x%x: size %u",
+								d->rva + pos, size) : 0;
+		if (input_at(l, d->rva + pos, size, &at, "relocation block") < 0)
+			return unreadable(l, d->rva + pos);
 		for (uint32_t e = 8; e + 2 <= size; e += 2) {
 			uint16_t entry = lt_le16(l->img->file + at + e);
 			uint32_t loc = page + (entry & 0xFFF), field, moved;
@@ -259,8 +272,11 @@ static int walk_relocs(struct layout *l, site_fn fn, int patch)
 					return lt_error_set(LT_E_LAYOUT, "relocation type %u at RVA 0x%x", type, loc);
 				continue;
 			}
-			if (input_at(l, loc, w, &field, "relocated field") < 0)
-				return -1;
+			if (input_at(l, loc, w, &field, "relocated field") < 0) {
+				if (unreadable(l, loc) < 0)
+					return -1;
+				continue;
+			}
 			if (fn(l, &(struct site){ field, (uint8_t)w, 1,
 						  (uint32_t)(read_field(l, field, w) - l->image_base), 0, "relocated address" }) < 0)
 				return -1;

@@ -7,6 +7,8 @@ internal static class Program
         usage: ltcheck verify FILE...       read every row, heap entry, IL body and signature; check sorted tables
                ltcheck jit FILE [DIR...]    JIT-compile every method body (dependencies from FILE's folder and DIRs)
                ltcheck dump FILE            normalized listing of types, fields, locals and IL, for diffing
+               ltcheck contents FILE        every table row, heap entry, body, resource and debug entry,
+                                            free of RVAs and file offsets, for comparing two layouts
                ltcheck locks FILE           lock acquisition call sites and Synchronized methods, with a total
                ltcheck pdb INPUT WOVEN      the woven assembly's portable PDB against the input's (lines, scopes, ids)
                ltcheck template FILE [LIB...]  the run-time template uses only what the weaver's merger copies
@@ -29,6 +31,9 @@ internal static class Program
                     return JitChecker.Run(rest[0], rest[1..], Console.Out) ? 0 : 1;
                 case "dump" when rest.Length == 1:
                     Dumper.Run(rest[0], Console.Out);
+                    return 0;
+                case "contents" when rest.Length == 1:
+                    Contents.Run(rest[0], Console.Out);
                     return 0;
                 case "locks" when rest.Length == 1:
                     LockCounter.Run(rest[0], Console.Out);
