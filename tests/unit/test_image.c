@@ -139,6 +139,101 @@ static void test_scan_calls(void **state)
 	img_free(img);
 }
 
+/* The bytes at rva of a loaded image (the range must be mapped). */
+static const uint8_t *at_rva(const struct img *img, uint32_t rva, uint32_t len)
+{
+	uint32_t off;
+
+	assert_int_equal(pe_rva_to_offset(&img->pe, rva, len, &off, LT_E_LAYOUT, "test"), 0);
+	return img->file + off;
+}
+
+/* The CLI section laid out again (docs/image-layout.md), on mscorlib.dll
+ * with one body replaced: a new .text after the other sections, the old
+ * range reserved without file data, other sections at their RVAs with their
+ * bytes (but .reloc's block), FieldRVA data equal and aligned as before, the PE32 entry stub still
+ * jumping through the IAT to _CorDllMain and its relocation on the operand,
+ * and the file larger than the input by no more than the new body and a few
+ * pages (the old metadata root is not kept). */
+static void test_write_layout(void **state)
+{
+	struct img *img = open_image("/usr/lib/mono/4.5/mscorlib.dll"), *out = NULL;
+	struct lt_buf bytes = LT_BUF_INIT;
+	const struct pe_section *text, *hole;
+	const uint8_t *body, *stub, *reloc;
+	uint32_t row, rows, entry, iat, n = img->pe.nsections, big = 0;
+	uint8_t *replacement;
+	size_t len, big_len = 0;
+
+	(void)state;
+	/* The largest body is replaced (by a copy of its bytes). */
+	for (row = 1; row <= md_rows(&img->md, MD_METHODDEF); row++)
+		if (img_method_body(img, row, &body, &len) == 0 && len > big_len)
+			big = row, big_len = len;
+	assert_int_equal(img_method_body(img, big, &body, &len), 0);
+	replacement = malloc(len);
+	memcpy(replacement, body, len);
+	assert_int_equal(img_set_method_body(img, big, replacement, len), 0);
+	free(replacement);
+	assert_int_equal(img_write(img, &bytes), 0);
+	/* One copy of each body and of the metadata: at most a few pages more. */
+	assert_true(bytes.len <= img->size + 4 * img->pe.file_alignment + big_len);
+	assert_int_equal(img_load(&out, bytes.data, bytes.len), 0);
+	bytes.data = NULL; /* owned by `out` now */
+
+	assert_int_equal(out->pe.nsections, n + 1);
+	text = &out->pe.sections[n];
+	hole = &out->pe.sections[0];
+	assert_string_equal(text->name, ".text");
+	assert_string_equal(hole->name, ".unused");
+	assert_int_equal(hole->virtual_address, img->pe.sections[0].virtual_address);
+	assert_int_equal(hole->raw_size, 0);
+	for (uint16_t i = 1; i < n; i++) {
+		const struct pe_section *a = &img->pe.sections[i], *b = &out->pe.sections[i];
+		assert_string_equal(a->name, b->name);
+		assert_int_equal(a->virtual_address, b->virtual_address);
+		assert_true(text->virtual_address > b->virtual_address);
+		if (strcmp(a->name, ".reloc")) /* its block now names the moved stub */
+			assert_memory_equal(img->file + a->raw_ptr, out->file + b->raw_ptr, a->raw_size);
+	}
+	assert_true(out->pe.cli.metadata.rva >= text->virtual_address);
+
+	rows = md_rows(&img->md, MD_FIELDRVA);
+	assert_true(rows > 10);
+	for (row = 1; row <= rows; row++) {
+		uint32_t a = md_get(&img->md, MD_FIELDRVA, row, MD_FIELDRVA_RVA);
+		uint32_t b = md_get(&out->md, MD_FIELDRVA, row, MD_FIELDRVA_RVA);
+		assert_int_equal(a % 16, b % 16);
+		assert_true(b >= text->virtual_address);
+		assert_memory_equal(at_rva(img, a, 1), at_rva(out, b, 1), 1);
+	}
+	for (row = 1; row <= md_rows(&img->md, MD_METHODDEF); row += 101) {
+		const uint8_t *x, *y;
+		size_t lx, ly;
+		assert_int_equal(img_method_body(img, row, &x, &lx), 0);
+		assert_int_equal(img_method_body(out, row, &y, &ly), 0);
+		assert_int_equal(lx, ly);
+		if (x)
+			assert_memory_equal(x, y, lx);
+	}
+
+	/* II.25.3.1: jmp dword ptr [ImageBase + IAT], the IAT naming _CorDllMain. */
+	entry = lt_le32(out->file + out->pe.opt_offset + 16);
+	assert_true(entry >= text->virtual_address);
+	stub = at_rva(out, entry, 6);
+	assert_int_equal(stub[0], 0xFF);
+	assert_int_equal(stub[1], 0x25);
+	iat = lt_le32(stub + 2) - lt_le32(out->file + out->pe.opt_offset + 28);
+	assert_int_equal(iat, out->pe.dirs[PE_DIR_IAT].rva);
+	assert_string_equal((const char *)at_rva(out, lt_le32(at_rva(out, iat, 4)) + 2, 12), "_CorDllMain");
+	reloc = at_rva(out, out->pe.dirs[PE_DIR_BASERELOC].rva, 10);
+	assert_int_equal(lt_le32(reloc) + (lt_le16(reloc + 8) & 0xFFF), entry + 2);
+	assert_int_equal(lt_le16(reloc + 8) >> 12, 3); /* HIGHLOW */
+
+	img_free(out);
+	img_free(img);
+}
+
 /* Writing with no edit gives an image whose metadata reads back with the
  * same rows, and whose every body is where the MethodDef says. */
 static void test_write_unedited(void **state)
@@ -324,6 +419,7 @@ int main(void)
 		cmocka_unit_test(test_bodies_round_trip),
 		cmocka_unit_test(test_scan_calls),
 		cmocka_unit_test(test_write_unedited),
+		cmocka_unit_test(test_write_layout),
 		cmocka_unit_test(test_checksum_pieces),
 		cmocka_unit_test(test_out_patches),
 		cmocka_unit_test(test_string_token),

@@ -108,9 +108,10 @@ struct img_patch {
  * assembly never needs a second copy of it in memory.  The pieces point into
  * img->file: use them before img_free. */
 struct img_out {
-	struct lt_iov *base;       /* owned: the unpatched output in order (image_write.c):
-				    * input runs, zero fill (NULL data), out->section's bytes */
-	size_t nbase, cap;
+	struct lt_buf base_buf;    /* owns base */
+	struct lt_iov *base;       /* the unpatched output in order (image_write.c): input
+				    * runs, zero fill (NULL data), out->section's bytes */
+	size_t nbase;
 	struct img_patch *patches; /* owned, sorted by off, not overlapping */
 	size_t npatches;
 	struct lt_buf section;     /* the new bytes of the CLI section (bodies, debug data, metadata) */

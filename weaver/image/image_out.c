@@ -24,15 +24,10 @@ int img_out_add(struct img_out *out, const uint8_t *data, uint64_t len)
 		return 0;
 	if (len > SIZE_MAX)
 		return lt_error_set(LT_E_LAYOUT, "image would pass the address space");
-	if (out->nbase == out->cap) {
-		size_t n = out->cap ? 2 * out->cap : 64;
-		struct lt_iov *b = realloc(out->base, n * sizeof *b);
-		if (!b)
-			return lt_error_set(LT_E_NOMEM, "out of memory");
-		out->base = b;
-		out->cap = n;
-	}
-	out->base[out->nbase++] = (struct lt_iov){ data, (size_t)len };
+	if (lt_buf_put(&out->base_buf, &(struct lt_iov){ data, (size_t)len }, sizeof(struct lt_iov)) < 0)
+		return -1;
+	out->base = (struct lt_iov *)(void *)out->base_buf.data;
+	out->nbase++;
 	return 0;
 }
 
@@ -170,7 +165,7 @@ void img_out_free(struct img_out *out)
 		free(out->patches[i].data);
 	free(out->patches);
 	free(out->parts);
-	free(out->base);
+	lt_buf_free(&out->base_buf);
 	lt_buf_free(&out->section);
 	memset(out, 0, sizeof *out);
 }

@@ -30,15 +30,10 @@ int text_keep(struct text *t, uint32_t rva, uint32_t len)
 			return 0;
 		}
 	}
-	if (t->nspans == t->cap) {
-		size_t n = t->cap ? 2 * t->cap : 256;
-		struct text_span *s = realloc(t->spans, n * sizeof *s);
-		if (!s)
-			return lt_error_set(LT_E_NOMEM, "out of memory");
-		t->spans = s;
-		t->cap = n;
-	}
-	t->spans[t->nspans++] = (struct text_span){ rva, len, 0 };
+	if (lt_buf_put(&t->span_buf, &(struct text_span){ rva, len, 0 }, sizeof(struct text_span)) < 0)
+		return -1;
+	t->spans = (struct text_span *)(void *)t->span_buf.data;
+	t->nspans++;
 	return 0;
 }
 
@@ -46,15 +41,10 @@ int text_point(struct text *t, uint32_t rva)
 {
 	if (!in_section(t, rva))
 		return 0;
-	if (t->nptrs == t->pcap) {
-		size_t n = t->pcap ? 2 * t->pcap : 64;
-		uint32_t *p = realloc(t->ptrs, n * sizeof *p);
-		if (!p)
-			return lt_error_set(LT_E_NOMEM, "out of memory");
-		t->ptrs = p;
-		t->pcap = n;
-	}
-	t->ptrs[t->nptrs++] = rva;
+	if (lt_buf_put(&t->ptr_buf, &rva, sizeof rva) < 0)
+		return -1;
+	t->ptrs = (uint32_t *)(void *)t->ptr_buf.data;
+	t->nptrs++;
 	return 0;
 }
 
@@ -82,6 +72,7 @@ static void merge(struct text *t, uint32_t gap)
 		}
 	}
 	t->nspans = n;
+	t->span_buf.len = n * sizeof *t->spans;
 }
 
 /* The index of the first span that starts after rva (spans sorted). */
@@ -167,7 +158,7 @@ int text_map(const struct text *t, uint32_t rva, uint32_t *out, const char *what
 
 void text_free(struct text *t)
 {
-	free(t->spans);
-	free(t->ptrs);
+	lt_buf_free(&t->span_buf);
+	lt_buf_free(&t->ptr_buf);
 	memset(t, 0, sizeof *t);
 }

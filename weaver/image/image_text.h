@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lt_buf.h"
+
 /* A kept run of the input section: input RVA `old`, `len` bytes, placed at
  * offset `at` of the new section. */
 struct text_span {
@@ -16,10 +18,12 @@ struct text_span {
 struct text {
 	uint32_t lo, hi;        /* the input section's RVA range */
 	uint32_t drop_lo, drop_hi; /* input bytes known to be dropped (the metadata root) */
-	struct text_span *spans; /* owned; sorted and disjoint after text_plan */
-	size_t nspans, cap;
-	uint32_t *ptrs;         /* owned: RVAs that must stay readable (text_point) */
-	size_t nptrs, pcap;
+	struct lt_buf span_buf; /* owns spans */
+	struct lt_buf ptr_buf;  /* owns ptrs */
+	struct text_span *spans; /* sorted and disjoint after text_plan */
+	size_t nspans;
+	uint32_t *ptrs;         /* RVAs that must stay readable (text_point) */
+	size_t nptrs;
 	uint32_t kept_len;      /* bytes the kept spans take in the new section */
 	uint32_t va;            /* the new section's RVA (set by the caller) */
 };

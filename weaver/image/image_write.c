@@ -665,7 +665,6 @@ int img_layout(struct img *img, struct img_out *out)
 	}
 	l.text_len = (uint32_t)(l.new_base + fresh);
 	l.tail_raw = (uint32_t)(l.text_raw + align_up(l.text_len, pe->file_alignment));
-	out->nbase = 0;
 	if (add_runs(&l, out, refs, nrefs) < 0 || patch_headers(&l, out) < 0 || walk_sites(&l, patch_site, 1) < 0 ||
 	    patch_debug(&l, out) < 0 ||
 	    /* II.25.3.3: MetaData directory at offset 8 of the CLI header. */
