@@ -57,7 +57,7 @@ mutants() {
 		timeout 60 "$lt" weave -q "$work" >/dev/null 2>"$dir/err"
 		rc=$?
 		# The error line (a warning such as LT018 may come first).
-		line=$(grep -m1 ': error LT' "$dir/err" || head -n 1 "$dir/err")
+		line=$(grep -a -m1 ': error LT' "$dir/err" || head -n 1 "$dir/err")
 		if [ "$rc" = 1 ]; then
 			code=; [[ $line =~ \.dll:\ error\ (LT0[0-9][0-9]):\  ]] && code=${BASH_REMATCH[1]}
 			if [ -z "$code" ]; then
