@@ -9,15 +9,11 @@
 #include "image_body.h"
 #include "lt_error.h"
 #include "pdb_seq.h"
-#include "pdb_update.h"
 #include "pkg_nupkg.h"
 #include "sig.h"
 #include "weave.h"
+#include "weave_file.h"
 #include "weave_lines.h"
-
-/* A path in a folder that does not exist: weave_image looks for the
- * embedded PDB in memory, and its file lookups beside it fail at once. */
-#define FUZZ_NO_FILE "/nonexistent-locktime-fuzz/input.dll"
 
 /* A broken invariant: report it and abort, so that the fuzzer keeps the input. */
 static void fuzz_fail(const char *what)
@@ -183,8 +179,8 @@ int fuzz_sig(const uint8_t *data, size_t size)
 
 int fuzz_weave(const uint8_t *data, size_t size)
 {
-	struct weave_opts opts = { .threshold_ms = 1.0, .output = "stderr", .path = FUZZ_NO_FILE };
-	struct pdb_update pdb = { 0 };
+	struct weave_opts opts = { .threshold_ms = 1.0, .output = "stderr" };
+	struct weave_job job = { .found = { .codeview = -1, .embedded = -1 } };
 	struct lt_buf out = LT_BUF_INIT;
 	struct img *img = NULL, *again = NULL;
 	enum weave_outcome outcome, outcome2;
@@ -194,11 +190,11 @@ int fuzz_weave(const uint8_t *data, size_t size)
 	lt_error_clear();
 	if (fuzz_load(data, size, &img) < 0)
 		return -1;
-	if (fuzz_expect(weave_image(img, &opts, &outcome, &nsites)) < 0)
+	/* As `locktime weave` does, in memory: the sites' lines and the
+	 * rewrite from the embedded PDB, then the image laid out. */
+	if (fuzz_expect(weave_job_run(&job, img, &opts, 1, NULL, NULL)) < 0)
 		goto done;
-	/* As `locktime weave` does: the embedded PDB rewritten, then the image laid out. */
-	if (outcome == WEAVE_WOVEN && fuzz_expect(pdb_update(&pdb, img, FUZZ_NO_FILE, FUZZ_NO_FILE)) < 0)
-		goto done;
+	outcome = job.outcome;
 	if (fuzz_expect(img_write(img, &out)) < 0)
 		goto done;
 	if (img_load(&again, out.data, out.len) < 0)
@@ -209,7 +205,7 @@ int fuzz_weave(const uint8_t *data, size_t size)
 		fuzz_fail("a woven image is not seen as already woven");
 	rc = 0;
 done:
-	pdb_update_free(&pdb);
+	weave_job_free(&job);
 	img_free(again);
 	img_free(img);
 	lt_buf_free(&out);
@@ -246,6 +242,7 @@ static void pdb_seq_round_trip(const struct md_image *md, uint32_t row)
 int fuzz_pdb(const uint8_t *data, size_t size)
 {
 	static const uint32_t offsets[] = { 0, 1, 0x10, UINT32_MAX };
+	struct pdb_found pdb = { .source = PDB_EMBEDDED, .codeview = -1, .embedded = -1 };
 	struct wlines lines;
 	struct lt_buf out = LT_BUF_INIT;
 	struct md_image again;
@@ -255,24 +252,23 @@ int fuzz_pdb(const uint8_t *data, size_t size)
 	int rc;
 
 	lt_error_clear();
-	memset(&lines, 0, sizeof lines);
-	if (fuzz_expect(md_read(&lines.md, data, size)) < 0)
+	if (fuzz_expect(md_read(&pdb.md, data, size)) < 0)
 		return -1;
-	lines.has_pdb = lines.md.has_pdb;
-	for (row = 1; lines.has_pdb && row <= md_rows(&lines.md, MD_METHODDEBUGINFORMATION); row++) {
+	wlines_init(&lines, pdb.md.has_pdb ? &pdb : NULL);
+	for (row = 1; lines.has_pdb && row <= md_rows(&pdb.md, MD_METHODDEBUGINFORMATION); row++) {
 		for (i = 0; i < sizeof offsets / sizeof *offsets; i++)
 			(void)wlines_find(&lines, row, offsets[i], text, sizeof text);
-		pdb_seq_round_trip(&lines.md, row);
+		pdb_seq_round_trip(&pdb.md, row);
 	}
 	lt_error_clear();
-	rc = fuzz_expect(md_write(&lines.md, &out));
+	rc = fuzz_expect(md_write(&pdb.md, &out));
 	if (rc == 0) {
 		if (md_read(&again, out.data, out.len) < 0)
 			fuzz_fail("md_write wrote metadata that does not read");
 		md_free(&again);
 	}
 	lt_buf_free(&out);
-	md_free(&lines.md);
+	md_free(&pdb.md);
 	return rc;
 }
 

@@ -17,6 +17,7 @@
 #include "pdb_rewrite.h"
 #include "pdb_update.h"
 #include "weave.h"
+#include "weave_inputs.h"
 
 #define PDB_CORPUS "build/corpus/pdb/"
 #define PORTABLE PDB_CORPUS "Debug-portable/PdbLocks.dll"
@@ -89,7 +90,7 @@ static void find(struct pdb_found *f, const char *dll, enum pdb_source want)
 {
 	struct img *img = load(dll);
 
-	assert_int_equal(pdb_find(f, img, dll), 0);
+	assert_int_equal(weave_pdb_find(f, img, dll), 0);
 	assert_int_equal(f->source, want);
 	img_free(img);
 }
@@ -110,7 +111,7 @@ static void test_find_file_and_embedded(void **state)
 
 	/* Embedded: found without a path too. */
 	img = load(EMBEDDED);
-	assert_int_equal(pdb_find(&f, img, NULL), 0);
+	assert_int_equal(weave_pdb_find(&f, img, NULL), 0);
 	assert_int_equal(f.source, PDB_EMBEDDED);
 	assert_true(f.embedded >= 0);
 	assert_null(f.path);
@@ -118,7 +119,7 @@ static void test_find_file_and_embedded(void **state)
 	/* A file is only looked for with a path. */
 	img_free(img);
 	img = load(PORTABLE);
-	assert_int_equal(pdb_find(&f, img, NULL), 0);
+	assert_int_equal(weave_pdb_find(&f, img, NULL), 0);
 	assert_int_equal(f.source, PDB_NONE);
 	pdb_found_free(&f);
 	img_free(img);
@@ -140,7 +141,7 @@ static void find_beside(const char *dll, const char *dll_name, const char *pdb_n
 		copy(pdb_from, tmp_file(&t, pdb_name));
 	else if (junk)
 		put(tmp_file(&t, pdb_name), junk, junk_len);
-	assert_int_equal(pdb_find(&f, img, copy_path), 0);
+	assert_int_equal(weave_pdb_find(&f, img, copy_path), 0);
 	assert_int_equal(f.source, want);
 	if (why && !strstr(f.why, why))
 		fail_msg("\"%s\" does not say \"%s\"", f.why, why);
@@ -188,7 +189,7 @@ static void find_patched_embedded(uint32_t at, uint8_t x, uint8_t o, const char 
 	copy_bytes[img->pe.debug[e].file_offset + at] ^= x;
 	copy_bytes[img->pe.debug[e].file_offset + at] |= o;
 	assert_int_equal(img_load(&patched, copy_bytes, img->size), 0);
-	assert_int_equal(pdb_find(&f, patched, NULL), 0);
+	assert_int_equal(weave_pdb_find(&f, patched, NULL), 0);
 	assert_int_equal(f.source, PDB_STALE);
 	if (!strstr(f.why, why))
 		fail_msg("\"%s\" does not say \"%s\"", f.why, why);
@@ -208,15 +209,19 @@ static void test_find_bad_embedded(void **state)
 /* Weave `dll` in memory, update its PDB for output `out`, write the pair into the folder. */
 static void weave_and_update(struct img *img, const char *in, const char *out, struct pdb_update *u, struct lt_buf *bytes)
 {
-	struct weave_opts opts = { .threshold_ms = 1, .output = "stderr", .path = in };
+	struct weave_opts opts = { .threshold_ms = 1, .output = "stderr" };
 	enum weave_outcome outcome;
+	struct pdb_found f;
 	long nsites;
 
+	assert_int_equal(weave_pdb_find(&f, img, in), 0);
+	opts.pdb = &f;
 	assert_int_equal(weave_image(img, &opts, &outcome, &nsites), 0);
 	assert_int_equal(outcome, WEAVE_WOVEN);
-	assert_int_equal(pdb_update(u, img, in, out), 0);
+	assert_int_equal(weave_pdb_update(u, img, &f, in, out), 0);
+	pdb_found_free(&f);
 	assert_int_equal(img_write(img, bytes), 0);
-	assert_int_equal(pdb_write_pair(u, out, &(struct lt_iov){ bytes->data, bytes->len }, 1, NULL, 0), 0);
+	assert_int_equal(weave_write_pair(u, out, &(struct lt_iov){ bytes->data, bytes->len }, 1, NULL, 0), 0);
 }
 
 /* The written assembly finds its written PDB as matching, and its PdbChecksum is that PDB's. */
@@ -226,7 +231,7 @@ static void check_written(const char *dll, enum pdb_source want)
 	struct pdb_found f;
 	int checked = 0;
 
-	assert_int_equal(pdb_find(&f, img, dll), 0);
+	assert_int_equal(weave_pdb_find(&f, img, dll), 0);
 	assert_int_equal(f.source, want);
 	for (uint32_t i = 0; i < img->pe.ndebug; i++) {
 		uint8_t hash[64];
@@ -332,6 +337,16 @@ static void test_update_embedded(void **state)
 }
 
 /* Stale symbols, or a rewrite that fails: warned, and no debug entry changes. */
+/* weave_pdb_update of img loaded from `dll`, woven in place, its symbols found now. */
+static void update_in_place(struct pdb_update *u, struct img *img, const char *dll)
+{
+	struct pdb_found f;
+
+	assert_int_equal(weave_pdb_find(&f, img, dll), 0);
+	assert_int_equal(weave_pdb_update(u, img, &f, dll, dll), 0);
+	pdb_found_free(&f);
+}
+
 static void test_update_stale(void **state)
 {
 	static const char windows[] = "Microsoft C/C++ MSF 7.00\r\n\x1a" "DS\0\0\0";
@@ -345,7 +360,7 @@ static void test_update_stale(void **state)
 	dll = tmp_file(&t, "PdbLocks.dll");
 	copy(PORTABLE, dll);
 	put(tmp_file(&t, "PdbLocks.pdb"), windows, sizeof windows);
-	assert_int_equal(pdb_update(&u, img, dll, dll), 0);
+	update_in_place(&u, img, dll);
 	assert_true(u.stale);
 	assert_non_null(strstr(u.why, "not a portable PDB"));
 	assert_null(u.path);
@@ -362,7 +377,7 @@ static void test_update_stale(void **state)
 		if (p)
 			assert_int_equal(img_set_method_body(img, row, p, n), 0);
 	}
-	assert_int_equal(pdb_update(&u, img, dll, dll), 0);
+	update_in_place(&u, img, dll);
 	assert_true(u.stale);
 	assert_non_null(strstr(u.why, "without an offset map"));
 	assert_null(u.path);
@@ -409,7 +424,7 @@ static void test_write_pair_failure(void **state)
 	assert_int_equal(lt_buf_put(&u.data, "pdb", 3), 0);
 	put(dll, "old", 3);
 	u.path = strdup("/nonexistent-folder/A.pdb");
-	assert_int_equal(pdb_write_pair(&u, dll, woven_parts, 2, input, sizeof input - 1), -1);
+	assert_int_equal(weave_write_pair(&u, dll, woven_parts, 2, input, sizeof input - 1), -1);
 	assert_int_equal(lt_error_last()->code, LT_E_IO);
 	assert_file(dll, "old");
 	assert_int_equal(lt_file_clean_temps(dll), 0);
@@ -417,7 +432,7 @@ static void test_write_pair_failure(void **state)
 	free(u.path);
 	u.path = strdup(pdb_dir = tmp_file(&t, "A.pdb"));
 	assert_int_equal(mkdir(pdb_dir, 0755), 0);
-	assert_int_equal(pdb_write_pair(&u, dll, woven_parts, 2, input, sizeof input - 1), -1);
+	assert_int_equal(weave_write_pair(&u, dll, woven_parts, 2, input, sizeof input - 1), -1);
 	assert_int_equal(lt_error_last()->code, LT_E_IO);
 	assert_non_null(strstr(lt_error_last()->msg, "not a regular file"));
 	assert_file(dll, "old");
@@ -427,7 +442,7 @@ static void test_write_pair_failure(void **state)
 	/* No PDB to write: the assembly alone. */
 	free(u.path);
 	u.path = NULL;
-	assert_int_equal(pdb_write_pair(&u, dll, woven_parts, 2, NULL, 0), 0);
+	assert_int_equal(weave_write_pair(&u, dll, woven_parts, 2, NULL, 0), 0);
 	assert_file(dll, "woven");
 	pdb_update_free(&u);
 	tmp_done(&t);

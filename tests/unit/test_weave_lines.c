@@ -12,6 +12,7 @@
 #include "image.h"
 #include "lt_file.h"
 #include "weave.h"
+#include "weave_inputs.h"
 #include "weave_lines.h"
 
 #define CORPUS_DIR "build/corpus/csharp/Debug/"
@@ -31,6 +32,26 @@ static struct img *load_corpus(void)
 	assert_int_equal(lt_file_read(CORPUS_DLL, &data, &size), 0);
 	assert_int_equal(img_load(&img, data, size), 0);
 	return img;
+}
+
+/* The lines of the PDB found for img, read from `path` (NULL: none looked for). */
+static void open_lines(struct wlines *l, struct pdb_found *f, const struct img *img, const char *path)
+{
+	assert_int_equal(weave_pdb_find(f, img, path), 0);
+	wlines_init(l, f);
+}
+
+/* weave_list_pdb with the PDB found beside `path`. */
+static long list_path(const struct img *img, const char *path, void (*fn)(void *ctx, const struct weave_site *s),
+		      void *ctx)
+{
+	struct pdb_found f;
+	long n;
+
+	assert_int_equal(weave_pdb_find(&f, img, path), 0);
+	n = weave_list_pdb(img, &f, fn, ctx);
+	pdb_found_free(&f);
+	return n;
 }
 
 /* Copy `from` to path `to` (or, from NULL, write `len` bytes of junk). */
@@ -92,7 +113,7 @@ static void test_list_locations_are_lock_lines(void **state)
 	struct seen seen = { 0 };
 
 	(void)state;
-	assert_true(weave_list_path(img, CORPUS_DLL, on_site, &seen) > 0);
+	assert_true(list_path(img, CORPUS_DLL, on_site, &seen) > 0);
 	assert_int_equal(seen.located, seen.sites);
 	assert_true(seen.lock_lines >= 3);
 	img_free(img);
@@ -122,7 +143,7 @@ static void test_lock_on_lock_lines(void **state)
 	unsigned checked = 0;
 
 	(void)state;
-	assert_true(weave_list_path(img, CORPUS_DLL, on_scope_site, &checked) > 0);
+	assert_true(list_path(img, CORPUS_DLL, on_scope_site, &checked) > 0);
 	assert_int_equal(checked, 4); /* three `lock` statements, one `using` */
 	img_free(img);
 }
@@ -154,7 +175,7 @@ static void test_vb_lambda_named_by_lines(void **state)
 	if (lt_file_read(VB_DLL, &data, &size) < 0)
 		skip();
 	assert_int_equal(img_load(&img, data, size), 0);
-	assert_true(weave_list_path(img, VB_DLL, on_vb_site, &with) > 0);
+	assert_true(list_path(img, VB_DLL, on_vb_site, &with) > 0);
 	assert_true(weave_list(img, on_vb_site, &without) > 0);
 	assert_int_equal(with.lambdas, 0);
 	assert_int_equal(with.in_main, 1);
@@ -168,18 +189,18 @@ static void test_find_bounds(void **state)
 {
 	struct img *img = load_corpus();
 	struct wlines l;
+	struct pdb_found f;
 	char buf[64] = "unchanged";
 
 	(void)state;
-	assert_int_equal(wlines_open(&l, img, CORPUS_DLL), 0);
+	open_lines(&l, &f, img, CORPUS_DLL);
 	assert_int_equal(l.has_pdb, 1);
 	assert_int_equal(wlines_find(&l, 0, 0, buf, sizeof buf), 0);
 	assert_int_equal(wlines_find(&l, md_rows(&img->md, MD_METHODDEF) + 1, 0, buf, sizeof buf), 0);
 	/* no visible point after the end of any body */
 	assert_int_equal(wlines_point(&l, 1, 0xFFFFFF, WLINES_AFTER, buf, sizeof buf, NULL), 0);
 	assert_string_equal(buf, "unchanged");
-	wlines_free(&l);
-	wlines_free(NULL);
+	pdb_found_free(&f);
 	img_free(img);
 }
 
@@ -188,13 +209,14 @@ static void test_no_path(void **state)
 {
 	struct img *img = load_corpus();
 	struct wlines l;
+	struct pdb_found f;
 	char buf[64];
 
 	(void)state;
-	assert_int_equal(wlines_open(&l, img, NULL), 0);
+	open_lines(&l, &f, img, NULL);
 	assert_int_equal(l.has_pdb, 0);
 	assert_int_equal(wlines_find(&l, 1, 0, buf, sizeof buf), 0);
-	wlines_free(&l);
+	pdb_found_free(&f);
 	img_free(img);
 }
 
@@ -205,6 +227,7 @@ static void check_bad_pdb(const char *pdb_from, const char *junk)
 	char dir[] = "/tmp/lt_lines_XXXXXX", dll[64], pdb[64];
 	struct img *img = load_corpus();
 	struct wlines l;
+	struct pdb_found f;
 
 	assert_non_null(mkdtemp(dir));
 	snprintf(dll, sizeof dll, "%s/LockCorpus.dll", dir);
@@ -212,9 +235,9 @@ static void check_bad_pdb(const char *pdb_from, const char *junk)
 	put_file(dll, CORPUS_DLL, NULL);
 	if (pdb_from || junk)
 		put_file(pdb, pdb_from, junk);
-	assert_int_equal(wlines_open(&l, img, dll), 0);
+	open_lines(&l, &f, img, dll);
 	assert_int_equal(l.has_pdb, 0);
-	wlines_free(&l);
+	pdb_found_free(&f);
 	unlink(pdb);
 	unlink(dll);
 	rmdir(dir);

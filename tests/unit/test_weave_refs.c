@@ -1,6 +1,7 @@
 /* test_weave_refs.c - unit tests of public key tokens, the IL emitter, and framework references resolved on real assemblies. */
 #include "weave_fixture.h"
 #include "weave_emit.h"
+#include "weave_inputs.h"
 #include "weave_refs.h"
 
 #include <unistd.h>
@@ -227,13 +228,14 @@ static void test_refs_from_reference_assemblies(void **state)
 	snprintf(p1, sizeof p1, "%s/System.Runtime.dll", dir);
 	snprintf(p2, sizeof p2, "%s/System.Console.dll", dir);
 	snprintf(p3, sizeof p3, "%s/System.Threading.dll", dir);
-	o.refs = refs;
+	assert_int_equal(weave_refs_read((struct weave_ref **)&o.refs, refs, 3), 0);
 	o.nrefs = 3;
 	ok(wref_resolve(img, &o, &r));
 	assert_string_equal(scope_name(md, r.type[WT_CONSOLE]), "System.Console");
 	assert_string_equal(scope_name(md, r.type[WT_MONITOR]), "System.Threading");
 	assert_string_equal(scope_name(md, r.type[WT_OBJECT]), "System.Runtime");
 	assert_key_blob_equal(md, assemblyref_row(md, "System.Console"), assemblyref_row(md, "System.Runtime"));
+	weave_refs_free((struct weave_ref *)o.refs, o.nrefs);
 	img_free(img);
 }
 
@@ -251,7 +253,7 @@ static void refs_from_shared(const char **paths, size_t n, struct weave_opts *o)
 		paths[i] = storage[i];
 	}
 	*o = default_opts;
-	o->refs = paths;
+	assert_int_equal(weave_refs_read((struct weave_ref **)&o->refs, paths, n), 0);
 	o->nrefs = n;
 }
 
@@ -276,6 +278,7 @@ static void test_refs_forwarder(void **state)
 	/* System.Threading.dll is not referenced: its forwarder's own target. */
 	assert_string_equal(scope_name(md, r.type[WT_MONITOR]), "System.Private.CoreLib");
 	assert_int_equal(assemblyref_row(md, "System.Runtime"), runtime);
+	weave_refs_free((struct weave_ref *)o.refs, o.nrefs);
 	img_free(img);
 }
 
@@ -290,6 +293,7 @@ static void test_refs_not_in_references(void **state)
 	refs_from_shared(paths, 1, &o);
 	expect_error(wref_resolve(img, &o, &r), LT_E_WEAVE); /* Console is in System.Console.dll */
 	assert_non_null(strstr(lt_error_last()->msg, "System.Console"));
+	weave_refs_free((struct weave_ref *)o.refs, o.nrefs);
 	img_free(img);
 }
 
@@ -305,7 +309,7 @@ static void test_refs_forwarder_target(void **state)
 	(void)state;
 	/* mono's netstandard facade forwards to mscorlib, which the target no longer references. */
 	rename_assemblyref(md, "mscorlib", "mscorlib2");
-	o.refs = refs;
+	assert_int_equal(weave_refs_read((struct weave_ref **)&o.refs, refs, 1), 0);
 	o.nrefs = 1;
 	ok(wref_resolve(img, &o, &r));
 	assert_string_equal(scope_name(md, r.type[WT_CONSOLE]), "mscorlib");
@@ -314,6 +318,7 @@ static void test_refs_forwarder_target(void **state)
 	added = assemblyref_row(md, "mscorlib");
 	assert_int_equal(added, asmrefs + 1);
 	assert_key_blob_equal(md, added, assemblyref_row(md, "mscorlib2"));
+	weave_refs_free((struct weave_ref *)o.refs, o.nrefs);
 	img_free(img);
 }
 
@@ -397,10 +402,11 @@ static void test_refs_missing_reference_file(void **state)
 	struct wref r;
 
 	(void)state;
-	o.refs = refs;
+	assert_int_equal(weave_refs_read((struct weave_ref **)&o.refs, refs, 1), 0);
 	o.nrefs = 1;
 	expect_error(wref_resolve(img, &o, &r), LT_E_IO);
 	assert_non_null(strstr(lt_error_last()->msg, "/nonexistent/System.Runtime.dll"));
+	weave_refs_free((struct weave_ref *)o.refs, o.nrefs);
 	img_free(img);
 }
 
@@ -412,9 +418,10 @@ static void test_refs_reference_not_pe(void **state)
 	struct wref r;
 
 	(void)state;
-	o.refs = refs;
+	assert_int_equal(weave_refs_read((struct weave_ref **)&o.refs, refs, 1), 0);
 	o.nrefs = 1;
 	expect_error(wref_resolve(img, &o, &r), LT_E_NOT_PE);
+	weave_refs_free((struct weave_ref *)o.refs, o.nrefs);
 	img_free(img);
 }
 
@@ -479,13 +486,14 @@ static void test_refs_reference_is_module(void **state)
 	}
 	assert_int_equal(img_write(module, &out), 0);
 	assert_int_equal(lt_file_write_atomic(path, out.data, out.len), 0);
-	o.refs = refs;
+	assert_int_equal(weave_refs_read((struct weave_ref **)&o.refs, refs, 1), 0);
 	o.nrefs = 1;
 	expect_error(wref_resolve(img, &o, &r), LT_E_WEAVE);
 	assert_non_null(strstr(lt_error_last()->msg, "Assembly row"));
 	unlink(path);
 	lt_buf_free(&out);
 	img_free(module);
+	weave_refs_free((struct weave_ref *)o.refs, o.nrefs);
 	img_free(img);
 }
 

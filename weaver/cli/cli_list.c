@@ -1,9 +1,7 @@
 /* cli_list.c - `locktime list`: one line per lock acquisition site. */
 #include "cli.h"
-#include "image.h"
 #include "lt_error.h"
-#include "lt_file.h"
-#include "weave.h"
+#include "weave_file.h"
 
 #include <stdio.h>
 
@@ -23,9 +21,6 @@ static void print_site(void *ctx, const struct weave_site *s)
 
 int cli_list(int argc, char **argv)
 {
-	struct img *img = NULL;
-	uint8_t *data;
-	size_t size;
 	int rc = 1, woven = 0;
 
 	if (argc != 2) {
@@ -35,8 +30,7 @@ int cli_list(int argc, char **argv)
 	if (cli_is_package(argv[1]))
 		return cli_list_package(argv[1]);
 	lt_error_clear();
-	if (lt_file_read(argv[1], &data, &size) == 0 && img_load(&img, data, size) == 0 &&
-	    (woven = weave_is_woven(img)) >= 0 && weave_list_path(img, argv[1], print_site, NULL) >= 0) {
+	if (weave_list_file(argv[1], print_site, NULL, &woven) >= 0) {
 		/* Its lock calls go to <LockTime>'s wrappers now: no line is not "no lock". */
 		if (woven)
 			fprintf(stderr, "%s: woven by LockTime already: its lock sites are timed; list the assembly "
@@ -45,6 +39,5 @@ int cli_list(int argc, char **argv)
 	} else {
 		cli_report_error(argv[1]);
 	}
-	img_free(img);
 	return rc;
 }

@@ -1,16 +1,13 @@
 /* cli_weave.c - `locktime weave`: options, and weaving each file in place. */
 #include "cli.h"
-#include "image.h"
 #include "lt_error.h"
-#include "lt_file.h"
-#include "pdb_update.h"
-#include "weave.h"
+#include "weave_file.h"
+#include "weave_inputs.h"
 
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 struct refs {
 	char **paths;
@@ -68,85 +65,29 @@ static void refs_free(struct refs *r)
 	free(r->paths);
 }
 
-/* Remove what a run killed while writing the PDB beside `out` left
- * (<name without .dll/.exe>.pdb.locktime-XXXXXX): the PDB is written under
- * out's lock, which the caller holds, and a later run that finds the
- * assembly already woven writes no PDB that would clean them. */
-static void clean_pdb_temps(const char *out)
+static void print_warning(void *ctx, int code, const char *msg)
 {
-	const char *base = strrchr(out, '/') ? strrchr(out, '/') + 1 : out, *dot = strrchr(base, '.');
-	size_t stem = dot && (!strcasecmp(dot, ".dll") || !strcasecmp(dot, ".exe")) ? (size_t)(dot - out) : strlen(out);
-	char *pdb = malloc(stem + 5);
-
-	if (!pdb)
-		return;
-	memcpy(pdb, out, stem);
-	memcpy(pdb + stem, ".pdb", 5);
-	lt_file_clean_temps(pdb);
-	free(pdb);
+	cli_warn(ctx, code, "%s", msg);
 }
 
 /* Weave one file; returns 0 (woven, nothing to do, or already woven) or 1. */
 static int weave_one(const char *in, const char *out, const struct weave_opts *opts, int verbosity)
 {
-	struct img_out img_out = IMG_OUT_INIT;
-	struct pdb_update pdb = { 0 };
-	struct lt_file_lock lock = LT_FILE_LOCK_INIT;
-	struct weave_opts with_path = *opts;
-	enum weave_outcome outcome;
-	struct img *img = NULL;
-	uint8_t *data;
-	size_t size;
-	long nsites = 0;
-	int rc = 1;
+	const struct weave_report report = { print_warning, (void *)in };
+	struct weave_job job;
+	int rc;
 
 	lt_error_clear();
-	/* Held from before the read to after the write: a parallel build
-	 * weaving the same file waits, then finds it already woven. */
-	if (lt_file_lock(&lock, out) < 0)
-		goto done;
-	clean_pdb_temps(out);
-	if (lt_file_read(in, &data, &size) < 0 || img_load(&img, data, size) < 0)
-		goto done;
-	if (img_is_reference_assembly(img)) {
-		lt_error_set(LT_E_REF_ASSEMBLY, "reference assembly: it has no method bodies to weave");
-		goto done;
-	}
-	with_path.path = in;
-	if (weave_image(img, &with_path, &outcome, &nsites) < 0)
-		goto done;
-	if (outcome == WEAVE_WOVEN) {
-		if (img->pe.cli.flags & PE_COMIMAGE_STRONGNAMESIGNED)
-			cli_warn(in, LT_E_STRONG_NAME, "its strong-name signature no longer matches (.NET ignores it; .NET Framework checks it only for the GAC)");
-		/* The PDB is rewritten and the debug entries set before the image
-		 * is laid out; the PDB file is written after the assembly. */
-		if (pdb_update(&pdb, img, in, out) < 0)
-			goto done;
-		if (pdb.stale)
-			cli_warn(in, LT_E_PDB, "%s: its source lines are stale after weaving", pdb.why);
-		if (img_layout(img, &img_out) < 0 ||
-		    pdb_write_pair(&pdb, out, img_out.parts, img_out.nparts, strcmp(in, out) ? NULL : img->file,
-				   img->size) < 0)
-			goto done;
-		if (verbosity >= 0)
-			printf("%s: woven, %ld lock site%s timed\n", in, nsites, nsites == 1 ? "" : "s");
-	} else {
-		/* Nothing changes: an in-place weave leaves the file byte-identical. */
-		if (out != in && lt_file_write_atomic(out, img->file, img->size) < 0)
-			goto done;
-		if (verbosity >= 0)
-			printf("%s: %s\n", in, outcome == WEAVE_ALREADY_WOVEN ? "already woven by LockTime, left as it is"
-									   : "no lock found, left as it is");
-	}
-	rc = 0;
-done:
-	if (rc)
+	rc = weave_file(&job, in, out, opts, &report);
+	if (rc < 0)
 		cli_report_error(in);
-	img_out_free(&img_out);
-	pdb_update_free(&pdb);
-	img_free(img);
-	lt_file_unlock(&lock);
-	return rc;
+	else if (verbosity >= 0 && job.outcome == WEAVE_WOVEN)
+		printf("%s: woven, %ld lock site%s timed\n", in, job.nsites, job.nsites == 1 ? "" : "s");
+	else if (verbosity >= 0)
+		printf("%s: %s\n", in, job.outcome == WEAVE_ALREADY_WOVEN ? "already woven by LockTime, left as it is"
+									 : "no lock found, left as it is");
+	weave_job_free(&job);
+	return rc < 0 ? 1 : 0;
 }
 
 int cli_weave(int argc, char **argv)
@@ -163,6 +104,7 @@ int cli_weave(int argc, char **argv)
 	};
 	struct weave_opts opts = { .threshold_ms = 1.0, .output = "stderr" };
 	struct refs refs = { NULL, 0, 0 };
+	struct weave_ref *read = NULL;
 	const char *output = NULL, *unpack = NULL;
 	int c, i, verbosity = 0, failed = 0;
 	char *end;
@@ -215,7 +157,12 @@ int cli_weave(int argc, char **argv)
 		fprintf(stderr, "locktime: error LT%03d: weave: --unpack DIR takes a .nupkg and entry names, not -o\n", LT_E_USAGE);
 		goto usage;
 	}
-	opts.refs = (const char *const *)refs.paths;
+	if (weave_refs_read(&read, (const char *const *)refs.paths, refs.n) < 0) {
+		cli_report_error("locktime");
+		refs_free(&refs);
+		return 1;
+	}
+	opts.refs = read;
 	opts.nrefs = refs.n;
 	if (unpack) /* --unpack DIR PKG.nupkg [ENTRY...] */
 		failed = cli_unpack_package(argv[optind], unpack, (const char *const *)argv + optind + 1, argc - optind - 1,
@@ -223,6 +170,7 @@ int cli_weave(int argc, char **argv)
 	for (i = optind; i < argc && !unpack; i++)
 		failed |= cli_is_package(argv[i]) ? cli_weave_package(argv[i], output ? output : argv[i], &opts, verbosity)
 						  : weave_one(argv[i], output ? output : argv[i], &opts, verbosity);
+	weave_refs_free(read, refs.n);
 	refs_free(&refs);
 	return failed ? 1 : 0;
 usage:

@@ -82,6 +82,11 @@ static int typeref_is(const struct img *img, uint32_t tok, const char *ns, const
 	return strcmp(n, name) == 0 && strcmp(s, ns) == 0;
 }
 
+int img_is_strong_named(const struct img *img)
+{
+	return (img->pe.cli.flags & PE_COMIMAGE_STRONGNAMESIGNED) != 0;
+}
+
 int img_is_reference_assembly(const struct img *img)
 {
 	const struct md_image *md = &img->md;

@@ -61,6 +61,10 @@ void img_free(struct img *img);
  * ReferenceAssemblyAttribute (a reference assembly: no real bodies). */
 int img_is_reference_assembly(const struct img *img);
 
+/* Whether the CLI header's Flags say the image is strong-name signed
+ * (COMIMAGE_FLAGS_STRONGNAMESIGNED, II.25.3.3.1): 1 or 0. */
+int img_is_strong_named(const struct img *img);
+
 /* The body of MethodDef `row` (1-based): the replacement if one was set,
  * else the input's bytes at its RVA, sized by parsing its header and EH
  * sections (II.25.4).  *out is borrowed until the body is replaced.

@@ -1,6 +1,7 @@
 /* md_heap.c - bounded reads and deduplicated appends for #Strings, #US, #Blob, #GUID (II.24.2.3-24.2.5). */
 #include "md_image.h"
 #include "lt_error.h"
+#include "lt_set.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -10,18 +11,16 @@
 
 enum heap_kind { HEAP_STRINGS, HEAP_BLOB, HEAP_GUID }; /* #US entries are laid out like #Blob's */
 
-/* Open-addressing set of heap entries: slot = index + 1, 0 = empty.  Keys
- * are the entries' bytes, read back from the heap for comparison. */
+/* The set of a heap's entries (lt_set): id = index + 1.  Keys are the
+ * entries' bytes, read back from the heap for comparison. */
 struct md_dedup {
-	uint32_t *slots;
-	uint32_t cap; /* power of two */
-	uint32_t used;
+	struct lt_set set;
 };
 
 void md_heap_drop_lookup(struct md_heap *h)
 {
 	if (h->dedup)
-		free(h->dedup->slots);
+		lt_set_free(&h->dedup->set);
 	free(h->dedup);
 	h->dedup = NULL;
 }
@@ -157,89 +156,61 @@ int md_guid(const struct md_image *md, uint32_t index, const uint8_t **out)
 	return 0;
 }
 
-/* FNV-1a over an entry's bytes. */
-static uint32_t hash_bytes(const uint8_t *p, uint32_t n)
-{
-	uint32_t h = 2166136261u;
+/* An entry looked for: its bytes, in a heap of kind k. */
+struct probe {
+	const struct md_heap *h;
+	enum heap_kind k;
+	const uint8_t *p;
+	uint32_t n;
+};
 
-	while (n--)
-		h = (h ^ *p++) * 16777619u;
-	return h;
-}
-
-/* The slot holding an entry equal to p[0..n), or the empty slot where it goes. */
-static uint32_t *dedup_slot(const struct md_heap *h, enum heap_kind k, const uint8_t *p, uint32_t n)
+static int probe_eq(const void *ctx, uint32_t id)
 {
-	uint32_t mask = h->dedup->cap - 1, i = hash_bytes(p, n) & mask;
+	const struct probe *pr = ctx;
 	const uint8_t *q;
 	uint32_t qn;
 
-	for (;; i = (i + 1) & mask) {
-		uint32_t *s = &h->dedup->slots[i];
-
-		if (!*s)
-			return s;
-		if (entry_at(h, k, *s - 1, &q, &qn) == 0 && qn == n && !memcmp(p, q, n))
-			return s;
-	}
+	return entry_at(pr->h, pr->k, id - 1, &q, &qn) == 0 && qn == pr->n && !memcmp(pr->p, q, qn);
 }
 
-/* Record entry `index` unless an equal entry is known; grows at half load. */
+/* The index + 1 of an entry equal to p[0..n), or 0. */
+static uint32_t dedup_find(const struct md_heap *h, enum heap_kind k, const uint8_t *p, uint32_t n)
+{
+	const struct probe pr = { h, k, p, n };
+
+	return lt_set_find(&h->dedup->set, lt_set_hash(LT_SET_HASH_INIT, p, n), probe_eq, &pr);
+}
+
+/* Record entry `index` unless an equal entry is known. */
 static int dedup_insert(struct md_heap *h, enum heap_kind k, uint32_t index)
 {
-	struct md_dedup *d = h->dedup;
 	const uint8_t *p;
-	uint32_t n, *s;
+	uint32_t n;
 
-	if (d->used + 1 > d->cap / 2) {
-		struct md_dedup bigger = { NULL, d->cap * 2, 0 };
-		uint32_t *old = d->slots, oldcap = d->cap, i;
-
-		if (bigger.cap > (UINT32_MAX >> 1) ||
-		    !(bigger.slots = calloc(bigger.cap, sizeof(uint32_t))))
-			return lt_error_set(LT_E_NOMEM, "heap lookup: out of memory");
-		*d = bigger;
-		for (i = 0; i < oldcap; i++)
-			if (old[i] && entry_at(h, k, old[i] - 1, &p, &n) == 0) {
-				*dedup_slot(h, k, p, n) = old[i];
-				d->used++;
-			}
-		free(old);
-	}
 	if (entry_at(h, k, index, &p, &n) < 0)
 		return 0; /* malformed input entry: not a candidate */
-	s = dedup_slot(h, k, p, n);
-	if (!*s) {
-		*s = index + 1;
-		d->used++;
-	}
-	return 0;
+	if (dedup_find(h, k, p, n))
+		return 0;
+	return lt_set_add(&h->dedup->set, lt_set_hash(LT_SET_HASH_INIT, p, n), index + 1);
 }
 
 /* Build the lookup over the input heap on first use (II.24.2.3-24.2.5 entry
  * layouts); a heap with no bytes first gets its initial empty entry. */
 static int dedup_build(struct md_heap *h, enum heap_kind k)
 {
-	uint32_t pos, len, hdr, *slots, cap;
+	uint32_t pos, len, hdr;
 	const uint8_t *nul;
-	struct md_dedup *d;
 
 	if (h->dedup)
 		return 0;
-	/* Sized from the input heap, a slot per 8 bytes: entries average more
-	 * than that, so inserting them rehashes once or twice, not ten times. */
-	for (cap = 1024; cap < h->orig_size / 8 && cap < (1u << 26); cap *= 2)
-		;
-	d = calloc(1, sizeof(*d));
-	slots = calloc(cap, sizeof(uint32_t));
-	if (!d || !slots) {
-		free(d);
-		free(slots);
+	if (!(h->dedup = calloc(1, sizeof *h->dedup)))
 		return lt_error_set(LT_E_NOMEM, "heap lookup: out of memory");
+	/* Sized from the input heap, an entry per 16 bytes: entries average
+	 * about that, so inserting them rehashes once or twice, not ten times. */
+	if (lt_set_reserve(&h->dedup->set, h->orig_size / 16 > 512 ? h->orig_size / 16 : 512) < 0) {
+		md_heap_drop_lookup(h);
+		return -1;
 	}
-	d->slots = slots;
-	d->cap = cap;
-	h->dedup = d;
 	if (k != HEAP_GUID && h->orig_size == 0 && h->added.len == 0 && lt_buf_u8(&h->added, 0) < 0)
 		return -1;
 	if (k == HEAP_GUID) {
@@ -274,14 +245,13 @@ static int heap_add(struct md_heap *h, enum heap_kind k, const uint8_t *p, uint3
 {
 	uint8_t hdr[4];
 	unsigned nhdr = 0;
-	uint32_t *s, index;
+	uint32_t found, index;
 	uint64_t total;
 
 	if (dedup_build(h, k) < 0)
 		return -1;
-	s = dedup_slot(h, k, p, n);
-	if (*s) {
-		*out = *s - 1;
+	if ((found = dedup_find(h, k, p, n)) != 0) {
+		*out = found - 1;
 		return 0;
 	}
 	if (k == HEAP_BLOB)

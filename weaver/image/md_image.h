@@ -76,6 +76,8 @@ struct md_image {
 	/* Order of all streams as read, so writing keeps it (names; at most 8). */
 	char stream_order[8][32];
 	uint32_t nstream_order;
+	/* Row lookups by content (md_find.h), built on first use (owned). */
+	struct md_find *find;
 };
 
 /* Parse the metadata root at data[0..size) (the bytes the CLI header's

@@ -1,5 +1,6 @@
 /* md_read.c - parse a metadata root, its streams and tables into struct md_image (II.24.2). */
 #include "md_image.h"
+#include "md_find.h"
 #include "lt_cursor.h"
 #include "lt_error.h"
 
@@ -55,6 +56,7 @@ void md_free(struct md_image *md)
 	md_heap_free(&md->blob);
 	md_heap_free(&md->guid);
 	free(md->streams);
+	md_find_free(md);
 	memset(md, 0, sizeof(*md));
 }
 

@@ -8,8 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <unistd.h>
 #include <zlib.h>
 
 void pdb_found_free(struct pdb_found *f)
@@ -23,9 +21,7 @@ void pdb_found_free(struct pdb_found *f)
 	f->codeview = f->embedded = -1;
 }
 
-/* Mark f stale: the reason, and the file it was about (taken, may be NULL). */
-static int stale(struct pdb_found *f, char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int stale(struct pdb_found *f, char *path, const char *fmt, ...)
+int pdb_found_stale(struct pdb_found *f, char *path, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -47,22 +43,6 @@ int pdb_entry_data(const struct img *img, uint32_t index, struct lt_cur *out)
 {
 	struct lt_cur file = lt_cur_init(img->file, img->size, LT_E_PDB, "debug directory entry data");
 	return lt_cur_sub(&file, img->pe.debug[index].file_offset, img->pe.debug[index].size, out);
-}
-
-char *pdb_path_beside(const char *path, const char *name, size_t name_len)
-{
-	const char *slash = strrchr(path, '/');
-	size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
-	char *out = malloc(dir_len + name_len + 1);
-
-	if (!out) {
-		lt_error_set(LT_E_NOMEM, "out of memory");
-		return NULL;
-	}
-	memcpy(out, path, dir_len);
-	memcpy(out + dir_len, name, name_len);
-	out[dir_len + name_len] = 0;
-	return out;
 }
 
 /* The RSDS CodeView entry: its index, GUID (16 bytes) and PDB id stamp, and
@@ -148,110 +128,51 @@ static int judge(struct pdb_found *f, enum pdb_source source, const uint8_t id[P
 		 const char *what)
 {
 	if (f->size < 4 || lt_le32(f->data) != 0x424A5342u) /* "BSJB" */
-		return stale(f, f->path, "%s is not a portable PDB (a Windows PDB?)", what);
+		return pdb_found_stale(f, f->path, "%s is not a portable PDB (a Windows PDB?)", what);
 	if (md_read(&f->md, f->data, f->size) < 0)
-		return stale(f, f->path, "%s: %s", what, lt_error_last()->msg);
+		return pdb_found_stale(f, f->path, "%s: %s", what, lt_error_last()->msg);
 	if (!f->md.has_pdb)
-		return stale(f, f->path, "%s has no #Pdb stream", what);
+		return pdb_found_stale(f, f->path, "%s has no #Pdb stream", what);
 	if (memcmp(f->md.pdb_id, id, portable ? PDB_ID_SIZE : 16) != 0)
-		return stale(f, f->path, "%s does not match the assembly (PDB id differs from the CodeView entry's)", what);
+		return pdb_found_stale(f, f->path, "%s does not match the assembly (PDB id differs from the CodeView entry's)", what);
 	f->source = source;
 	return 0;
 }
 
-/* The file `name` in the assembly's folder: 1 with f->data and f->path when
- * it exists and reads, 0 when it does not, -1 when memory runs out. */
-static int read_beside(struct pdb_found *f, const char *assembly_path, const char *name, size_t len)
+/* The file's data judged against f's CodeView entry: PDB_FILE or stale. */
+int pdb_found_file(struct pdb_found *f, uint8_t *data, size_t size, char *path)
 {
-	char *path = pdb_path_beside(assembly_path, name, len);
-
-	if (!path)
-		return -1;
-	if (access(path, F_OK) != 0 || lt_file_read(path, &f->data, &f->size) < 0) {
-		free(path);
-		return 0;
-	}
+	md_free(&f->md);
+	free(f->data);
+	if (path != f->path)
+		free(f->path);
+	f->data = data;
+	f->size = size;
 	f->path = path;
-	return 1;
+	return judge(f, PDB_FILE, f->id, f->portable, path);
 }
 
-char *pdb_symbols_name(const char *assembly_path, const char *ext)
+int pdb_find_embedded(struct pdb_found *out, const struct img *img, const char **cv_name)
 {
-	const char *base = strrchr(assembly_path, '/'), *dot;
-	size_t len, elen = strlen(ext);
-	char *name;
-
-	base = base ? base + 1 : assembly_path;
-	dot = strrchr(base, '.');
-	len = !strcmp(ext, ".pdb") && dot && (!strcasecmp(dot, ".dll") || !strcasecmp(dot, ".exe")) ? (size_t)(dot - base)
-												       : strlen(base);
-	if (!(name = malloc(len + elen + 1))) {
-		lt_error_set(LT_E_NOMEM, "out of memory");
-		return NULL;
-	}
-	memcpy(name, base, len);
-	memcpy(name + len, ext, elen + 1);
-	return name;
-}
-
-/* <assembly name without .dll/.exe>.pdb, or <assembly path>.mdb. */
-static int read_named(struct pdb_found *f, const char *assembly_path, int mdb)
-{
-	char *name = pdb_symbols_name(assembly_path, mdb ? ".mdb" : ".pdb");
+	char why[sizeof out->why];
 	int rc;
 
-	if (!name)
-		return -1;
-	rc = read_beside(f, assembly_path, name, strlen(name));
-	free(name);
-	return rc;
-}
-
-/* pdb_find, but on failure *out still holds what was read. */
-static int find(struct pdb_found *out, const struct img *img, const char *assembly_path)
-{
-	uint8_t id[PDB_ID_SIZE];
-	char why[sizeof out->why];
-	const char *cv_name = NULL;
-	int portable = 0, rc;
-
-	out->codeview = codeview(img, id, &portable, &cv_name);
+	memset(out, 0, sizeof *out);
+	*cv_name = NULL;
+	out->codeview = codeview(img, out->id, &out->portable, cv_name);
 	out->embedded = -1;
 	for (uint32_t i = 0; i < img->pe.ndebug; i++)
 		if (img->pe.debug[i].type == PE_DEBUG_EMBEDDED_PDB)
 			out->embedded = (int)i;
-	if (out->embedded >= 0) {
-		if ((rc = inflate_entry(img, (uint32_t)out->embedded, out, why, sizeof why)) != 0)
-			return rc < 0 ? -1 : stale(out, NULL, "%s", why);
-		if (out->codeview < 0)
-			return stale(out, NULL, "embedded PDB without a CodeView entry to match it");
-		return judge(out, PDB_EMBEDDED, id, portable, "embedded PDB");
-	}
-	if (!assembly_path)
+	if (out->embedded < 0)
 		return 0;
-	if (out->codeview >= 0) {
-		rc = *cv_name ? read_beside(out, assembly_path, cv_name, strlen(cv_name)) : 0;
-		if (rc == 0)
-			rc = read_named(out, assembly_path, 0);
-		if (rc < 0)
-			return -1;
+	if ((rc = inflate_entry(img, (uint32_t)out->embedded, out, why, sizeof why)) != 0) {
 		if (rc > 0)
-			return judge(out, PDB_FILE, id, portable, out->path);
-	} else {
-		if ((rc = read_named(out, assembly_path, 0)) != 0)
-			return rc < 0 ? -1 : stale(out, out->path, "%s: the assembly has no CodeView debug entry naming it", out->path);
-	}
-	if ((rc = read_named(out, assembly_path, 1)) != 0)
-		return rc < 0 ? -1 : stale(out, out->path, "%s: Mono .mdb symbols cannot be updated", out->path);
-	return 0;
-}
-
-int pdb_find(struct pdb_found *out, const struct img *img, const char *assembly_path)
-{
-	memset(out, 0, sizeof *out);
-	if (find(out, img, assembly_path) < 0) {
+			return pdb_found_stale(out, NULL, "%s", why);
 		pdb_found_free(out);
 		return -1;
 	}
-	return 0;
+	if (out->codeview < 0)
+		return pdb_found_stale(out, NULL, "embedded PDB without a CodeView entry to match it");
+	return judge(out, PDB_EMBEDDED, out->id, out->portable, "embedded PDB");
 }

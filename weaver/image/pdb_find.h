@@ -1,6 +1,7 @@
-/* pdb_find.h - finding the portable PDB of an assembly: embedded in its debug
- * directory, or a file next to it (PE-COFF.md "Debug Directory",
- * PortablePdb-Metadata.md), and telling a matching PDB from a stale one. */
+/* pdb_find.h - the portable PDB of an assembly, from bytes: embedded in its
+ * debug directory, or the bytes of a file the caller read (PE-COFF.md "Debug
+ * Directory", PortablePdb-Metadata.md), and telling a matching PDB from a
+ * stale one.  Which files to read is the caller's (weave_inputs.h). */
 #ifndef PDB_FIND_H
 #define PDB_FIND_H
 
@@ -34,42 +35,42 @@ struct pdb_found {
 	int codeview;       /* index in pe.debug of the RSDS CodeView entry, -1 when none */
 	int embedded;       /* index in pe.debug of the Embedded Portable PDB entry, -1 when none */
 	char why[300];      /* PDB_STALE: what was found and why it cannot be used */
+	uint8_t id[PDB_ID_SIZE]; /* codeview >= 0: the PDB id it names (GUID, stamp) */
+	int portable;       /* codeview >= 0: its MinorVersion says portable (the stamp counts) */
 };
 
-/* Find the debug symbols of `img`, read from `assembly_path` (NULL: look
- * only for an embedded PDB).  In order:
- *  - an Embedded Portable PDB entry (type 17): inflated (raw Deflate, its
- *    UncompressedSize exactly, at most 1 GiB and 1032 times the Deflate
- *    data) - PDB_EMBEDDED, or PDB_STALE when malformed;
- *  - with a CodeView entry, the file named by its path's last part (either
- *    separator) in the assembly's folder, else <assembly name without
- *    .dll/.exe>.pdb there: PDB_FILE when it is portable metadata with a #Pdb
- *    stream whose id matches (GUID, and the entry's TimeDateStamp as the
- *    stamp when MinorVersion is 0x504D), else PDB_STALE (a Windows PDB, a
- *    PDB of another build, malformed metadata);
- *  - without a CodeView entry, <name>.pdb there: PDB_STALE (nothing names it);
- *  - <assembly path>.mdb (Mono's symbols): PDB_STALE.
- * Nothing found is PDB_NONE.  Debug symbols never fail a weave: the only
- * error is running out of memory.  Returns 0 (release *out with
+/* Start looking for the debug symbols of `img`: out->codeview and
+ * out->embedded get the indexes of its RSDS CodeView and Embedded Portable
+ * PDB entries (-1 when none), and *cv_name the last part (after either
+ * separator) of the path the CodeView entry names, borrowed from img ("" for
+ * an empty path; NULL without an entry).  An Embedded Portable PDB entry
+ * (type 17) is inflated (raw Deflate, its UncompressedSize exactly, at most
+ * 1 GiB and 1032 times the Deflate data) and judged: PDB_EMBEDDED when it is
+ * portable metadata with a #Pdb stream whose id matches the CodeView entry
+ * (GUID, and its TimeDateStamp as the stamp when MinorVersion is 0x504D),
+ * else PDB_STALE; without one out->source is PDB_NONE and the caller may
+ * give a file's bytes to pdb_found_file.  Debug symbols never fail a weave:
+ * the only error is running out of memory.  Returns 0 (release *out with
  * pdb_found_free), or -1 with LT_E_NOMEM (*out is then released). */
-int pdb_find(struct pdb_found *out, const struct img *img, const char *assembly_path);
+int pdb_find_embedded(struct pdb_found *out, const struct img *img, const char **cv_name);
 
-/* Release what pdb_find read; *f is PDB_NONE afterwards.  NULL is a no-op. */
+/* Judge the bytes data[0..size) of the file `path` (both taken, owned by f
+ * afterwards) as f's assembly's PDB, after pdb_find_embedded found no
+ * embedded one and a CodeView entry: PDB_FILE with f->md when it matches as
+ * above, else PDB_STALE with the reason in f->why (a Windows PDB, a PDB of
+ * another build, malformed metadata).  Returns 0. */
+int pdb_found_file(struct pdb_found *f, uint8_t *data, size_t size, char *path);
+
+/* Mark f PDB_STALE, its data released: f->why formatted like printf, f->path
+ * set to `path` (taken; may be NULL).  Returns 0. */
+int pdb_found_stale(struct pdb_found *f, char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Release what pdb_find_embedded and pdb_found_file read; *f is PDB_NONE afterwards.  NULL is a no-op. */
 void pdb_found_free(struct pdb_found *f);
 
 /* The data of debug entry `index` of img: a cursor over [PointerToRawData,
  * +SizeOfData) (pe_parse checked it lies in the file).  Returns 0, or -1 with
  * LT_E_PDB. */
 int pdb_entry_data(const struct img *img, uint32_t index, struct lt_cur *out);
-
-/* The folder part of `path` (through its last '/') followed by `name`, in a
- * new string (free()).  NULL when memory runs out (LT_E_NOMEM recorded). */
-char *pdb_path_beside(const char *path, const char *name, size_t name_len);
-
-/* The file name of an assembly's symbols: for ext ".pdb", the assembly's
- * file name without a .dll or .exe extension, then ".pdb" ("A.dll" ->
- * "A.pdb"); for any other ext (".mdb") the whole file name then ext
- * ("A.exe.mdb").  A new string (free()), or NULL with LT_E_NOMEM. */
-char *pdb_symbols_name(const char *assembly_path, const char *ext);
 
 #endif

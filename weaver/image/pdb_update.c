@@ -1,15 +1,12 @@
 /* pdb_update.c - an edited assembly's portable PDB and debug directory brought up to date together. */
 #include "pdb_update.h"
 #include "lt_error.h"
-#include "lt_file.h"
 #include "pdb_rewrite.h"
 
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <zlib.h>
 
 void pdb_update_free(struct pdb_update *u)
@@ -63,7 +60,7 @@ static int set_codeview(struct img *img, uint32_t index, const uint8_t id[PDB_ID
 	size_t keep;
 	int rc;
 
-	/* pdb_find read the entry: the 24-byte header, then a NUL-terminated path. */
+	/* pdb_find_embedded read the entry: the 24-byte header, then a NUL-terminated path. */
 	if (pdb_entry_data(img, index, &c) < 0)
 		return -1;
 	keep = c.len;
@@ -82,39 +79,6 @@ static int set_codeview(struct img *img, uint32_t index, const uint8_t id[PDB_ID
 				e->minor == PDB_CV_PORTABLE_MINOR ? lt_le32(id + 16) : e->timestamp);
 	lt_buf_free(&data);
 	return rc;
-}
-
-/* Whether paths a and b name one existing file. */
-static int same_file(const char *a, const char *b)
-{
-	struct stat sa, sb;
-
-	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
-/* Where the rewritten PDB file goes: next to the output assembly, with the
- * input PDB's name - unless that is the input's PDB itself (an output
- * written with -o beside the input, which keeps its symbols): then
- * <output name>.pdb, and *cv_name gets that name for the CodeView entry. */
-static int target_path(struct pdb_update *out, const struct pdb_found *f, const char *in_path, const char *out_path,
-		       char **cv_name)
-{
-	const char *name = strrchr(f->path, '/');
-
-	name = name ? name + 1 : f->path;
-	*cv_name = NULL;
-	if (!(out->path = pdb_path_beside(out_path, name, strlen(name))))
-		return -1;
-	if (!strcmp(in_path, out_path) || same_file(in_path, out_path) || !same_file(out->path, f->path))
-		return 0;
-	free(out->path);
-	out->path = NULL;
-	if (!(*cv_name = pdb_symbols_name(out_path, ".pdb")) ||
-	    !(out->path = pdb_path_beside(out_path, *cv_name, strlen(*cv_name))))
-		return -1;
-	if (same_file(out->path, f->path))
-		return lt_error_set(LT_E_PDB, "the output's PDB %s would replace the input's", out->path);
-	return 0;
 }
 
 /* Every PdbChecksum entry with a known algorithm gets the checksum of pdb;
@@ -151,17 +115,14 @@ static int set_checksums(struct img *img, const uint8_t *pdb, size_t len, size_t
 }
 
 /* The rewrite proper, for a PDB found matching: 0, or -1 (error recorded). */
-static int update(struct pdb_update *out, struct img *img, struct pdb_found *f, const char *in_path,
-		  const char *out_path)
+static int update(struct pdb_update *out, struct img *img, struct pdb_found *f, const char *cv_name)
 {
 	uint8_t id[PDB_ID_SIZE], sha256[32];
 	size_t id_offset;
 	struct lt_buf pdb = LT_BUF_INIT, entry = LT_BUF_INIT;
-	char *cv_name = NULL;
 	int rc = -1;
 
-	if ((f->source == PDB_FILE && target_path(out, f, in_path, out_path, &cv_name) < 0) ||
-	    pdb_rewrite(&f->md, img, &pdb, id, &id_offset, sha256) < 0)
+	if (pdb_rewrite(&f->md, img, &pdb, id, &id_offset, sha256) < 0)
 		goto done;
 	if (f->source == PDB_EMBEDDED &&
 	    (embedded_data(pdb.data, pdb.len, &entry) < 0 ||
@@ -176,78 +137,37 @@ static int update(struct pdb_update *out, struct img *img, struct pdb_found *f, 
 	}
 	rc = 0;
 done:
-	free(cv_name);
 	lt_buf_free(&pdb);
 	lt_buf_free(&entry);
 	return rc;
 }
 
-int pdb_update(struct pdb_update *out, struct img *img, const char *in_path, const char *out_path)
+void pdb_update_stale(struct pdb_update *u, const struct pdb_found *f, const char *msg)
 {
-	struct pdb_found f;
-	int rc = 0;
+	u->stale = 1;
+	snprintf(u->why, sizeof u->why, "%.120s: %.270s", f->source == PDB_FILE ? f->path : "embedded PDB", msg);
+}
 
-	memset(out, 0, sizeof *out);
-	if (pdb_find(&f, img, in_path) < 0)
-		return -1;
-	out->source = f.source;
-	if (f.source == PDB_STALE) {
+int pdb_update(struct pdb_update *out, struct img *img, struct pdb_found *f, const char *cv_name)
+{
+	out->source = f->source;
+	if (f->source == PDB_STALE) {
 		out->stale = 1;
-		memcpy(out->why, f.why, sizeof f.why);
-	} else if (f.source != PDB_NONE && update(out, img, &f, in_path, out_path) < 0) {
-		if (lt_error_last()->code == LT_E_NOMEM) {
-			rc = -1;
-		} else {
-			/* Leave every debug entry as it was: the old PDB keeps
-			 * matching the woven assembly, with stale lines (the
-			 * caller's warning says so). */
-			for (uint32_t i = 0; img->debug_data && i < img->pe.ndebug; i++) {
-				free(img->debug_data[i].data);
-				img->debug_data[i].data = NULL;
-			}
-			out->stale = 1;
-			snprintf(out->why, sizeof out->why, "%.120s: %.270s", f.source == PDB_FILE ? f.path : "embedded PDB",
-				 lt_error_last()->msg);
+		memcpy(out->why, f->why, sizeof f->why);
+	} else if (f->source != PDB_NONE && update(out, img, f, cv_name) < 0) {
+		if (lt_error_last()->code == LT_E_NOMEM)
+			return -1;
+		/* Leave every debug entry as it was: the old PDB keeps matching
+		 * the woven assembly, with stale lines (the caller's warning says
+		 * so). */
+		for (uint32_t i = 0; img->debug_data && i < img->pe.ndebug; i++) {
+			free(img->debug_data[i].data);
+			img->debug_data[i].data = NULL;
 		}
+		pdb_update_stale(out, f, lt_error_last()->msg);
 		free(out->path);
 		out->path = NULL;
 		lt_buf_free(&out->data);
 	}
-	pdb_found_free(&f);
-	if (rc < 0)
-		pdb_update_free(out);
-	return rc;
-}
-
-int pdb_write_pair(const struct pdb_update *u, const char *asm_path, const struct lt_iov *asm_parts,
-		   size_t nparts, const uint8_t *orig, size_t orig_len)
-{
-	struct lt_file_staged staged_asm = LT_FILE_STAGED_INIT, staged_pdb = LT_FILE_STAGED_INIT;
-	const struct lt_iov pdb = { u->data.data, u->data.len };
-	struct lt_error failure;
-	int rc = -1;
-
-	/* Both files are written before either is replaced: a failure, or a
-	 * kill before the two renames, leaves the old pair. */
-	if (lt_file_stage_v(&staged_asm, asm_path, asm_parts, nparts) < 0 ||
-	    (u->path && lt_file_stage_v(&staged_pdb, u->path, &pdb, 1) < 0) || lt_file_commit(&staged_asm) < 0)
-		goto done;
-	if (u->path && lt_file_commit(&staged_pdb) < 0) {
-		/* The PDB still describes the input: take the assembly back to it. */
-		failure = *lt_error_last();
-		if (orig)
-			lt_file_write_atomic(asm_path, orig, orig_len);
-		else
-			unlink(asm_path);
-		lt_error_set(failure.code, "%s", failure.msg);
-		goto done;
-	}
-	lt_file_sync_folder(staged_asm.path);
-	if (u->path)
-		lt_file_sync_folder(staged_pdb.path);
-	rc = 0;
-done:
-	lt_file_discard(&staged_asm);
-	lt_file_discard(&staged_pdb);
-	return rc;
+	return 0;
 }

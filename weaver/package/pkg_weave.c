@@ -3,6 +3,7 @@
 #include "image.h"
 #include "lt_error.h"
 #include "pkg_nupkg.h"
+#include "weave_file.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,16 +51,19 @@ static int wanted(struct pass *ps, const char *name)
 
 static int weave_assembly(struct nupkg *p, uint32_t i, struct img *img, struct pkg_note *n, struct pass *ps)
 {
-	struct weave_opts opts = *ps->opts;
 	struct lt_buf buf = LT_BUF_INIT;
-	enum weave_outcome outcome;
+	struct weave_job job;
 	int rc;
 
-	opts.path = NULL;
-	if (weave_image(img, &opts, &outcome, &n->nsites) < 0)
+	/* Without symbols: there is no file beside the entry to read a PDB
+	 * from, and an embedded one is kept as it is. */
+	rc = weave_job_run(&job, img, ps->opts, 0, NULL, NULL);
+	weave_job_free(&job);
+	if (rc < 0)
 		return -1;
-	if (outcome != WEAVE_WOVEN) {
-		n->kind = outcome == WEAVE_ALREADY_WOVEN ? PKG_ALREADY_WOVEN : PKG_NO_LOCKS;
+	n->nsites = job.nsites;
+	if (job.outcome != WEAVE_WOVEN) {
+		n->kind = job.outcome == WEAVE_ALREADY_WOVEN ? PKG_ALREADY_WOVEN : PKG_NO_LOCKS;
 		note(ps, n);
 		return ps->put ? ps->put(ps->put_ctx, n->entry, img->file, img->size) : 0;
 	}
@@ -78,7 +82,7 @@ static int weave_assembly(struct nupkg *p, uint32_t i, struct img *img, struct p
 	ps->count++;
 	n->kind = PKG_WOVEN;
 	note(ps, n);
-	if (img->pe.cli.flags & PE_COMIMAGE_STRONGNAMESIGNED) {
+	if (job.strong_named) {
 		n->kind = PKG_STRONG_NAMED;
 		note(ps, n);
 	}
@@ -147,8 +151,8 @@ static int each_assembly(struct nupkg *p, struct pass *ps)
 			return -1;
 		lt_error_clear();
 		rc = img_load(&img, data, size); /* takes data */
-		if (rc == 0 && img_is_reference_assembly(img))
-			rc = lt_error_set(LT_E_REF_ASSEMBLY, "reference assembly: it has no method bodies to weave");
+		if (rc == 0)
+			rc = weave_refuse_reference(img);
 		if (rc < 0 && refused(lt_error_last()->code)) {
 			rc = not_woven(p, i, &n, ps);
 		} else if (rc == 0) {

@@ -38,7 +38,7 @@ struct pkg_report {
 
 /* Weave every assembly of the package in data[0..size) (see
  * nupkg_is_assembly: lib/<tfm>/ and runtimes/<rid>/lib/<tfm>/, never ref/),
- * in entry order, each with weave_image and `opts` (opts->path is ignored:
+ * in entry order, each with weave_job_run and `opts` (without symbols:
  * there is no file beside it to read a PDB from; references resolve from
  * opts->refs, else from each assembly's own AssemblyRefs - netstandard for a
  * netstandard assembly).  When an assembly was woven, .signature.p7s is

@@ -46,8 +46,8 @@ static int scan(const struct img *img, struct weave_names *names, struct weave_s
 	return 0;
 }
 
-long weave_list_path(const struct img *img, const char *path,
-		     void (*fn)(void *ctx, const struct weave_site *s), void *ctx)
+long weave_list_pdb(const struct img *img, const struct pdb_found *pdb,
+		    void (*fn)(void *ctx, const struct weave_site *s), void *ctx)
 {
 	struct weave_names names;
 	struct weave_sites sites;
@@ -58,7 +58,7 @@ long weave_list_path(const struct img *img, const char *path,
 
 	if (scan(img, &names, &sites) < 0)
 		return -1;
-	wlines_open(&lines, img, path);
+	wlines_init(&lines, pdb);
 	memset(&s, 0, sizeof s);
 	for (i = 0; i < sites.n; i++) {
 		const struct weave_call *c = &sites.calls[i];
@@ -78,7 +78,6 @@ long weave_list_path(const struct img *img, const char *path,
 		fn(ctx, &s);
 		count++;
 	}
-	wlines_free(&lines);
 	weave_sites_free(&sites);
 	weave_names_free(&names);
 	return count;
@@ -86,7 +85,7 @@ long weave_list_path(const struct img *img, const char *path,
 
 long weave_list(const struct img *img, void (*fn)(void *ctx, const struct weave_site *s), void *ctx)
 {
-	return weave_list_path(img, NULL, fn, ctx);
+	return weave_list_pdb(img, NULL, fn, ctx);
 }
 
 int weave_is_woven(const struct img *img)
@@ -185,9 +184,8 @@ int weave_image(struct img *img, const struct weave_opts *opts, enum weave_outco
 	}
 	if (weave_helper_begin(img, opts, &h) < 0)
 		goto done;
-	wlines_open(&lines, img, opts->path);
+	wlines_init(&lines, opts->pdb);
 	rc = rewrite_all(img, h, &names, &lines, &sites);
-	wlines_free(&lines);
 	if (rc < 0) {
 		weave_helper_free(h);
 		goto done;

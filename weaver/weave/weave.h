@@ -7,6 +7,8 @@
 #include <stdint.h>
 
 #include "image.h"
+#include "lt_error.h"
+#include "pdb_find.h"
 
 /* What a lock site acquires or releases (docs/weaving.md lists the IL shapes). */
 enum weave_kind {
@@ -30,12 +32,20 @@ const char *weave_kind_name(enum weave_kind k);
 /* 1 for the kinds that acquire a lock (listed as sites), 0 otherwise. */
 int weave_kind_acquires(enum weave_kind k);
 
+/* A reference assembly, read once before weaving (weave_refs_read). */
+struct weave_ref {
+	char *path;                /* as given, for messages (owned) */
+	uint8_t *data;             /* its bytes (owned), NULL when it could not be read */
+	size_t size;
+	struct lt_error error;     /* data NULL: why, raised when a weave needs the reference */
+};
+
 struct weave_opts {
 	double threshold_ms;       /* report threshold baked in (default 1; 0 = every lock) */
 	const char *output;        /* default sink baked in: "stderr", "stdout" or a path */
-	const char *const *refs;   /* reference assemblies to resolve framework types */
+	const struct weave_ref *refs; /* reference assemblies to resolve framework types (borrowed) */
 	size_t nrefs;
-	const char *path;          /* the input assembly's path, to find its PDB (NULL: no debug info) */
+	const struct pdb_found *pdb;  /* the input's debug symbols, for source lines (NULL: none) */
 };
 
 /* One acquisition site, as `locktime list` shows it. */
@@ -63,10 +73,10 @@ int weave_is_woven(const struct img *img);
 long weave_list(const struct img *img, void (*fn)(void *ctx, const struct weave_site *s), void *ctx);
 
 /* weave_list with each site's location filled ("<file>:<line>", else "")
- * from the portable PDB of the assembly read from `path` (see wlines_open;
- * NULL: no debug info, as weave_list). */
-long weave_list_path(const struct img *img, const char *path,
-		     void (*fn)(void *ctx, const struct weave_site *s), void *ctx);
+ * from the assembly's portable PDB `pdb` (see wlines_init; NULL: no debug
+ * info, as weave_list). */
+long weave_list_pdb(const struct img *img, const struct pdb_found *pdb,
+		    void (*fn)(void *ctx, const struct weave_site *s), void *ctx);
 
 /* Most lock calls (acquisitions, releases, waits, synchronized methods) an
  * assembly may have for weave_image, and most lock calls x instructions in

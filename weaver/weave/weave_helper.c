@@ -2,6 +2,7 @@
 #include "weave_helper_int.h"
 #include "lt_error.h"
 #include "lt_utf8.h"
+#include "md_find.h"
 #include "sig.h"
 
 #include <math.h>
@@ -64,30 +65,13 @@ int weave_helper_add_method(struct weave_helper *h, const char *name, uint16_t f
 	return 0;
 }
 
-/* The StandAloneSig token of a LocalVarSig blob (II.22.36): an existing row
- * with the same blob, else a new one.  Rows are shared, never edited. */
-static int locals_token(struct md_image *md, const uint8_t *p, size_t len, uint32_t *out)
-{
-	uint32_t blob, row;
-
-	if (md_add_blob(md, p, (uint32_t)len, &blob) < 0)
-		return -1;
-	for (row = 1; row <= md_rows(md, MD_STANDALONESIG); row++)
-		if (md_get(md, MD_STANDALONESIG, row, MD_STANDALONESIG_SIGNATURE) == blob)
-			break;
-	if (row > md_rows(md, MD_STANDALONESIG) && md_append_row(md, MD_STANDALONESIG, &blob, &row) < 0)
-		return -1;
-	*out = md_token(MD_STANDALONESIG, row);
-	return 0;
-}
-
 int weave_helper_add_body(struct weave_helper *h, uint32_t method, struct em *e, const uint8_t *locals, size_t len,
 		    int returns_value)
 {
 	struct hbody *hb;
 	uint32_t sig_tok = 0;
 
-	if ((locals && locals_token(&h->img->md, locals, len, &sig_tok) < 0) ||
+	if ((locals && md_standalonesig(&h->img->md, locals, (uint32_t)len, &sig_tok) < 0) ||
 	    weave_helper_grow((void **)&h->bodies, &h->bodies_cap, h->nbodies, sizeof *h->bodies) < 0) {
 		em_free(e);
 		return -1;

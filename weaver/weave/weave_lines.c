@@ -2,7 +2,6 @@
 #include "weave_lines.h"
 #include "lt_cursor.h"
 #include "lt_error.h"
-#include "pdb_find.h"
 #include "pdb_seq.h"
 #include "sig.h"
 
@@ -10,32 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-int wlines_open(struct wlines *out, const struct img *img, const char *assembly_path)
+void wlines_init(struct wlines *out, const struct pdb_found *pdb)
 {
-	struct pdb_found f;
+	static const struct md_image none;
 
-	memset(out, 0, sizeof *out);
-	if (!assembly_path || pdb_find(&f, img, assembly_path) < 0)
-		return 0;
-	if ((f.source == PDB_FILE || f.source == PDB_EMBEDDED) && md_rows(&f.md, MD_METHODDEBUGINFORMATION) > 0) {
-		/* Take the PDB's bytes and metadata (which points into them) over. */
-		out->has_pdb = 1;
-		out->data = f.data;
-		out->md = f.md;
-		f.data = NULL;
-		memset(&f.md, 0, sizeof f.md);
-	}
-	pdb_found_free(&f);
-	return 0;
-}
-
-void wlines_free(struct wlines *lines)
-{
-	if (!lines)
-		return;
-	md_free(&lines->md);
-	free(lines->data);
-	memset(lines, 0, sizeof *lines);
+	out->has_pdb = pdb && (pdb->source == PDB_FILE || pdb->source == PDB_EMBEDDED) &&
+		       md_rows(&pdb->md, MD_METHODDEBUGINFORMATION) > 0;
+	out->md = out->has_pdb ? &pdb->md : &none;
 }
 
 /* The last part of Document row `doc`'s name (PortablePdb-Metadata.md
@@ -75,7 +55,7 @@ int wlines_find(const struct wlines *lines, uint32_t methoddef, uint32_t il_offs
 int wlines_point(const struct wlines *lines, uint32_t methoddef, uint32_t il_offset, enum wlines_which which,
 		 char *buf, size_t n, uint32_t *point)
 {
-	const struct md_image *md = &lines->md;
+	const struct md_image *md = lines->md;
 	const struct pdb_seq_point *found = NULL;
 	struct pdb_seq s;
 	const uint8_t *blob;
@@ -107,7 +87,7 @@ int wlines_point(const struct wlines *lines, uint32_t methoddef, uint32_t il_off
 
 int wlines_span(const struct wlines *lines, uint32_t methoddef, uint32_t *doc, uint32_t *first, uint32_t *last)
 {
-	const struct md_image *md = &lines->md;
+	const struct md_image *md = lines->md;
 	struct pdb_seq s;
 	const uint8_t *blob;
 	uint32_t len;

@@ -1,5 +1,6 @@
 /* weave_lines.h - source lines of lock sites from the assembly's portable PDB
- * (embedded, or a file next to the assembly), for the site location strings. */
+ * (embedded, or a file next to the assembly, found before weaving), for the
+ * site location strings. */
 #ifndef WEAVE_LINES_H
 #define WEAVE_LINES_H
 
@@ -8,23 +9,20 @@
 
 #include "image.h"
 #include "md_image.h"
+#include "pdb_find.h"
 
 /* The portable PDB of an assembly, or nothing (has_pdb 0). */
 struct wlines {
-	int has_pdb;    /* 1 when md holds a PDB whose id matches the assembly */
-	uint8_t *data;  /* the PDB's bytes (owned; md borrows them) */
-	struct md_image md;
+	int has_pdb;                /* 1 when md is a PDB whose id matches the assembly */
+	const struct md_image *md;  /* borrowed from the pdb_found */
 };
 
-/* Find and read the portable PDB of `img`, loaded from `assembly_path`
- * (NULL: no PDB is looked for, out->has_pdb is 0), with pdb_find
- * (pdb_find.h): the Embedded Portable PDB entry, else the file the CodeView
- * entry names or <assembly name>.pdb in the assembly's folder, used only
- * when its #Pdb id matches the CodeView entry.  Anything else - no CodeView
- * entry, no file, a Windows PDB, another build's PDB, malformed bytes - gives
- * out->has_pdb 0: debug info never fails a weave.
- * Always returns 0; release *out with wlines_free. */
-int wlines_open(struct wlines *out, const struct img *img, const char *assembly_path);
+/* The lines of the debug symbols `pdb` found for an assembly (pdb_find.h,
+ * weave_pdb_find): used when they are a matching portable PDB (PDB_FILE,
+ * PDB_EMBEDDED) with MethodDebugInformation rows; anything else, and NULL,
+ * gives out->has_pdb 0: debug info never fails a weave.  out borrows pdb,
+ * which must outlive it; nothing to release. */
+void wlines_init(struct wlines *out, const struct pdb_found *pdb);
 
 /* The source location of IL offset `il_offset` (bytes, in the input body) of
  * MethodDef `methoddef` (1-based row; its MethodDebugInformation row has the
@@ -51,8 +49,5 @@ int wlines_point(const struct wlines *lines, uint32_t methoddef, uint32_t il_off
  * *last the smallest StartLine and largest EndLine there.  Returns 1, or 0
  * when there is no PDB, no visible point, or malformed data. */
 int wlines_span(const struct wlines *lines, uint32_t methoddef, uint32_t *doc, uint32_t *first, uint32_t *last);
-
-/* Release what wlines_open read.  NULL is a no-op. */
-void wlines_free(struct wlines *lines);
 
 #endif

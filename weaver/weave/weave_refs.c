@@ -1,7 +1,7 @@
 /* weave_refs.c - the framework types and members of the helper type, resolved in the target's framework. */
 #include "weave_refs.h"
+#include "md_find.h"
 #include "lt_error.h"
-#include "lt_file.h"
 #include "lt_hash.h"
 #include "sig.h"
 
@@ -133,7 +133,6 @@ struct scope {
 /* A reference assembly: only its metadata is read (it may be ReadyToRun or
  * mixed-mode, which img_load refuses; nothing of it is rewritten). */
 struct ref_asm {
-	uint8_t *data;
 	struct pe_file pe;
 	struct md_image md;
 	const char *name;
@@ -204,23 +203,6 @@ static int find_forwarder(const struct md_image *md, const char *ns, const char 
 	return 0;
 }
 
-/* The AssemblyRef row named `name` (assembly names compare without case,
- * II.22.5): 1 with *row, 0 when there is none, -1 on malformed strings. */
-static int find_assemblyref(const struct md_image *md, const char *name, uint32_t *row)
-{
-	const char *n;
-
-	for (uint32_t r = 1; r <= md_rows(md, MD_ASSEMBLYREF); r++) {
-		if (cell_string(md, MD_ASSEMBLYREF, r, MD_ASSEMBLYREF_NAME, &n) < 0)
-			return -1;
-		if (strcasecmp(n, name) == 0) {
-			*row = r;
-			return 1;
-		}
-	}
-	return 0;
-}
-
 /* The scope an AssemblyRef row describes (II.22.5: flag 0x0001 = full key). */
 static int scope_of_assemblyref(const struct md_image *md, uint32_t row, struct scope *s)
 {
@@ -255,7 +237,7 @@ static int assemblyref_for(struct ctx *c, const struct scope *s, uint32_t *out_t
 	uint8_t token[8];
 	const uint8_t *key = s->key;
 	uint32_t keylen = s->keylen;
-	int found = find_assemblyref(c->md, s->name, &row);
+	int found = md_find_assemblyref(c->md, s->name, &row);
 
 	if (found < 0)
 		return -1;
@@ -279,42 +261,18 @@ static int assemblyref_for(struct ctx *c, const struct scope *s, uint32_t *out_t
 	return 0;
 }
 
-/* The TypeRef ns.name in scope `scope_tok`: an identical row, else a new one. */
-static int typeref_for(struct md_image *md, uint32_t scope_tok, const char *ns, const char *name, uint32_t *out)
+/* Parse reference assembly `ref`, read before weaving (weave_refs_read):
+ * the error of its read, if it failed, is raised here, when it is needed. */
+static int read_ref(const struct weave_ref *ref, struct ref_asm *r)
 {
-	uint32_t cells[MD_TYPEREF_COLS], row;
-	const char *n, *s;
-
-	if (md_coded_encode(MD_CI_RESOLUTIONSCOPE, scope_tok, &cells[MD_TYPEREF_RESOLUTIONSCOPE]) < 0)
-		return -1;
-	for (row = 1; row <= md_rows(md, MD_TYPEREF); row++) {
-		if (md_get(md, MD_TYPEREF, row, MD_TYPEREF_RESOLUTIONSCOPE) != cells[MD_TYPEREF_RESOLUTIONSCOPE])
-			continue;
-		if (cell_string(md, MD_TYPEREF, row, MD_TYPEREF_NAME, &n) < 0 ||
-		    cell_string(md, MD_TYPEREF, row, MD_TYPEREF_NAMESPACE, &s) < 0)
-			return -1;
-		if (strcmp(n, name) == 0 && strcmp(s, ns) == 0) {
-			*out = md_token(MD_TYPEREF, row);
-			return 0;
-		}
-	}
-	if (md_add_string(md, name, &cells[MD_TYPEREF_NAME]) < 0 ||
-	    md_add_string(md, ns, &cells[MD_TYPEREF_NAMESPACE]) < 0 ||
-	    md_append_row(md, MD_TYPEREF, cells, &row) < 0)
-		return -1;
-	*out = md_token(MD_TYPEREF, row);
-	return 0;
-}
-
-static int read_ref(const char *path, struct ref_asm *r)
-{
-	size_t size;
 	uint32_t off;
 
-	if (lt_file_read(path, &r->data, &size) < 0 || pe_parse(&r->pe, r->data, size) < 0 ||
+	if (!ref->data)
+		return lt_error_set(ref->error.code, "%s", ref->error.msg);
+	if (pe_parse(&r->pe, ref->data, ref->size) < 0 ||
 	    pe_rva_to_offset(&r->pe, r->pe.cli.metadata.rva, r->pe.cli.metadata.size, &off, LT_E_METADATA,
 			     "metadata") < 0 ||
-	    md_read(&r->md, r->data + off, r->pe.cli.metadata.size) < 0)
+	    md_read(&r->md, ref->data + off, r->pe.cli.metadata.size) < 0)
 		return -1;
 	/* II.22.2: an assembly has one Assembly row; a module has none. */
 	if (md_rows(&r->md, MD_ASSEMBLY) == 0)
@@ -328,9 +286,9 @@ static int load_refs(struct ctx *c)
 	if (!c->refs)
 		return lt_error_set(LT_E_NOMEM, "out of memory");
 	for (; c->nrefs < c->opts->nrefs; c->nrefs++)
-		if (read_ref(c->opts->refs[c->nrefs], &c->refs[c->nrefs]) < 0) {
+		if (read_ref(&c->opts->refs[c->nrefs], &c->refs[c->nrefs]) < 0) {
 			c->nrefs++; /* freed with the others */
-			return lt_error_prefix("reference %s: ", c->opts->refs[c->nrefs - 1]);
+			return lt_error_prefix("reference %s: ", c->opts->refs[c->nrefs - 1].path);
 		}
 	return 0;
 }
@@ -340,7 +298,6 @@ static void free_refs(struct ctx *c)
 	for (size_t i = 0; i < c->nrefs; i++) {
 		md_free(&c->refs[i].md);
 		pe_free(&c->refs[i].pe);
-		free(c->refs[i].data);
 	}
 	free(c->refs);
 }
@@ -359,7 +316,7 @@ static int scope_in_refs(struct ctx *c, enum wref_type t, uint32_t *out_tok)
 			const struct md_image *rmd = &c->refs[i].md;
 			uint32_t row, asmref = 0;
 			struct scope s;
-			int referenced = find_assemblyref(c->md, c->refs[i].name, &row), found;
+			int referenced = md_find_assemblyref(c->md, c->refs[i].name, &row), found;
 
 			if (referenced < 0)
 				return -1;
@@ -368,12 +325,12 @@ static int scope_in_refs(struct ctx *c, enum wref_type t, uint32_t *out_tok)
 			found = forwarder ? find_forwarder(rmd, ti->ns, ti->name, &asmref)
 					  : find_typedef(rmd, ti->ns, ti->name, &row);
 			if (found < 0)
-				return lt_error_prefix("reference %s: ", c->opts->refs[i]);
+				return lt_error_prefix("reference %s: ", c->opts->refs[i].path);
 			if (!found)
 				continue;
 			if (forwarder && !need_referenced ? scope_of_assemblyref(rmd, asmref, &s) < 0
 							  : scope_of_assembly(rmd, &s) < 0)
-				return lt_error_prefix("reference %s: ", c->opts->refs[i]);
+				return lt_error_prefix("reference %s: ", c->opts->refs[i].path);
 			return assemblyref_for(c, &s, out_tok);
 		}
 	}
@@ -390,7 +347,7 @@ static int scope_in_family(struct ctx *c, enum wref_type t, uint32_t *out_tok)
 	int found;
 
 	if (f->legacy[t]) {
-		if ((found = find_assemblyref(c->md, f->legacy[t], &row)) < 0)
+		if ((found = md_find_assemblyref(c->md, f->legacy[t], &row)) < 0)
 			return -1;
 		if (found)
 			home = f->legacy[t];
@@ -429,14 +386,14 @@ static int resolve_type(struct ctx *c, enum wref_type t, uint32_t *out)
 				    "LockTime's helper type cannot reference it from here", types[t].ns, types[t].name);
 	if ((c->nrefs ? scope_in_refs(c, t, &scope) : scope_in_family(c, t, &scope)) < 0)
 		return -1;
-	return typeref_for(c->md, scope, types[t].ns, types[t].name, out);
+	return md_typeref(c->md, scope, types[t].ns, types[t].name, out);
 }
 
 /* The framework of a target without reference assemblies. */
 static int find_family(struct ctx *c)
 {
 	for (size_t i = 0; i < sizeof families / sizeof families[0]; i++) {
-		int found = find_assemblyref(c->md, families[i].base, &c->family_row);
+		int found = md_find_assemblyref(c->md, families[i].base, &c->family_row);
 		if (found < 0)
 			return -1;
 		if (found) {
@@ -511,36 +468,6 @@ static int member_in_typedef(struct ctx *c, enum wref_member m, uint32_t type_ro
 	return 0;
 }
 
-/* The MemberRef (II.22.25) `name` with signature sig[0..len) on TypeRef
- * `parent`: an identical row, else a new one. */
-static int memberref_for(struct md_image *md, uint32_t parent, const char *name, const uint8_t *sig, uint32_t len,
-			 uint32_t *out)
-{
-	uint32_t cells[MD_MEMBERREF_COLS], row, plen;
-	const uint8_t *p;
-	const char *n;
-
-	if (md_coded_encode(MD_CI_MEMBERREFPARENT, parent, &cells[MD_MEMBERREF_CLASS]) < 0)
-		return -1;
-	for (row = 1; row <= md_rows(md, MD_MEMBERREF); row++) {
-		if (md_get(md, MD_MEMBERREF, row, MD_MEMBERREF_CLASS) != cells[MD_MEMBERREF_CLASS])
-			continue;
-		if (cell_string(md, MD_MEMBERREF, row, MD_MEMBERREF_NAME, &n) < 0 ||
-		    cell_blob(md, MD_MEMBERREF, row, MD_MEMBERREF_SIGNATURE, &p, &plen) < 0)
-			return -1;
-		if (strcmp(n, name) == 0 && plen == len && memcmp(p, sig, plen) == 0) {
-			*out = md_token(MD_MEMBERREF, row);
-			return 0;
-		}
-	}
-	if (md_add_string(md, name, &cells[MD_MEMBERREF_NAME]) < 0 ||
-	    md_add_blob(md, sig, len, &cells[MD_MEMBERREF_SIGNATURE]) < 0 ||
-	    md_append_row(md, MD_MEMBERREF, cells, &row) < 0)
-		return -1;
-	*out = md_token(MD_MEMBERREF, row);
-	return 0;
-}
-
 static int resolve_member(struct ctx *c, const struct wref *r, enum wref_member m, uint32_t *out)
 {
 	const struct member_info *mi = &members[m];
@@ -553,7 +480,7 @@ static int resolve_member(struct ctx *c, const struct wref *r, enum wref_member 
 		return -1;
 	}
 	rc = md_token_table(owner) == MD_TYPEDEF ? member_in_typedef(c, m, md_token_row(owner), &sig, out)
-						 : memberref_for(c->md, owner, mi->name, sig.data, (uint32_t)sig.len, out);
+						 : md_memberref(c->md, owner, mi->name, sig.data, (uint32_t)sig.len, out);
 	lt_buf_free(&sig);
 	return rc;
 }
@@ -591,7 +518,7 @@ int wref_method(struct md_image *md, uint32_t owner, const char *name, const uin
 	int found;
 
 	if (md_token_table(owner) == MD_TYPEREF)
-		return memberref_for(md, owner, name, sig, len, out) < 0 ? -1 : 1;
+		return md_memberref(md, owner, name, sig, len, out) < 0 ? -1 : 1;
 	if (md_token_table(owner) != MD_TYPEDEF || md_token_row(owner) == 0 ||
 	    md_token_row(owner) > md_rows(md, MD_TYPEDEF))
 		return 0;

@@ -78,8 +78,8 @@ struct wref {
  *     System.Console).
  * New AssemblyRefs carry a public key token (II.22.5), never a full key.
  * Returns 0, or -1 with LT_E_WEAVE (a type or member cannot be resolved,
- * the framework cannot be told, a core library without Stopwatch or a known clock), the errors of lt_file_read and img_load for
- * a reference assembly (prefixed with its path), LT_E_METADATA (malformed
+ * the framework cannot be told, a core library without Stopwatch or a known clock), the error of reading a reference assembly
+ * (weave_refs_read) or of parsing it (prefixed with its path), LT_E_METADATA (malformed
  * rows), LT_E_NOMEM, LT_E_LIMIT. */
 int wref_resolve(struct img *img, const struct weave_opts *opts, struct wref *out);
 

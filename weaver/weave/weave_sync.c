@@ -3,6 +3,7 @@
 #include "il_body.h"
 #include "image_body.h"
 #include "lt_error.h"
+#include "md_find.h"
 #include "sig.h"
 
 #include <string.h>
@@ -16,23 +17,6 @@ static void local_op(struct il_instr *in, int store, uint32_t n)
 	in->op = n <= 3 ? (enum il_op)((store ? IL_STLOC_0 : IL_LDLOC_0) + n)
 		 : n <= 0xFF ? (store ? IL_STLOC_S : IL_LDLOC_S) : (store ? IL_STLOC : IL_LDLOC);
 	in->arg.i = n;
-}
-
-/* The TypeSpec token of blob p[0..len): an existing row with that blob (the
- * #Blob heap deduplicates), else a new row (II.22.39). */
-static int typespec_token(struct md_image *md, const uint8_t *p, size_t len, uint32_t *out)
-{
-	uint32_t blob, row;
-
-	if (md_add_blob(md, p, (uint32_t)len, &blob) < 0)
-		return -1;
-	for (row = 1; row <= md_rows(md, MD_TYPESPEC); row++)
-		if (md_get(md, MD_TYPESPEC, row, MD_TYPESPEC_SIGNATURE) == blob)
-			break;
-	if (row > md_rows(md, MD_TYPESPEC) && md_append_row(md, MD_TYPESPEC, &blob, &row) < 0)
-		return -1;
-	*out = md_token(MD_TYPESPEC, row);
-	return 0;
 }
 
 /* The token `ldtoken` names TypeDef `type` by so that typeof gives the Type
@@ -63,7 +47,7 @@ static int type_token(struct img *img, const struct weave_names *names, uint32_t
 	for (uint32_t k = 0; k < nparams; k++)
 		if (lt_buf_u8(&blob, SIG_VAR) < 0 || sig_uint_encode(&blob, k) < 0)
 			goto done;
-	rc = typespec_token(md, blob.data, blob.len, out);
+	rc = md_typespec(md, blob.data, (uint32_t)blob.len, out);
 done:
 	lt_buf_free(&blob);
 	return rc;

@@ -1,0 +1,123 @@
+/* weave_file.c - the one weave pipeline: inputs read at the edge, the weave in memory, the pair written (see weave_file.h). */
+#include "weave_file.h"
+#include "lt_error.h"
+#include "lt_file.h"
+#include "weave_inputs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void weave_job_free(struct weave_job *j)
+{
+	if (!j)
+		return;
+	pdb_found_free(&j->found);
+	pdb_update_free(&j->pdb);
+}
+
+int weave_refuse_reference(const struct img *img)
+{
+	if (img_is_reference_assembly(img))
+		return lt_error_set(LT_E_REF_ASSEMBLY, "reference assembly: it has no method bodies to weave");
+	return 0;
+}
+
+int weave_job_run(struct weave_job *j, struct img *img, const struct weave_opts *opts, int symbols,
+		  const char *in_path, const char *out_path)
+{
+	struct weave_opts with_pdb = *opts;
+
+	memset(j, 0, sizeof *j);
+	j->found.codeview = j->found.embedded = -1;
+	if (weave_refuse_reference(img) < 0)
+		return -1;
+	if (symbols && weave_pdb_find(&j->found, img, in_path) < 0)
+		return -1;
+	with_pdb.pdb = &j->found;
+	if (weave_image(img, &with_pdb, &j->outcome, &j->nsites) < 0)
+		return -1;
+	if (j->outcome != WEAVE_WOVEN)
+		return 0;
+	j->strong_named = img_is_strong_named(img);
+	/* The PDB is rewritten and the debug entries set before the image is
+	 * laid out. */
+	return symbols ? weave_pdb_update(&j->pdb, img, &j->found, in_path, out_path) : 0;
+}
+
+static void warn(const struct weave_report *r, int code, const char *msg)
+{
+	if (r && r->warn)
+		r->warn(r->ctx, code, msg);
+}
+
+/* weave_file once the lock is held and the input loaded. */
+static int weave_loaded(struct weave_job *j, struct img *img, const char *in_path, const char *out_path,
+			const struct weave_opts *opts, const struct weave_report *r)
+{
+	struct img_out laid = IMG_OUT_INIT;
+	char why[sizeof j->pdb.why + 64];
+	int rc = -1;
+
+	if (weave_job_run(j, img, opts, 1, in_path, out_path) < 0)
+		return -1;
+	if (j->outcome != WEAVE_WOVEN) {
+		/* Nothing changes: an in-place weave leaves the file byte-identical. */
+		return strcmp(in_path, out_path) ? lt_file_write_atomic(out_path, img->file, img->size) : 0;
+	}
+	if (j->strong_named)
+		warn(r, LT_E_STRONG_NAME, "its strong-name signature no longer matches (.NET ignores it; .NET Framework checks it only for the GAC)");
+	if (j->pdb.stale) {
+		snprintf(why, sizeof why, "%s: its source lines are stale after weaving", j->pdb.why);
+		warn(r, LT_E_PDB, why);
+	}
+	/* The PDB file is written after the assembly. */
+	if (img_layout(img, &laid) == 0 &&
+	    weave_write_pair(&j->pdb, out_path, laid.parts, laid.nparts, strcmp(in_path, out_path) ? NULL : img->file,
+			     img->size) == 0)
+		rc = 0;
+	img_out_free(&laid);
+	return rc;
+}
+
+int weave_file(struct weave_job *j, const char *in_path, const char *out_path, const struct weave_opts *opts,
+	       const struct weave_report *r)
+{
+	struct lt_file_lock lock = LT_FILE_LOCK_INIT;
+	struct img *img = NULL;
+	uint8_t *data;
+	size_t size;
+	int rc = -1;
+
+	memset(j, 0, sizeof *j);
+	j->found.codeview = j->found.embedded = -1;
+	/* Held from before the read to after the write: a parallel build
+	 * weaving the same file waits, then finds it already woven. */
+	if (lt_file_lock(&lock, out_path) < 0)
+		return -1;
+	/* A later run that finds the assembly already woven writes no PDB
+	 * that would clean what a killed one left. */
+	weave_clean_pdb_temps(out_path);
+	if (lt_file_read(in_path, &data, &size) == 0 && img_load(&img, data, size) == 0)
+		rc = weave_loaded(j, img, in_path, out_path, opts, r);
+	img_free(img);
+	lt_file_unlock(&lock);
+	return rc;
+}
+
+long weave_list_file(const char *path, void (*fn)(void *ctx, const struct weave_site *s), void *ctx, int *woven)
+{
+	struct pdb_found pdb = { .source = PDB_NONE, .codeview = -1, .embedded = -1 };
+	struct img *img = NULL;
+	uint8_t *data;
+	size_t size;
+	long n = -1;
+
+	*woven = 0;
+	if (lt_file_read(path, &data, &size) == 0 && img_load(&img, data, size) == 0 &&
+	    (*woven = weave_is_woven(img)) >= 0 && weave_pdb_find(&pdb, img, path) == 0)
+		n = weave_list_pdb(img, &pdb, fn, ctx);
+	pdb_found_free(&pdb);
+	img_free(img);
+	return n;
+}

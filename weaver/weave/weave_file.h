@@ -1,0 +1,68 @@
+/* weave_file.h - the one weave pipeline: an assembly's inputs resolved once at
+ * the edge (its bytes, its PDB beside it or embedded, the reference
+ * assemblies), then in memory: load, find the sites, rewrite, update the PDB;
+ * then the woven pair written atomically.  `locktime weave`, the package
+ * weaver and the fuzz target all run it. */
+#ifndef WEAVE_FILE_H
+#define WEAVE_FILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "image.h"
+#include "pdb_find.h"
+#include "pdb_update.h"
+#include "weave.h"
+
+/* Warnings about an assembly, for the caller to print; warn may be NULL.
+ * code is an lt_code (LT_E_STRONG_NAME, LT_E_PDB), msg lives for the call. */
+struct weave_report {
+	void (*warn)(void *ctx, int code, const char *msg);
+	void *ctx;
+};
+
+/* 0 when img can be woven, else -1 with LT_E_REF_ASSEMBLY: it is a
+ * reference assembly (img_is_reference_assembly), with no bodies to weave. */
+int weave_refuse_reference(const struct img *img);
+
+/* One assembly through the in-memory part of the pipeline. */
+struct weave_job {
+	enum weave_outcome outcome;
+	long nsites;              /* WEAVE_WOVEN: acquisition sites timed */
+	int strong_named;         /* WEAVE_WOVEN: it was strong-name signed, which no longer matches */
+	struct pdb_found found;   /* its debug symbols, found once (PDB_NONE without symbols) */
+	struct pdb_update pdb;    /* WEAVE_WOVEN: the symbols brought up to date */
+};
+
+/* Weave `img` (loaded with img_load) in memory: refuse a reference assembly
+ * (weave_refuse_reference); with `symbols`, find its debug symbols once
+ * (weave_pdb_find: embedded, and beside in_path when not NULL) for the site
+ * lines; weave_image with opts; when woven, bring the symbols up to date
+ * (weave_pdb_update, for the output out_path).  The caller lays img out and
+ * writes it only for j->outcome WEAVE_WOVEN.  Returns 0 (release *j with
+ * weave_job_free), or -1 with the errors of weave_image and LT_E_NOMEM. */
+int weave_job_run(struct weave_job *j, struct img *img, const struct weave_opts *opts, int symbols,
+		  const char *in_path, const char *out_path);
+
+/* Release what weave_job_run kept.  NULL is a no-op. */
+void weave_job_free(struct weave_job *j);
+
+/* Weave the assembly file in_path into out_path (the same path: in place),
+ * under out_path's lock (lt_file_lock: a parallel build weaving the same file
+ * waits, then finds it already woven): read it, img_load, weave_job_run with
+ * its symbols, report the strong-name and stale-symbols warnings, then for a
+ * woven assembly img_layout and weave_write_pair with its PDB; otherwise
+ * out_path gets the bytes as they are (an in-place weave leaves the file
+ * untouched).  *j gets what happened (release with weave_job_free).
+ * Returns 0, or -1 with the errors of lt_file_read, img_load, weave_job_run,
+ * img_layout and weave_write_pair; out_path is untouched then. */
+int weave_file(struct weave_job *j, const char *in_path, const char *out_path, const struct weave_opts *opts,
+	       const struct weave_report *r);
+
+/* weave_list_pdb on the assembly file `path`, with the lines of its PDB
+ * (weave_pdb_find); *woven gets weave_is_woven.  Returns the number of
+ * sites, or -1 with the errors of lt_file_read, img_load, weave_is_woven and
+ * weave_list. */
+long weave_list_file(const char *path, void (*fn)(void *ctx, const struct weave_site *s), void *ctx, int *woven);
+
+#endif
