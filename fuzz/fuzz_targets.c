@@ -254,7 +254,10 @@ int fuzz_pdb(const uint8_t *data, size_t size)
 	lt_error_clear();
 	if (fuzz_expect(md_read(&pdb.md, data, size)) < 0)
 		return -1;
-	wlines_init(&lines, pdb.md.has_pdb ? &pdb : NULL);
+	if (fuzz_expect(wlines_init(&lines, pdb.md.has_pdb ? &pdb : NULL)) < 0) {
+		md_free(&pdb.md);
+		return -1;
+	}
 	for (row = 1; lines.has_pdb && row <= md_rows(&pdb.md, MD_METHODDEBUGINFORMATION); row++) {
 		for (i = 0; i < sizeof offsets / sizeof *offsets; i++)
 			(void)wlines_find(&lines, row, offsets[i], text, sizeof text);
@@ -268,6 +271,7 @@ int fuzz_pdb(const uint8_t *data, size_t size)
 		md_free(&again);
 	}
 	lt_buf_free(&out);
+	wlines_free(&lines);
 	md_free(&pdb.md);
 	return rc;
 }

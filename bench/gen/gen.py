@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Writes a large C# class library for the weave-speed benchmark (bench/gen/build.sh compiles it).
 
-gen.py OUTDIR METHODS LOCKS
+gen.py OUTDIR METHODS LOCKS [CALLS]
   OUTDIR/Class<N>.cs: METHODS methods, 500 per class (one file per class, so the compiler's work is
   spread over many syntax trees); LOCKS of them hold a lock, spread evenly. Each lock method has
-  exactly one acquisition site, so `locktime list` prints LOCKS lines. Lock shapes, by turn:
+  exactly one acquisition site, so `locktime list` prints LOCKS lines. With CALLS (> 1), each lock
+  method is instead CALLS `lock` statements on an object one after another (CALLS sites: the
+  "lock calls per method" series). Lock shapes, by turn:
   lock on an object, lock on System.Threading.Lock, Monitor.TryEnter with a timeout in try/finally,
   a lock inside an async method, a lock inside a lambda. Other methods are plain code of a similar
   size: field access, a call, a string, a branch.
@@ -120,7 +122,22 @@ def locked(i, shape):
 """
 
 
-def class_text(c, first, last, lock_set, lock_index):
+def many(i, calls):
+    """One method of `calls` lock statements on an object (Monitor.Enter(object, ref bool) each)."""
+    body = "".join(f"""        lock (_gate)
+        {{
+            _count += x + {k};
+        }}
+""" for k in range(calls))
+    return f"""
+    public int M{i}(int x)
+    {{
+{body}        return _count;
+    }}
+"""
+
+
+def class_text(c, first, last, lock_set, lock_index, calls):
     parts = [HEADER, f"""
 public sealed class C{c}
 {{
@@ -135,7 +152,9 @@ public sealed class C{c}
     public string Last => _last;
 """]
     for i in range(first, last):
-        if i in lock_set:
+        if i in lock_set and calls > 1:
+            parts.append(many(i, calls))
+        elif i in lock_set:
             parts.append(locked(i, ROTATION[lock_index[i] % len(ROTATION)]))
         else:
             parts.append(plain(i))
@@ -144,9 +163,10 @@ public sealed class C{c}
 
 
 def main():
-    if len(sys.argv) != 4:
-        sys.exit("usage: gen.py OUTDIR METHODS LOCKS")
+    if len(sys.argv) not in (4, 5):
+        sys.exit("usage: gen.py OUTDIR METHODS LOCKS [CALLS]")
     outdir, methods, locks = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    calls = int(sys.argv[4]) if len(sys.argv) == 5 else 1
     if not 0 <= locks <= methods:
         sys.exit("gen.py: LOCKS must be between 0 and METHODS")
     # Lock methods evenly spread: the j-th is method floor(j * methods / locks).
@@ -157,7 +177,7 @@ def main():
     for c, first in enumerate(range(0, methods, PER_CLASS)):
         last = min(first + PER_CLASS, methods)
         with open(os.path.join(outdir, f"Class{c}.cs"), "w") as f:
-            f.write(class_text(c, first, last, lock_set, lock_index))
+            f.write(class_text(c, first, last, lock_set, lock_index, calls))
 
 
 if __name__ == "__main__":

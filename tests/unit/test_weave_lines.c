@@ -38,7 +38,7 @@ static struct img *load_corpus(void)
 static void open_lines(struct wlines *l, struct pdb_found *f, const struct img *img, const char *path)
 {
 	assert_int_equal(weave_pdb_find(f, img, path), 0);
-	wlines_init(l, f);
+	assert_int_equal(wlines_init(l, f), 0);
 }
 
 /* weave_list_pdb with the PDB found beside `path`. */
@@ -200,6 +200,7 @@ static void test_find_bounds(void **state)
 	/* no visible point after the end of any body */
 	assert_int_equal(wlines_point(&l, 1, 0xFFFFFF, WLINES_AFTER, buf, sizeof buf, NULL), 0);
 	assert_string_equal(buf, "unchanged");
+	wlines_free(&l);
 	pdb_found_free(&f);
 	img_free(img);
 }
@@ -216,6 +217,7 @@ static void test_no_path(void **state)
 	open_lines(&l, &f, img, NULL);
 	assert_int_equal(l.has_pdb, 0);
 	assert_int_equal(wlines_find(&l, 1, 0, buf, sizeof buf), 0);
+	wlines_free(&l);
 	pdb_found_free(&f);
 	img_free(img);
 }
@@ -237,6 +239,7 @@ static void check_bad_pdb(const char *pdb_from, const char *junk)
 		put_file(pdb, pdb_from, junk);
 	open_lines(&l, &f, img, dll);
 	assert_int_equal(l.has_pdb, 0);
+	wlines_free(&l);
 	pdb_found_free(&f);
 	unlink(pdb);
 	unlink(dll);

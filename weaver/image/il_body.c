@@ -541,3 +541,165 @@ int il_map_offset(const struct il_body *b, uint32_t old_offset, uint32_t *out)
 		}
 	return lt_error_set(LT_E_BODY, "IL offset 0x%x: no kept instruction was decoded there", old_offset);
 }
+
+/* il_apply's checks and counts: 0 with *add and *drop, or -1. */
+static int edits_check(const struct il_body *b, const struct il_edit *e, uint32_t ne, uint32_t *add, uint32_t *drop)
+{
+	uint64_t a = 0, d = 0;
+
+	for (uint32_t k = 0; k < ne; k++) {
+		if (e[k].at > b->n || (e[k].drop && (e[k].at == b->n || e[k].n)) || (k && e[k].at <= e[k - 1].at))
+			return lt_error_set(LT_E_ENCODE, "edit %u at %u: out of order, past %u instructions, or a drop "
+					    "that inserts", k, e[k].at, b->n);
+		for (uint32_t j = 0; j < e[k].n; j++)
+			if ((unsigned)e[k].ins[j].op >= IL_OP_COUNT)
+				return lt_error_set(LT_E_ENCODE, "insert: op %d is not an opcode", (int)e[k].ins[j].op);
+		a += e[k].n;
+		d += !!e[k].drop;
+	}
+	if (b->n - d + a > IL_MAX_CODE || b->next_id > UINT32_MAX - 1 - a)
+		return lt_error_set(LT_E_LIMIT, "more than %u instructions", IL_MAX_CODE);
+	*add = (uint32_t)a;
+	*drop = (uint32_t)d;
+	return 0;
+}
+
+/* Where a reference of kind `which` to id goes after il_apply's edits. */
+struct remap {
+	uint32_t old_next;  /* ids below it are the body's before the batch */
+	uint32_t *kept;     /* kept[id]: id, or for a dropped one the next kept (IL_ID_END) */
+	uint32_t *first;    /* first[id]: the first inserted before it */
+	uint8_t *which;     /* which[id]: the kinds that move onto first[id] */
+};
+
+static void remap(const struct remap *m, uint32_t *id, unsigned which)
+{
+	if (*id >= m->old_next)
+		return;
+	*id = m->kept[*id];
+	if (*id < m->old_next && (m->which[*id] & which))
+		*id = m->first[*id];
+}
+
+/* Copy inserted instruction `from` into *to with id `id` (switch targets copied). */
+static int copy_inserted(struct il_instr *to, const struct il_instr *from, uint32_t id)
+{
+	*to = *from;
+	to->targets = NULL;
+	to->ntargets = 0;
+	to->id = id;
+	to->orig_offset = IL_NO_OFFSET;
+	to->emit_op = to->op;
+	if (from->ntargets) {
+		if (!(to->targets = malloc((size_t)from->ntargets * sizeof *to->targets)))
+			return lt_error_set(LT_E_NOMEM, "out of memory (switch of %u targets)", from->ntargets);
+		memcpy(to->targets, from->targets, (size_t)from->ntargets * sizeof *to->targets);
+		to->ntargets = from->ntargets;
+	}
+	return 0;
+}
+
+/* Build ins[] (room for the result) from b and the edits, filling m. */
+static int apply_build(const struct il_body *b, const struct il_edit *e, uint32_t ne, struct il_instr *ins,
+		       uint32_t *len, struct remap *m)
+{
+	uint32_t k = 0, n = 0, id = b->next_id, pending = 0;
+
+	for (uint32_t i = 0; i <= b->n; i++) {
+		int dropped = 0;
+		for (; k < ne && e[k].at == i; k++) {
+			dropped = e[k].drop;
+			for (uint32_t j = 0; j < e[k].n; j++, n++)
+				if (copy_inserted(&ins[n], &e[k].ins[j], id++) < 0) {
+					*len = n;
+					return -1;
+				}
+			if (e[k].n && i < b->n) {
+				m->first[b->ins[i].id] = id - e[k].n;
+				m->which[b->ins[i].id] = (uint8_t)e[k].retarget;
+			}
+		}
+		if (i == b->n)
+			break;
+		if (dropped) {
+			/* Dropped ids wait for the next kept instruction: chained in kept[]. */
+			m->kept[b->ins[i].id] = pending;
+			pending = b->ins[i].id + 1;
+			continue;
+		}
+		for (uint32_t p = pending; p; ) {
+			uint32_t next = m->kept[p - 1];
+			m->kept[p - 1] = b->ins[i].id;
+			p = next;
+		}
+		pending = 0;
+		ins[n++] = b->ins[i];
+	}
+	for (uint32_t p = pending; p; ) {
+		uint32_t next = m->kept[p - 1];
+		m->kept[p - 1] = IL_ID_END;
+		p = next;
+	}
+	*len = n;
+	return 0;
+}
+
+int il_apply(struct il_body *b, const struct il_edit *e, uint32_t ne)
+{
+	struct remap m = { .old_next = b->next_id };
+	struct il_instr *ins;
+	uint32_t add = 0, drop = 0, len = 0;
+	int rc = -1;
+
+	if (ne == 0)
+		return 0;
+	if (edits_check(b, e, ne, &add, &drop) < 0)
+		return -1;
+	ins = malloc((size_t)(b->n - drop + add + 1) * sizeof *ins);
+	m.kept = malloc((size_t)(m.old_next + 1) * sizeof *m.kept);
+	m.first = malloc((size_t)(m.old_next + 1) * sizeof *m.first);
+	m.which = calloc((size_t)m.old_next + 1, 1);
+	if (!ins || !m.kept || !m.first || !m.which) {
+		lt_error_set(LT_E_NOMEM, "out of memory (editing %u IL instructions)", b->n);
+		goto done;
+	}
+	for (uint32_t id = 0; id < m.old_next; id++)
+		m.kept[id] = id;
+	if (apply_build(b, e, ne, ins, &len, &m) < 0) {
+		for (uint32_t i = 0; i < len; i++)
+			if (ins[i].id >= m.old_next) /* a copy made here; the others are b's */
+				free(ins[i].targets);
+		goto done;
+	}
+	for (uint32_t i = 0; i < len; i++) {
+		if (il_op_is_branch(ins[i].op))
+			remap(&m, &ins[i].arg.target, IL_RT_BRANCH);
+		for (uint32_t t = 0; t < ins[i].ntargets; t++)
+			remap(&m, &ins[i].targets[t], IL_RT_BRANCH);
+	}
+	for (uint32_t k = 0; k < b->neh; k++) {
+		struct il_eh *c = &b->eh[k];
+		remap(&m, &c->try_start, IL_RT_TRY_START);
+		remap(&m, &c->try_end, IL_RT_TRY_END);
+		remap(&m, &c->handler_start, IL_RT_HANDLER_START);
+		remap(&m, &c->handler_end, IL_RT_HANDLER_END);
+		if (c->kind == IL_EH_FILTER)
+			remap(&m, &c->filter_start, IL_RT_FILTER_START);
+	}
+	for (uint32_t k = 0; k < ne; k++)
+		if (e[k].drop)
+			free(b->ins[e[k].at].targets);
+	free(b->ins);
+	b->ins = ins;
+	ins = NULL;
+	b->cap = b->n - drop + add + 1;
+	b->n = len;
+	b->next_id += add;
+	rc = 0;
+done:
+	free(ins);
+	free(m.kept);
+	free(m.first);
+	free(m.which);
+	return rc;
+}

@@ -24,7 +24,11 @@
 
 /* Sane limits (LT_E_LIMIT beyond them). */
 #define IL_MAX_CODE    (16u << 20) /* bytes of IL code */
-#define IL_MAX_CLAUSES 4096u       /* EH clauses of one body */
+/* EH clauses of one body: one fat EH section holds them (its DataSize is 24
+ * bits: 4 + 24 * 2^19 fits), far past a compiler's (a `lock` statement is
+ * one clause) while decoding, sorting (il_eh_sort) and encoding them stay
+ * linear in their number. */
+#define IL_MAX_CLAUSES (1u << 19)
 
 struct il_instr {
 	enum il_op op;        /* for a branch, the form asked for; see emit_op */
@@ -173,6 +177,30 @@ enum il_retarget_which {
  * put it inside, IL_RT_BRANCH makes branches run it.
  * Returns the number of references changed. */
 uint32_t il_retarget(struct il_body *b, uint32_t from_id, uint32_t to_id, unsigned which);
+
+/* One edit of a batch applied by il_apply, at index `at` of b->ins as it is
+ * before the batch. */
+struct il_edit {
+	uint32_t at;
+	int drop;                   /* remove ins[at] (n must be 0): every reference to it moves onto
+				     * the next instruction kept (IL_ID_END when none) */
+	const struct il_instr *ins; /* insert these n before ins[at] (at == b->n: append), as il_insert */
+	uint32_t n;
+	unsigned retarget;          /* references of these kinds (il_retarget_which) to ins[at] move
+				     * onto the first instruction inserted */
+};
+
+/* Apply edits[0..nedits) (ascending `at`, one edit an index) in one pass over
+ * the body and its clauses: the same result as the il_remove, il_insert and
+ * il_retarget calls the edits describe, made one after another in order
+ * (inserted instructions get ids from b->next_id in edit order; a reference
+ * to a dropped instruction first moves onto the one after it, then, with
+ * that one's retarget, onto its first inserted instruction), in time linear
+ * in the body's size instead of in its size times the edits.
+ * Returns 0, or -1 (b unchanged): LT_E_ENCODE (an edit past the body, out
+ * of order, dropping and inserting at once, an op >= IL_OP_COUNT),
+ * LT_E_LIMIT (more than IL_MAX_CODE instructions), LT_E_NOMEM. */
+int il_apply(struct il_body *b, const struct il_edit *edits, uint32_t nedits);
 
 /* Append an EH clause (boundaries are ids; checked when encoding).
  * Returns 0, or -1: LT_E_LIMIT (IL_MAX_CLAUSES), LT_E_NOMEM. */

@@ -1,5 +1,6 @@
 /* il_encode.c - encoding of CIL method bodies: branch forms, offsets, header and EH sections (II.25.4). */
 #include "il_body.h"
+#include "il_eh_sort.h"
 #include "lt_error.h"
 
 #include <stdlib.h>
@@ -149,9 +150,7 @@ static int write_code(const struct il_body *b, const uint32_t *map, struct lt_bu
 }
 
 /* A clause as instruction index ranges [start, end). */
-struct span { uint32_t ts, te, hs, he, fs; };
-
-static int clause_span(const struct il_body *b, const uint32_t *map, uint32_t k, struct span *s)
+static int clause_span(const struct il_body *b, const uint32_t *map, uint32_t k, struct il_span *s)
 {
 	const struct il_eh *e = &b->eh[k];
 
@@ -169,51 +168,20 @@ static int clause_span(const struct il_body *b, const uint32_t *map, uint32_t k,
 	return 0;
 }
 
-static int within(uint32_t s, uint32_t e, uint32_t os, uint32_t oe) { return os <= s && e <= oe; }
-
-/* I.12.4.2.5: clause a must precede clause c when a's try block lies inside
- * c's try block (and is not the same block), handler or filter. */
-static int nested_in(const struct span *a, const struct span *c)
+/* Order the clauses inner-first (il_eh_sort), otherwise keeping their order. */
+static int sort_clauses(struct il_body *b, struct il_span *sp)
 {
-	return (within(a->ts, a->te, c->ts, c->te) && (a->ts != c->ts || a->te != c->te)) ||
-	       within(a->ts, a->te, c->hs, c->he) || within(a->ts, a->te, c->fs, c->hs);
-}
-
-/* Order the clauses inner-first, otherwise keeping their order: repeatedly
- * take the first clause with no untaken clause nested in it. */
-static int sort_clauses(struct il_body *b, struct span *sp)
-{
-	uint32_t n = b->neh, *inner = calloc(n, sizeof *inner), *order = calloc(n, sizeof *order);
-	uint8_t *taken = calloc(n, 1);
+	uint32_t n = b->neh, *order = malloc((size_t)n * sizeof *order);
 	struct il_eh *eh = malloc((size_t)n * sizeof *eh);
-	struct span *sp2 = malloc((size_t)n * sizeof *sp2);
+	struct il_span *sp2 = malloc((size_t)n * sizeof *sp2);
 	int rc = -1;
 
-	if (!inner || !order || !taken || !eh || !sp2) {
+	if (!order || !eh || !sp2) {
 		lt_error_set(LT_E_NOMEM, "out of memory (sorting %u EH clauses)", n);
 		goto done;
 	}
-	for (uint32_t c = 0; c < n; c++)
-		for (uint32_t a = 0; a < n; a++)
-			inner[c] += a != c && nested_in(&sp[a], &sp[c]);
-	for (uint32_t k = 0; k < n; k++) {
-		uint32_t pick = n, first = n;
-		for (uint32_t c = 0; c < n && pick == n; c++) {
-			if (taken[c])
-				continue;
-			if (first == n)
-				first = c;
-			if (inner[c] == 0)
-				pick = c;
-		}
-		if (pick == n)
-			pick = first; /* clauses nested both ways: malformed, keep order */
-		taken[pick] = 1;
-		order[k] = pick;
-		for (uint32_t c = 0; c < n; c++)
-			if (!taken[c] && nested_in(&sp[pick], &sp[c]))
-				inner[c]--;
-	}
+	if (il_eh_sort(sp, n, order) < 0)
+		goto done;
 	for (uint32_t k = 0; k < n; k++) {
 		eh[k] = b->eh[order[k]];
 		sp2[k] = sp[order[k]];
@@ -222,16 +190,14 @@ static int sort_clauses(struct il_body *b, struct span *sp)
 	memcpy(sp, sp2, (size_t)n * sizeof *sp);
 	rc = 0;
 done:
-	free(inner);
 	free(order);
-	free(taken);
 	free(eh);
 	free(sp2);
 	return rc;
 }
 
 /* II.25.4.5-6: one EH section holding every clause, small when all fit. */
-static int write_eh(const struct il_body *b, const struct span *sp, size_t body_start, struct lt_buf *out)
+static int write_eh(const struct il_body *b, const struct il_span *sp, size_t body_start, struct lt_buf *out)
 {
 	int small = b->neh <= (255 - 4) / SMALL_CLAUSE;
 	int rc;
@@ -294,7 +260,7 @@ int il_encode(struct il_body *b, il_stack_effect_fn fn, void *ctx, struct lt_buf
 {
 	size_t start = out->len;
 	uint32_t *map = NULL, stack;
-	struct span *sp = NULL;
+	struct il_span *sp = NULL;
 	int rc = -1;
 
 	if (il_id_map(b, &map) < 0)

@@ -58,7 +58,10 @@ long weave_list_pdb(const struct img *img, const struct pdb_found *pdb,
 
 	if (scan(img, &names, &sites) < 0)
 		return -1;
-	wlines_init(&lines, pdb);
+	if (wlines_init(&lines, pdb) < 0) {
+		count = -1;
+		sites.n = 0;
+	}
 	memset(&s, 0, sizeof s);
 	for (i = 0; i < sites.n; i++) {
 		const struct weave_call *c = &sites.calls[i];
@@ -78,6 +81,7 @@ long weave_list_pdb(const struct img *img, const struct pdb_found *pdb,
 		fn(ctx, &s);
 		count++;
 	}
+	wlines_free(&lines);
 	weave_sites_free(&sites);
 	weave_names_free(&names);
 	return count;
@@ -98,6 +102,22 @@ int weave_is_woven(const struct img *img)
 	return 0;
 }
 
+/* A size limit a method passed (LT_E_LIMIT: only hostile bodies do) names
+ * the method as users know it; other errors say what broke as they are.
+ * Returns -1. */
+static int limit_in(const struct weave_names *names, uint32_t row)
+{
+	char method[sizeof ((struct weave_site *)0)->method];
+	struct lt_error limit = *lt_error_last();
+
+	if (limit.code != LT_E_LIMIT)
+		return -1;
+	if (weave_names_method(names, row, method, sizeof method) < 0)
+		snprintf(method, sizeof method, "MethodDef row %u", row);
+	lt_error_set(limit.code, "%s", limit.msg);
+	return lt_error_prefix("%s: ", method);
+}
+
 /* Rewrite every method that has lock sites, one run of sites per method. */
 static int rewrite_all(struct img *img, struct weave_helper *h, const struct weave_names *names,
 		       const struct wlines *lines, const struct weave_sites *sites)
@@ -108,7 +128,7 @@ static int rewrite_all(struct img *img, struct weave_helper *h, const struct wea
 		for (j = i; j < sites->n && sites->calls[j].methoddef == sites->calls[i].methoddef; j++)
 			;
 		if (weave_rewrite_method(img, h, names, lines, &sites->calls[i], j - i) < 0)
-			return -1;
+			return limit_in(names, sites->calls[i].methoddef);
 		i = j;
 	}
 	return 0;
@@ -171,11 +191,6 @@ int weave_image(struct img *img, const struct weave_opts *opts, enum weave_outco
 	}
 	if (scan(img, &names, &sites) < 0)
 		return -1;
-	if (sites.n > WEAVE_MAX_CALLS) {
-		lt_error_set(LT_E_LIMIT, "%zu lock calls: more than LockTime weaves in one assembly (%d)", sites.n,
-			     WEAVE_MAX_CALLS);
-		goto done;
-	}
 	for (i = 0; i < sites.n; i++)
 		acquiring += weave_kind_acquires(sites.calls[i].kind);
 	if (sites.n == 0) {
@@ -184,8 +199,10 @@ int weave_image(struct img *img, const struct weave_opts *opts, enum weave_outco
 	}
 	if (weave_helper_begin(img, opts, &h) < 0)
 		goto done;
-	wlines_init(&lines, opts->pdb);
-	rc = rewrite_all(img, h, &names, &lines, &sites);
+	rc = wlines_init(&lines, opts->pdb);
+	if (rc == 0)
+		rc = rewrite_all(img, h, &names, &lines, &sites);
+	wlines_free(&lines);
 	if (rc < 0) {
 		weave_helper_free(h);
 		goto done;

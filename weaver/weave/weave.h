@@ -78,18 +78,12 @@ long weave_list(const struct img *img, void (*fn)(void *ctx, const struct weave_
 long weave_list_pdb(const struct img *img, const struct pdb_found *pdb,
 		    void (*fn)(void *ctx, const struct weave_site *s), void *ctx);
 
-/* Most lock calls (acquisitions, releases, waits, synchronized methods) an
- * assembly may have for weave_image, and most lock calls x instructions in
- * one method body: weaving a call costs passes over its body and lookups
- * over the metadata, so a hostile file with tens of thousands of calls would
- * take minutes or hours.  Real assemblies have hundreds (mscorlib: ~500). */
-#define WEAVE_MAX_CALLS 16384
-#define WEAVE_MAX_METHOD_WORK ((uint64_t)1 << 26)
-
 /* Weave every site of `img` in memory: add the helper type, rewrite the
  * bodies.  *outcome says what happened; the caller writes the image only for
- * WEAVE_WOVEN.  Returns 0, or -1 (LT_E_WEAVE, LT_E_LIMIT past WEAVE_MAX_CALLS
- * or WEAVE_MAX_METHOD_WORK, and the reading errors above). */
+ * WEAVE_WOVEN.  Time and memory are linear in the size of the assembly (a
+ * hostile one is bounded by its bodies' size limits, IL_MAX_CODE and
+ * IL_MAX_CLAUSES).  Returns 0, or -1 (LT_E_WEAVE, LT_E_LIMIT, and the
+ * reading errors above). */
 int weave_image(struct img *img, const struct weave_opts *opts, enum weave_outcome *outcome,
 		long *nsites);
 

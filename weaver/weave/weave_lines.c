@@ -9,13 +9,56 @@
 #include <stdlib.h>
 #include <string.h>
 
-void wlines_init(struct wlines *out, const struct pdb_found *pdb)
+/* The decoded sequence points of MethodDebugInformation row `row`. */
+struct wlines_memo {
+	uint32_t row;     /* 0: none decoded */
+	int ok;           /* 1: seq holds them; 0: the row's blob is empty or malformed */
+	struct pdb_seq seq;
+};
+
+int wlines_init(struct wlines *out, const struct pdb_found *pdb)
 {
 	static const struct md_image none;
 
 	out->has_pdb = pdb && (pdb->source == PDB_FILE || pdb->source == PDB_EMBEDDED) &&
 		       md_rows(&pdb->md, MD_METHODDEBUGINFORMATION) > 0;
 	out->md = out->has_pdb ? &pdb->md : &none;
+	out->memo = NULL;
+	if (out->has_pdb && !(out->memo = calloc(1, sizeof *out->memo)))
+		return lt_error_set(LT_E_NOMEM, "out of memory");
+	return 0;
+}
+
+void wlines_free(struct wlines *lines)
+{
+	if (!lines || !lines->memo)
+		return;
+	pdb_seq_free(&lines->memo->seq);
+	free(lines->memo);
+	lines->memo = NULL;
+}
+
+/* The sequence points of MethodDef `methoddef` (its MethodDebugInformation
+ * row has the same number), decoded on the first ask; NULL when there are
+ * none (no PDB, no row, an empty or malformed blob). */
+static const struct pdb_seq *points_of(const struct wlines *lines, uint32_t methoddef)
+{
+	const struct md_image *md = lines->md;
+	struct wlines_memo *m = lines->memo;
+	const uint8_t *blob;
+	uint32_t len;
+
+	if (!lines->has_pdb || methoddef == 0 || methoddef > md_rows(md, MD_METHODDEBUGINFORMATION))
+		return NULL;
+	if (m->row != methoddef) {
+		pdb_seq_free(&m->seq);
+		m->row = methoddef;
+		m->ok = md_blob(md, md_get(md, MD_METHODDEBUGINFORMATION, methoddef, MD_METHODDEBUGINFORMATION_SEQUENCEPOINTS),
+				&blob, &len) == 0 && len > 0 &&
+			pdb_seq_decode(blob, len, md_get(md, MD_METHODDEBUGINFORMATION, methoddef,
+							 MD_METHODDEBUGINFORMATION_DOCUMENT), &m->seq) == 0;
+	}
+	return m->ok ? &m->seq : NULL;
 }
 
 /* The last part of Document row `doc`'s name (PortablePdb-Metadata.md
@@ -55,53 +98,47 @@ int wlines_find(const struct wlines *lines, uint32_t methoddef, uint32_t il_offs
 int wlines_point(const struct wlines *lines, uint32_t methoddef, uint32_t il_offset, enum wlines_which which,
 		 char *buf, size_t n, uint32_t *point)
 {
-	const struct md_image *md = lines->md;
+	const struct pdb_seq *s = points_of(lines, methoddef);
 	const struct pdb_seq_point *found = NULL;
-	struct pdb_seq s;
-	const uint8_t *blob;
-	uint32_t len;
+	uint32_t lo = 0, hi, i;
 	int rc;
 
-	if (!lines->has_pdb || methoddef == 0 || methoddef > md_rows(md, MD_METHODDEBUGINFORMATION))
+	if (!s)
 		return 0;
-	if (md_blob(md, md_get(md, MD_METHODDEBUGINFORMATION, methoddef, MD_METHODDEBUGINFORMATION_SEQUENCEPOINTS),
-		    &blob, &len) < 0 || len == 0 ||
-	    pdb_seq_decode(blob, len, md_get(md, MD_METHODDEBUGINFORMATION, methoddef, MD_METHODDEBUGINFORMATION_DOCUMENT),
-			   &s) < 0)
-		return 0;
-	/* Points are in offset order: the last visible one at or before the
-	 * offset, or the first visible one after it. */
-	for (uint32_t i = 0; i < s.n && (which == WLINES_AFTER || s.points[i].offset <= il_offset); i++) {
-		if (s.points[i].hidden || (which == WLINES_AFTER && s.points[i].offset <= il_offset))
-			continue;
-		found = &s.points[i];
-		if (which == WLINES_AFTER)
-			break;
+	/* Points are in increasing offset order (pdb_seq_decode): [0, lo) are
+	 * those at or before the offset.  The last visible one of them, or the
+	 * first visible one after. */
+	for (hi = s->n; lo < hi;) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (s->points[mid].offset <= il_offset)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	rc = found && document_file(md, found->document, buf, n, found->start_line) == 0;
+	if (which == WLINES_AT_OR_BEFORE) {
+		for (i = lo; i > 0 && !found; i--)
+			if (!s->points[i - 1].hidden)
+				found = &s->points[i - 1];
+	} else {
+		for (i = lo; i < s->n && !found; i++)
+			if (!s->points[i].hidden)
+				found = &s->points[i];
+	}
+	rc = found && document_file(lines->md, found->document, buf, n, found->start_line) == 0;
 	if (rc && point)
 		*point = found->offset;
-	pdb_seq_free(&s);
 	return rc;
 }
 
 int wlines_span(const struct wlines *lines, uint32_t methoddef, uint32_t *doc, uint32_t *first, uint32_t *last)
 {
-	const struct md_image *md = lines->md;
-	struct pdb_seq s;
-	const uint8_t *blob;
-	uint32_t len;
+	const struct pdb_seq *s = points_of(lines, methoddef);
 	int found = 0;
 
-	if (!lines->has_pdb || methoddef == 0 || methoddef > md_rows(md, MD_METHODDEBUGINFORMATION))
+	if (!s)
 		return 0;
-	if (md_blob(md, md_get(md, MD_METHODDEBUGINFORMATION, methoddef, MD_METHODDEBUGINFORMATION_SEQUENCEPOINTS),
-		    &blob, &len) < 0 || len == 0 ||
-	    pdb_seq_decode(blob, len, md_get(md, MD_METHODDEBUGINFORMATION, methoddef, MD_METHODDEBUGINFORMATION_DOCUMENT),
-			   &s) < 0)
-		return 0;
-	for (uint32_t i = 0; i < s.n; i++) {
-		const struct pdb_seq_point *p = &s.points[i];
+	for (uint32_t i = 0; i < s->n; i++) {
+		const struct pdb_seq_point *p = &s->points[i];
 		if (p->hidden || (found && p->document != *doc))
 			continue;
 		if (!found) {
@@ -113,6 +150,5 @@ int wlines_span(const struct wlines *lines, uint32_t methoddef, uint32_t *doc, u
 		*first = p->start_line < *first ? p->start_line : *first;
 		*last = p->end_line > *last ? p->end_line : *last;
 	}
-	pdb_seq_free(&s);
 	return found;
 }

@@ -15,14 +15,20 @@
 struct wlines {
 	int has_pdb;                /* 1 when md is a PDB whose id matches the assembly */
 	const struct md_image *md;  /* borrowed from the pdb_found */
+	struct wlines_memo *memo;   /* the sequence points of the method asked last (owned) */
 };
 
 /* The lines of the debug symbols `pdb` found for an assembly (pdb_find.h,
  * weave_pdb_find): used when they are a matching portable PDB (PDB_FILE,
  * PDB_EMBEDDED) with MethodDebugInformation rows; anything else, and NULL,
  * gives out->has_pdb 0: debug info never fails a weave.  out borrows pdb,
- * which must outlive it; nothing to release. */
-void wlines_init(struct wlines *out, const struct pdb_found *pdb);
+ * which must outlive it.  The sequence points of one method are decoded
+ * once however many of its sites ask.  Returns 0 (release with
+ * wlines_free), or -1 with LT_E_NOMEM. */
+int wlines_init(struct wlines *out, const struct pdb_found *pdb);
+
+/* Release what wlines_init allocated.  NULL is a no-op. */
+void wlines_free(struct wlines *lines);
 
 /* The source location of IL offset `il_offset` (bytes, in the input body) of
  * MethodDef `methoddef` (1-based row; its MethodDebugInformation row has the

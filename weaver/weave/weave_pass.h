@@ -104,9 +104,11 @@ void weave_sites_free(struct weave_sites *s);
  * "<file>:<line>" from `lines` when it has one, else "IL_<offset>"), a
  * `tail.` prefix before a call is dropped; a synchronized method's body is
  * then timed as a hold (weave_sync_wrap); the body is re-encoded into img.
+ * The calls are checked one by one and the body edited once (il_apply):
+ * time linear in the body's size.
  * Returns 0, or -1 with LT_E_WEAVE (a clause boundary at an acquiring call,
  * a prefix other than tail. before a call, a call not found in the body),
- * LT_E_LIMIT (lock calls x instructions past WEAVE_MAX_METHOD_WORK),
+ * LT_E_LIMIT (il_apply),
  * the errors of img_decode_body / img_encode_body, weave_helper_wrapper,
  * weave_sync_wrap, LT_E_NOMEM. */
 int weave_rewrite_method(struct img *img, struct weave_helper *h, const struct weave_names *names,

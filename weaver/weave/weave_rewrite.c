@@ -3,72 +3,119 @@
 #include "il_body.h"
 #include "image_body.h"
 #include "lt_error.h"
+#include "lt_mem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Fail unless no EH clause boundary names instruction `id`: an acquiring
- * call has its arguments on the stack, so no block can start or end at it
- * in valid IL (III.1.7.5, I.12.4.2.8: blocks are entered and left with an
- * empty stack), and the ldstr pair inserted before it need not be placed. */
-static int check_no_boundary(const struct il_body *b, uint32_t id, uint32_t offset)
+/* What rewriting one method's calls collects, to edit its body in one pass
+ * (il_apply) once every call is checked: the edits in ascending index
+ * order, the ldstr pairs they insert, and where the clause boundaries are. */
+struct edits {
+	struct il_edit *e;
+	size_t n, cap;
+	struct il_instr *strs;   /* 2 per call (owned) */
+	uint32_t nstrs;
+	uint32_t *first_clause;  /* [index]: the first EH clause with a boundary there, UINT32_MAX none */
+};
+
+static void edits_free(struct edits *ed)
 {
-	for (uint32_t i = 0; i < b->neh; i++) {
+	free(ed->e);
+	free(ed->strs);
+	free(ed->first_clause);
+}
+
+static int edits_init(struct edits *ed, const struct il_body *b, size_t ncalls)
+{
+	uint32_t *map = NULL;
+
+	memset(ed, 0, sizeof *ed);
+	ed->strs = calloc(2 * ncalls + 1, sizeof *ed->strs);
+	ed->first_clause = malloc(((size_t)b->n + 1) * sizeof *ed->first_clause);
+	if (!ed->strs || !ed->first_clause || il_id_map(b, &map) < 0)
+		return ed->strs && ed->first_clause ? -1 : lt_nomem("lock call edits");
+	memset(ed->first_clause, 0xFF, ((size_t)b->n + 1) * sizeof *ed->first_clause);
+	for (uint32_t i = b->neh; i-- > 0;) {
 		const struct il_eh *c = &b->eh[i];
-		if (c->try_start == id || c->try_end == id || c->handler_start == id || c->handler_end == id ||
-		    (c->kind == IL_EH_FILTER && c->filter_start == id))
-			return lt_error_set(LT_E_WEAVE,
-					    "IL_%04x: EH clause %u starts or ends at a lock call that has arguments on the stack (I.12.4.2.8)",
-					    offset, i);
+		const uint32_t ids[5] = { c->try_start, c->try_end, c->handler_start, c->handler_end,
+					  c->kind == IL_EH_FILTER ? c->filter_start : IL_ID_END };
+		for (unsigned k = 0; k < 5; k++)
+			if (ids[k] < b->next_id && map[ids[k]] != UINT32_MAX)
+				ed->first_clause[map[ids[k]]] = i;
 	}
+	free(map);
 	return 0;
 }
 
-/* Drop the prefixes before the call at *idx: tail. is removed (references
+static int edits_add(struct edits *ed, const struct il_edit *e)
+{
+	if (lt_grow(&ed->e, &ed->cap, ed->n + 1, sizeof *ed->e) < 0)
+		return -1;
+	ed->e[ed->n++] = *e;
+	return 0;
+}
+
+/* The prefixes before the call at index idx: tail. is dropped (references
  * to it move onto the call: III.2.4, the call then returns normally), any
- * other prefix cannot precede a call to a static wrapper. */
-static int drop_prefixes(struct il_body *b, uint32_t *idx, uint32_t offset)
+ * other prefix cannot precede a call to a static wrapper.  *start gets the
+ * index of the first. */
+static int drop_prefixes(const struct il_body *b, struct edits *ed, uint32_t idx, uint32_t offset, uint32_t *start)
 {
-	while (*idx > 0 && il_op_info(b->ins[*idx - 1].op)->flow == IL_FLOW_META) {
-		enum il_op op = b->ins[*idx - 1].op;
-		if (op != IL_TAIL)
+	for (*start = idx; *start > 0 && il_op_info(b->ins[*start - 1].op)->flow == IL_FLOW_META; (*start)--)
+		if (b->ins[*start - 1].op != IL_TAIL)
 			return lt_error_set(LT_E_WEAVE, "IL_%04x: prefix %s before a lock call cannot be woven", offset,
-					    il_op_info(op)->name);
-		il_retarget(b, b->ins[*idx - 1].id, b->ins[*idx].id, IL_RT_ALL);
-		if (il_remove(b, *idx - 1, 1) < 0)
+					    il_op_info(b->ins[*start - 1].op)->name);
+	for (uint32_t i = *start; i < idx; i++)
+		if (edits_add(ed, &(struct il_edit){ .at = i, .drop = 1 }) < 0)
 			return -1;
-		(*idx)--;
-	}
 	return 0;
 }
 
-/* Redirect one call (instruction `id`) to its wrapper; method_tok is the
- * ldstr token of the method's name. */
-static int rewrite_call(struct img *img, struct weave_helper *h, const struct wlines *lines, struct il_body *b,
-			uint32_t id, const struct weave_call *c, uint32_t method_tok)
+/* Fail when an EH clause boundary names the call at idx or a prefix it
+ * takes over (from `start`): an acquiring call has its arguments on the
+ * stack, so no block can start or end at it in valid IL (III.1.7.5,
+ * I.12.4.2.8: blocks are entered and left with an empty stack), and the
+ * ldstr pair inserted before it need not be placed. */
+static int check_no_boundary(const struct edits *ed, uint32_t start, uint32_t idx, uint32_t offset)
 {
-	struct il_instr strs[2];
-	char location[sizeof ((struct weave_site *)0)->location];
-	uint32_t idx, wrapper, first;
+	uint32_t first = UINT32_MAX;
 
-	if (il_index_of(b, id, &idx) < 0 || drop_prefixes(b, &idx, c->il_offset) < 0 ||
+	for (uint32_t i = start; i <= idx; i++)
+		first = ed->first_clause[i] < first ? ed->first_clause[i] : first;
+	if (first != UINT32_MAX)
+		return lt_error_set(LT_E_WEAVE,
+				    "IL_%04x: EH clause %u starts or ends at a lock call that has arguments on the stack (I.12.4.2.8)",
+				    offset, first);
+	return 0;
+}
+
+/* Redirect the call at index idx to its wrapper; method_tok is the ldstr
+ * token of the method's name.  The body's instructions stay where they are:
+ * the prefixes to drop and the ldstr pair to insert go into ed. */
+static int rewrite_call(struct img *img, struct weave_helper *h, const struct wlines *lines, struct il_body *b,
+			struct edits *ed, uint32_t idx, const struct weave_call *c, uint32_t method_tok)
+{
+	char location[sizeof ((struct weave_site *)0)->location];
+	struct il_instr *strs = &ed->strs[ed->nstrs];
+	uint32_t wrapper, start;
+
+	if (drop_prefixes(b, ed, idx, c->il_offset, &start) < 0 ||
 	    weave_helper_wrapper(h, c->callee, c->kind, c->callvirt, &wrapper) < 0)
 		return -1;
 	if (weave_kind_acquires(c->kind)) {
 		weave_location(img, lines, c, location, sizeof location);
-		memset(strs, 0, sizeof strs);
 		strs[0].op = strs[1].op = IL_LDSTR;
 		strs[0].arg.token = method_tok;
-		if (check_no_boundary(b, id, c->il_offset) < 0 || img_string_token(img, location, &strs[1].arg.token) < 0)
+		if (check_no_boundary(ed, start, idx, c->il_offset) < 0 ||
+		    img_string_token(img, location, &strs[1].arg.token) < 0)
 			return -1;
-		first = b->next_id;
-		if (il_insert(b, idx, strs, 2) < 0)
-			return -1;
-		/* Branches to the call now run the ldstr pair: the call's own
+		ed->nstrs += 2;
+		/* Branches to the call run the ldstr pair: the call's own
 		 * arguments are on the stack there already. */
-		il_retarget(b, id, first, IL_RT_BRANCH);
-		idx += 2;
+		if (edits_add(ed, &(struct il_edit){ .at = idx, .ins = strs, .n = 2, .retarget = IL_RT_BRANCH }) < 0)
+			return -1;
 	}
 	b->ins[idx].op = IL_CALL;
 	b->ins[idx].arg.token = wrapper;
@@ -90,10 +137,11 @@ static int method_token(struct img *img, const struct weave_names *names, const 
 int weave_rewrite_method(struct img *img, struct weave_helper *h, const struct weave_names *names,
 			 const struct wlines *lines, const struct weave_call *calls, size_t n)
 {
-	uint32_t row = calls[0].methoddef, method_tok = 0, location_tok, *ids = NULL, i;
+	uint32_t row = calls[0].methoddef, method_tok = 0, location_tok, *at = NULL, i;
 	const struct weave_call *sync_site = calls[0].kind == WEAVE_SYNCHRONIZED ? &calls[0] : NULL;
 	int sync = sync_site != NULL, rc = -1;
 	char location[sizeof ((struct weave_site *)0)->location];
+	struct edits ed = { 0 };
 	struct il_body b;
 	size_t k;
 
@@ -101,32 +149,31 @@ int weave_rewrite_method(struct img *img, struct weave_helper *h, const struct w
 		return -1;
 	calls += sync;
 	n -= (size_t)sync;
-	/* Each call below costs passes over the body (find, insert, retarget). */
-	if ((uint64_t)n * b.n > WEAVE_MAX_METHOD_WORK) {
-		lt_error_set(LT_E_LIMIT, "MethodDef row %u: %zu lock calls in %u instructions: past LockTime's limit",
-			     row, n, b.n);
+	if (!(at = malloc((n ? n : 1) * sizeof *at))) {
+		lt_nomem("lock calls");
 		goto done;
 	}
-	ids = malloc((n ? n : 1) * sizeof *ids);
-	if (!ids) {
-		lt_error_set(LT_E_NOMEM, "out of memory");
-		goto done;
-	}
-	/* Ids before any edit: calls[] and b.ins are both in IL order. */
+	/* Indexes before any edit: calls[] and b.ins are both in IL order. */
 	for (i = 0, k = 0; i < b.n && k < n; i++)
 		if (b.ins[i].orig_offset == calls[k].il_offset)
-			ids[k++] = b.ins[i].id;
+			at[k++] = i;
 	if (k < n) {
 		lt_error_set(LT_E_WEAVE, "MethodDef row %u: no instruction at lock call IL_%04x", row, calls[k].il_offset);
 		goto done;
 	}
+	if (edits_init(&ed, &b, n) < 0)
+		goto done;
 	for (k = 0; k < n; k++) {
 		if (weave_kind_acquires(calls[k].kind) && method_token(img, names, lines, row, &method_tok) < 0)
 			goto done;
-		if (rewrite_call(img, h, lines, &b, ids[k], &calls[k], method_tok) < 0) {
+		if (rewrite_call(img, h, lines, &b, &ed, at[k], &calls[k], method_tok) < 0) {
 			lt_error_prefix("MethodDef row %u: ", row);
 			goto done;
 		}
+	}
+	if (il_apply(&b, ed.e, (uint32_t)ed.n) < 0) {
+		lt_error_prefix("MethodDef row %u: ", row);
+		goto done;
 	}
 	/* The synchronized method's site is the start of its body. */
 	if (sync_site) {
@@ -137,7 +184,8 @@ int weave_rewrite_method(struct img *img, struct weave_helper *h, const struct w
 	}
 	rc = img_encode_body(img, row, &b);
 done:
-	free(ids);
+	edits_free(&ed);
+	free(at);
 	il_body_free(&b);
 	return rc;
 }
