@@ -17,6 +17,7 @@
 #include "lt_error.h"
 #include "lt_file.h"
 #include "sig.h"
+#include "weave.h"
 #include "weave_internal.h"
 
 #define MONO_MSCORLIB "/usr/lib/mono/4.5/mscorlib.dll"

@@ -1,17 +1,11 @@
 /* cli_list.c - `locktime list`: one line per lock acquisition site. */
 #include "cli.h"
+#include "cli_package.h"
+#include "cli_print.h"
 #include "lt_error.h"
 #include "weave_file.h"
 
 #include <stdio.h>
-
-void cli_print_site(const char *prefix, const struct weave_site *s)
-{
-	/* <Type>::<Method> IL_xxxx <kind> [<file>:<line>]: the last field is what
-	 * woven reports print after "at" (the IL offset when there is no line). */
-	printf("%s%s%s IL_%04x %s%s%s\n", prefix ? prefix : "", prefix ? ": " : "", s->method, s->il_offset,
-	       weave_kind_name(s->kind), s->location[0] ? " " : "", s->location);
-}
 
 static void print_site(void *ctx, const struct weave_site *s)
 {

@@ -1,5 +1,6 @@
 /* cli_package.c - `locktime weave` and `locktime list` on a .nupkg: the assemblies inside it. */
-#include "cli.h"
+#include "cli_package.h"
+#include "cli_print.h"
 #include "lt_error.h"
 #include "lt_file.h"
 #include "pkg_nupkg.h"

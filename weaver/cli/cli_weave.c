@@ -1,5 +1,7 @@
 /* cli_weave.c - `locktime weave`: options, and weaving each file in place. */
 #include "cli.h"
+#include "cli_package.h"
+#include "cli_print.h"
 #include "lt_error.h"
 #include "weave_file.h"
 #include "weave_inputs.h"

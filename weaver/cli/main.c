@@ -3,7 +3,6 @@
 #include "lt_error.h"
 
 #include <malloc.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -24,23 +23,6 @@ static const char usage[] =
 	"\n"
 	"At run time: LOCKTIME_THRESHOLD_MS overrides the threshold, LOCKTIME_OUTPUT the sink,\n"
 	"LOCKTIME_DISABLED=1 turns timing off.\n";
-
-void cli_report_error(const char *file)
-{
-	const struct lt_error *e = lt_error_last();
-	fprintf(stderr, "%s: error LT%03d: %s\n", file, e->code, e->msg[0] ? e->msg : "unknown error");
-}
-
-void cli_warn(const char *file, int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: warning LT%03d: ", file, code);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 int main(int argc, char **argv)
 {

@@ -12,7 +12,7 @@
 #include "lt_file.h"
 #include "pdb_find.h"
 #include "pdb_update.h"
-#include "weave.h"
+#include "weave_opts.h"
 
 /* The reference assemblies paths[0..n), each read once (lt_file_read) into
  * *out (an array of n, release with weave_refs_free).  A file that cannot be

@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "weave.h"
+#include "weave_opts.h"
 
 /* A call or callvirt to a lock API found in a method body. */
 struct weave_call {

@@ -7,7 +7,7 @@
 
 #include "image.h"
 #include "lt_buf.h"
-#include "weave.h"
+#include "weave_opts.h"
 
 /* The framework types the helper names. */
 enum wref_type {

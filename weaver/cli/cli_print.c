@@ -1,0 +1,32 @@
+/* cli_print.c - diagnostics and site lines, as every command prints them (see cli_print.h). */
+#include "cli_print.h"
+#include "lt_error.h"
+#include "weave.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+void cli_report_error(const char *file)
+{
+	const struct lt_error *e = lt_error_last();
+	fprintf(stderr, "%s: error LT%03d: %s\n", file, e->code, e->msg[0] ? e->msg : "unknown error");
+}
+
+void cli_warn(const char *file, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: warning LT%03d: ", file, code);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void cli_print_site(const char *prefix, const struct weave_site *s)
+{
+	/* <Type>::<Method> IL_xxxx <kind> [<file>:<line>]: the last field is what
+	 * woven reports print after "at" (the IL offset when there is no line). */
+	printf("%s%s%s IL_%04x %s%s%s\n", prefix ? prefix : "", prefix ? ": " : "", s->method, s->il_offset,
+	       weave_kind_name(s->kind), s->location[0] ? " " : "", s->location);
+}

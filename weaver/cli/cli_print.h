@@ -1,0 +1,19 @@
+/* cli_print.h - what every `locktime` command prints: diagnostics in MSBuild's
+ * canonical format, and the `list` line of a lock site. */
+#ifndef CLI_PRINT_H
+#define CLI_PRINT_H
+
+struct weave_site;
+
+/* Print the recorded error (lt_error_last) for `file` in MSBuild's canonical
+ * format "<file>: error LT0NN: <message>" on stderr. */
+void cli_report_error(const char *file);
+
+/* Print "<file>: warning LT0NN: <message>" on stderr. */
+void cli_warn(const char *file, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* One `list` line for site s: "[<prefix>: ]<Type>::<Method> IL_xxxx <kind>
+ * [<file>:<line>]" on stdout; prefix NULL for none. */
+void cli_print_site(const char *prefix, const struct weave_site *s);
+
+#endif

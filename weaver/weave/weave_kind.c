@@ -1,0 +1,31 @@
+/* weave_kind.c - names of the lock call kinds, and which acquire (see weave_kind.h). */
+#include "weave_kind.h"
+
+#include <stdint.h>
+
+static const struct {
+	const char *name;
+	uint8_t acquires;
+} kinds[WEAVE_KIND_COUNT] = {
+	[WEAVE_MONITOR_ENTER] = { "Monitor.Enter", 1 },
+	[WEAVE_MONITOR_ENTER_TAKEN] = { "Monitor.Enter", 1 },
+	[WEAVE_MONITOR_TRYENTER] = { "Monitor.TryEnter", 1 },
+	[WEAVE_LOCK_ENTER] = { "Lock.Enter", 1 },
+	[WEAVE_LOCK_TRYENTER] = { "Lock.TryEnter", 1 },
+	[WEAVE_LOCK_ENTERSCOPE] = { "Lock.EnterScope", 1 },
+	[WEAVE_SYNCHRONIZED] = { "Synchronized", 1 },
+	[WEAVE_MONITOR_EXIT] = { "Monitor.Exit", 0 },
+	[WEAVE_LOCK_EXIT] = { "Lock.Exit", 0 },
+	[WEAVE_SCOPE_DISPOSE] = { "Lock.Scope.Dispose", 0 },
+	[WEAVE_MONITOR_WAIT] = { "Monitor.Wait", 0 },
+};
+
+const char *weave_kind_name(enum weave_kind k)
+{
+	return (unsigned)k < WEAVE_KIND_COUNT ? kinds[k].name : "?";
+}
+
+int weave_kind_acquires(enum weave_kind k)
+{
+	return (unsigned)k < WEAVE_KIND_COUNT && kinds[k].acquires;
+}

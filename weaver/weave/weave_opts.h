@@ -1,0 +1,39 @@
+/* weave_opts.h - what a weave is given (options, reference assemblies, debug
+ * symbols) and what it tells of a lock site; shared by the passes below
+ * weave.c and the callers above it. */
+#ifndef WEAVE_OPTS_H
+#define WEAVE_OPTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lt_error.h"
+#include "pdb_find.h"
+#include "weave_kind.h"
+
+/* A reference assembly, read once before weaving (weave_refs_read). */
+struct weave_ref {
+	char *path;                /* as given, for messages (owned) */
+	uint8_t *data;             /* its bytes (owned), NULL when it could not be read */
+	size_t size;
+	struct lt_error error;     /* data NULL: why, raised when a weave needs the reference */
+};
+
+struct weave_opts {
+	double threshold_ms;       /* report threshold baked in (default 1; 0 = every lock) */
+	const char *output;        /* default sink baked in: "stderr", "stdout" or a path */
+	const struct weave_ref *refs; /* reference assemblies to resolve framework types (borrowed) */
+	size_t nrefs;
+	const struct pdb_found *pdb;  /* the input's debug symbols, for source lines (NULL: none) */
+};
+
+/* One acquisition site, as `locktime list` shows it. */
+struct weave_site {
+	char method[512];          /* user-facing <Namespace.Type>::<Method> */
+	uint32_t methoddef;        /* MethodDef row holding the call */
+	uint32_t il_offset;        /* offset of the call in the input body */
+	enum weave_kind kind;
+	char location[300];        /* "<file>:<line>" from debug info, else "" */
+};
+
+#endif
