@@ -1,6 +1,6 @@
 # LockTime - build, test and package the lock-timing weaver.
 #   make          build/locktime (release build, gcc) and the run-time template (weaver/runtime, .NET SDK)
-#   make test     every test: C unit tests (ASan+UBSan) and end-to-end tests
+#   make test     every test: C unit tests (ASan+UBSan) and end-to-end tests; T=NAME one suite or test
 #   make deps     install missing Debian packages (as root), else print the command
 #   make demo     weave and run the sample app (the README's main command)
 #   make package  build/LockTime.<version>.nupkg: MSBuild targets and a static locktime (nuget/)
@@ -111,14 +111,15 @@ package: $(PACKAGE)
 
 unit: $(patsubst tests/unit/%.c,build/san/%,$(UNIT)) $(patsubst tests/tools/%.c,build/san/lt-%,$(TOOLS)) build/san/locktime
 
+# T=NAME: only the suites named like NAME, else the cmocka tests named NAME (tests/run.sh).
 test: unit runtime
-	bash tests/run.sh
+	bash tests/run.sh $(T)
 
 demo: build/locktime
 	bash tests/demo/run.sh
 
 # Benchmarks (bench/, BENCHMARKS.md): not part of `make test`; BENCH_PARTS picks some of
-# weave scaling build runtime size.
+# weave scaling calls lockmethods build runtime size.
 bench: build/locktime
 	bash bench/run.sh $(BENCH_PARTS)
 

@@ -3,7 +3,7 @@
 
 usage: report.py BENCHMARKS.md PART...
 
-For each PART (weave, scaling, build, runtime, size) the summary lines of
+For each PART (weave, scaling, calls, lockmethods, build, runtime, size) the summary lines of
 build/bench/PART.log - those starting "weave:", "scaling:", "fit:", "build:",
 "runtime:" or "size:", less the runtime part's progress and self-checks - are written,
 with the machine, the date and the command, into
@@ -19,11 +19,13 @@ import subprocess
 import sys
 
 COMMANDS = {
-    "weave": "bench/weave/run.sh",
-    "scaling": "bench/gen/run.sh",
-    "build": "bench/build/run.sh",
-    "runtime": "bench/runtime/run.sh",
-    "size": "bench/size/run.sh",
+    "weave": "bash bench/weave/run.sh",
+    "scaling": "bash bench/gen/run.sh",
+    "calls": "CALLS=1 bash bench/gen/run.sh 1000 2000 4000 8000 16000 20000 32000",
+    "lockmethods": "LOCK_PERCENT=100 bash bench/gen/run.sh 10000 25000 50000 100000",
+    "build": "bash bench/build/run.sh",
+    "runtime": "bash bench/runtime/run.sh",
+    "size": "bash bench/size/run.sh",
 }
 SUMMARY = re.compile(r"^(weave|scaling|fit|build|runtime|size):")
 # Progress and self-check lines of the runtime part, not figures.
@@ -51,7 +53,7 @@ def block(part, host, when):
     if not lines:
         lines = ["(no figures: see build/bench/%s.log)" % part]
     return [f"<!-- results:{part}:begin -->",
-            f"Measured {when} on {host}, with `bash {COMMANDS[part]}` (`make bench`):",
+            f"Measured {when} on {host}, with `{COMMANDS[part]}` (`make bench`):",
             "```"] + lines + ["```", f"<!-- results:{part}:end -->"]
 
 

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # make bench: every benchmark, one after another, then their figures into BENCHMARKS.md.
-#   bench/run.sh [weave] [scaling] [build] [runtime] [size]     (default: all five)
+#   bench/run.sh [weave] [scaling] [calls] [lockmethods] [build] [runtime] [size]     (default: all seven)
+#   calls: one method of 1,000 to 32,000 lock calls (and 20,000), lockmethods: 10,000 to 100,000
+#   methods that all hold a lock; each fitted with a line, every output loaded and JIT-compiled.
 # Each part prints one summary line per figure ("weave: ...", "fit: ...", "build: ...",
 # "runtime: ...", "size: ..."); its whole output goes to build/bench/<part>.log.  The machine, the date, the
 # commands and those lines replace the part of BENCHMARKS.md between its "results" markers; the
@@ -11,13 +13,15 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 parts=("$@")
-[ ${#parts[@]} -gt 0 ] || parts=(weave scaling build runtime size)
+[ ${#parts[@]} -gt 0 ] || parts=(weave scaling calls lockmethods build runtime size)
 mkdir -p build/bench
 
 make -s build/locktime build/static/locktime
 declare -A cmd=(
 	[weave]="bash bench/weave/run.sh"
 	[scaling]="bash bench/gen/run.sh"
+	[calls]="env CALLS=1 bash bench/gen/run.sh 1000 2000 4000 8000 16000 20000 32000"
+	[lockmethods]="env LOCK_PERCENT=100 bash bench/gen/run.sh 10000 25000 50000 100000"
 	[build]="bash bench/build/run.sh"
 	[runtime]="bash bench/runtime/run.sh"
 	[size]="bash bench/size/run.sh"
@@ -29,7 +33,7 @@ if [[ " ${parts[*]} " == *" weave "* ]] && ! bash bench/cecil/check.sh >build/be
 	status=1
 fi
 for part in "${parts[@]}"; do
-	[ -n "${cmd[$part]:-}" ] || { echo "bench/run.sh: no part '$part' (weave, scaling, build, runtime, size)" >&2; exit 2; }
+	[ -n "${cmd[$part]:-}" ] || { echo "bench/run.sh: no part '$part' (weave, scaling, calls, lockmethods, build, runtime, size)" >&2; exit 2; }
 	echo "== $part: ${cmd[$part]}"
 	if ! ${cmd[$part]} 2>&1 | tee "build/bench/$part.log"; then
 		echo "bench/run.sh: $part failed (build/bench/$part.log)" >&2

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # Runs every test suite and prints one closing line "N passed, N failed".
+#   tests/run.sh [NAME]   only the suites whose name holds NAME (test_sig, hostile); when no suite
+#                         does, the cmocka tests named NAME (test_grow), in the unit suites that
+#                         have one.  `make test T=NAME` runs this.
 #   C unit suites:   build/san/test_*        (cmocka, TAP output, ASan+UBSan)
 #   end-to-end:      tests/integration/*.sh  (TAP output: "ok ..." / "not ok ...")
-# The checker (ltcheck) and the test corpus are built first: some unit suites
-# read the corpus too.  Each suite's TAP lines are counted ("# SKIP" ones as
+# The checker (ltcheck) and the test corpus are built first when a suite run
+# needs them: every end-to-end suite, and the unit suites whose source reads
+# the corpus.  Each suite prints its time.  Each suite's TAP lines are counted ("# SKIP" ones as
 # skipped); a suite that exits non-zero without a failing TAP line (a crash,
 # a sanitizer report) counts as one failure.
 set -u
@@ -16,15 +20,39 @@ mkdir -p build/logs
 passed=0 failed=0 skipped=0
 only=${1:-}
 
-echo "== building ltcheck and the test corpus"
-if ! bash tests/tools/build.sh || ! bash tests/corpus/build.sh; then
-	echo "0 passed, 1 failed"
-	exit 1
+units=() scripts=() test_name=""
+for t in build/san/test_*; do
+	[ -x "$t" ] && { [ -z "$only" ] || [[ $(basename "$t") == *$only* ]]; } && units+=("$t")
+done
+for s in tests/integration/*.sh; do
+	[ -f "$s" ] && { [ -z "$only" ] || [[ $(basename "$s" .sh) == *$only* ]]; } && scripts+=("$s")
+done
+if [ -n "$only" ] && [ ${#units[@]} -eq 0 ] && [ ${#scripts[@]} -eq 0 ]; then
+	# No suite of that name: the unit suites holding a cmocka test of that name.
+	test_name=$only
+	for t in build/san/test_*; do
+		grep -q "cmocka_unit_test[a-z_]*($only\b" "tests/unit/$(basename "$t").c" 2>/dev/null && units+=("$t")
+	done
+	[ ${#units[@]} -gt 0 ] || { echo "tests/run.sh: no suite and no test named like '$only'"; echo "0 passed, 1 failed"; exit 1; }
+fi
+# needs_corpus SUITE-SOURCE: the suite reads the corpus (or its fixture does).
+needs_corpus() {
+	grep -qi corpus "$1" || { grep -q weave_fixture.h "$1" && grep -qi corpus tests/unit/weave_fixture.h; }
+}
+need=${#scripts[@]}
+for t in "${units[@]}"; do
+	needs_corpus "tests/unit/$(basename "$t").c" && need=1
+done
+if [ "$need" -gt 0 ]; then
+	echo "== building ltcheck and the test corpus"
+	if ! bash tests/tools/build.sh || ! bash tests/corpus/build.sh; then
+		echo "0 passed, 1 failed"
+		exit 1
+	fi
 fi
 
 run_suite() { # name, command...
-	local name=$1 log=build/logs/$1.log; shift
-	[ -n "$only" ] && [[ $name != *$only* ]] && return
+	local name=$1 log=build/logs/$1.log start=$EPOCHREALTIME; shift
 	echo "== $name"
 	"$@" >"$log" 2>&1
 	local rc=$? p f k
@@ -36,15 +64,19 @@ run_suite() { # name, command...
 	fi
 	grep -E '^not ok|^# ' "$log" | grep -v '# SKIP' | head -40
 	tail -n 20 "$log" | grep -E 'ERROR|runtime error|Sanitizer' | head -5
-	echo "   $p passed, $f failed, $k skipped"
+	echo "   $p passed, $f failed, $k skipped ($(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s)"
 	passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + k))
 }
 
-for t in build/san/test_*; do
-	[ -x "$t" ] && run_suite "$(basename "$t")" "$t"
+for t in "${units[@]}"; do
+	if [ -n "$test_name" ]; then
+		run_suite "$(basename "$t")" "$t" "$test_name"
+	else
+		run_suite "$(basename "$t")" "$t"
+	fi
 done
-for s in tests/integration/*.sh; do
-	[ -f "$s" ] && run_suite "$(basename "$s" .sh)" bash "$s"
+for s in "${scripts[@]}"; do
+	run_suite "$(basename "$s" .sh)" bash "$s"
 done
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Generates and compiles the weave-benchmark libraries: for each SIZE (a method count; default
 # 12500 25000 50000 100000) build/bench/gen/<SIZE>/Gen<SIZE>.dll (+ .pdb), a net10.0 Release class
-# library with SIZE methods of which LOCK_PERCENT (default 5) % hold a lock (bench/gen/gen.py).
+# library with SIZE methods of which LOCK_PERCENT (default 5) % hold a lock (bench/gen/gen.py; another
+# percentage builds build/bench/gen/<SIZE>-<PERCENT>/).
 # With CALLS=1 (the "lock calls per method" series) SIZE is a count of lock calls instead:
 # build/bench/gen/Calls<SIZE>/GenCalls<SIZE>.dll has one method of SIZE `lock` statements.
 # A size already built is skipped (delete its folder to rebuild). Prints the compile time of each.
@@ -32,6 +33,7 @@ for size in "${sizes[@]}"; do
 		name=Gen$size methods=$size locks=$((size * pct / 100)) calls=1
 	fi
 	dir=$out_root/${name#Gen}
+	[ -n "${CALLS:-}" ] || [ "$pct" = 5 ] || dir=$dir-$pct # another LOCK_PERCENT: a library of its own
 	dll=$dir/$name.dll
 	# .built records the lock count it was made with, so another LOCK_PERCENT rebuilds.
 	if [ -f "$dll" ] && [ "$(cat "$dir/.built" 2>/dev/null)" = "$locks" ]; then

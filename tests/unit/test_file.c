@@ -307,7 +307,7 @@ static void test_clean_temps(void **state)
 	free(p);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_read_missing, setup, teardown),
@@ -322,5 +322,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_lock_after_kill, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_clean_temps, setup, teardown),
 	};
+	if (argc > 1)
+		cmocka_set_test_filter(argv[1]); /* tests/run.sh: one test by name */
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

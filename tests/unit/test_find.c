@@ -358,6 +358,6 @@ int main(int argc, char **argv)
 	};
 
 	if (argc > 1)
-		cmocka_set_test_filter(argv[1]);
+		cmocka_set_test_filter(argv[1]); /* tests/run.sh: one test by name */
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -83,7 +83,7 @@ static void test_weave(void **state) { (void)state; run_target("weave"); }
 static void test_pdb(void **state) { (void)state; run_target("pdb"); }
 static void test_nupkg(void **state) { (void)state; run_target("nupkg"); }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_image),
@@ -92,5 +92,7 @@ int main(void)
 		cmocka_unit_test(test_pdb),
 		cmocka_unit_test(test_nupkg),
 	};
+	if (argc > 1)
+		cmocka_set_test_filter(argv[1]); /* tests/run.sh: one test by name */
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

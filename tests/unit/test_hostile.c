@@ -194,7 +194,7 @@ static void test_embedded_pdb_size_lie(void **state)
 	img_free(img);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dos_header_truncated),
@@ -206,5 +206,7 @@ int main(void)
 		cmocka_unit_test(test_certificate_inside_section),
 		cmocka_unit_test(test_embedded_pdb_size_lie),
 	};
+	if (argc > 1)
+		cmocka_set_test_filter(argv[1]); /* tests/run.sh: one test by name */
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

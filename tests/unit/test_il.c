@@ -845,7 +845,7 @@ static void test_edit_errors(void **state)
 	il_body_free(NULL);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_opcode_table),
@@ -881,5 +881,7 @@ int main(void)
 	memcpy(all, tests, sizeof tests);
 	for (size_t k = 0; k < nbad; k++)
 		all[nfixed + k] = (struct CMUnitTest){ bad_cases[k].name, test_malformed, NULL, NULL, &bad_cases[k] };
+	if (argc > 1)
+		cmocka_set_test_filter(argv[1]); /* tests/run.sh: one test by name */
 	return _cmocka_run_group_tests("il", all, nfixed + nbad, NULL, NULL);
 }

@@ -782,7 +782,7 @@ static void test_heap_add_limits(void **state)
 
 #define BAD_CELL(c) { "test_bad_cell_" #c, test_bad_cell, NULL, NULL, (void *)&c }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_identical_mscorlib),
@@ -821,5 +821,7 @@ int main(void)
 		cmocka_unit_test(test_append_row_limit),
 		cmocka_unit_test(test_heap_add_limits),
 	};
+	if (argc > 1)
+		cmocka_set_test_filter(argv[1]); /* tests/run.sh: one test by name */
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -563,7 +563,7 @@ static void test_write_replace_delete(void **state)
 	free(zip);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nuspec_good),
@@ -595,6 +595,8 @@ int main(void)
 		cmocka_unit_test(test_write_unchanged),
 		cmocka_unit_test(test_write_replace_delete),
 	};
+	if (argc > 1)
+		cmocka_set_test_filter(argv[1]); /* tests/run.sh: one test by name */
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
 

@@ -336,7 +336,7 @@ static void test_real_package(void **state)
 	free(zip);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_weave_package),
@@ -346,6 +346,8 @@ int main(void)
 		cmocka_unit_test(test_unpack_not_an_assembly),
 		cmocka_unit_test(test_real_package),
 	};
+	if (argc > 1)
+		cmocka_set_test_filter(argv[1]); /* tests/run.sh: one test by name */
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
 

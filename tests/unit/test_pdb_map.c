@@ -271,7 +271,7 @@ static void test_image_keeps_maps(void **state)
 	img_free(img);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kept_inserted_end),
@@ -282,5 +282,7 @@ int main(void)
 		cmocka_unit_test(test_compose),
 		cmocka_unit_test(test_image_keeps_maps),
 	};
+	if (argc > 1)
+		cmocka_set_test_filter(argv[1]); /* tests/run.sh: one test by name */
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

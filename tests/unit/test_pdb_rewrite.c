@@ -405,7 +405,7 @@ static void test_checksum_errors(void **state)
 	assert_int_equal(pdb_checksum(pdb, sizeof pdb, 4, "SHA256", hash, &n), 0);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rewrite),
@@ -420,5 +420,7 @@ int main(void)
 		cmocka_unit_test(test_bad_sequence_points),
 		cmocka_unit_test(test_checksum_errors),
 	};
+	if (argc > 1)
+		cmocka_set_test_filter(argv[1]); /* tests/run.sh: one test by name */
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

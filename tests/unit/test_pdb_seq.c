@@ -431,7 +431,7 @@ static void test_remap_errors(void **state)
 	pdb_seq_free(&s);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_decode),
@@ -455,5 +455,7 @@ int main(void)
 		cmocka_unit_test(test_remap_removed),
 		cmocka_unit_test(test_remap_errors),
 	};
+	if (argc > 1)
+		cmocka_set_test_filter(argv[1]); /* tests/run.sh: one test by name */
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -505,7 +505,7 @@ static void test_debug_data_layout(void **state)
 	img_free(img);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_find_file_and_embedded),
@@ -519,5 +519,7 @@ int main(void)
 		cmocka_unit_test(test_write_pair_failure),
 		cmocka_unit_test(test_debug_data_layout),
 	};
+	if (argc > 1)
+		cmocka_set_test_filter(argv[1]); /* tests/run.sh: one test by name */
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

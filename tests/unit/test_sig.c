@@ -821,7 +821,7 @@ static void test_print_truncates(void **state)
 	sig_type_free(t);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_uint_boundaries),
@@ -869,5 +869,7 @@ int main(void)
 		cmocka_unit_test(test_locals_append_bad_old),
 		cmocka_unit_test(test_print_truncates),
 	};
+	if (argc > 1)
+		cmocka_set_test_filter(argv[1]); /* tests/run.sh: one test by name */
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

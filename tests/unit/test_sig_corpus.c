@@ -299,7 +299,7 @@ static void test_corpus_locals_append(void **state)
 	assert_true(tried > 0);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_corpus_round_trip),
@@ -308,5 +308,7 @@ int main(void)
 		cmocka_unit_test(test_corpus_stack_effect),
 		cmocka_unit_test(test_corpus_locals_append),
 	};
+	if (argc > 1)
+		cmocka_set_test_filter(argv[1]); /* tests/run.sh: one test by name */
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

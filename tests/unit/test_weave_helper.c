@@ -495,7 +495,7 @@ static void test_wrapper_typespec_owner(void **state)
 	img_free(img);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_helper_mono_system),
@@ -515,5 +515,7 @@ int main(void)
 		cmocka_unit_test(test_wrapper_scope_not_nested),
 		cmocka_unit_test(test_wrapper_typespec_owner),
 	};
+	if (argc > 1)
+		cmocka_set_test_filter(argv[1]); /* tests/run.sh: one test by name */
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -271,7 +271,7 @@ static void test_other_pdb(void **state)
 	check_bad_pdb(other, NULL);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_list_locations_are_lock_lines),
@@ -283,5 +283,7 @@ int main(void)
 		cmocka_unit_test(test_windows_pdb),
 		cmocka_unit_test(test_other_pdb),
 	};
+	if (argc > 1)
+		cmocka_set_test_filter(argv[1]); /* tests/run.sh: one test by name */
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -508,7 +508,7 @@ static void test_refs_sig_template_bad_type(void **state)
 	lt_buf_free(&b);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_key_token_of_real_key),
@@ -535,5 +535,7 @@ int main(void)
 		cmocka_unit_test(test_refs_reference_is_module),
 		cmocka_unit_test(test_refs_sig_template_bad_type),
 	};
+	if (argc > 1)
+		cmocka_set_test_filter(argv[1]); /* tests/run.sh: one test by name */
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

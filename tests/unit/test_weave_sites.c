@@ -872,7 +872,7 @@ static void test_kinds(void **state)
 	assert_false(weave_kind_acquires(WEAVE_KIND_COUNT));
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	static const struct CMUnitTest fixed[] = {
 		cmocka_unit_test(test_kinds),
@@ -892,5 +892,7 @@ int main(void)
 	memcpy(tests, fixed, sizeof fixed);
 	for (size_t i = 0; i < NCORRUPTIONS; i++)
 		tests[n + i] = (struct CMUnitTest){ corruptions[i].name, test_corruption, NULL, NULL, (void *)&corruptions[i] };
+	if (argc > 1)
+		cmocka_set_test_filter(argv[1]); /* tests/run.sh: one test by name */
 	return _cmocka_run_group_tests("test_weave_sites", tests, n + NCORRUPTIONS, NULL, NULL);
 }

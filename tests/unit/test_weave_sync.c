@@ -530,7 +530,7 @@ static void test_mvid_renewed(void **state)
 	img_free(c);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sync_csharp_shapes),
@@ -546,5 +546,7 @@ int main(void)
 		cmocka_unit_test(test_sync_pair_memoized),
 		cmocka_unit_test(test_mvid_renewed),
 	};
+	if (argc > 1)
+		cmocka_set_test_filter(argv[1]); /* tests/run.sh: one test by name */
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
