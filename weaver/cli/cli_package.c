@@ -2,6 +2,7 @@
 #include "cli_package.h"
 #include "cli_print.h"
 #include "lt_error.h"
+#include "lt_mem.h"
 #include "lt_file.h"
 #include "pkg_nupkg.h"
 #include "pkg_weave.h"
@@ -141,7 +142,7 @@ static int put_file(void *ctx, const char *entry, const uint8_t *data, size_t si
 	if (nupkg_name_check(entry) < 0)
 		return -1;
 	if (!(path = malloc(strlen(u->dir) + strlen(entry) + 2)))
-		return lt_error_set(LT_E_NOMEM, "out of memory");
+		return lt_nomem(NULL);
 	sprintf(path, "%s/%s", u->dir, entry);
 	rc = make_parents(path);
 	if (rc == 0)

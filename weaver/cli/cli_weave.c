@@ -3,6 +3,7 @@
 #include "cli_package.h"
 #include "cli_print.h"
 #include "lt_error.h"
+#include "lt_mem.h"
 #include "weave_file.h"
 #include "weave_inputs.h"
 
@@ -18,16 +19,10 @@ struct refs {
 
 static int refs_add(struct refs *r, const char *path)
 {
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 16;
-		char **p = realloc(r->paths, cap * sizeof *p);
-		if (!p)
-			return lt_error_set(LT_E_NOMEM, "out of memory");
-		r->paths = p;
-		r->cap = cap;
-	}
+	if (lt_grow(&r->paths, &r->cap, r->n + 1, sizeof *r->paths) < 0)
+		return -1;
 	if (!(r->paths[r->n] = strdup(path)))
-		return lt_error_set(LT_E_NOMEM, "out of memory");
+		return lt_nomem(NULL);
 	r->n++;
 	return 0;
 }

@@ -2,6 +2,7 @@
 #include "image.h"
 #include "il_body.h"
 #include "lt_error.h"
+#include "lt_mem.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -30,7 +31,7 @@ int img_load(struct img **out, uint8_t *data, size_t size)
 
 	if (!img) {
 		free(data);
-		return lt_error_set(LT_E_NOMEM, "out of memory");
+		return lt_nomem(NULL);
 	}
 	img->file = data;
 	img->size = size;
@@ -143,14 +144,14 @@ int img_set_method_body(struct img *img, uint32_t row, const uint8_t *body, size
 		uint32_t n = row + 64;
 		struct img_body *b = realloc(img->bodies, n * sizeof *b);
 		if (!b)
-			return lt_error_set(LT_E_NOMEM, "out of memory");
+			return lt_nomem(NULL);
 		memset(b + img->nbodies, 0, (n - img->nbodies) * sizeof *b);
 		img->bodies = b;
 		img->nbodies = n;
 	}
 	copy = malloc(len);
 	if (!copy)
-		return lt_error_set(LT_E_NOMEM, "out of memory");
+		return lt_nomem(NULL);
 	memcpy(copy, body, len);
 	free(img->bodies[row - 1].data);
 	pdb_map_free(img->bodies[row - 1].map);
@@ -168,9 +169,9 @@ int img_set_debug_data(struct img *img, uint32_t index, const uint8_t *data, siz
 	if (len > 0x7FFFFFFF)
 		return lt_error_set(LT_E_LIMIT, "debug entry %u: %zu bytes of data", index, len);
 	if (!img->debug_data && !(img->debug_data = calloc(img->pe.ndebug, sizeof *img->debug_data)))
-		return lt_error_set(LT_E_NOMEM, "out of memory");
+		return lt_nomem(NULL);
 	if (!(copy = malloc(len ? len : 1)))
-		return lt_error_set(LT_E_NOMEM, "out of memory");
+		return lt_nomem(NULL);
 	memcpy(copy, data, len);
 	free(img->debug_data[index].data);
 	img->debug_data[index] = (struct img_debug_data){ copy, (uint32_t)len, timestamp, 0 };

@@ -1,6 +1,7 @@
 /* image_string.c - ldstr tokens for strings the weaver adds: UTF-8 in, UTF-16 in #US. */
 #include "image.h"
 #include "lt_error.h"
+#include "lt_mem.h"
 #include "lt_utf8.h"
 
 #include <stdlib.h>
@@ -18,7 +19,7 @@ int img_string_token(struct img *img, const char *s, uint32_t *out)
 	int rc;
 
 	if (!units)
-		return lt_error_set(LT_E_NOMEM, "out of memory");
+		return lt_nomem(NULL);
 	while (*p) {
 		int32_t next = lt_utf8_next(p, &used);
 		uint32_t cp = next < 0 ? 0xFFFD : (uint32_t)next; /* one U+FFFD a malformed byte */

@@ -1,6 +1,7 @@
 /* pe_file.c - reading the PE/COFF container of a .NET image (II.25). */
 #include "pe_file.h"
 #include "lt_error.h"
+#include "lt_mem.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -91,7 +92,7 @@ static int parse_sections(struct pe_file *pe, struct lt_cur *file)
 		return lt_error_set(LT_E_NOT_PE, "section table passes the end of the file");
 	pe->sections = calloc(pe->nsections, sizeof *pe->sections);
 	if (!pe->sections)
-		return lt_error_set(LT_E_NOMEM, "out of memory");
+		return lt_nomem(NULL);
 	for (i = 0; i < pe->nsections; i++) {
 		struct pe_section *s = &pe->sections[i];
 		const uint8_t *name;
@@ -195,7 +196,7 @@ static int parse_debug(struct pe_file *pe)
 	pe->ndebug = d->size / DEBUG_ENTRY_SIZE;
 	pe->debug = calloc(pe->ndebug, sizeof *pe->debug);
 	if (!pe->debug)
-		return lt_error_set(LT_E_NOMEM, "out of memory");
+		return lt_nomem(NULL);
 	for (i = 0; i < pe->ndebug; i++) {
 		struct pe_debug_entry *e = &pe->debug[i];
 		const uint8_t *p = pe->data + off + i * DEBUG_ENTRY_SIZE;

@@ -1,6 +1,7 @@
 /* pkg_nupkg.c - a .nupkg open for editing with libzip: checks, reads, replacements, write (see pkg_nupkg.h). */
 #include "pkg_nupkg.h"
 #include "lt_error.h"
+#include "lt_mem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,7 +163,7 @@ static int check_duplicates(const struct nupkg *p)
 	if (p->nentries < 2)
 		return 0;
 	if (!(names = malloc(p->nentries * sizeof *names)))
-		return lt_error_set(LT_E_NOMEM, "out of memory");
+		return lt_nomem(NULL);
 	for (i = 0; i < p->nentries; i++)
 		names[i] = p->entries[i].name;
 	qsort(names, p->nentries, sizeof *names, cmp_name);
@@ -186,7 +187,7 @@ static int read_entries(struct nupkg *p)
 		return lt_error_set(LT_E_PACKAGE, "%lld entries: more than the limit of %llu", (long long)n,
 				    (unsigned long long)p->lim.max_entries);
 	if (n && !(p->entries = calloc((size_t)n, sizeof *p->entries)))
-		return lt_error_set(LT_E_NOMEM, "out of memory");
+		return lt_nomem(NULL);
 	for (i = 0; i < (uint64_t)n; i++) {
 		struct nupkg_entry *e = &p->entries[i];
 		zip_stat_t st;
@@ -198,7 +199,7 @@ static int read_entries(struct nupkg *p)
 		if (nupkg_name_check(st.name) < 0)
 			return -1;
 		if (!(e->name = strdup(st.name)))
-			return lt_error_set(LT_E_NOMEM, "out of memory");
+			return lt_nomem(NULL);
 		p->nentries = i + 1;
 		e->size = st.size;
 		e->mtime = st.valid & ZIP_STAT_MTIME ? st.mtime : 0;
@@ -261,7 +262,7 @@ int nupkg_open(struct nupkg **out, const uint8_t *data, size_t size, const struc
 		return lt_error_set(LT_E_PACKAGE, "not a zip archive: %zu bytes, less than an end of central directory record",
 				    size);
 	if (!(p = calloc(1, sizeof *p)))
-		return lt_error_set(LT_E_NOMEM, "out of memory");
+		return lt_nomem(NULL);
 	p->lim = lim ? *lim : default_limits;
 	zip_error_init(&ze);
 	if (!(p->src = zip_source_buffer_create(data, size, 0, &ze))) {
@@ -318,7 +319,7 @@ int nupkg_read(struct nupkg *p, uint32_t i, uint8_t **out, size_t *size)
 	*size = 0;
 	shown(e->name, buf, sizeof buf);
 	if (!(data = malloc((size_t)e->size + 1)))
-		return lt_error_set(LT_E_NOMEM, "out of memory");
+		return lt_nomem(NULL);
 	if (!(f = zip_fopen_index(p->zip, i, 0))) {
 		free(data);
 		return zip_failed(buf, zip_get_error(p->zip));

@@ -1,6 +1,7 @@
 /* pkg_nuspec.c - reading a NuGet .nuspec manifest with Mini-XML (see pkg_nuspec.h). */
 #include "pkg_nuspec.h"
 #include "lt_error.h"
+#include "lt_mem.h"
 
 #include <mxml.h>
 #include <stdio.h>
@@ -140,7 +141,7 @@ int nuspec_parse(struct nuspec *out, const char *text, size_t len)
 	/* Parsed below a node of our own: Mini-XML then reports an element
 	 * left open at the end (it does not when that element is the first). */
 	if (!(doc = mxmlNewElement(MXML_NO_PARENT, "nuspec-document")))
-		return lt_error_set(LT_E_NOMEM, "out of memory");
+		return lt_nomem(NULL);
 	mxml_message[0] = '\0';
 	mxmlSetErrorCallback(nuspec_on_mxml_error);
 	if (!mxmlLoadString(doc, text, MXML_OPAQUE_CALLBACK))

@@ -1,6 +1,7 @@
 /* weave_helper.c - LockTime's helper type <LockTime>: its TypeDef, fields, rows, and body encoding. */
 #include "weave_helper_int.h"
 #include "lt_error.h"
+#include "lt_mem.h"
 #include "lt_utf8.h"
 #include "md_find.h"
 #include "sig.h"
@@ -34,21 +35,6 @@ static const struct field_info {
 /* A custom attribute blob with no arguments: prolog 0x0001, NumNamed 0 (II.23.3). */
 static const uint8_t empty_attribute[4] = { 0x01, 0x00, 0x00, 0x00 };
 
-int weave_helper_grow(void **arr, uint32_t *cap, uint32_t n, size_t size)
-{
-	uint32_t c;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	c = *cap ? *cap * 2 : 8;
-	if (c <= n || !(p = realloc(*arr, (size_t)c * size)))
-		return lt_error_set(LT_E_NOMEM, "out of memory");
-	*arr = p;
-	*cap = c;
-	return 0;
-}
-
 int weave_helper_add_method(struct weave_helper *h, const char *name, uint16_t flags, const uint8_t *sig, size_t len,
 		      uint32_t *out)
 {
@@ -72,7 +58,7 @@ int weave_helper_add_body(struct weave_helper *h, uint32_t method, struct em *e,
 	uint32_t sig_tok = 0;
 
 	if ((locals && md_standalonesig(&h->img->md, locals, (uint32_t)len, &sig_tok) < 0) ||
-	    weave_helper_grow((void **)&h->bodies, &h->bodies_cap, h->nbodies, sizeof *h->bodies) < 0) {
+	    lt_grow(&h->bodies, &h->bodies_cap, h->nbodies + 1, sizeof *h->bodies) < 0) {
 		em_free(e);
 		return -1;
 	}
@@ -177,7 +163,7 @@ int weave_helper_begin(struct img *img, const struct weave_opts *opts, struct we
 	if (check_target(&img->md, opts) < 0)
 		return -1;
 	if (!(h = calloc(1, sizeof *h)))
-		return lt_error_set(LT_E_NOMEM, "out of memory");
+		return lt_nomem(NULL);
 	h->img = img;
 	h->threshold_ms = opts->threshold_ms;
 	h->output = opts->output ? opts->output : "stderr";

@@ -1,5 +1,6 @@
 /* weave_helper_body.c - the IL of the helper's fixed methods: .cctor, the per-thread record, the report. */
 #include "weave_helper_int.h"
+#include "lt_mem.h"
 #include "lt_error.h"
 #include "sig.h"
 
@@ -586,7 +587,7 @@ int hbody_pop_scope(struct weave_helper *h, uint32_t lock_token, uint32_t *out)
 		snprintf(name, sizeof name, "PopScope_%u", h->nscopes + 1);
 	else
 		snprintf(name, sizeof name, "PopScope");
-	if (weave_helper_grow((void **)&h->scopes, &h->scopes_cap, h->nscopes, sizeof *h->scopes) < 0 ||
+	if (lt_grow(&h->scopes, &h->scopes_cap, h->nscopes + 1, sizeof *h->scopes) < 0 ||
 	    weave_helper_add_method(h, name, PRIVATE_STATIC, pop_scope_sig, sizeof pop_scope_sig, &tok) < 0)
 		return -1;
 	em_init(&e);

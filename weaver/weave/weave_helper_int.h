@@ -54,11 +54,14 @@ struct weave_helper {
 	uint32_t field[HF_COUNT];     /* Field tokens */
 	uint32_t method[HM_COUNT];    /* MethodDef tokens */
 	struct hbody *bodies;
-	uint32_t nbodies, bodies_cap;
+	uint32_t nbodies;
+	size_t bodies_cap;
 	struct hwrapper *wrappers;
-	uint32_t nwrappers, wrappers_cap;
+	uint32_t nwrappers;
+	size_t wrappers_cap;
 	struct hscope *scopes;
-	uint32_t nscopes, scopes_cap;
+	uint32_t nscopes;
+	size_t scopes_cap;
 	uint32_t named[WEAVE_KIND_COUNT]; /* wrappers named per kind, for unique names */
 	uint32_t sync_enter, sync_exit;   /* MethodDef tokens of the synchronized-method pair, 0 until used */
 };
@@ -74,10 +77,6 @@ enum {
 enum { MIA_AGGRESSIVE_INLINING = 0x0100 };
 
 /* ---- weave_helper.c ---- */
-
-/* Grow *arr (elements of `size` bytes, *cap allocated) to hold n + 1.
- * Returns 0, or -1 with LT_E_NOMEM. */
-int weave_helper_grow(void **arr, uint32_t *cap, uint32_t n, size_t size);
 
 /* Append a MethodDef row of the helper type: RVA 0 until written, IL
  * managed, `flags`, name, signature blob sig[0..len), ParamList one past the

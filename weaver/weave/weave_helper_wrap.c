@@ -1,6 +1,7 @@
 /* weave_helper_wrap.c - the helper's wrappers: one static timed twin per distinct lock API call. */
 #include "weave_helper_int.h"
 #include "lt_error.h"
+#include "lt_mem.h"
 #include "sig.h"
 
 #include <stdio.h>
@@ -367,7 +368,7 @@ static int wrapper_sigs(const struct callee *c, enum weave_kind kind, struct lt_
 		return lt_error_set(LT_E_WEAVE, "callee 0x%08x: %s whose first argument is no object", c->token,
 				    kinds[kind].name);
 	if (!(params = calloc(n, sizeof *params)))
-		return lt_error_set(LT_E_NOMEM, "out of memory");
+		return lt_nomem(NULL);
 	if (c->sig->conv & SIG_HASTHIS)
 		params[k++] = (struct sig_type *)this_type;
 	for (uint32_t i = 0; i < c->sig->nparams; i++)
@@ -482,7 +483,7 @@ int weave_helper_wrapper(struct weave_helper *h, uint32_t callee, enum weave_kin
 			return 0;
 		}
 	}
-	if (weave_helper_grow((void **)&h->wrappers, &h->wrappers_cap, h->nwrappers, sizeof *h->wrappers) < 0)
+	if (lt_grow(&h->wrappers, &h->wrappers_cap, h->nwrappers + 1, sizeof *h->wrappers) < 0)
 		return -1;
 	rc = decode_callee(&h->img->md, callee, &c) < 0 || add_wrapper(h, &c, kind, out_token) < 0 ? -1 : 0;
 	sig_method_free(c.sig);

@@ -1,6 +1,7 @@
 /* weave_inputs.c - the files around a weave: references read once, the PDB found beside an assembly, the pair written. */
 #include "weave_inputs.h"
 #include "lt_error.h"
+#include "lt_mem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,11 +17,11 @@ int weave_refs_read(struct weave_ref **out, const char *const *paths, size_t n)
 
 	*out = NULL;
 	if (!refs)
-		return lt_error_set(LT_E_NOMEM, "out of memory");
+		return lt_nomem(NULL);
 	for (i = 0; i < n; i++) {
 		if (!(refs[i].path = strdup(paths[i]))) {
 			weave_refs_free(refs, n);
-			return lt_error_set(LT_E_NOMEM, "out of memory");
+			return lt_nomem(NULL);
 		}
 		if (lt_file_read(paths[i], &refs[i].data, &refs[i].size) < 0) {
 			if (lt_error_last()->code == LT_E_NOMEM) {
@@ -54,7 +55,7 @@ static char *path_beside(const char *path, const char *name, size_t name_len)
 	char *out = malloc(dir_len + name_len + 1);
 
 	if (!out) {
-		lt_error_set(LT_E_NOMEM, "out of memory");
+		lt_nomem(NULL);
 		return NULL;
 	}
 	memcpy(out, path, dir_len);
@@ -78,7 +79,7 @@ static char *symbols_name(const char *assembly_path, const char *ext)
 	len = !strcmp(ext, ".pdb") && dot && (!strcasecmp(dot, ".dll") || !strcasecmp(dot, ".exe")) ? (size_t)(dot - base)
 												       : strlen(base);
 	if (!(name = malloc(len + elen + 1))) {
-		lt_error_set(LT_E_NOMEM, "out of memory");
+		lt_nomem(NULL);
 		return NULL;
 	}
 	memcpy(name, base, len);

@@ -2,6 +2,7 @@
 #include "weave_lines.h"
 #include "lt_cursor.h"
 #include "lt_error.h"
+#include "lt_mem.h"
 #include "pdb_seq.h"
 #include "sig.h"
 
@@ -25,7 +26,7 @@ int wlines_init(struct wlines *out, const struct pdb_found *pdb)
 	out->md = out->has_pdb ? &pdb->md : &none;
 	out->memo = NULL;
 	if (out->has_pdb && !(out->memo = calloc(1, sizeof *out->memo)))
-		return lt_error_set(LT_E_NOMEM, "out of memory");
+		return lt_nomem(NULL);
 	return 0;
 }
 

@@ -1,6 +1,7 @@
 /* weave_names.c - which type owns each method, and the user-facing names of methods ("Ns.Type::Method"). */
 #include "weave_pass.h"
 #include "lt_error.h"
+#include "lt_mem.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,7 @@ int weave_names_init(struct weave_names *n, const struct img *img)
 	n->enclosing = calloc(n->ntypes + 1, sizeof *n->enclosing);
 	if (!n->owner || !n->enclosing) {
 		weave_names_free(n);
-		return lt_error_set(LT_E_NOMEM, "out of memory");
+		return lt_nomem(NULL);
 	}
 	/* II.22.37: TypeDef t owns the MethodDef rows from its MethodList up to
 	 * (not including) the next TypeDef's MethodList, the last one up to the

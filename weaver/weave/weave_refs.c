@@ -3,6 +3,7 @@
 #include "md_find.h"
 #include "lt_error.h"
 #include "lt_hash.h"
+#include "lt_mem.h"
 #include "sig.h"
 
 #include <stdlib.h>
@@ -284,7 +285,7 @@ static int load_refs(struct ctx *c)
 {
 	c->refs = calloc(c->opts->nrefs, sizeof *c->refs);
 	if (!c->refs)
-		return lt_error_set(LT_E_NOMEM, "out of memory");
+		return lt_nomem(NULL);
 	for (; c->nrefs < c->opts->nrefs; c->nrefs++)
 		if (read_ref(&c->opts->refs[c->nrefs], &c->refs[c->nrefs]) < 0) {
 			c->nrefs++; /* freed with the others */

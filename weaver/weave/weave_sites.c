@@ -2,6 +2,7 @@
 #include "weave_pass.h"
 #include "il_body.h"
 #include "lt_error.h"
+#include "lt_mem.h"
 #include "sig.h"
 
 #include <stdlib.h>
@@ -281,14 +282,8 @@ static int classify_cached(struct finder *f, uint32_t token, enum weave_kind *ou
 static int push(struct weave_sites *s, uint32_t row, uint32_t offset, enum weave_kind kind, uint32_t callee,
 		int callvirt)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		struct weave_call *c = realloc(s->calls, cap * sizeof *c);
-		if (!c)
-			return lt_error_set(LT_E_NOMEM, "out of memory");
-		s->calls = c;
-		s->cap = cap;
-	}
+	if (lt_grow(&s->calls, &s->cap, s->n + 1, sizeof *s->calls) < 0)
+		return -1;
 	s->calls[s->n++] = (struct weave_call){ row, offset, kind, callee, (uint8_t)callvirt };
 	return 0;
 }
@@ -346,7 +341,7 @@ int weave_sites_find(const struct weave_names *names, struct weave_sites *out)
 	f.memberref = calloc(md_rows(md, MD_MEMBERREF) + 1, 1);
 	f.methoddef = calloc(names->nmethods + 1, 1);
 	if (!f.memberref || !f.methoddef) {
-		lt_error_set(LT_E_NOMEM, "out of memory");
+		lt_nomem(NULL);
 		goto done;
 	}
 	for (t = 1; t <= names->ntypes && !helper; t++) {
