@@ -141,7 +141,7 @@ static int put_file(void *ctx, const char *entry, const uint8_t *data, size_t si
 	/* nupkg_open checked every name; checked again where a path is made. */
 	if (nupkg_name_check(entry) < 0)
 		return -1;
-	if (!(path = malloc(strlen(u->dir) + strlen(entry) + 2)))
+	if (!(path = lt_malloc(strlen(u->dir) + strlen(entry) + 2)))
 		return lt_nomem(NULL);
 	sprintf(path, "%s/%s", u->dir, entry);
 	rc = make_parents(path);

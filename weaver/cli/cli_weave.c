@@ -21,7 +21,7 @@ static int refs_add(struct refs *r, const char *path)
 {
 	if (lt_grow(&r->paths, &r->cap, r->n + 1, sizeof *r->paths) < 0)
 		return -1;
-	if (!(r->paths[r->n] = strdup(path)))
+	if (!(r->paths[r->n] = lt_strdup(path)))
 		return lt_nomem(NULL);
 	r->n++;
 	return 0;

@@ -1,6 +1,7 @@
 /* lt_buf.c - growable byte buffer (see lt_buf.h). */
 #include "lt_buf.h"
 #include "lt_error.h"
+#include "lt_mem.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,7 @@ int lt_buf_reserve(struct lt_buf *b, size_t n)
 	cap = b->cap > SIZE_MAX / 2 ? SIZE_MAX : b->cap ? b->cap * 2 : 256;
 	if (cap < want)
 		cap = want;
-	p = realloc(b->data, cap);
+	p = lt_realloc(b->data, cap);
 	if (!p)
 		return lt_error_set(LT_E_NOMEM, "out of memory (%zu bytes)", cap);
 	b->data = p;

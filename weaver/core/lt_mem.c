@@ -6,6 +6,44 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Allocations since lt_mem_fail_at, and the one to fail (-1: none). */
+static long made, fail_at = -1;
+
+/* Whether this allocation is the one to fail. */
+static int failing(void)
+{
+	return made++ == fail_at;
+}
+
+long lt_mem_fail_at(long n)
+{
+	long was = made;
+
+	made = 0;
+	fail_at = n;
+	return was;
+}
+
+void *lt_malloc(size_t n)
+{
+	return failing() ? NULL : malloc(n);
+}
+
+void *lt_calloc(size_t n, size_t size)
+{
+	return failing() ? NULL : calloc(n, size);
+}
+
+void *lt_realloc(void *p, size_t n)
+{
+	return failing() ? NULL : realloc(p, n);
+}
+
+char *lt_strdup(const char *s)
+{
+	return failing() ? NULL : strdup(s);
+}
+
 int lt_nomem(const char *what)
 {
 	return what ? lt_error_set(LT_E_NOMEM, "out of memory (%s)", what) : lt_error_set(LT_E_NOMEM, "out of memory");
@@ -26,7 +64,7 @@ int lt_grow(void *arr, size_t *cap, size_t need, size_t size)
 	if (size && ncap > SIZE_MAX / size)
 		return lt_nomem("array past the address space");
 	memcpy(&old, arr, sizeof old);
-	if (!(p = realloc(old, ncap * size)))
+	if (!(p = lt_realloc(old, ncap * size)))
 		return lt_nomem(NULL);
 	memcpy(arr, &p, sizeof p);
 	*cap = ncap;

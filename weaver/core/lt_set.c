@@ -1,6 +1,7 @@
 /* lt_set.c - open-addressing set of ids with linear probing (see lt_set.h). */
 #include "lt_set.h"
 #include "lt_error.h"
+#include "lt_mem.h"
 
 #include <stdlib.h>
 
@@ -50,7 +51,7 @@ int lt_set_reserve(struct lt_set *s, uint32_t n)
 	}
 	if (cap == s->cap)
 		return 0;
-	if (!(slots = calloc(cap, sizeof *slots)))
+	if (!(slots = lt_calloc(cap, sizeof *slots)))
 		return lt_error_set(LT_E_NOMEM, "out of memory for a lookup of %u entries", n);
 	/* Placed again from the kept hashes: no key is read. */
 	for (uint32_t i = 0; i < s->cap; i++)

@@ -2,6 +2,7 @@
 #include "il_body.h"
 #include "lt_cursor.h"
 #include "lt_error.h"
+#include "lt_mem.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -78,7 +79,7 @@ static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
 	ncap = *cap ? *cap : 16;
 	while (ncap < need)
 		ncap *= 2;
-	np = realloc(*p, (size_t)ncap * elem);
+	np = lt_realloc(*p, (size_t)ncap * elem);
 	if (!np)
 		return lt_error_set(LT_E_NOMEM, "out of memory (%u IL items)", ncap);
 	*p = np;
@@ -258,7 +259,7 @@ static int decode_instr(struct lt_cur *c, struct il_instr *in)
 		if (count > lt_cur_left(c) / 4)
 			return lt_error_set(LT_E_BODY, "switch table of %u targets passes the end of the code", count);
 		base = (int64_t)c->pos + 4 * (int64_t)count;
-		in->targets = malloc((size_t)(count ? count : 1) * sizeof *in->targets);
+		in->targets = lt_malloc((size_t)(count ? count : 1) * sizeof *in->targets);
 		if (!in->targets)
 			return lt_error_set(LT_E_NOMEM, "out of memory (switch of %u targets)", count);
 		in->ntargets = count;
@@ -343,7 +344,7 @@ static int decode_code(const uint8_t *code, struct il_body *b)
 	}
 	b->next_id = b->n;
 	/* start[off] = index + 1 of the instruction at off, 0 inside one. */
-	start = calloc(b->code_size, sizeof *start);
+	start = lt_calloc(b->code_size, sizeof *start);
 	if (!start)
 		return lt_error_set(LT_E_NOMEM, "out of memory (IL offset map of %u bytes)", b->code_size);
 	for (uint32_t i = 0; i < b->n; i++)
@@ -426,7 +427,7 @@ int il_index_of(const struct il_body *b, uint32_t id, uint32_t *out)
 
 int il_id_map(const struct il_body *b, uint32_t **out)
 {
-	uint32_t *map = malloc((size_t)(b->next_id ? b->next_id : 1) * sizeof *map);
+	uint32_t *map = lt_malloc((size_t)(b->next_id ? b->next_id : 1) * sizeof *map);
 
 	if (!map)
 		return lt_error_set(LT_E_NOMEM, "out of memory (id map of %u)", b->next_id);
@@ -458,7 +459,7 @@ int il_insert(struct il_body *b, uint32_t at, const struct il_instr *ins, uint32
 		in->orig_offset = IL_NO_OFFSET;
 		in->emit_op = in->op;
 		if (ins[k].ntargets) {
-			in->targets = malloc((size_t)ins[k].ntargets * sizeof *in->targets);
+			in->targets = lt_malloc((size_t)ins[k].ntargets * sizeof *in->targets);
 			if (!in->targets) {
 				/* Undo: free the copies made so far and close the gap. */
 				for (uint32_t j = 0; j < k; j++)
@@ -591,7 +592,7 @@ static int copy_inserted(struct il_instr *to, const struct il_instr *from, uint3
 	to->orig_offset = IL_NO_OFFSET;
 	to->emit_op = to->op;
 	if (from->ntargets) {
-		if (!(to->targets = malloc((size_t)from->ntargets * sizeof *to->targets)))
+		if (!(to->targets = lt_malloc((size_t)from->ntargets * sizeof *to->targets)))
 			return lt_error_set(LT_E_NOMEM, "out of memory (switch of %u targets)", from->ntargets);
 		memcpy(to->targets, from->targets, (size_t)from->ntargets * sizeof *to->targets);
 		to->ntargets = from->ntargets;
@@ -655,10 +656,10 @@ int il_apply(struct il_body *b, const struct il_edit *e, uint32_t ne)
 		return 0;
 	if (edits_check(b, e, ne, &add, &drop) < 0)
 		return -1;
-	ins = malloc((size_t)(b->n - drop + add + 1) * sizeof *ins);
-	m.kept = malloc((size_t)(m.old_next + 1) * sizeof *m.kept);
-	m.first = malloc((size_t)(m.old_next + 1) * sizeof *m.first);
-	m.which = calloc((size_t)m.old_next + 1, 1);
+	ins = lt_malloc((size_t)(b->n - drop + add + 1) * sizeof *ins);
+	m.kept = lt_malloc((size_t)(m.old_next + 1) * sizeof *m.kept);
+	m.first = lt_malloc((size_t)(m.old_next + 1) * sizeof *m.first);
+	m.which = lt_calloc((size_t)m.old_next + 1, 1);
 	if (!ins || !m.kept || !m.first || !m.which) {
 		lt_error_set(LT_E_NOMEM, "out of memory (editing %u IL instructions)", b->n);
 		goto done;

@@ -80,9 +80,9 @@ static int holds(const struct il_span *sp, const struct block *k, uint32_t a)
  * overlap without nesting (pairs_tangled must do), or -1. */
 static int pairs_nested(const struct il_span *sp, uint32_t n, struct pairs *p)
 {
-	struct block *bl = malloc((size_t)n * 3 * sizeof *bl);
-	const struct block **chain = malloc((size_t)n * 3 * sizeof *chain);
-	uint32_t *seen = malloc((size_t)n * sizeof *seen), nb = 0, depth = 0;
+	struct block *bl = lt_malloc((size_t)n * 3 * sizeof *bl);
+	const struct block **chain = lt_malloc((size_t)n * 3 * sizeof *chain);
+	uint32_t *seen = lt_malloc((size_t)n * sizeof *seen), nb = 0, depth = 0;
 	int rc = 0;
 
 	if (!bl || !chain || !seen) {
@@ -165,10 +165,10 @@ static uint32_t heap_pop(struct heap *h)
  * clause left to take, else (nested both ways) the first not taken. */
 static int order_pairs(const struct pairs *p, uint32_t n, uint32_t *order)
 {
-	uint32_t *at = calloc((size_t)n + 1, sizeof *at), *to = malloc((p->n ? p->n : 1) * sizeof *to);
-	uint32_t *inner = calloc(n, sizeof *inner), next = 0;
-	uint8_t *taken = calloc(n, 1);
-	struct heap h = { malloc((size_t)n * sizeof *h.v), 0 };
+	uint32_t *at = lt_calloc((size_t)n + 1, sizeof *at), *to = lt_malloc((p->n ? p->n : 1) * sizeof *to);
+	uint32_t *inner = lt_calloc(n, sizeof *inner), next = 0;
+	uint8_t *taken = lt_calloc(n, 1);
+	struct heap h = { lt_malloc((size_t)n * sizeof *h.v), 0 };
 	int rc = -1;
 
 	if (!at || !to || !inner || !taken || !h.v) {

@@ -2,6 +2,7 @@
 #include "il_body.h"
 #include "il_eh_sort.h"
 #include "lt_error.h"
+#include "lt_mem.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -171,9 +172,9 @@ static int clause_span(const struct il_body *b, const uint32_t *map, uint32_t k,
 /* Order the clauses inner-first (il_eh_sort), otherwise keeping their order. */
 static int sort_clauses(struct il_body *b, struct il_span *sp)
 {
-	uint32_t n = b->neh, *order = malloc((size_t)n * sizeof *order);
-	struct il_eh *eh = malloc((size_t)n * sizeof *eh);
-	struct il_span *sp2 = malloc((size_t)n * sizeof *sp2);
+	uint32_t n = b->neh, *order = lt_malloc((size_t)n * sizeof *order);
+	struct il_eh *eh = lt_malloc((size_t)n * sizeof *eh);
+	struct il_span *sp2 = lt_malloc((size_t)n * sizeof *sp2);
 	int rc = -1;
 
 	if (!order || !eh || !sp2) {
@@ -271,7 +272,7 @@ int il_encode(struct il_body *b, il_stack_effect_fn fn, void *ctx, struct lt_buf
 	}
 	if (layout(b, map) < 0)
 		goto done;
-	sp = malloc((size_t)(b->neh ? b->neh : 1) * sizeof *sp);
+	sp = lt_malloc((size_t)(b->neh ? b->neh : 1) * sizeof *sp);
 	if (!sp) {
 		lt_error_set(LT_E_NOMEM, "out of memory (%u EH clauses)", b->neh);
 		goto done;

@@ -1,6 +1,7 @@
 /* il_stack.c - maximum evaluation stack depth of a CIL body by propagating depths over every path (III.1.7.5). */
 #include "il_body.h"
 #include "lt_error.h"
+#include "lt_mem.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -119,8 +120,8 @@ int il_max_stack(const struct il_body *b, il_stack_effect_fn fn, void *ctx, uint
 	if (il_id_map(b, &map) < 0)
 		return -1;
 	w.map = map;
-	w.depth = malloc((size_t)(b->n ? b->n : 1) * sizeof *w.depth);
-	w.work = malloc((size_t)(b->n ? b->n : 1) * sizeof *w.work);
+	w.depth = lt_malloc((size_t)(b->n ? b->n : 1) * sizeof *w.depth);
+	w.work = lt_malloc((size_t)(b->n ? b->n : 1) * sizeof *w.work);
 	if (!w.depth || !w.work) {
 		lt_error_set(LT_E_NOMEM, "out of memory (stack walk of %u instructions)", b->n);
 		goto done;

@@ -26,7 +26,7 @@ static int check_supported(const struct pe_file *pe)
 
 int img_load(struct img **out, uint8_t *data, size_t size)
 {
-	struct img *img = calloc(1, sizeof *img);
+	struct img *img = lt_calloc(1, sizeof *img);
 	uint32_t off;
 
 	if (!img) {
@@ -142,14 +142,14 @@ int img_set_method_body(struct img *img, uint32_t row, const uint8_t *body, size
 		return lt_error_set(LT_E_ENCODE, "MethodDef row %u: body of %zu bytes", row, len);
 	if (row > img->nbodies) {
 		uint32_t n = row + 64;
-		struct img_body *b = realloc(img->bodies, n * sizeof *b);
+		struct img_body *b = lt_realloc(img->bodies, n * sizeof *b);
 		if (!b)
 			return lt_nomem(NULL);
 		memset(b + img->nbodies, 0, (n - img->nbodies) * sizeof *b);
 		img->bodies = b;
 		img->nbodies = n;
 	}
-	copy = malloc(len);
+	copy = lt_malloc(len);
 	if (!copy)
 		return lt_nomem(NULL);
 	memcpy(copy, body, len);
@@ -168,9 +168,9 @@ int img_set_debug_data(struct img *img, uint32_t index, const uint8_t *data, siz
 	assert(index < img->pe.ndebug);
 	if (len > 0x7FFFFFFF)
 		return lt_error_set(LT_E_LIMIT, "debug entry %u: %zu bytes of data", index, len);
-	if (!img->debug_data && !(img->debug_data = calloc(img->pe.ndebug, sizeof *img->debug_data)))
+	if (!img->debug_data && !(img->debug_data = lt_calloc(img->pe.ndebug, sizeof *img->debug_data)))
 		return lt_nomem(NULL);
-	if (!(copy = malloc(len ? len : 1)))
+	if (!(copy = lt_malloc(len ? len : 1)))
 		return lt_nomem(NULL);
 	memcpy(copy, data, len);
 	free(img->debug_data[index].data);

@@ -14,7 +14,7 @@ int img_string_token(struct img *img, const char *s, uint32_t *out)
 {
 	const char *p = s;
 	size_t len = strlen(s), n = 0, used;
-	uint16_t *units = malloc((len ? len : 1) * sizeof *units); /* UTF-16 never needs more units than UTF-8 bytes */
+	uint16_t *units = lt_malloc((len ? len : 1) * sizeof *units); /* UTF-16 never needs more units than UTF-8 bytes */
 	uint32_t ix;
 	int rc;
 

@@ -1,6 +1,7 @@
 /* md_find.c - find-or-add of metadata rows by content through a hashed index per table (see md_find.h). */
 #include "md_find.h"
 #include "lt_error.h"
+#include "lt_mem.h"
 #include "lt_set.h"
 
 #include <stdlib.h>
@@ -141,7 +142,7 @@ static int catch_up(struct md_image *md, enum md_table_id t)
 	struct lt_set *set;
 	struct md_val v[MAX_KEY];
 
-	if (!md->find && !(md->find = calloc(1, sizeof *md->find)))
+	if (!md->find && !(md->find = lt_calloc(1, sizeof *md->find)))
 		return lt_error_set(LT_E_NOMEM, "out of memory for a %s lookup", md_schema[t].name);
 	set = &md->find->set[t];
 	if (md->find->indexed[t] == 0 && lt_set_reserve(set, md_rows(md, t)) < 0)

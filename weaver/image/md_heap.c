@@ -1,6 +1,7 @@
 /* md_heap.c - bounded reads and deduplicated appends for #Strings, #US, #Blob, #GUID (II.24.2.3-24.2.5). */
 #include "md_image.h"
 #include "lt_error.h"
+#include "lt_mem.h"
 #include "lt_set.h"
 
 #include <stdlib.h>
@@ -203,7 +204,7 @@ static int dedup_build(struct md_heap *h, enum heap_kind k)
 
 	if (h->dedup)
 		return 0;
-	if (!(h->dedup = calloc(1, sizeof *h->dedup)))
+	if (!(h->dedup = lt_calloc(1, sizeof *h->dedup)))
 		return lt_error_set(LT_E_NOMEM, "heap lookup: out of memory");
 	/* Sized from the input heap, an entry per 16 bytes: entries average
 	 * about that, so inserting them rehashes once or twice, not ten times. */
@@ -311,7 +312,7 @@ int md_add_us(struct md_image *md, const uint16_t *units, uint32_t n, uint32_t *
 
 	if (n > (MD_BLOB_MAX - 1) / 2)
 		return lt_error_set(LT_E_LIMIT, "#US: string of %u code units (II.24.2.4)", n);
-	bytes = malloc((size_t)n * 2 + 1);
+	bytes = lt_malloc((size_t)n * 2 + 1);
 	if (!bytes)
 		return lt_error_set(LT_E_NOMEM, "#US: out of memory");
 	for (i = 0; i < n; i++) {

@@ -3,6 +3,7 @@
 #include "md_find.h"
 #include "lt_cursor.h"
 #include "lt_error.h"
+#include "lt_mem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -251,7 +252,7 @@ static int read_tables(struct md_image *md, struct lt_cur *c)
 		tab->ncols = md_schema[t].ncols;
 		if (!tab->rows)
 			continue;
-		tab->cells = malloc((size_t)tab->rows * tab->ncols * sizeof(uint32_t));
+		tab->cells = lt_malloc((size_t)tab->rows * tab->ncols * sizeof(uint32_t));
 		if (!tab->cells)
 			return lt_error_set(LT_E_NOMEM, "%s: out of memory for %u rows", md_schema[t].name, tab->rows);
 		tab->cap = tab->rows;
@@ -285,7 +286,7 @@ int md_read(struct md_image *out, const uint8_t *data, size_t size)
 	memset(out, 0, sizeof(*out));
 	if (read_root(out, &root, hdrs, &n) < 0)
 		goto fail;
-	out->streams = calloc(n ? n : 1, sizeof(*out->streams));
+	out->streams = lt_calloc(n ? n : 1, sizeof(*out->streams));
 	if (!out->streams) {
 		lt_error_set(LT_E_NOMEM, "metadata root: out of memory");
 		goto fail;

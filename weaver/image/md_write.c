@@ -2,6 +2,7 @@
 #include "md_image.h"
 #include "lt_cursor.h"
 #include "lt_error.h"
+#include "lt_mem.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -42,7 +43,7 @@ int md_append_row(struct md_image *md, enum md_table_id t, const uint32_t *cells
 
 		if (cap > MD_MAX_ROWS + 1)
 			cap = MD_MAX_ROWS + 1;
-		p = realloc(tab->cells, (size_t)cap * tab->ncols * sizeof(uint32_t));
+		p = lt_realloc(tab->cells, (size_t)cap * tab->ncols * sizeof(uint32_t));
 		if (!p)
 			return lt_error_set(LT_E_NOMEM, "%s: out of memory for %u rows", md_schema[t].name, cap);
 		tab->cells = p;
@@ -132,8 +133,8 @@ static int row_order(const struct md_image *md, unsigned t, uint32_t **out)
 		;
 	if (r >= tab->rows)
 		return 0;
-	perm = malloc((size_t)tab->rows * sizeof(*perm));
-	tmp = malloc((size_t)tab->rows * sizeof(*tmp));
+	perm = lt_malloc((size_t)tab->rows * sizeof(*perm));
+	tmp = lt_malloc((size_t)tab->rows * sizeof(*tmp));
 	if (!perm || !tmp) {
 		free(perm);
 		free(tmp);

@@ -1,6 +1,7 @@
 /* pdb_find.c - finding an assembly's portable PDB (embedded or a file next to it) and telling whether it matches. */
 #include "pdb_find.h"
 #include "lt_error.h"
+#include "lt_mem.h"
 #include "lt_file.h"
 
 #include <limits.h>
@@ -101,7 +102,7 @@ static int inflate_entry(const struct img *img, uint32_t index, struct pdb_found
 		snprintf(why, n, "embedded PDB entry: uncompressed size %u", size);
 		return 1;
 	}
-	if (!(f->data = malloc(size)))
+	if (!(f->data = lt_malloc(size)))
 		return lt_error_set(LT_E_NOMEM, "out of memory for a %u-byte embedded PDB", size);
 	memset(&zs, 0, sizeof zs);
 	/* Raw Deflate (RFC 1951): no zlib header, hence windowBits -15. */
@@ -123,14 +124,15 @@ static int inflate_entry(const struct img *img, uint32_t index, struct pdb_found
 }
 
 /* Decide whether f->data is the portable PDB with id `id` (16 bytes, or 20
- * when `portable`): PDB_FILE/PDB_EMBEDDED with f->md, or stale. */
+ * when `portable`): PDB_FILE/PDB_EMBEDDED with f->md, or stale (0); -1
+ * when memory runs out reading it. */
 static int judge(struct pdb_found *f, enum pdb_source source, const uint8_t id[PDB_ID_SIZE], int portable,
 		 const char *what)
 {
 	if (f->size < 4 || lt_le32(f->data) != 0x424A5342u) /* "BSJB" */
 		return pdb_found_stale(f, f->path, "%s is not a portable PDB (a Windows PDB?)", what);
 	if (md_read(&f->md, f->data, f->size) < 0)
-		return pdb_found_stale(f, f->path, "%s: %s", what, lt_error_last()->msg);
+		return lt_error_last()->code == LT_E_NOMEM ? -1 : pdb_found_stale(f, f->path, "%s: %s", what, lt_error_last()->msg);
 	if (!f->md.has_pdb)
 		return pdb_found_stale(f, f->path, "%s has no #Pdb stream", what);
 	if (memcmp(f->md.pdb_id, id, portable ? PDB_ID_SIZE : 16) != 0)
@@ -174,5 +176,9 @@ int pdb_find_embedded(struct pdb_found *out, const struct img *img, const char *
 	}
 	if (out->codeview < 0)
 		return pdb_found_stale(out, NULL, "embedded PDB without a CodeView entry to match it");
-	return judge(out, PDB_EMBEDDED, out->id, out->portable, "embedded PDB");
+	if (judge(out, PDB_EMBEDDED, out->id, out->portable, "embedded PDB") < 0) {
+		pdb_found_free(out);
+		return -1;
+	}
+	return 0;
 }

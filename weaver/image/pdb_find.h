@@ -58,7 +58,8 @@ int pdb_find_embedded(struct pdb_found *out, const struct img *img, const char *
  * afterwards) as f's assembly's PDB, after pdb_find_embedded found no
  * embedded one and a CodeView entry: PDB_FILE with f->md when it matches as
  * above, else PDB_STALE with the reason in f->why (a Windows PDB, a PDB of
- * another build, malformed metadata).  Returns 0. */
+ * another build, malformed metadata).  Returns 0, or -1 with LT_E_NOMEM
+ * (f keeps what it took: release it with pdb_found_free). */
 int pdb_found_file(struct pdb_found *f, uint8_t *data, size_t size, char *path);
 
 /* Mark f PDB_STALE, its data released: f->why formatted like printf, f->path

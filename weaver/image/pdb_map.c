@@ -1,6 +1,7 @@
 /* pdb_map.c - old -> new IL offset maps of rewritten method bodies, for the debug symbols. */
 #include "pdb_map.h"
 #include "lt_error.h"
+#include "lt_mem.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -8,9 +9,9 @@
 /* An empty map of n instructions and nkept kept ones. */
 static struct pdb_map *map_new(uint32_t n, uint32_t nkept)
 {
-	struct pdb_map *m = calloc(1, sizeof *m);
+	struct pdb_map *m = lt_calloc(1, sizeof *m);
 	size_t cells = (size_t)(n ? n : 1) * 2 + (size_t)(nkept ? nkept : 1) * 2;
-	uint32_t *all = malloc(cells * sizeof *all);
+	uint32_t *all = lt_malloc(cells * sizeof *all);
 
 	if (!m || !all) {
 		free(m);
@@ -50,7 +51,7 @@ static int pair_cmp(const void *a, const void *b)
  * input offsets must be distinct and below old_size. */
 static int index_kept(struct pdb_map *m)
 {
-	struct pair *p = malloc((size_t)(m->nkept ? m->nkept : 1) * sizeof *p);
+	struct pair *p = lt_malloc((size_t)(m->nkept ? m->nkept : 1) * sizeof *p);
 	uint32_t i, k = 0;
 	int sorted = 1;
 
@@ -142,7 +143,7 @@ int pdb_map_compose(const struct pdb_map *first, const struct pdb_map *second, s
 	if (second->old_size != first->new_size)
 		return lt_error_set(LT_E_BODY, "offset maps: the second rewrite read 0x%x bytes of code, the first wrote 0x%x",
 				    second->old_size, first->new_size);
-	old = malloc((size_t)(second->n ? second->n : 1) * sizeof *old);
+	old = lt_malloc((size_t)(second->n ? second->n : 1) * sizeof *old);
 	if (!old)
 		return lt_error_set(LT_E_NOMEM, "out of memory for an offset map");
 	for (i = 0; i < second->n; i++) {

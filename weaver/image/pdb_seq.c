@@ -2,6 +2,7 @@
 #include "pdb_seq.h"
 #include "lt_cursor.h"
 #include "lt_error.h"
+#include "lt_mem.h"
 #include "sig.h"
 
 #include <stdlib.h>
@@ -24,7 +25,7 @@ static int seq_push(struct pdb_seq *s, const struct pdb_seq_point *p)
 {
 	if (s->n == s->cap) {
 		uint32_t cap = s->cap ? s->cap * 2 : 16;
-		struct pdb_seq_point *np = cap > s->cap ? realloc(s->points, (size_t)cap * sizeof *np) : NULL;
+		struct pdb_seq_point *np = cap > s->cap ? lt_realloc(s->points, (size_t)cap * sizeof *np) : NULL;
 
 		if (!np)
 			return lt_error_set(LT_E_NOMEM, "out of memory for sequence points");

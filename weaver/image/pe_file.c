@@ -90,7 +90,7 @@ static int parse_sections(struct pe_file *pe, struct lt_cur *file)
 	pe->sections_offset = pe->opt_offset + pe->opt_size;
 	if (lt_cur_sub(file, pe->sections_offset, (uint64_t)pe->nsections * 40, &c) < 0)
 		return lt_error_set(LT_E_NOT_PE, "section table passes the end of the file");
-	pe->sections = calloc(pe->nsections, sizeof *pe->sections);
+	pe->sections = lt_calloc(pe->nsections, sizeof *pe->sections);
 	if (!pe->sections)
 		return lt_nomem(NULL);
 	for (i = 0; i < pe->nsections; i++) {
@@ -194,7 +194,7 @@ static int parse_debug(struct pe_file *pe)
 	if (pe_rva_to_offset(pe, d->rva, d->size, &off, LT_E_NOT_PE, "debug directory") < 0)
 		return -1;
 	pe->ndebug = d->size / DEBUG_ENTRY_SIZE;
-	pe->debug = calloc(pe->ndebug, sizeof *pe->debug);
+	pe->debug = lt_calloc(pe->ndebug, sizeof *pe->debug);
 	if (!pe->debug)
 		return lt_nomem(NULL);
 	for (i = 0; i < pe->ndebug; i++) {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "lt_error.h"
+#include "lt_mem.h"
 
 /* Where a type stands decides which element types it may start with
  * (II.23.2.10 Param, II.23.2.11 RetType, II.23.2.6 LocalVarSig, II.23.2.12 Type). */
@@ -41,7 +42,7 @@ static int read_byte(struct lt_cur *c, uint8_t *out)
 static int alloc_ptrs(void *out, uint32_t n)
 {
 	void **p = NULL;
-	if (n != 0 && !(p = calloc(n, sizeof *p)))
+	if (n != 0 && !(p = lt_calloc(n, sizeof *p)))
 		return no_memory();
 	*(void ***)out = p;
 	return 0;
@@ -66,7 +67,7 @@ static int dec_shape(struct lt_cur *c, struct sig_array_shape *s)
 				    s->nsizes, s->rank);
 	if (check_count(c, s->nsizes, "NumSizes") < 0)
 		return -1;
-	if (s->nsizes && !(s->sizes = calloc(s->nsizes, sizeof *s->sizes)))
+	if (s->nsizes && !(s->sizes = lt_calloc(s->nsizes, sizeof *s->sizes)))
 		return no_memory();
 	for (uint32_t i = 0; i < s->nsizes; i++)
 		if (sig_uint_decode(c, &s->sizes[i]) < 0)
@@ -78,7 +79,7 @@ static int dec_shape(struct lt_cur *c, struct sig_array_shape *s)
 				    s->nlobounds, s->rank);
 	if (check_count(c, s->nlobounds, "NumLoBounds") < 0)
 		return -1;
-	if (s->nlobounds && !(s->lobounds = calloc(s->nlobounds, sizeof *s->lobounds)))
+	if (s->nlobounds && !(s->lobounds = lt_calloc(s->nlobounds, sizeof *s->lobounds)))
 		return no_memory();
 	for (uint32_t i = 0; i < s->nlobounds; i++)
 		if (sig_int_decode(c, &s->lobounds[i]) < 0)
@@ -141,7 +142,7 @@ static int dec_type_body(struct lt_cur *c, unsigned depth, unsigned allow, struc
 	case SIG_ARRAY:
 		if (dec_type(c, depth + 1, 0, &t->inner) < 0)
 			return -1;
-		if (!(t->shape = calloc(1, sizeof *t->shape)))
+		if (!(t->shape = lt_calloc(1, sizeof *t->shape)))
 			return no_memory();
 		return dec_shape(c, t->shape);
 	case SIG_CLASS: case SIG_VALUETYPE:
@@ -179,7 +180,7 @@ static int dec_type(struct lt_cur *c, unsigned depth, unsigned allow, struct sig
 		return lt_error_set(LT_E_SIGNATURE, "Type: nesting deeper than %d at offset 0x%zx",
 				    SIG_MAX_DEPTH, c->pos);
 	c->what = "Type";
-	if (!(t = calloc(1, sizeof *t)))
+	if (!(t = lt_calloc(1, sizeof *t)))
 		return no_memory();
 	if (read_byte(c, &t->elem) < 0 || dec_type_body(c, depth, allow, t) < 0) {
 		sig_type_free(t);
@@ -233,7 +234,7 @@ static int dec_method(struct lt_cur *c, unsigned depth, int property, struct sig
 	if (depth >= SIG_MAX_DEPTH)
 		return lt_error_set(LT_E_SIGNATURE, "%s: nesting deeper than %d at offset 0x%zx",
 				    name, SIG_MAX_DEPTH, c->pos);
-	if (!(m = calloc(1, sizeof *m)))
+	if (!(m = lt_calloc(1, sizeof *m)))
 		return no_memory();
 	m->sentinel = SIG_NO_SENTINEL;
 	c->what = name;
@@ -346,7 +347,7 @@ static int decode_list_blob(const uint8_t *p, size_t len, uint8_t kind, struct s
 	struct sig_list *l;
 	int rc = -1;
 
-	if (!(l = calloc(1, sizeof *l)))
+	if (!(l = lt_calloc(1, sizeof *l)))
 		return no_memory();
 	if (read_byte(&c, &l->kind) < 0)
 		goto done;

@@ -162,7 +162,7 @@ static int check_duplicates(const struct nupkg *p)
 
 	if (p->nentries < 2)
 		return 0;
-	if (!(names = malloc(p->nentries * sizeof *names)))
+	if (!(names = lt_malloc(p->nentries * sizeof *names)))
 		return lt_nomem(NULL);
 	for (i = 0; i < p->nentries; i++)
 		names[i] = p->entries[i].name;
@@ -186,7 +186,7 @@ static int read_entries(struct nupkg *p)
 	if (n < 0 || (uint64_t)n > p->lim.max_entries)
 		return lt_error_set(LT_E_PACKAGE, "%lld entries: more than the limit of %llu", (long long)n,
 				    (unsigned long long)p->lim.max_entries);
-	if (n && !(p->entries = calloc((size_t)n, sizeof *p->entries)))
+	if (n && !(p->entries = lt_calloc((size_t)n, sizeof *p->entries)))
 		return lt_nomem(NULL);
 	for (i = 0; i < (uint64_t)n; i++) {
 		struct nupkg_entry *e = &p->entries[i];
@@ -198,7 +198,7 @@ static int read_entries(struct nupkg *p)
 			return lt_error_set(LT_E_PACKAGE, "entry %u: no name or size", i);
 		if (nupkg_name_check(st.name) < 0)
 			return -1;
-		if (!(e->name = strdup(st.name)))
+		if (!(e->name = lt_strdup(st.name)))
 			return lt_nomem(NULL);
 		p->nentries = i + 1;
 		e->size = st.size;
@@ -261,7 +261,7 @@ int nupkg_open(struct nupkg **out, const uint8_t *data, size_t size, const struc
 	if (size < ZIP_EOCD_SIZE)
 		return lt_error_set(LT_E_PACKAGE, "not a zip archive: %zu bytes, less than an end of central directory record",
 				    size);
-	if (!(p = calloc(1, sizeof *p)))
+	if (!(p = lt_calloc(1, sizeof *p)))
 		return lt_nomem(NULL);
 	p->lim = lim ? *lim : default_limits;
 	zip_error_init(&ze);
@@ -318,7 +318,7 @@ int nupkg_read(struct nupkg *p, uint32_t i, uint8_t **out, size_t *size)
 	*out = NULL;
 	*size = 0;
 	shown(e->name, buf, sizeof buf);
-	if (!(data = malloc((size_t)e->size + 1)))
+	if (!(data = lt_malloc((size_t)e->size + 1)))
 		return lt_nomem(NULL);
 	if (!(f = zip_fopen_index(p->zip, i, 0))) {
 		free(data);

@@ -49,11 +49,14 @@ long weave_list_pdb(const struct img *img, const struct pdb_found *pdb,
 		s.methoddef = c->methoddef;
 		s.il_offset = c->il_offset;
 		s.kind = c->kind;
-		if (!weave_site_line(img, &lines, c, s.location, sizeof s.location))
-			s.location[0] = 0;
+		switch (weave_site_line(img, &lines, c, s.location, sizeof s.location)) {
+		case -1: count = -1; goto done;
+		case 0: s.location[0] = 0; break;
+		}
 		fn(ctx, &s);
 		count++;
 	}
+done:
 	wlines_free(&lines);
 	weave_sites_free(&sites);
 	weave_names_free(&names);

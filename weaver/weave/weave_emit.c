@@ -1,6 +1,7 @@
 /* weave_emit.c - a small CIL assembler for the bodies LockTime writes from scratch: instructions, labels, EH clauses. */
 #include "weave_emit.h"
 #include "lt_error.h"
+#include "lt_mem.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +31,7 @@ static int room(struct em *e, void **arr, uint32_t *cap, uint32_t n, size_t size
 	if (n < *cap)
 		return 0;
 	c = *cap ? *cap * 2 : 32;
-	if (c > IL_MAX_CODE || !(p = realloc(*arr, (size_t)c * size))) {
+	if (c > IL_MAX_CODE || !(p = lt_realloc(*arr, (size_t)c * size))) {
 		e->failed = 1;
 		return lt_error_set(LT_E_NOMEM, "out of memory (emitting a body of %u instructions)", n);
 	}

@@ -162,7 +162,7 @@ int weave_helper_begin(struct img *img, const struct weave_opts *opts, struct we
 
 	if (check_target(&img->md, opts) < 0)
 		return -1;
-	if (!(h = calloc(1, sizeof *h)))
+	if (!(h = lt_calloc(1, sizeof *h)))
 		return lt_nomem(NULL);
 	h->img = img;
 	h->threshold_ms = opts->threshold_ms;

@@ -367,7 +367,7 @@ static int wrapper_sigs(const struct callee *c, enum weave_kind kind, struct lt_
 	if (kind != WEAVE_SCOPE_DISPOSE && !is_elem(a0, SIG_OBJECT) && !is_elem(a0, SIG_CLASS))
 		return lt_error_set(LT_E_WEAVE, "callee 0x%08x: %s whose first argument is no object", c->token,
 				    kinds[kind].name);
-	if (!(params = calloc(n, sizeof *params)))
+	if (!(params = lt_calloc(n, sizeof *params)))
 		return lt_nomem(NULL);
 	if (c->sig->conv & SIG_HASTHIS)
 		params[k++] = (struct sig_type *)this_type;

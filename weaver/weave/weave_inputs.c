@@ -12,14 +12,14 @@
 
 int weave_refs_read(struct weave_ref **out, const char *const *paths, size_t n)
 {
-	struct weave_ref *refs = calloc(n ? n : 1, sizeof *refs);
+	struct weave_ref *refs = lt_calloc(n ? n : 1, sizeof *refs);
 	size_t i;
 
 	*out = NULL;
 	if (!refs)
 		return lt_nomem(NULL);
 	for (i = 0; i < n; i++) {
-		if (!(refs[i].path = strdup(paths[i]))) {
+		if (!(refs[i].path = lt_strdup(paths[i]))) {
 			weave_refs_free(refs, n);
 			return lt_nomem(NULL);
 		}
@@ -52,7 +52,7 @@ static char *path_beside(const char *path, const char *name, size_t name_len)
 {
 	const char *slash = strrchr(path, '/');
 	size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
-	char *out = malloc(dir_len + name_len + 1);
+	char *out = lt_malloc(dir_len + name_len + 1);
 
 	if (!out) {
 		lt_nomem(NULL);
@@ -78,7 +78,7 @@ static char *symbols_name(const char *assembly_path, const char *ext)
 	dot = strrchr(base, '.');
 	len = !strcmp(ext, ".pdb") && dot && (!strcasecmp(dot, ".dll") || !strcasecmp(dot, ".exe")) ? (size_t)(dot - base)
 												       : strlen(base);
-	if (!(name = malloc(len + elen + 1))) {
+	if (!(name = lt_malloc(len + elen + 1))) {
 		lt_nomem(NULL);
 		return NULL;
 	}

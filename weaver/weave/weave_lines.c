@@ -25,7 +25,7 @@ int wlines_init(struct wlines *out, const struct pdb_found *pdb)
 		       md_rows(&pdb->md, MD_METHODDEBUGINFORMATION) > 0;
 	out->md = out->has_pdb ? &pdb->md : &none;
 	out->memo = NULL;
-	if (out->has_pdb && !(out->memo = calloc(1, sizeof *out->memo)))
+	if (out->has_pdb && !(out->memo = lt_calloc(1, sizeof *out->memo)))
 		return lt_nomem(NULL);
 	return 0;
 }
@@ -40,9 +40,10 @@ void wlines_free(struct wlines *lines)
 }
 
 /* The sequence points of MethodDef `methoddef` (its MethodDebugInformation
- * row has the same number), decoded on the first ask; NULL when there are
- * none (no PDB, no row, an empty or malformed blob). */
-static const struct pdb_seq *points_of(const struct wlines *lines, uint32_t methoddef)
+ * row has the same number), decoded on the first ask: 1 with *out, 0 when
+ * there are none (no PDB, no row, an empty or malformed blob), -1 when
+ * memory runs out decoding them (LT_E_NOMEM). */
+static int points_of(const struct wlines *lines, uint32_t methoddef, const struct pdb_seq **out)
 {
 	const struct md_image *md = lines->md;
 	struct wlines_memo *m = lines->memo;
@@ -50,7 +51,7 @@ static const struct pdb_seq *points_of(const struct wlines *lines, uint32_t meth
 	uint32_t len;
 
 	if (!lines->has_pdb || methoddef == 0 || methoddef > md_rows(md, MD_METHODDEBUGINFORMATION))
-		return NULL;
+		return 0;
 	if (m->row != methoddef) {
 		pdb_seq_free(&m->seq);
 		m->row = methoddef;
@@ -58,8 +59,13 @@ static const struct pdb_seq *points_of(const struct wlines *lines, uint32_t meth
 				&blob, &len) == 0 && len > 0 &&
 			pdb_seq_decode(blob, len, md_get(md, MD_METHODDEBUGINFORMATION, methoddef,
 							 MD_METHODDEBUGINFORMATION_DOCUMENT), &m->seq) == 0;
+		if (!m->ok && lt_error_last()->code == LT_E_NOMEM) {
+			m->row = 0;
+			return -1;
+		}
 	}
-	return m->ok ? &m->seq : NULL;
+	*out = &m->seq;
+	return m->ok;
 }
 
 /* The last part of Document row `doc`'s name (PortablePdb-Metadata.md
@@ -99,13 +105,13 @@ int wlines_find(const struct wlines *lines, uint32_t methoddef, uint32_t il_offs
 int wlines_point(const struct wlines *lines, uint32_t methoddef, uint32_t il_offset, enum wlines_which which,
 		 char *buf, size_t n, uint32_t *point)
 {
-	const struct pdb_seq *s = points_of(lines, methoddef);
+	const struct pdb_seq *s = NULL;
 	const struct pdb_seq_point *found = NULL;
 	uint32_t lo = 0, hi, i;
-	int rc;
+	int rc = points_of(lines, methoddef, &s);
 
-	if (!s)
-		return 0;
+	if (rc <= 0)
+		return rc;
 	/* Points are in increasing offset order (pdb_seq_decode): [0, lo) are
 	 * those at or before the offset.  The last visible one of them, or the
 	 * first visible one after. */
@@ -133,11 +139,12 @@ int wlines_point(const struct wlines *lines, uint32_t methoddef, uint32_t il_off
 
 int wlines_span(const struct wlines *lines, uint32_t methoddef, uint32_t *doc, uint32_t *first, uint32_t *last)
 {
-	const struct pdb_seq *s = points_of(lines, methoddef);
-	int found = 0;
+	const struct pdb_seq *s = NULL;
+	int found = points_of(lines, methoddef, &s);
 
-	if (!s)
-		return 0;
+	if (found <= 0)
+		return found;
+	found = 0;
 	for (uint32_t i = 0; i < s->n; i++) {
 		const struct pdb_seq_point *p = &s->points[i];
 		if (p->hidden || (found && p->document != *doc))

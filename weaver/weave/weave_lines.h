@@ -36,7 +36,8 @@ void wlines_free(struct wlines *lines);
  * <= il_offset, written as "<file name>:<line>" (the last part of the
  * Document name, PortablePdb-Metadata.md "Document Name Blob") into
  * buf[0..n) like snprintf.  Returns 1, or 0 when there is no PDB, no
- * sequence point, or the PDB's data is malformed (buf is then untouched). */
+ * sequence point, or the PDB's data is malformed (buf is then untouched),
+ * or -1 with LT_E_NOMEM. */
 int wlines_find(const struct wlines *lines, uint32_t methoddef, uint32_t il_offset, char *buf, size_t n);
 
 /* Which sequence point wlines_point picks. */
@@ -46,14 +47,16 @@ enum wlines_which {
 };
 
 /* As wlines_find, with the point chosen by `which`; *point (when not NULL)
- * gets the point's IL offset.  Returns 1, or 0 (buf and *point untouched). */
+ * gets the point's IL offset.  Returns 1, or 0 (buf and *point untouched),
+ * or -1 with LT_E_NOMEM. */
 int wlines_point(const struct wlines *lines, uint32_t methoddef, uint32_t il_offset, enum wlines_which which,
 		 char *buf, size_t n, uint32_t *point);
 
 /* The source lines MethodDef `methoddef`'s visible sequence points cover in
  * the document of its first one: *doc gets that Document row, *first and
  * *last the smallest StartLine and largest EndLine there.  Returns 1, or 0
- * when there is no PDB, no visible point, or malformed data. */
+ * when there is no PDB, no visible point, or malformed data, or -1 with
+ * LT_E_NOMEM. */
 int wlines_span(const struct wlines *lines, uint32_t methoddef, uint32_t *doc, uint32_t *first, uint32_t *last);
 
 #endif

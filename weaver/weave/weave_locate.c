@@ -2,6 +2,7 @@
 #include "weave_pass.h"
 #include "il_body.h"
 #include "image_body.h"
+#include "lt_error.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -26,7 +27,7 @@ static int statement_ends_between(const struct img *img, uint32_t row, uint32_t 
 	int ends = 0, stop = 0, pops, pushes;
 
 	if (img_decode_body(img, row, &b) < 0)
-		return 0;
+		return lt_error_last()->code == LT_E_NOMEM ? -1 : 0;
 	for (uint32_t i = 0; i < b.n && !ends && !stop; i++) {
 		const struct il_instr *in = &b.ins[i];
 		const struct il_opcode_info *info = il_op_info(in->op);
@@ -46,6 +47,8 @@ static int statement_ends_between(const struct img *img, uint32_t row, uint32_t 
 		}
 	}
 	il_body_free(&b);
+	if (stop && lt_error_last()->code == LT_E_NOMEM)
+		return -1;
 	return ends && !stop;
 }
 
@@ -59,19 +62,23 @@ int weave_site_line(const struct img *img, const struct wlines *lines, const str
 		    size_t n)
 {
 	uint32_t point;
+	int rc = wlines_point(lines, c->methoddef, c->il_offset, WLINES_AT_OR_BEFORE, buf, n, &point);
 
-	if (!wlines_point(lines, c->methoddef, c->il_offset, WLINES_AT_OR_BEFORE, buf, n, &point))
-		return 0;
-	if (c->kind == WEAVE_LOCK_ENTERSCOPE && statement_ends_between(img, c->methoddef, point, c->il_offset))
-		wlines_point(lines, c->methoddef, c->il_offset, WLINES_AFTER, buf, n, NULL);
-	return 1;
+	if (rc <= 0 || c->kind != WEAVE_LOCK_ENTERSCOPE)
+		return rc;
+	if ((rc = statement_ends_between(img, c->methoddef, point, c->il_offset)) <= 0)
+		return rc < 0 ? -1 : 1;
+	return wlines_point(lines, c->methoddef, c->il_offset, WLINES_AFTER, buf, n, NULL) < 0 ? -1 : 1;
 }
 
-void weave_location(const struct img *img, const struct wlines *lines, const struct weave_call *c, char *buf,
-		    size_t n)
+int weave_location(const struct img *img, const struct wlines *lines, const struct weave_call *c, char *buf,
+		   size_t n)
 {
-	if (!weave_site_line(img, lines, c, buf, n))
+	int rc = weave_site_line(img, lines, c, buf, n);
+
+	if (rc == 0)
 		snprintf(buf, n, "IL_%04x", c->il_offset);
+	return rc < 0 ? -1 : 0;
 }
 
 static int name_starts(const struct md_image *md, enum md_table_id t, uint32_t row, unsigned col, const char *prefix)
@@ -83,23 +90,29 @@ static int name_starts(const struct md_image *md, enum md_table_id t, uint32_t r
 
 /* The method of TypeDef `type` (not a lambda itself) whose source lines,
  * in document `doc`, hold `line` most tightly: the VB method a lambda was
- * written in.  0 when none does. */
-static uint32_t enclosing_method(const struct weave_names *names, const struct wlines *lines, uint32_t type,
-				 uint32_t doc, uint32_t line)
+ * written in, into *best (0 when none does).  Returns 0, or -1 with
+ * LT_E_NOMEM. */
+static int enclosing_method(const struct weave_names *names, const struct wlines *lines, uint32_t type,
+			    uint32_t doc, uint32_t line, uint32_t *best)
 {
 	const struct md_image *md = &names->img->md;
-	uint32_t best = 0, best_span = UINT32_MAX, d, first, last;
+	uint32_t best_span = UINT32_MAX, d, first, last;
+	int rc;
 
+	*best = 0;
 	for (uint32_t m = 1; m <= names->nmethods; m++) {
-		if (weave_names_owner(names, m) != type || name_starts(md, MD_METHODDEF, m, MD_METHODDEF_NAME, VB_LAMBDA) ||
-		    !wlines_span(lines, m, &d, &first, &last) || d != doc || line < first || line > last)
+		if (weave_names_owner(names, m) != type || name_starts(md, MD_METHODDEF, m, MD_METHODDEF_NAME, VB_LAMBDA))
+			continue;
+		if ((rc = wlines_span(lines, m, &d, &first, &last)) < 0)
+			return -1;
+		if (!rc || d != doc || line < first || line > last)
 			continue;
 		if (last - first < best_span) {
-			best = m;
+			*best = m;
 			best_span = last - first;
 		}
 	}
-	return best;
+	return 0;
 }
 
 int weave_site_method(const struct weave_names *names, const struct wlines *lines, uint32_t row, char *buf,
@@ -107,14 +120,18 @@ int weave_site_method(const struct weave_names *names, const struct wlines *line
 {
 	const struct md_image *md = &names->img->md;
 	uint32_t type = weave_names_owner(names, row), doc, first, last, user;
+	int spans = type && name_starts(md, MD_METHODDEF, row, MD_METHODDEF_NAME, VB_LAMBDA) ?
+		    wlines_span(lines, row, &doc, &first, &last) : 0;
 
-	if (type && name_starts(md, MD_METHODDEF, row, MD_METHODDEF_NAME, VB_LAMBDA) &&
-	    wlines_span(lines, row, &doc, &first, &last)) {
+	if (spans < 0)
+		return -1;
+	if (spans) {
 		/* Out of the closure classes, to the user's type. */
 		for (int depth = 0; depth < WEAVE_MAX_NESTING && names->enclosing[type - 1] &&
 				    name_starts(md, MD_TYPEDEF, type, MD_TYPEDEF_NAME, VB_CLOSURE); depth++)
 			type = names->enclosing[type - 1];
-		user = enclosing_method(names, lines, type, doc, first);
+		if (enclosing_method(names, lines, type, doc, first, &user) < 0)
+			return -1;
 		if (user)
 			row = user;
 	}

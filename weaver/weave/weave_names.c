@@ -15,8 +15,8 @@ int weave_names_init(struct weave_names *n, const struct img *img)
 	n->img = img;
 	n->nmethods = md_rows(md, MD_METHODDEF);
 	n->ntypes = md_rows(md, MD_TYPEDEF);
-	n->owner = calloc(n->nmethods + 1, sizeof *n->owner);
-	n->enclosing = calloc(n->ntypes + 1, sizeof *n->enclosing);
+	n->owner = lt_calloc(n->nmethods + 1, sizeof *n->owner);
+	n->enclosing = lt_calloc(n->ntypes + 1, sizeof *n->enclosing);
 	if (!n->owner || !n->enclosing) {
 		weave_names_free(n);
 		return lt_nomem(NULL);

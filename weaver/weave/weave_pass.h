@@ -142,7 +142,8 @@ int weave_sync_wrap(struct img *img, struct weave_helper *h, const struct weave_
  * lock's when a statement ends between it and the call (C# 13 `lock` on a
  * Lock, for which Roslyn emits no sequence point), and the next visible
  * point - the lock's block - is used instead.  Reads c's input body from
- * img for that test.  Returns 1, or 0 when `lines` has none (buf untouched). */
+ * img for that test.  Returns 1, or 0 when `lines` has none (buf untouched),
+ * or -1 with LT_E_NOMEM. */
 int weave_site_line(const struct img *img, const struct wlines *lines, const struct weave_call *c, char *buf,
 		    size_t n);
 
@@ -151,13 +152,15 @@ int weave_site_line(const struct img *img, const struct wlines *lines, const str
  * not say which method it was written in - is named after the method of the
  * user's type (out of "_Closure$__" classes) whose source lines, in `lines`,
  * hold the lambda's first line most tightly; without debug info it stays
- * "Type::_Lambda$__N-M".  Returns 0, or -1 as weave_names_method. */
+ * "Type::_Lambda$__N-M".  Returns 0, or -1 as weave_names_method or with
+ * LT_E_NOMEM. */
 int weave_site_method(const struct weave_names *names, const struct wlines *lines, uint32_t row, char *buf,
 		      size_t n);
 
 /* The location string of site c: weave_site_line's, else "IL_<4 hex digits
- * of its IL offset>", into buf[0..n) like snprintf. */
-void weave_location(const struct img *img, const struct wlines *lines, const struct weave_call *c, char *buf,
-		    size_t n);
+ * of its IL offset>", into buf[0..n) like snprintf.  Returns 0, or -1 with
+ * LT_E_NOMEM. */
+int weave_location(const struct img *img, const struct wlines *lines, const struct weave_call *c, char *buf,
+		   size_t n);
 
 #endif

@@ -283,7 +283,7 @@ static int read_ref(const struct weave_ref *ref, struct ref_asm *r)
 
 static int load_refs(struct ctx *c)
 {
-	c->refs = calloc(c->opts->nrefs, sizeof *c->refs);
+	c->refs = lt_calloc(c->opts->nrefs, sizeof *c->refs);
 	if (!c->refs)
 		return lt_nomem(NULL);
 	for (; c->nrefs < c->opts->nrefs; c->nrefs++)

@@ -32,8 +32,8 @@ static int edits_init(struct edits *ed, const struct il_body *b, size_t ncalls)
 	uint32_t *map = NULL;
 
 	memset(ed, 0, sizeof *ed);
-	ed->strs = calloc(2 * ncalls + 1, sizeof *ed->strs);
-	ed->first_clause = malloc(((size_t)b->n + 1) * sizeof *ed->first_clause);
+	ed->strs = lt_calloc(2 * ncalls + 1, sizeof *ed->strs);
+	ed->first_clause = lt_malloc(((size_t)b->n + 1) * sizeof *ed->first_clause);
 	if (!ed->strs || !ed->first_clause || il_id_map(b, &map) < 0)
 		return ed->strs && ed->first_clause ? -1 : lt_nomem("lock call edits");
 	memset(ed->first_clause, 0xFF, ((size_t)b->n + 1) * sizeof *ed->first_clause);
@@ -105,7 +105,8 @@ static int rewrite_call(struct img *img, struct weave_helper *h, const struct wl
 	    weave_helper_wrapper(h, c->callee, c->kind, c->callvirt, &wrapper) < 0)
 		return -1;
 	if (weave_kind_acquires(c->kind)) {
-		weave_location(img, lines, c, location, sizeof location);
+		if (weave_location(img, lines, c, location, sizeof location) < 0)
+			return -1;
 		strs[0].op = strs[1].op = IL_LDSTR;
 		strs[0].arg.token = method_tok;
 		if (check_no_boundary(ed, start, idx, c->il_offset) < 0 ||
@@ -149,7 +150,7 @@ int weave_rewrite_method(struct img *img, struct weave_helper *h, const struct w
 		return -1;
 	calls += sync;
 	n -= (size_t)sync;
-	if (!(at = malloc((n ? n : 1) * sizeof *at))) {
+	if (!(at = lt_malloc((n ? n : 1) * sizeof *at))) {
 		lt_nomem("lock calls");
 		goto done;
 	}
@@ -177,8 +178,8 @@ int weave_rewrite_method(struct img *img, struct weave_helper *h, const struct w
 	}
 	/* The synchronized method's site is the start of its body. */
 	if (sync_site) {
-		weave_location(img, lines, sync_site, location, sizeof location);
-		if (method_token(img, names, lines, row, &method_tok) < 0 || img_string_token(img, location, &location_tok) < 0 ||
+		if (weave_location(img, lines, sync_site, location, sizeof location) < 0 ||
+		    method_token(img, names, lines, row, &method_tok) < 0 || img_string_token(img, location, &location_tok) < 0 ||
 		    weave_sync_wrap(img, h, names, &b, row, method_tok, location_tok) < 0)
 			goto done;
 	}

@@ -338,8 +338,8 @@ int weave_sites_find(const struct weave_names *names, struct weave_sites *out)
 	int rc = -1;
 
 	memset(out, 0, sizeof *out);
-	f.memberref = calloc(md_rows(md, MD_MEMBERREF) + 1, 1);
-	f.methoddef = calloc(names->nmethods + 1, 1);
+	f.memberref = lt_calloc(md_rows(md, MD_MEMBERREF) + 1, 1);
+	f.methoddef = lt_calloc(names->nmethods + 1, 1);
 	if (!f.memberref || !f.methoddef) {
 		lt_nomem(NULL);
 		goto done;
