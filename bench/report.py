@@ -21,8 +21,8 @@ import sys
 COMMANDS = {
     "weave": "bash bench/weave/run.sh",
     "scaling": "bash bench/gen/run.sh",
-    "calls": "CALLS=1 bash bench/gen/run.sh 1000 2000 4000 8000 16000 20000 32000",
-    "lockmethods": "LOCK_PERCENT=100 bash bench/gen/run.sh 10000 25000 50000 100000",
+    "calls": "CALLS=1 CHECK_JIT=0 REPEAT=5 bash bench/gen/run.sh 1000 2000 4000 8000 16000 32000",
+    "lockmethods": "LOCK_PERCENT=100 REPEAT=3 bash bench/gen/run.sh 10000 25000 50000 100000",
     "build": "bash bench/build/run.sh",
     "runtime": "bash bench/runtime/run.sh",
     "size": "bash bench/size/run.sh",

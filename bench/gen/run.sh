@@ -90,10 +90,10 @@ printf '%s\n' "${summary[@]}" | awk -v unit="$unit" '
 	{ n++; x[n] = $1; v[n, 1] = $2; v[n, 2] = $3; v[n, 3] = $4; rss[n] = $5; bytes[n] = $6; pdb[n] = $7 }
 	END {
 		if (n < 2) exit
-		fit("median CPU time", 3)
 		fit("best wall time", 1)
+		fit("median CPU time", 3)
 		for (i = 1; i <= n; i++)
-			printf "scaling: %d %s, %.1f MiB + %.1f MiB PDB: best %.3f s (median %.3f s, CPU %.2f s; the fit says %.3f s), peak %.1f MiB = %.1fx the assembly, %.1fx assembly + PDB\n",
+			printf "scaling: %d %s, %.1f MiB + %.1f MiB PDB: best %.3f s (median %.3f s, CPU %.2f s; the CPU line says %.2f s), peak %.1f MiB = %.1fx the assembly, %.1fx assembly + PDB\n",
 				x[i], unit, bytes[i] / 1048576, pdb[i] / 1048576, v[i, 1], v[i, 2], v[i, 3], fa + fb * x[i],
 				rss[i] / 1024, rss[i] * 1024 / bytes[i], rss[i] * 1024 / (bytes[i] + pdb[i])
 	}'

@@ -49,7 +49,7 @@ fi
 	ok "report.py: a part without markers is an error"
 
 # Every part bench/run.sh names has its markers in BENCHMARKS.md.
-for part in weave scaling build runtime; do
+for part in weave scaling calls lockmethods build runtime size; do
 	grep -q "<!-- results:$part:begin -->" BENCHMARKS.md && grep -q "<!-- results:$part:end -->" BENCHMARKS.md &&
 		ok "BENCHMARKS.md has the $part markers" || not_ok "BENCHMARKS.md has the $part markers"
 done
