@@ -15,9 +15,10 @@ int lt_nomem(const char *what);
  * with LT_E_NOMEM (*arr and *cap unchanged). */
 int lt_grow(void *arr, size_t *cap, size_t need, size_t size);
 
-/* malloc, calloc, realloc and strdup, through which every allocation of the
- * library goes (zlib's, libzip's and Mini-XML's own aside), so that a test
- * can fail any one of them (lt_mem_fail_at).  Each returns NULL when its
+/* malloc, calloc, realloc and strdup, through which the library allocates
+ * (all but image_write.c, image_out.c, lt_file.c and lt_hash.c so far;
+ * zlib's, libzip's and Mini-XML's own aside), so that a test can fail any
+ * one of them (lt_mem_fail_at).  Each returns NULL when its
  * C library function does or when it is the allocation to fail (a
  * realloc then leaves its block as it was). */
 void *lt_malloc(size_t n);
