@@ -13,7 +13,10 @@ WARN    := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wstrict-prototypes -Wn
 LIBS    := -lzip -lmxml -lz -lmbedcrypto
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined -O1 -g
 
-LIB_SRC := $(sort $(filter-out weaver/cli/%,$(wildcard weaver/*/*.c)))
+# The portability layer has one file per host kind (weaver/core/lt_file_<host>.c); each build takes one.
+HOST_SRC := weaver/core/lt_file_posix.c weaver/core/lt_file_win.c
+LIB_ALL := $(sort $(filter-out weaver/cli/%,$(wildcard weaver/*/*.c)))
+LIB_SRC := $(filter-out weaver/core/lt_file_win.c,$(LIB_ALL))
 CLI_SRC := $(sort $(wildcard weaver/cli/*.c))
 INC     := $(addprefix -I,$(sort $(dir $(wildcard weaver/*/*.h))))
 HDRS    := $(wildcard weaver/*/*.h)
@@ -87,25 +90,59 @@ fuzz-build: $(patsubst %,build/fuzz/fuzz_%,$(FUZZ_TARGETS)) build/fuzz/fuzz-seed
 fuzz: fuzz-build
 	FUZZ_SECONDS=$(FUZZ_SECONDS) bash fuzz/run.sh $(FUZZ_TARGETS)
 
-build build/san build/fuzz build/static:
+build build/san build/fuzz:
 	mkdir -p $@
 
-# The NuGet package (nuget/LockTime.nuspec, packed by the .NET SDK). Its locktime is linked fully
-# statically, glibc included, so that it runs on any x86-64 Linux whatever libraries it has: Debian
-# ships libmxml.a, libz.a and libmbedcrypto.a; libzip.a is built from Debian's source package.
+# The NuGet package (nuget/LockTime.nuspec, packed by the .NET SDK) carries one static locktime per
+# host (tools/<rid>/), cross-built here with Debian's toolchains (`make deps` installs them):
+#   linux-x64    gcc, fully static (glibc included): runs on any x86-64 Linux whatever libraries it has
+#   linux-arm64  aarch64-linux-gnu-gcc, the same, with Debian's :arm64 libraries
+#   win-x64      x86_64-w64-mingw32-gcc with lt_file_win.c; it imports only system DLLs
+# Debian ships libmxml.a, libz.a and libmbedcrypto.a for Linux; libzip.a (and, for Windows, all four)
+# are built from Debian's source packages by ci/static-libs.sh, once per clone, into build/static/libs/.
 VERSION := $(shell sed -n 's/^\#define LOCKTIME_VERSION "\(.*\)"$$/\1/p' weaver/cli/cli.h)
 PACKAGE := build/LockTime.$(VERSION).nupkg
-STATIC_LIBZIP := build/static/libzip/lib/libzip.a
+RIDS := linux-x64 linux-arm64 win-x64
+# The binaries, by runtime identifier (linux-x64's path is the one the benchmarks and tests use).
+TOOL_linux-x64 := build/static/locktime
+TOOL_linux-arm64 := build/static/linux-arm64/locktime
+TOOL_win-x64 := build/static/win-x64/locktime.exe
+TOOLS_ALL := $(foreach r,$(RIDS),$(TOOL_$(r)))
+# Per RID: compiler, Debian sources to build, link flags and system libraries, the host half of lt_file.
+CC_linux-x64 := $(CC)
+CC_linux-arm64 := aarch64-linux-gnu-gcc
+CC_win-x64 := x86_64-w64-mingw32-gcc
+SOURCES_linux-x64 := libzip
+SOURCES_linux-arm64 := libzip
+SOURCES_win-x64 := zlib libzip mxml mbedtls
+LINK_linux-x64 := -static-pie -pthread
+LINK_linux-arm64 := -static-pie -pthread -L/usr/lib/aarch64-linux-gnu
+LINK_win-x64 := -static -lshell32
+# mingw-w64's C99 printf (%zu, %lld), not msvcrt's.
+DEFS_win-x64 := -D__USE_MINGW_ANSI_STDIO=1
+LIB_linux-x64 := $(LIB_SRC)
+LIB_linux-arm64 := $(LIB_SRC)
+LIB_win-x64 := $(filter-out weaver/core/lt_file_posix.c,$(LIB_ALL))
+STATIC_LIBS = build/static/libs/$(1)/lib/libzip.a
 
-$(STATIC_LIBZIP): ci/libzip-static.sh | build/static
-	bash ci/libzip-static.sh build/static/libzip
+build/static/libs/%/lib/libzip.a: ci/static-libs.sh
+	bash ci/static-libs.sh $* build/static/libs/$* $(SOURCES_$*)
 
-build/static/locktime: $(LIB_SRC) $(CLI_SRC) $(HDRS) $(STATIC_LIBZIP) | build/static
-	$(CC) $(WARN) -O2 -static-pie -s -Ibuild/static/libzip/include $(INC) -o $@ $(LIB_SRC) $(CLI_SRC) \
-		$(STATIC_LIBZIP) -lmxml -lz -lmbedcrypto -pthread
+# $(1): the RID.  Its libraries from build/static/libs/<rid> first, then Debian's (Linux).
+define STATIC_TOOL
+$(TOOL_$(1)): $(LIB_ALL) $(CLI_SRC) $(HDRS) $(call STATIC_LIBS,$(1))
+	@mkdir -p $$(dir $$@)
+	$(CC_$(1)) $(WARN) $(DEFS_$(1)) -O2 -s -Ibuild/static/libs/$(1)/include $(INC) -o $$@ $(LIB_$(1)) $(CLI_SRC) \
+		-Lbuild/static/libs/$(1)/lib -lzip -lmxml -lz -lmbedcrypto $(LINK_$(1))
+endef
+$(foreach r,$(RIDS),$(eval $(call STATIC_TOOL,$(r))))
 
-$(PACKAGE): build/static/locktime nuget/LockTime.nuspec nuget/README.md msbuild/LockTime.props msbuild/LockTime.targets msbuild/LockTime.Packages.targets
-	dotnet pack nuget/LockTime.nuspec -o build -p:version=$(VERSION) -p:tool="$(CURDIR)/build/static/locktime"
+# Every binary, for the tests that run them (tests/integration/hosts.sh).
+static-tools: $(TOOLS_ALL)
+
+$(PACKAGE): $(TOOLS_ALL) nuget/LockTime.nuspec nuget/README.md LICENSE nuget/THIRD-PARTY-NOTICES.txt $(wildcard msbuild/*)
+	dotnet pack nuget/LockTime.nuspec -o build -p:version=$(VERSION) \
+		$(foreach r,$(RIDS),-p:tool_$(subst -,_,$(r))="$(CURDIR)/$(TOOL_$(r))")
 
 package: $(PACKAGE)
 
@@ -132,4 +169,4 @@ deps:
 clean:
 	rm -rf build
 
-.PHONY: all unit test demo deps clean fuzz fuzz-build package bench runtime
+.PHONY: all unit test demo deps clean fuzz fuzz-build package bench runtime static-tools

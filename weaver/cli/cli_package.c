@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 struct pkg_cli {
 	const char *path; /* the .nupkg, as named on the command line */
@@ -118,16 +117,16 @@ struct unpack_dir {
 /* Make every folder of `path` that is not there (like mkdir -p of its folder). */
 static int make_parents(char *path)
 {
-	char *slash;
-
-	for (slash = strchr(path + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
-		*slash = '\0';
-		if (mkdir(path, 0777) < 0 && errno != EEXIST) {
-			lt_error_set(LT_E_IO, "cannot make folder %s: %s", path, strerror(errno));
-			*slash = '/';
+	for (char *p = path + 1; *p; p++) {
+		char sep = *p;
+		int rc;
+		if (!lt_path_is_sep(sep))
+			continue;
+		*p = '\0';
+		rc = lt_file_exists(path) ? 0 : lt_file_mkdir(path);
+		*p = sep;
+		if (rc < 0)
 			return -1;
-		}
-		*slash = '/';
 	}
 	return 0;
 }

@@ -3,6 +3,8 @@
 #ifndef CLI_PRINT_H
 #define CLI_PRINT_H
 
+#include "lt_error.h"
+
 struct weave_site;
 
 /* Print the recorded error (lt_error_last) for `file` in MSBuild's canonical
@@ -10,7 +12,7 @@ struct weave_site;
 void cli_report_error(const char *file);
 
 /* Print "<file>: warning LT0NN: <message>" on stderr. */
-void cli_warn(const char *file, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void cli_warn(const char *file, int code, const char *fmt, ...) LT_PRINTF(3, 4);
 
 /* One `list` line for site s: "[<prefix>: ]<Type>::<Method> IL_xxxx <kind>
  * [<file>:<line>]" on stdout; prefix NULL for none. */

@@ -1,8 +1,8 @@
 /* main.c - entry point of `locktime`: dispatch to a command, help, version. */
 #include "cli.h"
 #include "lt_error.h"
+#include "lt_file.h"
 
-#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -26,12 +26,7 @@ static const char usage[] =
 
 int main(int argc, char **argv)
 {
-	/* A weave allocates and frees buffers the size of the input (file,
-	 * tables, section).  glibc raises its mmap threshold each time such a
-	 * block is freed, after which the next ones come from the heap and stay
-	 * resident once freed; a fixed threshold keeps each large block in its
-	 * own mapping, returned when freed (peak RSS on mscorlib.dll: -8%). */
-	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+	lt_file_start(&argc, &argv);
 	if (argc < 2) {
 		fputs(usage, stderr);
 		return 2;

@@ -12,6 +12,15 @@
 
 #include <stdarg.h>
 
+/* printf-style checking of a function's format (argument fmt) and its
+ * arguments (from first): mingw-w64's printf is C99's (__USE_MINGW_ANSI_STDIO),
+ * which its compiler calls gnu_printf, while "printf" there means msvcrt's. */
+#ifdef __MINGW32__
+#define LT_PRINTF(fmt, first) __attribute__((format(gnu_printf, fmt, first)))
+#else
+#define LT_PRINTF(fmt, first) __attribute__((format(printf, fmt, first)))
+#endif
+
 /* Diagnostic codes.  docs/diagnostics.md lists each with its meaning. */
 enum lt_code {
 	LT_E_NONE = 0,
@@ -44,11 +53,11 @@ struct lt_error {
 /* Record an error, replacing any earlier one.  Always returns -1 so that a
  * failure site reads `return lt_error_set(LT_E_METADATA, "...", ...);`. */
 int lt_error_set(int code, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+	LT_PRINTF(2, 3);
 
 /* Prefix the recorded message with context ("MethodDef row 12: ") and
  * return -1.  Used by callers that know more about where a failure happened. */
-int lt_error_prefix(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int lt_error_prefix(const char *fmt, ...) LT_PRINTF(1, 2);
 
 /* The last recorded error; code is LT_E_NONE when nothing failed. */
 const struct lt_error *lt_error_last(void);

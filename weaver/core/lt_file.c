@@ -1,83 +1,10 @@
-/* lt_file.c - whole-file reads and atomic replacement (see lt_file.h). */
+/* lt_file.c - the host-independent part of the file layer (see lt_file.h):
+ * atomic replacement from its stage and commit steps, the temporaries' names,
+ * the lock's wait. */
 #include "lt_file.h"
-#include "lt_error.h"
+#include "lt_file_int.h"
 
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <libgen.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
-
-/* The suffix of lt_file_write_atomic's temporaries, before mkstemp's 6 characters. */
-#define TEMP_SUFFIX ".locktime-"
-#define TEMP_RANDOM 6
-#define LOCK_SUFFIX ".locktime.lock"
-
-int lt_file_read(const char *path, uint8_t **out, size_t *size)
-{
-	struct stat st;
-	uint8_t *data = NULL;
-	size_t got = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return lt_error_set(LT_E_IO, "cannot open: %s", strerror(errno));
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return lt_error_set(LT_E_IO, "not a regular file");
-	}
-	if ((uint64_t)st.st_size > LT_FILE_MAX) {
-		close(fd);
-		return lt_error_set(LT_E_LIMIT, "file is %lld bytes; the limit is %zu",
-				    (long long)st.st_size, LT_FILE_MAX);
-	}
-	data = malloc(st.st_size ? (size_t)st.st_size : 1);
-	if (!data) {
-		close(fd);
-		return lt_error_set(LT_E_NOMEM, "out of memory");
-	}
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, data + got, (size_t)st.st_size - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			int e = n < 0 ? errno : EIO;
-			free(data);
-			close(fd);
-			return lt_error_set(LT_E_IO, "read failed: %s", strerror(e));
-		}
-		got += (size_t)n;
-	}
-	close(fd);
-	*out = data;
-	*size = got;
-	return 0;
-}
-
-/* Write all of p[0..n), or n zero bytes when p is NULL. */
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-	static const uint8_t zeros[4096];
-
-	while (n) {
-		size_t chunk = p ? n : n < sizeof zeros ? n : sizeof zeros;
-		ssize_t w = write(fd, p ? p : zeros, chunk);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		if (p)
-			p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
 
 int lt_file_write_atomic(const char *path, const uint8_t *data, size_t size)
 {
@@ -97,228 +24,32 @@ int lt_file_write_atomic_v(const char *path, const struct lt_iov *parts, size_t 
 	return rc;
 }
 
-/* The file a replacement of `path` writes (malloc'ed): path, or the file a
- * symbolic link there points at - the link stays a link.  Refuses what is
- * not a regular file (a device, a folder): renaming over it would replace
- * /dev/null, say, with a file.  *mode gets the file's permissions. */
-static int replace_target(const char *path, char **out, mode_t *mode)
+int lt_file_is_temp_of(const char *name, const char *base, size_t base_len)
 {
-	struct stat st;
-	char *target;
-
-	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
-		if (!(target = realpath(path, NULL)))
-			return lt_error_set(LT_E_IO, "cannot follow the link: %s", strerror(errno));
-	} else if (!(target = strdup(path))) {
-		return lt_error_set(LT_E_NOMEM, "out of memory");
-	}
-	*mode = 0644;
-	if (stat(target, &st) == 0) {
-		if (!S_ISREG(st.st_mode)) {
-			free(target);
-			return lt_error_set(LT_E_IO, "%s is not a regular file: it is not replaced", path);
-		}
-		*mode = st.st_mode & 07777;
-	}
-	*out = target;
-	return 0;
-}
-
-int lt_file_stage_v(struct lt_file_staged *out, const char *path, const struct lt_iov *parts, size_t nparts)
-{
-	size_t i;
-	int fd;
-	mode_t mode;
-
-	if (replace_target(path, &out->path, &mode) < 0)
-		return -1;
-	if (asprintf(&out->tmp, "%s" TEMP_SUFFIX "XXXXXX", out->path) < 0) {
-		out->tmp = NULL;
-		return lt_error_set(LT_E_NOMEM, "out of memory");
-	}
-	fd = mkstemp(out->tmp);
-	if (fd < 0) {
-		lt_error_set(LT_E_IO, "cannot create a temporary file beside it: %s", strerror(errno));
-		free(out->tmp);
-		out->tmp = NULL;
-		return -1;
-	}
-	for (i = 0; i < nparts; i++)
-		if (write_all(fd, parts[i].data, parts[i].len) < 0)
-			break;
-	if (i < nparts || fchmod(fd, mode) < 0 || fsync(fd) < 0) {
-		lt_error_set(LT_E_IO, "cannot write %s: %s", out->tmp, strerror(errno));
-		close(fd);
-		return -1;
-	}
-	if (close(fd) < 0)
-		return lt_error_set(LT_E_IO, "cannot write %s: %s", out->tmp, strerror(errno));
-	return 0;
-}
-
-int lt_file_commit(struct lt_file_staged *s)
-{
-	if (rename(s->tmp, s->path) < 0)
-		return lt_error_set(LT_E_IO, "cannot replace %s: %s", s->path, strerror(errno));
-	free(s->tmp);
-	s->tmp = NULL;
-	return 0;
-}
-
-void lt_file_sync_folder(const char *path)
-{
-	char *dircopy = strdup(path);
-	int dfd;
-
-	if (dircopy && (dfd = open(dirname(dircopy), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
-		fsync(dfd);
-		close(dfd);
-	}
-	free(dircopy);
-}
-
-void lt_file_discard(struct lt_file_staged *s)
-{
-	if (s->tmp)
-		unlink(s->tmp);
-	free(s->tmp);
-	free(s->path);
-	s->tmp = NULL;
-	s->path = NULL;
-}
-
-/* Whether name is base + TEMP_SUFFIX + TEMP_RANDOM characters of mkstemp's
- * alphabet (letters and digits). */
-static int is_temp_of(const char *name, const char *base, size_t base_len)
-{
-	size_t suffix = sizeof TEMP_SUFFIX - 1, i;
+	size_t suffix = sizeof LT_FILE_TEMP_SUFFIX - 1, i;
 	const char *r = name + base_len + suffix;
 
-	if (strncmp(name, base, base_len) != 0 || strncmp(name + base_len, TEMP_SUFFIX, suffix) != 0 ||
-	    strlen(r) != TEMP_RANDOM)
+	if (strncmp(name, base, base_len) != 0 || strncmp(name + base_len, LT_FILE_TEMP_SUFFIX, suffix) != 0 ||
+	    strlen(r) != LT_FILE_TEMP_RANDOM)
 		return 0;
-	for (i = 0; i < TEMP_RANDOM; i++)
+	for (i = 0; i < LT_FILE_TEMP_RANDOM; i++)
 		if (!((r[i] >= 'a' && r[i] <= 'z') || (r[i] >= 'A' && r[i] <= 'Z') || (r[i] >= '0' && r[i] <= '9')))
 			return 0;
 	return 1;
 }
 
-int lt_file_clean_temps(const char *path)
+int lt_file_poll(int (*try_once)(void *ctx), void *ctx)
 {
-	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
-	size_t base_len = strlen(base);
-	char *dir = slash ? strndup(path, (size_t)(slash - path) + 1) : strdup(".");
-	struct dirent *e;
-	DIR *d;
-	int dfd, removed = 0;
+	uint64_t start = lt_file_clock_ms();
+	unsigned nap = 10;
 
-	if (!dir || !(d = opendir(dir))) {
-		free(dir);
-		return 0;
-	}
-	dfd = dirfd(d);
-	while ((e = readdir(d)) != NULL) {
-		struct stat st;
-		if (!is_temp_of(e->d_name, base, base_len) ||
-		    fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
-		    st.st_uid != geteuid())
-			continue;
-		if (unlinkat(dfd, e->d_name, 0) == 0)
-			removed++;
-	}
-	closedir(d);
-	free(dir);
-	return removed;
-}
-
-/* Wait for an exclusive flock on fd, polling (10 ms, doubling to 200 ms)
- * until LT_FILE_LOCK_WAIT seconds have passed.  0, or -1 with errno set. */
-static int wait_flock(int fd)
-{
-	struct timespec start, now, nap = { 0, 10 * 1000 * 1000 };
-
-	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (;;) {
-		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
-			return 0;
-		if (errno != EWOULDBLOCK && errno != EINTR)
-			return -1;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (now.tv_sec - start.tv_sec >= LT_FILE_LOCK_WAIT) {
-			errno = ETIMEDOUT;
-			return -1;
-		}
-		nanosleep(&nap, NULL);
-		nap.tv_nsec = nap.tv_nsec >= 100 * 1000 * 1000 ? 200 * 1000 * 1000 : nap.tv_nsec * 2;
+		int rc = try_once(ctx);
+		if (rc <= 0)
+			return rc;
+		if (lt_file_clock_ms() - start >= (uint64_t)LT_FILE_LOCK_WAIT * 1000)
+			return 1;
+		lt_file_nap(nap);
+		nap = nap >= 100 ? 200 : nap * 2;
 	}
-}
-
-/* The lock file of path: its folder's canonical path (so that "a.dll",
- * "./a.dll" and "/abs/a.dll" share one lock), its name, LOCK_SUFFIX. */
-static int lock_path(const char *path, char **out)
-{
-	const char *slash = strrchr(path, '/');
-	char *dir = slash ? strndup(path, (size_t)(slash - path) + 1) : strdup("."), *real;
-	int rc;
-
-	if (!dir)
-		return lt_error_set(LT_E_NOMEM, "out of memory");
-	real = realpath(dir, NULL);
-	free(dir);
-	if (!real)
-		return lt_error_set(LT_E_IO, "cannot write %s: its folder: %s", path, strerror(errno));
-	rc = asprintf(out, "%s/%s" LOCK_SUFFIX, strcmp(real, "/") ? real : "", slash ? slash + 1 : path);
-	free(real);
-	if (rc < 0) {
-		*out = NULL;
-		return lt_error_set(LT_E_NOMEM, "out of memory");
-	}
-	return 0;
-}
-
-int lt_file_lock(struct lt_file_lock *out, const char *path)
-{
-	struct stat held, named;
-
-	out->fd = -1;
-	if (lock_path(path, &out->path) < 0)
-		return -1;
-	for (;;) {
-		int fd = open(out->path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-		if (fd < 0) {
-			lt_error_set(LT_E_IO, "cannot create the lock file %s: %s", out->path, strerror(errno));
-			break;
-		}
-		if (wait_flock(fd) < 0) {
-			lt_error_set(LT_E_IO, "cannot lock %s: %s", out->path,
-				     errno == ETIMEDOUT ? "another locktime process holds it" : strerror(errno));
-			close(fd);
-			break;
-		}
-		/* The holder before us removes the lock file as it lets go: a
-		 * lock on a file no longer at the path excludes nobody. */
-		if (fstat(fd, &held) == 0 && lstat(out->path, &named) == 0 && held.st_dev == named.st_dev &&
-		    held.st_ino == named.st_ino) {
-			out->fd = fd;
-			lt_file_clean_temps(path);
-			return 0;
-		}
-		close(fd);
-	}
-	free(out->path);
-	out->path = NULL;
-	return -1;
-}
-
-void lt_file_unlock(struct lt_file_lock *lock)
-{
-	if (lock->fd < 0)
-		return;
-	/* Removed while held, so that no one can take a lock on it after us
-	 * and believe it still guards the path (see lt_file_lock). */
-	unlink(lock->path);
-	close(lock->fd);
-	free(lock->path);
-	lock->fd = -1;
-	lock->path = NULL;
 }

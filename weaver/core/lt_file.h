@@ -1,9 +1,39 @@
-/* lt_file.h - whole-file reads and crash-safe replacement of files. */
+/* lt_file.h - whole-file reads, crash-safe replacement of files, and the rest of
+ * what the weaver asks of the operating system: the one portability layer.
+ * lt_file.c holds what every host shares; lt_file_posix.c (Linux, macOS) or
+ * lt_file_win.c (Windows: UTF-8 paths through the wide-character API) the rest,
+ * one of them chosen by the build. Paths are UTF-8 byte strings everywhere. */
 #ifndef LT_FILE_H
 #define LT_FILE_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+/* Prepare the process at the start of main: stdin, stdout and stderr in
+ * binary mode (no "\n" to "\r\n" on Windows), *argv in UTF-8 (on Windows
+ * rebuilt from the UTF-16 command line; the strings live as long as the
+ * process), and on glibc a fixed mmap threshold (see lt_file_posix.c). */
+void lt_file_start(int *argc, char ***argv);
+
+/* Whether c separates the parts of a path: '/' (and '\\' on Windows). */
+int lt_path_is_sep(char c);
+
+/* Length of the folder part of path, up to and with its last separator (on
+ * Windows also a drive's "C:"): path + lt_path_dir_len(path) is its last part. */
+size_t lt_path_dir_len(const char *path);
+
+/* Whether something exists at path (1) or not (0). */
+int lt_file_exists(const char *path);
+
+/* Whether paths a and b name one existing file (device and inode; on Windows
+ * volume serial number and file index): 1 or 0. */
+int lt_file_same(const char *a, const char *b);
+
+/* Remove the file at path: 0, or -1 (nothing reported). */
+int lt_file_remove(const char *path);
+
+/* Make the folder path unless it exists: 0, or -1 with LT_E_IO naming it. */
+int lt_file_mkdir(const char *path);
 
 /* Largest input read: assemblies and packages past this are refused. */
 #define LT_FILE_MAX ((size_t)1 << 30)
@@ -60,14 +90,19 @@ void lt_file_sync_folder(const char *path);
 void lt_file_discard(struct lt_file_staged *s);
 
 /* A lock that serializes the processes rewriting one file (parallel builds
- * weaving the same assembly): an exclusive flock(2) on the lock file
+ * weaving the same assembly): an exclusive lock on the lock file
  * "<path>.locktime.lock" beside it.  A lock file rather than the file itself,
  * since lt_file_write_atomic replaces the file's inode, and the file may not
- * exist yet.  The holder removes the lock file when it lets go; a process
- * that got the lock on a lock file already removed (or replaced) starts
- * again, so at most one process holds the lock of a path at a time. */
+ * exist yet.  POSIX: flock(2); the holder removes the lock file when it lets
+ * go, and a process that got the lock on a lock file already removed (or
+ * replaced) starts again.  Windows, where an open file cannot be removed:
+ * LockFileEx; every process opens the lock file without FILE_SHARE_DELETE,
+ * and the holder removes it after closing it, which fails (and leaves it for
+ * the next holder to remove) while another process has it open - so the file
+ * at the name is the one every holder locked.  Either way at most one process
+ * holds the lock of a path at a time. */
 struct lt_file_lock {
-	int fd;     /* the lock file, -1 when no lock is held */
+	intptr_t fd; /* the lock file (a descriptor; a HANDLE on Windows), -1 when no lock is held */
 	char *path; /* its path (owned) */
 };
 
@@ -92,8 +127,9 @@ void lt_file_unlock(struct lt_file_lock *lock);
 
 /* Remove the temporaries "<path>.locktime-XXXXXX" that a killed
  * lt_file_write_atomic of `path` left: regular files owned by this user,
- * whose name is the path's last part, ".locktime-" and the 6 characters
- * mkstemp(3) puts.  The caller holds the lock that every writer of `path`
+ * whose name is the path's last part, ".locktime-" and the 6 letters or
+ * digits that mkstemp(3) (or lt_file_win.c) puts; on Windows, which has no
+ * owner check here, any such file.  The caller holds the lock that every writer of `path`
  * takes (lt_file_lock), so no live process is writing one of them.
  * Removal failures are ignored: a stray temporary is harmless to the build.
  * Returns the number of files removed. */

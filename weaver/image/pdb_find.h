@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "image.h"
+#include "lt_error.h"
 #include "md_image.h"
 
 /* CodeView entry data (PE-COFF.md): "RSDS", GUID, Age, UTF-8 path. */
@@ -64,7 +65,7 @@ int pdb_found_file(struct pdb_found *f, uint8_t *data, size_t size, char *path);
 
 /* Mark f PDB_STALE, its data released: f->why formatted like printf, f->path
  * set to `path` (taken; may be NULL).  Returns 0. */
-int pdb_found_stale(struct pdb_found *f, char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int pdb_found_stale(struct pdb_found *f, char *path, const char *fmt, ...) LT_PRINTF(3, 4);
 
 /* Release what pdb_find_embedded and pdb_found_file read; *f is PDB_NONE afterwards.  NULL is a no-op. */
 void pdb_found_free(struct pdb_found *f);

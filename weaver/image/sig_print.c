@@ -1,4 +1,5 @@
 /* sig_print.c - ilasm-like text of decoded signatures (II.23.2), for messages and tests. */
+#include "lt_error.h"
 #include "sig.h"
 
 #include <stdarg.h>
@@ -11,7 +12,7 @@ struct text {
 	size_t len;
 };
 
-static void put(struct text *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(struct text *o, const char *fmt, ...) LT_PRINTF(2, 3);
 
 static void put(struct text *o, const char *fmt, ...)
 {

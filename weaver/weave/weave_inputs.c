@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 int weave_refs_read(struct weave_ref **out, const char *const *paths, size_t n)
 {
@@ -46,12 +44,12 @@ void weave_refs_free(struct weave_ref *refs, size_t n)
 	free(refs);
 }
 
-/* The folder part of `path` (through its last '/') followed by `name`, in a
- * new string (free()).  NULL when memory runs out (LT_E_NOMEM recorded). */
+/* The folder part of `path` (through its last separator, lt_path_dir_len)
+ * followed by `name`, in a new string (free()).  NULL when memory runs out
+ * (LT_E_NOMEM recorded). */
 static char *path_beside(const char *path, const char *name, size_t name_len)
 {
-	const char *slash = strrchr(path, '/');
-	size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
+	size_t dir_len = lt_path_dir_len(path);
 	char *out = lt_malloc(dir_len + name_len + 1);
 
 	if (!out) {
@@ -70,11 +68,10 @@ static char *path_beside(const char *path, const char *name, size_t name_len)
  * ("A.exe.mdb").  A new string (free()), or NULL with LT_E_NOMEM. */
 static char *symbols_name(const char *assembly_path, const char *ext)
 {
-	const char *base = strrchr(assembly_path, '/'), *dot;
+	const char *base = assembly_path + lt_path_dir_len(assembly_path), *dot;
 	size_t len, elen = strlen(ext);
 	char *name;
 
-	base = base ? base + 1 : assembly_path;
 	dot = strrchr(base, '.');
 	len = !strcmp(ext, ".pdb") && dot && (!strcasecmp(dot, ".dll") || !strcasecmp(dot, ".exe")) ? (size_t)(dot - base)
 												       : strlen(base);
@@ -93,7 +90,7 @@ static int read_beside(const char *assembly_path, const char *name, uint8_t **da
 {
 	if (!(*path = path_beside(assembly_path, name, strlen(name))))
 		return -1;
-	if (access(*path, F_OK) != 0 || lt_file_read(*path, data, size) < 0) {
+	if (!lt_file_exists(*path) || lt_file_read(*path, data, size) < 0) {
 		free(*path);
 		*path = NULL;
 		return 0;
@@ -154,14 +151,6 @@ int weave_pdb_find(struct pdb_found *out, const struct img *img, const char *ass
 	return 0;
 }
 
-/* Whether paths a and b name one existing file. */
-static int same_file(const char *a, const char *b)
-{
-	struct stat sa, sb;
-
-	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
 /* Where the rewritten PDB file goes: next to the output assembly, with the
  * input PDB's name - unless that is the input's PDB itself (an output
  * written with -o beside the input, which keeps its symbols): then
@@ -169,20 +158,19 @@ static int same_file(const char *a, const char *b)
 static int target_path(struct pdb_update *out, const struct pdb_found *f, const char *in_path, const char *out_path,
 		       char **cv_name)
 {
-	const char *name = strrchr(f->path, '/');
+	const char *name = f->path + lt_path_dir_len(f->path);
 
-	name = name ? name + 1 : f->path;
 	*cv_name = NULL;
 	if (!(out->path = path_beside(out_path, name, strlen(name))))
 		return -1;
-	if (!strcmp(in_path, out_path) || same_file(in_path, out_path) || !same_file(out->path, f->path))
+	if (!strcmp(in_path, out_path) || lt_file_same(in_path, out_path) || !lt_file_same(out->path, f->path))
 		return 0;
 	free(out->path);
 	out->path = NULL;
 	if (!(*cv_name = symbols_name(out_path, ".pdb")) ||
 	    !(out->path = path_beside(out_path, *cv_name, strlen(*cv_name))))
 		return -1;
-	if (same_file(out->path, f->path))
+	if (lt_file_same(out->path, f->path))
 		return lt_error_set(LT_E_PDB, "the output's PDB %s would replace the input's", out->path);
 	return 0;
 }
@@ -230,7 +218,7 @@ int weave_write_pair(const struct pdb_update *u, const char *asm_path, const str
 		if (orig)
 			lt_file_write_atomic(asm_path, orig, orig_len);
 		else
-			unlink(asm_path);
+			lt_file_remove(asm_path);
 		lt_error_set(failure.code, "%s", failure.msg);
 		goto done;
 	}

@@ -116,7 +116,8 @@ static int type_name(const struct weave_names *n, uint32_t token, char *buf)
 	/* ns is the outermost type's namespace; parts[depth - 1] the outermost type. */
 	if (strlen(ns) + 1 >= NAME_MAX_LEN)
 		return 0;
-	used = (size_t)(stpcpy(buf, ns) - buf);
+	used = strlen(ns);
+	memcpy(buf, ns, used + 1);
 	for (size_t i = depth; i-- > 0;) {
 		size_t len = strlen(parts[i]);
 		if (used + len + 2 > NAME_MAX_LEN) {

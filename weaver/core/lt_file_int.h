@@ -1,0 +1,29 @@
+/* lt_file_int.h - what lt_file.c shares with the host's half of the file layer
+ * (lt_file_posix.c or lt_file_win.c). Not for other files. */
+#ifndef LT_FILE_INT_H
+#define LT_FILE_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The suffix of lt_file_write_atomic's temporaries, before the 6 random
+ * letters or digits; the suffix of lock files. */
+#define LT_FILE_TEMP_SUFFIX ".locktime-"
+#define LT_FILE_TEMP_RANDOM 6
+#define LT_FILE_LOCK_SUFFIX ".locktime.lock"
+
+/* Whether name is base[0..base_len) + LT_FILE_TEMP_SUFFIX + LT_FILE_TEMP_RANDOM
+ * letters or digits: a temporary of the file named base (lt_file_clean_temps). */
+int lt_file_is_temp_of(const char *name, const char *base, size_t base_len);
+
+/* Call try_once(ctx) until it returns 0 (got it) or -1 (failed: -1), sleeping
+ * between calls that return 1 (busy): 10 ms, doubling to 200 ms, for up to
+ * LT_FILE_LOCK_WAIT seconds (then 1: timed out).  The lock waits. */
+int lt_file_poll(int (*try_once)(void *ctx), void *ctx);
+
+/* The host's monotonic clock in milliseconds, and a sleep of ms milliseconds
+ * (lt_file_posix.c, lt_file_win.c). */
+uint64_t lt_file_clock_ms(void);
+void lt_file_nap(unsigned ms);
+
+#endif
