@@ -2,7 +2,16 @@
 #ifndef CLI_H
 #define CLI_H
 
+#include <stddef.h>
+
 #define LOCKTIME_VERSION "0.1.0"
+
+/* Read the text file at path as lines: *lines gets *n NUL-terminated lines
+ * and a NULL after them, in one block (free(*lines) frees all).  Line ends
+ * "\n" or "\r\n" and a leading UTF-8 byte order mark are dropped; nothing
+ * else (spaces and quotes are kept).  Returns 0, or -1 with LT_E_IO (cannot
+ * read), LT_E_USAGE (a NUL byte: not text) or LT_E_NOMEM. */
+int cli_read_lines(const char *path, char ***lines, size_t *n);
 
 /* The commands: argc/argv after the command word; return the exit status
  * (0 done, 1 an input failed, 2 usage). */

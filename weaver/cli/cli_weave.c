@@ -31,26 +31,23 @@ static int refs_add(struct refs *r, const char *path)
  * blank lines and surrounding spaces and quotes are ignored. */
 static int refs_add_file(struct refs *r, const char *list)
 {
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
+	char **lines;
+	size_t n, i;
 	int rc = 0;
-	FILE *f = fopen(list, "r");
 
-	if (!f)
-		return lt_error_set(LT_E_IO, "cannot read reference list %s", list);
-	while (rc == 0 && (n = getline(&line, &cap, f)) >= 0) {
-		char *s = line, *e = line + n;
-		while (s < e && strchr(" \t\r\n\"", *s))
+	if (cli_read_lines(list, &lines, &n) < 0)
+		return lt_error_prefix("reference list %s: ", list);
+	for (i = 0; rc == 0 && i < n; i++) {
+		char *s = lines[i], *e = s + strlen(s);
+		while (s < e && strchr(" \t\"", *s))
 			s++;
-		while (e > s && strchr(" \t\r\n\"", e[-1]))
+		while (e > s && strchr(" \t\"", e[-1]))
 			e--;
 		*e = '\0';
 		if (*s)
 			rc = refs_add(r, s);
 	}
-	free(line);
-	fclose(f);
+	free(lines);
 	return rc;
 }
 

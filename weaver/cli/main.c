@@ -4,6 +4,7 @@
 #include "lt_file.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char usage[] =
@@ -24,9 +25,44 @@ static const char usage[] =
 	"At run time: LOCKTIME_THRESHOLD_MS overrides the threshold, LOCKTIME_OUTPUT the sink,\n"
 	"LOCKTIME_DISABLED=1 turns timing off.\n";
 
+static int run(int argc, char **argv);
+
 int main(int argc, char **argv)
 {
+	char **lines = NULL, **args = NULL;
+	size_t nlines;
+	int rc;
+
 	lt_file_start(&argc, &argv);
+	/* locktime @FILE: the whole command line in FILE, one argument a line, as
+	 * it is (no quoting, no nested @FILE; "-r @LIST" keeps its meaning).  The
+	 * MSBuild targets pass everything this way, through no shell. */
+	if (argc == 2 && argv[1][0] == '@') {
+		if (cli_read_lines(argv[1] + 1, &lines, &nlines) < 0 || nlines > 1000000) {
+			fprintf(stderr, "%s: error LT%03d: %s\n", argv[1] + 1, LT_E_USAGE,
+				lines ? "too many lines" : lt_error_last()->msg);
+			free(lines);
+			return 2;
+		}
+		if (!(args = malloc((nlines + 2) * sizeof *args))) {
+			fprintf(stderr, "locktime: error LT%03d: out of memory\n", LT_E_NOMEM);
+			free(lines);
+			return 2;
+		}
+		args[0] = argv[0];
+		memcpy(args + 1, lines, (nlines + 1) * sizeof *lines);
+		argc = (int)nlines + 1;
+		argv = args;
+	}
+	rc = run(argc, argv);
+	free(args);
+	free(lines);
+	return rc;
+}
+
+/* The command line, once a response file is read. */
+static int run(int argc, char **argv)
+{
 	if (argc < 2) {
 		fputs(usage, stderr);
 		return 2;
