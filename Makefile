@@ -1,9 +1,10 @@
 # LockTime - build, test and package the lock-timing weaver.
 #   make          build/locktime (release build, gcc) and the run-time template (weaver/runtime, .NET SDK)
 #   make test     every test: C unit tests (ASan+UBSan) and end-to-end tests; T=NAME one suite or test
-#   make deps     install missing Debian packages (as root), else print the command
+#   make deps     install missing Debian packages (as root; arm64 added as a foreign architecture), else print the command
 #   make demo     weave and run the sample app (the README's main command)
-#   make package  build/LockTime.<version>.nupkg: MSBuild targets and a static locktime (nuget/)
+#   make package  build/LockTime.<version>.nupkg: MSBuild targets, static locktime for linux-x64, linux-arm64
+#                 and win-x64, LICENSE and third-party notices (nuget/)
 #   make fuzz     run every fuzz target for FUZZ_SECONDS seconds each (docs/TESTING.md)
 #   make bench    benchmarks: weave speed against Mono.Cecil, build overhead, run-time cost (BENCHMARKS.md)
 
@@ -23,7 +24,9 @@ HDRS    := $(wildcard weaver/*/*.h)
 UNIT    := $(sort $(wildcard tests/unit/test_*.c))
 TOOLS   := $(sort $(wildcard tests/tools/*.c))
 
-DEB_PKGS := gcc make pkg-config libzip-dev libmxml-dev zlib1g-dev libmbedtls-dev libcmocka-dev mono-devel mono-utils mono-xbuild clang libclang-rt-dev strace cmake dpkg-dev unzip python3
+DEB_PKGS := gcc make pkg-config libzip-dev libmxml-dev zlib1g-dev libmbedtls-dev libcmocka-dev mono-devel mono-utils mono-xbuild clang libclang-rt-dev strace cmake dpkg-dev unzip python3 \
+	file gcc-aarch64-linux-gnu libc6-dev-arm64-cross libmxml-dev:arm64 zlib1g-dev:arm64 libmbedtls-dev:arm64 \
+	gcc-mingw-w64-x86-64 mingw-w64-x86-64-dev qemu-user-static wine wine64
 
 all: build/locktime runtime
 
@@ -43,7 +46,7 @@ build/runtime_template.c: $(RUNTIME_DLL) weaver/runtime/embed.py
 runtime: build/runtime_template.c
 
 build/locktime: $(LIB_SRC) $(CLI_SRC) $(HDRS) | build
-	$(CC) $(WARN) $(CFLAGS) $(INC) -o $@ $(LIB_SRC) $(CLI_SRC) $(LIBS)
+	$(CC) $(WARN) $(CFLAGS) $(INC) -o $@ $(LIB_SRC) $(CLI_SRC) $(LDFLAGS) $(LIBS)
 
 # The library built once with AddressSanitizer and UndefinedBehaviorSanitizer; the tool and every
 # test program link it (each object is compiled once, not once per test).
@@ -140,8 +143,19 @@ $(foreach r,$(RIDS),$(eval $(call STATIC_TOOL,$(r))))
 # Every binary, for the tests that run them (tests/integration/hosts.sh).
 static-tools: $(TOOLS_ALL)
 
-$(PACKAGE): $(TOOLS_ALL) nuget/LockTime.nuspec nuget/README.md LICENSE nuget/THIRD-PARTY-NOTICES.txt $(wildcard msbuild/*)
-	dotnet pack nuget/LockTime.nuspec -o build -p:version=$(VERSION) \
+# The package's notices: ours (nuget/THIRD-PARTY-NOTICES.txt), then the licence texts and Debian's
+# copyright files of what the binaries link (the packages `make deps` installs).
+NOTICES := build/package/THIRD-PARTY-NOTICES.txt
+NOTICE_FILES := /usr/share/common-licenses/Apache-2.0 /usr/share/common-licenses/LGPL-2.1 \
+	$(foreach p,libzip4 zlib1g libmxml1 libmbedcrypto7 libc6 libgcc-s1 mingw-w64-x86-64-dev,/usr/share/doc/$(p)/copyright)
+
+$(NOTICES): nuget/THIRD-PARTY-NOTICES.txt
+	@mkdir -p $(dir $@)
+	{ cat $<; for f in $(NOTICE_FILES); do printf '\n\n==== %s\n\n' "$$f"; cat "$$f" || exit 1; done; } >$@.tmp
+	mv $@.tmp $@
+
+$(PACKAGE): $(TOOLS_ALL) $(NOTICES) nuget/LockTime.nuspec nuget/README.md LICENSE $(wildcard msbuild/*)
+	dotnet pack nuget/LockTime.nuspec -o build -p:version=$(VERSION) -p:notices="$(CURDIR)/$(NOTICES)" \
 		$(foreach r,$(RIDS),-p:tool_$(subst -,_,$(r))="$(CURDIR)/$(TOOL_$(r))")
 
 package: $(PACKAGE)
@@ -161,10 +175,16 @@ bench: build/locktime
 	bash bench/run.sh $(BENCH_PARTS)
 
 deps:
-	@missing=$$(for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	@native=$$(dpkg --print-architecture); \
+	missing=$$(for p in $(DEB_PKGS); do case $$p in \
+		*:*) dpkg -s $$p >/dev/null 2>&1 ;; \
+		*) dpkg-query -W -f='$${db:Status-Abbrev}$${Architecture}\n' $$p 2>/dev/null | grep -qE "^ii *($$native|all)$$" ;; \
+		esac || echo $$p; done); \
 	if [ -z "$$missing" ]; then echo "all build and test dependencies are installed"; \
-	elif [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
-	else echo "run as root:  apt-get update && apt-get install -y $$missing"; exit 1; fi
+	elif [ "$$(id -u)" = 0 ]; then \
+		{ dpkg --print-foreign-architectures | grep -qx arm64 || dpkg --add-architecture arm64; } && \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	else echo "run as root:  dpkg --add-architecture arm64 && apt-get update && apt-get install -y $$missing"; exit 1; fi
 
 clean:
 	rm -rf build

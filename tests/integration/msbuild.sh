@@ -37,12 +37,24 @@ check "ltcheck builds" tools_build || exit 1
 
 package_files() {
 	unzip -Z1 "$NUPKG" | grep -vE '^(_rels/|package/|\[Content_Types\]\.xml$|LockTime\.nuspec$)' | LC_ALL=C sort >"$LT_TMP/files"
-	printf '%s\n' README.md build/LockTime.Packages.targets build/LockTime.props build/LockTime.targets tools/linux-x64/locktime | diff - "$LT_TMP/files"
+	printf '%s\n' LICENSE README.md THIRD-PARTY-NOTICES.txt build/LockTime.Host.targets build/LockTime.Host.xbuild.targets \
+		build/LockTime.Packages.targets build/LockTime.props build/LockTime.targets tools/linux-arm64/locktime \
+		tools/linux-x64/locktime tools/win-x64/locktime.exe | diff - "$LT_TMP/files"
+}
+notices() { # THIRD-PARTY-NOTICES.txt names every library linked, and holds the licence texts it points to
+	unzip -p "$NUPKG" THIRD-PARTY-NOTICES.txt >"$LT_TMP/notices" || return 1
+	for name in libzip zlib Mini-XML 'Mbed TLS' 'GNU C Library' mingw-w64 'Apache License' \
+		'GNU LESSER GENERAL PUBLIC LICENSE' 'ZPL-2.1' 'Dieter Baron' 'Jean-loup Gailly'; do
+		grep -qF "$name" "$LT_TMP/notices" || { echo "no $name"; return 1; }
+	done
 }
 nuspec_has() { # PATTERN
 	unzip -p "$NUPKG" LockTime.nuspec | grep -qF "$1"
 }
-check "package: build/ props and targets, tools/linux-x64/locktime, README" package_files
+check "package: build/ props and targets, tools/{linux-x64,linux-arm64,win-x64}, LICENSE, notices, README" package_files
+check "package: MIT licence expression" nuspec_has '<license type="expression">MIT</license>'
+check "package: LICENSE is the repository's" cmp <(unzip -p "$NUPKG" LICENSE) "$LT_ROOT/LICENSE"
+check "package: THIRD-PARTY-NOTICES.txt covers libzip, zlib, Mini-XML, Mbed TLS, the C runtimes" notices
 check "package: version $VERSION from cli.h" nuspec_has "<version>$VERSION</version>"
 check "package: developmentDependency" nuspec_has "<developmentDependency>true</developmentDependency>"
 check "package: its locktime is the static build" cmp <(unzip -p "$NUPKG" tools/linux-x64/locktime) "$STATIC"
@@ -205,10 +217,6 @@ console_errors() {
 	check "error: the corrupt assembly was not copied to bin/" is_woven "$cbin/ConsoleApp.dll"
 	check "error: the next build tries again, and fails again" \
 		fails "$LT_TMP/e2.log" 'ConsoleApp\.dll : error LT0[0-9][0-9]: ' build "$c"
-	mkdir -p "$LT_TMP/fakebin"
-	printf '#!/bin/sh\necho Darwin arm64\n' >"$LT_TMP/fakebin/uname"
-	chmod +x "$LT_TMP/fakebin/uname"
-	PATH="$LT_TMP/fakebin:$PATH" check "error: unsupported host: one error LT100" one_error "$LT_TMP/e3.log" 'error LT100: ' build "$c"
 	touch "$c/Program.cs"
 	check "error: a compile fixes it" dn "$LT_TMP/e4.log" build "$c" -v:n
 	check "error: a compile fixes it: woven once" woven_times "$LT_TMP/e4.log" 1
@@ -329,3 +337,67 @@ shell_chars() {
 	reports "$LT_TMP/out \$HOME.log" Program::Slow
 }
 check "console: a project path with \$HOME and a backtick, an output path with \$: passed as data, never run" shell_chars
+
+winroot() { # PATH: its name under wine (Z: is /), with "\"
+	printf 'Z:%s' "$1" | tr '/' '\\'
+}
+# The weaver for each host (LockTimeHostRid drives every branch here). The package's linux-arm64 and
+# win-x64 binaries are wrapped, in this run's extracted copy of the package, by scripts that run them
+# under qemu-user and wine, so each really weaves; each build's log names the binary picked.
+host_rids() {
+	local h=$work/Hosts/ConsoleApp tools=$NUGET_PACKAGES/locktime/$VERSION/tools rid
+	local picked=$NUGET_PACKAGES/locktime/$VERSION/build/../tools # as the targets name it
+	mkdir -p "$work/Hosts" "$LT_TMP/onpath"
+	cp -r "$c" "$work/Hosts/"
+	rm -rf "$h/bin" "$h/obj"
+	mv "$tools/linux-arm64/locktime" "$tools/linux-arm64/locktime.real"
+	printf '#!/bin/sh\nexec qemu-aarch64-static "$(dirname "$0")/locktime.real" "$@"\n' >"$tools/linux-arm64/locktime"
+	mv "$tools/win-x64/locktime.exe" "$tools/win-x64/locktime.exe.real"
+	printf '#!/bin/sh\nWINEDEBUG=-all WINEPREFIX="%s" exec wine "$(dirname "$0")/locktime.exe.real" "$@"\n' "$LT_BUILD/wine" \
+		>"$tools/win-x64/locktime.exe" # made executable by the targets' chmod, as NuGet leaves it
+	check "hosts: restore" dn "$LT_TMP/h0.log" restore "$h"
+	picks() { # RID BINARY: a build for RID runs BINARY, weaves once, and the program reports
+		dn "$LT_TMP/h-$1.log" build "$h" -v:n -p:LockTimeHostRid="$1" || return 1
+		grep -F "LockTime: host $1, weaver $2" "$LT_TMP/h-$1.log" || { grep -F 'LockTime: host' "$LT_TMP/h-$1.log"; return 1; }
+		woven_times "$LT_TMP/h-$1.log" 1 && is_woven "$h/bin/Debug/net10.0/ConsoleApp.dll" &&
+			dotnet "$h/bin/Debug/net10.0/ConsoleApp.dll" 2>&1 >/dev/null | grep -q '^LockTime: Program::Slow'
+	}
+	check "hosts: linux-x64 runs tools/linux-x64/locktime" picks linux-x64 "$picked/linux-x64/locktime"
+	cp "$h/bin/Debug/net10.0/ConsoleApp.dll" "$LT_TMP/host-linux-x64.dll"
+	for rid in linux-arm64 win-x64; do
+		local exe=locktime
+		[ "$rid" = win-x64 ] && exe=locktime.exe
+		check "hosts: $rid runs tools/$rid/$exe (qemu-user or wine)" picks "$rid" "$picked/$rid/$exe"
+		check "hosts: $rid: the woven assembly is linux-x64's, byte for byte" cmp "$LT_TMP/host-linux-x64.dll" "$h/bin/Debug/net10.0/ConsoleApp.dll"
+	done
+	check "hosts: win-arm64 runs the win-x64 binary" picks win-arm64 "$picked/win-x64/locktime.exe"
+	un_woven() { # a host with no binary in the package and none on PATH: warning LT106, a successful un-woven build
+		PATH=$(dirname "$(command -v dotnet)"):/usr/bin:/bin dn "$LT_TMP/h-osx.log" build "$h" -v:n -p:LockTimeHostRid=osx-arm64 || return 1
+		grep -qE 'warning LT106: LockTime: not woven on this host \(osx-arm64\)' "$LT_TMP/h-osx.log" &&
+			grep -qE '^ +0 Error\(s\)' "$LT_TMP/h-osx.log" && woven_times "$LT_TMP/h-osx.log" 0 &&
+			not_woven "$h/bin/Debug/net10.0/ConsoleApp.dll"
+	}
+	check "hosts: osx-arm64 with no locktime on PATH: warning LT106, the build succeeds un-woven" un_woven
+	ln -sf "$STATIC" "$LT_TMP/onpath/locktime"
+	PATH="$LT_TMP/onpath:$PATH" check "hosts: osx-arm64 with a locktime on PATH: woven by it" picks osx-arm64 locktime
+	# The cmd.exe form of the command (what Exec runs on Windows), run as Exec runs it there (a .cmd file,
+	# cmd /Q /D /C) by wine's cmd.exe: paths with spaces, &, ( ), !, ^ and non-ASCII letters reach
+	# locktime through the environment and the response file. (Not %: wine's cmd expands a %NAME% inside
+	# an expanded value again, which Windows' does not.)
+	cmd_form() {
+		local text d="$LT_TMP/cmd a&b (x) !y! ^z é"
+		text=$(dotnet msbuild "$h" "${DOTNET_OPTS[@]}" -getProperty:_LockTimeRunCommand -p:OS=Windows_NT) || return 1
+		text=$(printf '%s' "$text" | tr -d '\r' | sed -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//')
+		printf 'command: %q\n' "$text"
+		[ "$text" = '"%_LT_EXE%" @"%_LT_ARGS%"' ] || return 1
+		mkdir -p "$d"
+		cp /usr/lib/mono/4.5/System.dll "$d/in.dll"
+		printf 'weave\n-o\n%s\n%s\n' "$(winroot "$d/out.dll")" "$(winroot "$d/in.dll")" >"$d/args"
+		printf '%s\r\n' "$text" >"$d/exec.cmd"
+		_LT_EXE=$(winroot "$tools/win-x64/locktime.exe.real") _LT_ARGS=$(winroot "$d/args") WINEDEBUG=-all \
+			WINEPREFIX="$LT_BUILD/wine" wine cmd /Q /D /C "$(winroot "$d/exec.cmd")" || return 1
+		"$STATIC" weave -q -o "$d/expected.dll" "$d/in.dll" && cmp "$d/expected.dll" "$d/out.dll"
+	}
+	check "hosts: the cmd.exe command text runs under wine's cmd.exe, paths with & ( ) ! ^ é as data" cmd_form
+}
+host_rids
