@@ -353,9 +353,13 @@ host_rids() {
 	mv "$tools/linux-arm64/locktime" "$tools/linux-arm64/locktime.real"
 	printf '#!/bin/sh\nexec qemu-aarch64-static "$(dirname "$0")/locktime.real" "$@"\n' >"$tools/linux-arm64/locktime"
 	mv "$tools/win-x64/locktime.exe" "$tools/win-x64/locktime.exe.real"
-	printf '#!/bin/sh\nWINEDEBUG=-all WINEPREFIX="%s" exec wine "$(dirname "$0")/locktime.exe.real" "$@"\n' "$LT_BUILD/wine" \
+	printf '#!/bin/sh\nWINEDEBUG=-all WINEPREFIX="%s" exec wine "$(dirname "$0")/locktime.exe.real" "$@"\n' "$LT_BUILD/msbuild/wine" \
 		>"$tools/win-x64/locktime.exe" # made executable by the targets' chmod, as NuGet leaves it
 	check "hosts: restore" dn "$LT_TMP/h0.log" restore "$h"
+	# One wine server and its services for the builds below, started with no pipe of theirs open (Exec
+	# would wait for wine's services to close it), stopped at the end.
+	export WINEPREFIX=$LT_BUILD/msbuild/wine WINEDEBUG=-all
+	wineserver -p </dev/null >/dev/null 2>&1 && wine wineboot </dev/null >/dev/null 2>&1
 	picks() { # RID BINARY: a build for RID runs BINARY, weaves once, and the program reports
 		dn "$LT_TMP/h-$1.log" build "$h" -v:n -p:LockTimeHostRid="$1" || return 1
 		grep -F "LockTime: host $1, weaver $2" "$LT_TMP/h-$1.log" || { grep -F 'LockTime: host' "$LT_TMP/h-$1.log"; return 1; }
@@ -393,11 +397,12 @@ host_rids() {
 		mkdir -p "$d"
 		cp /usr/lib/mono/4.5/System.dll "$d/in.dll"
 		printf 'weave\n-o\n%s\n%s\n' "$(winroot "$d/out.dll")" "$(winroot "$d/in.dll")" >"$d/args"
-		printf '%s\r\n' "$text" >"$d/exec.cmd"
+		printf '%s\r\n' "$text" >"$LT_TMP/exec.cmd" # Exec's is in %TEMP%
 		_LT_EXE=$(winroot "$tools/win-x64/locktime.exe.real") _LT_ARGS=$(winroot "$d/args") WINEDEBUG=-all \
-			WINEPREFIX="$LT_BUILD/wine" wine cmd /Q /D /C "$(winroot "$d/exec.cmd")" || return 1
+			WINEPREFIX="$LT_BUILD/msbuild/wine" wine cmd /Q /D /C "$(winroot "$LT_TMP/exec.cmd")" || return 1
 		"$STATIC" weave -q -o "$d/expected.dll" "$d/in.dll" && cmp "$d/expected.dll" "$d/out.dll"
 	}
 	check "hosts: the cmd.exe command text runs under wine's cmd.exe, paths with & ( ) ! ^ é as data" cmd_form
+	wineserver -k 2>/dev/null
 }
 host_rids

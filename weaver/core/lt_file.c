@@ -4,6 +4,7 @@
 #include "lt_file.h"
 #include "lt_file_int.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 int lt_file_write_atomic(const char *path, const uint8_t *data, size_t size)
@@ -22,6 +23,16 @@ int lt_file_write_atomic_v(const char *path, const struct lt_iov *parts, size_t 
 		lt_file_sync_folder(staged.path);
 	lt_file_discard(&staged);
 	return rc;
+}
+
+void lt_file_discard(struct lt_file_staged *s)
+{
+	if (s->tmp)
+		lt_file_remove(s->tmp);
+	free(s->tmp);
+	free(s->path);
+	s->tmp = NULL;
+	s->path = NULL;
 }
 
 int lt_file_is_temp_of(const char *name, const char *base, size_t base_len)

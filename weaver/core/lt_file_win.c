@@ -360,16 +360,6 @@ void lt_file_sync_folder(const char *path)
 {
 }
 
-void lt_file_discard(struct lt_file_staged *s)
-{
-	if (s->tmp)
-		lt_file_remove(s->tmp);
-	free(s->tmp);
-	free(s->path);
-	s->tmp = NULL;
-	s->path = NULL;
-}
-
 int lt_file_clean_temps(const char *path)
 {
 	size_t dir_len = lt_path_dir_len(path), base_len = strlen(path + dir_len);
