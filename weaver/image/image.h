@@ -97,6 +97,11 @@ int img_set_debug_data(struct img *img, uint32_t index, const uint8_t *data, siz
  * the token's 24 bits. */
 int img_string_token(struct img *img, const char *s, uint32_t *out);
 
+/* The ldstr token of the UTF-16 code units units[0..n) (a string copied
+ * from another image's #US), added as img_string_token adds.  Returns 0, or
+ * -1 with LT_E_NOMEM, LT_E_LIMIT. */
+int img_us_token(struct img *img, const uint16_t *units, uint32_t n, uint32_t *out);
+
 /* An output range whose bytes differ from the base layout: an owned copy,
  * patched (the headers, the CLI header, debug entries, import and
  * relocation fields). */

@@ -15,7 +15,6 @@ int img_string_token(struct img *img, const char *s, uint32_t *out)
 	const char *p = s;
 	size_t len = strlen(s), n = 0, used;
 	uint16_t *units = lt_malloc((len ? len : 1) * sizeof *units); /* UTF-16 never needs more units than UTF-8 bytes */
-	uint32_t ix;
 	int rc;
 
 	if (!units)
@@ -32,9 +31,16 @@ int img_string_token(struct img *img, const char *s, uint32_t *out)
 		}
 		p += used;
 	}
-	rc = md_add_us(&img->md, units, (uint32_t)n, &ix);
+	rc = img_us_token(img, units, (uint32_t)n, out);
 	free(units);
-	if (rc < 0)
+	return rc;
+}
+
+int img_us_token(struct img *img, const uint16_t *units, uint32_t n, uint32_t *out)
+{
+	uint32_t ix;
+
+	if (md_add_us(&img->md, units, n, &ix) < 0)
 		return -1;
 	if (ix > 0xFFFFFF)
 		return lt_error_set(LT_E_LIMIT, "#US heap past 16 MiB: string token cannot address index 0x%x (III.1.9)", ix);

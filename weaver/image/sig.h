@@ -240,6 +240,22 @@ int sig_method_stack_effect(const uint8_t *p, size_t len, uint32_t *nparams,
 int sig_locals_append(const uint8_t *p, size_t len, const uint8_t *new_types, size_t new_len,
 		      uint32_t n_new, struct lt_buf *out, uint16_t *first_new_index);
 
+/* ---- Re-mapping (sig_remap.c) ---- */
+
+/* Gives the token that stands for `token` (a TypeDef, TypeRef or TypeSpec
+ * token of a signature) in *out.  Returns 0, or -1 with the error set. */
+typedef int (*sig_token_map_fn)(void *ctx, uint32_t token, uint32_t *out);
+
+/* Re-encode the signature blob p[0..len) into out with every
+ * TypeDefOrRefOrSpecEncoded token (II.23.2.8: CLASS, VALUETYPE, GENERICINST,
+ * custom modifiers, at any depth, in FNPTR signatures too) replaced by fn's:
+ * for copying a signature from one image into another.  The kind is told by
+ * the first byte (II.23.2.1-6, II.23.2.15: field, locals, MethodSpec
+ * instantiation, property, else a method), or is a TypeSpec blob
+ * (II.23.2.14) when `typespec`.  Returns 0, or -1 with the decoders' and
+ * encoders' errors, or fn's. */
+int sig_remap(const uint8_t *p, size_t len, int typespec, sig_token_map_fn fn, void *ctx, struct lt_buf *out);
+
 /* ---- Text (sig_print.c) ---- */
 
 /* Print a type / method signature in ilasm-like text for messages and tests,

@@ -102,6 +102,11 @@ void em_i4(struct em *e, int32_t v)
 		op_i(e, IL_LDC_I4, v);
 }
 
+void em_i8(struct em *e, int64_t v)
+{
+	op_i(e, IL_LDC_I8, v);
+}
+
 void em_r8(struct em *e, double v)
 {
 	struct il_instr *in = push(e, IL_LDC_R8);

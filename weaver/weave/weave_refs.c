@@ -104,20 +104,156 @@ enum { ACCESS_ASSEMBLY = 3, ACCESS_FAMORASSEM = 5, ACCESS_PUBLIC = 6 };
 static const uint8_t ecma_token[8] = { 0xB7, 0x7A, 0x5C, 0x56, 0x19, 0x34, 0xE0, 0x89 };
 static const uint8_t msft_token[8] = { 0xB0, 0x3F, 0x5F, 0x7F, 0x11, 0xD5, 0x0A, 0x3A };
 
+/* Where a framework puts a type that is not in its base assembly: the
+ * assembly defining (or forwarding) it, and one used instead when the target
+ * already references it (an older facade that still forwards it). */
+struct home {
+	const char *ns, *name;
+	const char *home;
+	const char *legacy;
+};
+
+static const struct home mscorlib_homes[] = {
+	{ "System.Diagnostics", "Stopwatch", "System", NULL },
+	{ "System.Collections.Generic", "Queue`1", "System", NULL },
+	{ "System.Collections.Generic", "Stack`1", "System", NULL },
+	{ "System.Collections.Generic", "LinkedList`1", "System", NULL },
+	{ "System.Collections.Generic", "SortedDictionary`2", "System", NULL },
+	{ "System.Collections.Generic", "HashSet`1", "System.Core", NULL },
+};
+
+/* .NET's reference assemblies (ref/net10.0; the runtime's implementation
+ * assembly of each name forwards the type): the types LockTime's helper and
+ * run-time use, each in System.Runtime (home NULL) or in the assembly named.
+ * A type not listed is an error without --reference: placing it in
+ * System.Runtime by guess would fail only when the program runs. */
+static const struct home runtime_homes[] = {
+	{ "System", "Action", NULL, NULL },
+	{ "System", "Action`1", NULL, NULL },
+	{ "System", "Action`2", NULL, NULL },
+	{ "System", "AppDomain", NULL, NULL },
+	{ "System", "ArgumentException", NULL, NULL },
+	{ "System", "ArgumentNullException", NULL, NULL },
+	{ "System", "ArgumentOutOfRangeException", NULL, NULL },
+	{ "System", "Array", NULL, NULL },
+	{ "System", "Boolean", NULL, NULL },
+	{ "System", "Byte", NULL, NULL },
+	{ "System", "Char", NULL, NULL },
+	{ "System.Collections.Generic", "ICollection`1", NULL, NULL },
+	{ "System.Collections.Generic", "IComparer`1", NULL, NULL },
+	{ "System.Collections.Generic", "IEnumerable`1", NULL, NULL },
+	{ "System.Collections.Generic", "IEnumerator`1", NULL, NULL },
+	{ "System.Collections.Generic", "IEqualityComparer`1", NULL, NULL },
+	{ "System.Collections.Generic", "IList`1", NULL, NULL },
+	{ "System.Collections.Generic", "KeyValuePair`2", NULL, NULL },
+	{ "System.Collections", "IEnumerable", NULL, NULL },
+	{ "System.Collections", "IEnumerator", NULL, NULL },
+	{ "System", "Comparison`1", NULL, NULL },
+	{ "System", "DateTime", NULL, NULL },
+	{ "System", "Decimal", NULL, NULL },
+	{ "System", "Delegate", NULL, NULL },
+	{ "System.Diagnostics", "DebuggerHiddenAttribute", NULL, NULL },
+	{ "System.Diagnostics", "DebuggerNonUserCodeAttribute", NULL, NULL },
+	{ "System", "Double", NULL, NULL },
+	{ "System", "Enum", NULL, NULL },
+	{ "System", "EventArgs", NULL, NULL },
+	{ "System", "EventHandler", NULL, NULL },
+	{ "System", "Exception", NULL, NULL },
+	{ "System", "FormatException", NULL, NULL },
+	{ "System", "Func`1", NULL, NULL },
+	{ "System", "Func`2", NULL, NULL },
+	{ "System", "Func`3", NULL, NULL },
+	{ "System", "GC", NULL, NULL },
+	{ "System.Globalization", "CultureInfo", NULL, NULL },
+	{ "System.Globalization", "NumberStyles", NULL, NULL },
+	{ "System", "Guid", NULL, NULL },
+	{ "System", "IDisposable", NULL, NULL },
+	{ "System", "IFormatProvider", NULL, NULL },
+	{ "System.IO", "Directory", NULL, NULL },
+	{ "System.IO", "FileAccess", NULL, NULL },
+	{ "System.IO", "FileMode", NULL, NULL },
+	{ "System.IO", "FileShare", NULL, NULL },
+	{ "System.IO", "FileStream", NULL, NULL },
+	{ "System.IO", "IOException", NULL, NULL },
+	{ "System.IO", "Path", NULL, NULL },
+	{ "System.IO", "Stream", NULL, NULL },
+	{ "System.IO", "StreamWriter", NULL, NULL },
+	{ "System.IO", "TextWriter", NULL, NULL },
+	{ "System", "Int16", NULL, NULL },
+	{ "System", "Int32", NULL, NULL },
+	{ "System", "Int64", NULL, NULL },
+	{ "System", "IntPtr", NULL, NULL },
+	{ "System", "InvalidOperationException", NULL, NULL },
+	{ "System", "Math", NULL, NULL },
+	{ "System", "MulticastDelegate", NULL, NULL },
+	{ "System", "NotSupportedException", NULL, NULL },
+	{ "System", "Nullable`1", NULL, NULL },
+	{ "System", "Object", NULL, NULL },
+	{ "System.Reflection", "Assembly", NULL, NULL },
+	{ "System.Reflection", "BindingFlags", NULL, NULL },
+	{ "System.Reflection", "MemberInfo", NULL, NULL },
+	{ "System.Reflection", "MethodBase", NULL, NULL },
+	{ "System.Reflection", "MethodInfo", NULL, NULL },
+	{ "System.Reflection", "PropertyInfo", NULL, NULL },
+	{ "System.Runtime.CompilerServices", "CompilerGeneratedAttribute", NULL, NULL },
+	{ "System.Runtime.CompilerServices", "IsVolatile", NULL, NULL },
+	{ "System.Runtime.CompilerServices", "RuntimeHelpers", NULL, NULL },
+	{ "System", "RuntimeFieldHandle", NULL, NULL },
+	{ "System", "RuntimeMethodHandle", NULL, NULL },
+	{ "System", "RuntimeTypeHandle", NULL, NULL },
+	{ "System", "SByte", NULL, NULL },
+	{ "System", "Single", NULL, NULL },
+	{ "System", "String", NULL, NULL },
+	{ "System", "StringComparer", NULL, NULL },
+	{ "System", "StringComparison", NULL, NULL },
+	{ "System.Text", "Encoding", NULL, NULL },
+	{ "System.Text", "StringBuilder", NULL, NULL },
+	{ "System", "ThreadStaticAttribute", NULL, NULL },
+	{ "System", "TimeSpan", NULL, NULL },
+	{ "System", "Type", NULL, NULL },
+	{ "System", "UInt16", NULL, NULL },
+	{ "System", "UInt32", NULL, NULL },
+	{ "System", "UInt64", NULL, NULL },
+	{ "System", "UIntPtr", NULL, NULL },
+	{ "System", "ValueType", NULL, NULL },
+	{ "System", "Void", NULL, NULL },
+	{ "System", "Console", "System.Console", NULL },
+	{ "System.Threading", "Monitor", "System.Threading", NULL },
+	{ "System.Threading", "Interlocked", "System.Threading", NULL },
+	{ "System.Threading", "Volatile", "System.Threading", NULL },
+	{ "System.Threading", "Thread", "System.Threading.Thread", NULL },
+	{ "System.Threading", "ThreadStart", "System.Threading.Thread", NULL },
+	{ "System.Collections.Generic", "Dictionary`2", "System.Collections", NULL },
+	{ "System.Collections.Generic", "List`1", "System.Collections", NULL },
+	{ "System.Collections.Generic", "Queue`1", "System.Collections", NULL },
+	{ "System.Collections.Generic", "Stack`1", "System.Collections", NULL },
+	{ "System.Collections.Generic", "HashSet`1", "System.Collections", NULL },
+	{ "System.Collections.Generic", "Comparer`1", "System.Collections", NULL },
+	{ "System.Collections.Generic", "EqualityComparer`1", "System.Collections", NULL },
+	{ "System.Collections.Concurrent", "ConcurrentQueue`1", "System.Collections.Concurrent", NULL },
+	{ "System.Collections.Concurrent", "ConcurrentDictionary`2", "System.Collections.Concurrent", NULL },
+	{ "System.Text", "UTF8Encoding", "System.Text.Encoding.Extensions", NULL },
+	{ "System.Diagnostics", "Stopwatch", NULL, "System.Runtime.Extensions" },
+	{ "System", "Environment", NULL, "System.Runtime.Extensions" },
+	{ "System.IO", "File", NULL, "System.IO.FileSystem" },
+};
+
+static const struct home corelib_homes[] = {
+	{ "System", "Console", "System.Console", NULL },
+};
+
 /* A framework, told by the AssemblyRef named `base`: where each type lives. */
 static const struct family {
 	const char *base;
-	const char *home[WT_COUNT];   /* the assembly defining the type; NULL: base */
-	const char *legacy[WT_COUNT]; /* used instead when the target already references it */
+	const struct home *homes;     /* types outside base */
+	size_t nhomes;
 	const uint8_t *token;         /* token of new AssemblyRefs; NULL: base's */
+	int listed_only;              /* a type not in homes is an error, not base's */
 } families[] = {
-	{ "mscorlib", .home = { [WT_STOPWATCH] = "System" }, .token = ecma_token },
-	{ "netstandard", .home = { 0 } },
-	{ "System.Runtime",
-	  .home = { [WT_CONSOLE] = "System.Console", [WT_MONITOR] = "System.Threading" },
-	  .legacy = { [WT_STOPWATCH] = "System.Runtime.Extensions", [WT_ENVIRONMENT] = "System.Runtime.Extensions",
-		      [WT_FILE] = "System.IO.FileSystem" } },
-	{ "System.Private.CoreLib", .home = { [WT_CONSOLE] = "System.Console" }, .token = msft_token },
+	{ "mscorlib", mscorlib_homes, sizeof mscorlib_homes / sizeof mscorlib_homes[0], ecma_token, 0 },
+	{ "netstandard", NULL, 0, NULL, 0 },
+	{ "System.Runtime", runtime_homes, sizeof runtime_homes / sizeof runtime_homes[0], NULL, 1 },
+	{ "System.Private.CoreLib", corelib_homes, sizeof corelib_homes / sizeof corelib_homes[0], msft_token, 0 },
 };
 
 /* An assembly to reference: what an AssemblyRef row copies (II.22.5). */
@@ -139,7 +275,7 @@ struct ref_asm {
 	const char *name;
 };
 
-struct ctx {
+struct wref_ctx {
 	struct img *img;
 	struct md_image *md;
 	const struct weave_opts *opts;
@@ -162,21 +298,31 @@ static int cell_blob(const struct md_image *md, enum md_table_id t, uint32_t row
 	return md_blob(md, md_get(md, t, row, col), out, len);
 }
 
+/* Whether TypeDef or TypeRef row r (both: Name, then Namespace, II.22.37-38)
+ * is ns.name: 1, 0, or -1 on malformed strings. */
+static int type_named(const struct md_image *md, enum md_table_id t, uint32_t r, const char *ns, const char *name)
+{
+	const char *n, *s;
+
+	_Static_assert((int)MD_TYPEDEF_NAME == (int)MD_TYPEREF_NAME && (int)MD_TYPEDEF_NAMESPACE == (int)MD_TYPEREF_NAMESPACE,
+		       "TypeDef and TypeRef name columns");
+	if (cell_string(md, t, r, MD_TYPEREF_NAME, &n) < 0 || cell_string(md, t, r, MD_TYPEREF_NAMESPACE, &s) < 0)
+		return -1;
+	return strcmp(n, name) == 0 && strcmp(s, ns) == 0;
+}
+
 /* A public top-level TypeDef ns.name (II.23.1.15: visibility Public):
  * 1 with *row, 0 when there is none, -1 on malformed strings. */
 static int find_typedef(const struct md_image *md, const char *ns, const char *name, uint32_t *row)
 {
-	const char *n, *s;
-
 	for (uint32_t r = 1; r <= md_rows(md, MD_TYPEDEF); r++) {
+		int named;
+
 		if ((md_get(md, MD_TYPEDEF, r, MD_TYPEDEF_FLAGS) & 0x7) != 0x1)
 			continue;
-		if (cell_string(md, MD_TYPEDEF, r, MD_TYPEDEF_NAME, &n) < 0 ||
-		    cell_string(md, MD_TYPEDEF, r, MD_TYPEDEF_NAMESPACE, &s) < 0)
-			return -1;
-		if (strcmp(n, name) == 0 && strcmp(s, ns) == 0) {
+		if ((named = type_named(md, MD_TYPEDEF, r, ns, name)) != 0) {
 			*row = r;
-			return 1;
+			return named;
 		}
 	}
 	return 0;
@@ -232,7 +378,7 @@ static int scope_of_assembly(const struct md_image *md, struct scope *s)
 
 /* The target's AssemblyRef for s: an existing one of the same name, else a
  * new row with s's version and culture and the token of s's key. */
-static int assemblyref_for(struct ctx *c, const struct scope *s, uint32_t *out_tok)
+static int assemblyref_for(struct wref_ctx *c, const struct scope *s, uint32_t *out_tok)
 {
 	uint32_t row, cells[MD_ASSEMBLYREF_COLS] = { 0 };
 	uint8_t token[8];
@@ -281,7 +427,7 @@ static int read_ref(const struct weave_ref *ref, struct ref_asm *r)
 	return cell_string(&r->md, MD_ASSEMBLY, 1, MD_ASSEMBLY_NAME, &r->name);
 }
 
-static int load_refs(struct ctx *c)
+static int load_refs(struct wref_ctx *c)
 {
 	c->refs = lt_calloc(c->opts->nrefs, sizeof *c->refs);
 	if (!c->refs)
@@ -294,7 +440,7 @@ static int load_refs(struct ctx *c)
 	return 0;
 }
 
-static void free_refs(struct ctx *c)
+static void free_refs(struct wref_ctx *c)
 {
 	for (size_t i = 0; i < c->nrefs; i++) {
 		md_free(&c->refs[i].md);
@@ -307,9 +453,8 @@ static void free_refs(struct ctx *c)
  * a TypeDef in an assembly the target references; a forwarder there (the
  * runtime follows it); a TypeDef anywhere; a forwarder anywhere, whose
  * own target is then the scope. */
-static int scope_in_refs(struct ctx *c, enum wref_type t, uint32_t *out_tok)
+static int scope_in_refs(struct wref_ctx *c, const char *ns, const char *name, uint32_t *out_tok)
 {
-	const struct type_info *ti = &types[t];
 
 	for (unsigned pass = 0; pass < 4; pass++) {
 		int need_referenced = pass < 2, forwarder = pass & 1;
@@ -323,8 +468,8 @@ static int scope_in_refs(struct ctx *c, enum wref_type t, uint32_t *out_tok)
 				return -1;
 			if ((need_referenced && !referenced) || strcasecmp(c->refs[i].name, c->own_name) == 0)
 				continue;
-			found = forwarder ? find_forwarder(rmd, ti->ns, ti->name, &asmref)
-					  : find_typedef(rmd, ti->ns, ti->name, &row);
+			found = forwarder ? find_forwarder(rmd, ns, name, &asmref)
+					  : find_typedef(rmd, ns, name, &row);
 			if (found < 0)
 				return lt_error_prefix("reference %s: ", c->opts->refs[i].path);
 			if (!found)
@@ -335,27 +480,64 @@ static int scope_in_refs(struct ctx *c, enum wref_type t, uint32_t *out_tok)
 			return assemblyref_for(c, &s, out_tok);
 		}
 	}
-	return lt_error_set(LT_E_WEAVE, "%s.%s: no reference assembly defines or forwards it", ti->ns, ti->name);
+	return lt_error_set(LT_E_WEAVE, "%s.%s: no reference assembly defines or forwards it", ns, name);
 }
 
-/* The scope of type t in the target's framework (c->family). */
-static int scope_in_family(struct ctx *c, enum wref_type t, uint32_t *out_tok)
+/* The AssemblyRef of a TypeRef ns.name the target has already (its compiler
+ * knew where the type lives): 1 with *out_tok, 0 when none, -1. */
+static int referenced_scope(const struct md_image *md, const char *ns, const char *name, uint32_t *out_tok)
+{
+	uint32_t scope;
+
+	for (uint32_t r = 1; r <= md_rows(md, MD_TYPEREF); r++) {
+		int named;
+
+		if (md_coded_decode(MD_CI_RESOLUTIONSCOPE, md_get(md, MD_TYPEREF, r, MD_TYPEREF_RESOLUTIONSCOPE), &scope) < 0)
+			return -1;
+		if (md_token_table(scope) != MD_ASSEMBLYREF || md_token_row(scope) == 0 ||
+		    md_token_row(scope) > md_rows(md, MD_ASSEMBLYREF))
+			continue;
+		if ((named = type_named(md, MD_TYPEREF, r, ns, name)) != 0) {
+			*out_tok = scope;
+			return named;
+		}
+	}
+	return 0;
+}
+
+/* The scope of type ns.name in the target's framework (c->family): the one
+ * of a TypeRef the target has, else where the family puts it. */
+static int scope_in_family(struct wref_ctx *c, const char *ns, const char *name, uint32_t *out_tok)
 {
 	const struct family *f = c->family;
-	const char *home = f->home[t] ? f->home[t] : f->base;
+	const char *home = f->base;
 	uint32_t row;
 	struct scope s;
 	int found;
+	size_t i;
 
-	if (f->legacy[t]) {
-		if ((found = md_find_assemblyref(c->md, f->legacy[t], &row)) < 0)
-			return -1;
-		if (found)
-			home = f->legacy[t];
+	if ((found = referenced_scope(c->md, ns, name, out_tok)) != 0)
+		return found < 0 ? -1 : 0;
+	for (i = 0; i < f->nhomes; i++) {
+		const struct home *h = &f->homes[i];
+
+		if (strcmp(h->ns, ns) || strcmp(h->name, name))
+			continue;
+		if (h->home)
+			home = h->home;
+		if (h->legacy) {
+			if ((found = md_find_assemblyref(c->md, h->legacy, &row)) < 0)
+				return -1;
+			if (found)
+				home = h->legacy;
+		}
+		break;
 	}
+	if (i == f->nhomes && f->listed_only)
+		return lt_error_set(LT_E_WEAVE, "%s.%s: LockTime does not know which %s assembly holds it "
+				    "(pass the reference assemblies: --reference)", ns, name, f->base);
 	if (strcasecmp(home, c->own_name) == 0)
-		return lt_error_set(LT_E_WEAVE, "the target is %s but does not define %s.%s publicly", home,
-				    types[t].ns, types[t].name);
+		return lt_error_set(LT_E_WEAVE, "the target is %s but does not define %s.%s publicly", home, ns, name);
 	if (scope_of_assemblyref(c->md, c->family_row, &s) < 0)
 		return -1;
 	s.name = home;
@@ -367,10 +549,10 @@ static int scope_in_family(struct ctx *c, enum wref_type t, uint32_t *out_tok)
 	return assemblyref_for(c, &s, out_tok);
 }
 
-static int resolve_type(struct ctx *c, enum wref_type t, uint32_t *out)
+int wref_type(struct wref_ctx *c, const char *ns, const char *name, uint32_t *out)
 {
 	uint32_t row, scope;
-	int found = find_typedef(c->md, types[t].ns, types[t].name, &row);
+	int found = find_typedef(c->md, ns, name, &row);
 
 	if (found < 0)
 		return -1;
@@ -378,20 +560,30 @@ static int resolve_type(struct ctx *c, enum wref_type t, uint32_t *out)
 		*out = md_token(MD_TYPEDEF, row);
 		return 0;
 	}
+	if (c->corlib)
+		return lt_error_set(LT_E_WEAVE, "the target is a core library (it defines System.Object) without %s.%s",
+				    ns, name);
+	if ((c->nrefs ? scope_in_refs(c, ns, name, &scope) : scope_in_family(c, ns, name, &scope)) < 0)
+		return -1;
+	return md_typeref(c->md, scope, ns, name, out);
+}
+
+static int resolve_type(struct wref_ctx *c, enum wref_type t, uint32_t *out)
+{
+	uint32_t row;
+	int found;
+
 	if (c->corlib && t == WT_STOPWATCH) {
-		*out = 0; /* resolve_clock picks a clock of the core library's own */
+		if ((found = find_typedef(c->md, types[t].ns, types[t].name, &row)) < 0)
+			return -1;
+		*out = found ? md_token(MD_TYPEDEF, row) : 0; /* 0: resolve_clock picks a clock of its own */
 		return 0;
 	}
-	if (c->corlib)
-		return lt_error_set(LT_E_WEAVE, "the target is a core library (it defines System.Object) without %s.%s: "
-				    "LockTime's helper type cannot reference it from here", types[t].ns, types[t].name);
-	if ((c->nrefs ? scope_in_refs(c, t, &scope) : scope_in_family(c, t, &scope)) < 0)
-		return -1;
-	return md_typeref(c->md, scope, types[t].ns, types[t].name, out);
+	return wref_type(c, types[t].ns, types[t].name, out);
 }
 
 /* The framework of a target without reference assemblies. */
-static int find_family(struct ctx *c)
+static int find_family(struct wref_ctx *c)
 {
 	for (size_t i = 0; i < sizeof families / sizeof families[0]; i++) {
 		int found = md_find_assemblyref(c->md, families[i].base, &c->family_row);
@@ -452,7 +644,7 @@ static int find_in_typedef(const struct md_image *md, enum md_table_id table, ui
 }
 
 /* Member m of a TypeDef of the target: the Field or MethodDef in its list. */
-static int member_in_typedef(struct ctx *c, enum wref_member m, uint32_t type_row, const struct lt_buf *sig,
+static int member_in_typedef(struct wref_ctx *c, enum wref_member m, uint32_t type_row, const struct lt_buf *sig,
 			     uint32_t *out)
 {
 	const struct member_info *mi = &members[m];
@@ -469,7 +661,7 @@ static int member_in_typedef(struct ctx *c, enum wref_member m, uint32_t type_ro
 	return 0;
 }
 
-static int resolve_member(struct ctx *c, const struct wref *r, enum wref_member m, uint32_t *out)
+static int resolve_member(struct wref_ctx *c, const struct wref *r, enum wref_member m, uint32_t *out)
 {
 	const struct member_info *mi = &members[m];
 	uint32_t owner = r->type[mi->owner];
@@ -486,8 +678,7 @@ static int resolve_member(struct ctx *c, const struct wref *r, enum wref_member 
 	return rc;
 }
 
-/* A core library without Stopwatch: the first of corlib_clocks it has. */
-static int resolve_clock(struct ctx *c, struct wref *r)
+int wref_clock(struct wref_ctx *c, uint32_t *method, int64_t *hz)
 {
 	for (size_t i = 0; i < sizeof corlib_clocks / sizeof corlib_clocks[0]; i++) {
 		const struct clock_info *k = &corlib_clocks[i];
@@ -503,13 +694,216 @@ static int resolve_clock(struct ctx *c, struct wref *r)
 		access = md_get(c->md, MD_METHODDEF, row, MD_METHODDEF_FLAGS) & MEMBER_ACCESS_MASK;
 		if (access != ACCESS_ASSEMBLY && access != ACCESS_FAMORASSEM && access != ACCESS_PUBLIC)
 			continue;
-		r->member[WM_GETTIMESTAMP] = md_token(MD_METHODDEF, row);
-		r->member[WM_FREQUENCY] = 0;
-		r->clock_hz = k->hz;
+		*method = md_token(MD_METHODDEF, row);
+		*hz = k->hz;
 		return 0;
 	}
 	return lt_error_set(LT_E_WEAVE, "the target is a core library without System.Diagnostics.Stopwatch and "
 			    "without a clock LockTime knows (System.DateTime.GetSystemTimeAsFileTime)");
+}
+
+/* A core library without Stopwatch: its own clock (wref_clock). */
+static int resolve_clock(struct wref_ctx *c, struct wref *r)
+{
+	r->member[WM_FREQUENCY] = 0;
+	return wref_clock(c, &r->member[WM_GETTIMESTAMP], &r->clock_hz);
+}
+
+/* The TypeDef nested in TypeDef `outer` of md named `name` (II.22.32): 1 with *row, 0, -1. */
+static int find_nested(const struct md_image *md, uint32_t outer, const char *name, uint32_t *row)
+{
+	const char *n;
+
+	for (uint32_t r = 1; r <= md_rows(md, MD_NESTEDCLASS); r++) {
+		uint32_t nested = md_get(md, MD_NESTEDCLASS, r, MD_NESTEDCLASS_NESTEDCLASS);
+
+		if (md_get(md, MD_NESTEDCLASS, r, MD_NESTEDCLASS_ENCLOSINGCLASS) != outer || nested == 0 ||
+		    nested > md_rows(md, MD_TYPEDEF))
+			continue;
+		if (cell_string(md, MD_TYPEDEF, nested, MD_TYPEDEF_NAME, &n) < 0)
+			return -1;
+		if (strcmp(n, name) == 0) {
+			*row = nested;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Deepest nesting of a type, and longest chain of base types, followed in reference assemblies. */
+#define REF_MAX_CHAIN 16
+
+/* The names of TypeRef `row` of md, outermost first (II.22.38: a nested
+ * TypeRef is scoped to its enclosing one), *ns the outermost's namespace:
+ * 1 with *n names, 0 for a chain too long or scoped elsewhere, -1. */
+static int typeref_chain(const struct md_image *md, uint32_t row, const char **ns, const char *names[REF_MAX_CHAIN],
+			 unsigned *n)
+{
+	const char *rev[REF_MAX_CHAIN];
+	unsigned k = 0;
+	uint32_t scope;
+
+	for (;;) {
+		if (k == REF_MAX_CHAIN || row == 0 || row > md_rows(md, MD_TYPEREF))
+			return 0;
+		if (cell_string(md, MD_TYPEREF, row, MD_TYPEREF_NAME, &rev[k++]) < 0 ||
+		    md_coded_decode(MD_CI_RESOLUTIONSCOPE, md_get(md, MD_TYPEREF, row, MD_TYPEREF_RESOLUTIONSCOPE), &scope) < 0)
+			return -1;
+		if (md_token_table(scope) != MD_TYPEREF)
+			break;
+		row = md_token_row(scope);
+	}
+	if (cell_string(md, MD_TYPEREF, row, MD_TYPEREF_NAMESPACE, ns) < 0)
+		return -1;
+	for (unsigned i = 0; i < k; i++)
+		names[i] = rev[k - 1 - i];
+	*n = k;
+	return 1;
+}
+
+/* The TypeDef named by a chain in some reference assembly: 1 with *ref and *row, 0, -1. */
+static int ref_typedef(const struct wref_ctx *c, const char *ns, const char *const *names, unsigned n, size_t *ref,
+		       uint32_t *row)
+{
+	for (size_t i = 0; i < c->nrefs; i++) {
+		int found = find_typedef(&c->refs[i].md, ns, names[0], row);
+
+		for (unsigned k = 1; found > 0 && k < n; k++)
+			found = find_nested(&c->refs[i].md, *row, names[k], row);
+		if (found) {
+			*ref = i;
+			return found;
+		}
+	}
+	return 0;
+}
+
+/* Whether TypeDef `type` of reference assembly `ref`, or a base of it, has
+ * the field, or the method with nparams parameters and has_this, `name`
+ * (II.22.37 lists, Extends): 1, 0 when none does, 2 when a base is outside
+ * the reference assemblies (unknown), -1. */
+static int ref_has_member(const struct wref_ctx *c, size_t ref, uint32_t type, int field, const char *name,
+			  uint32_t nparams, int has_this)
+{
+	for (unsigned depth = 0; depth < REF_MAX_CHAIN; depth++) {
+		const struct md_image *md = &c->refs[ref].md;
+		enum md_table_id table = field ? MD_FIELD : MD_METHODDEF;
+		unsigned list = field ? MD_TYPEDEF_FIELDLIST : MD_TYPEDEF_METHODLIST;
+		uint32_t end = type < md_rows(md, MD_TYPEDEF) ? md_get(md, MD_TYPEDEF, type + 1, list) : md_rows(md, table) + 1;
+		uint32_t base, np;
+		unsigned chain_n;
+		const char *n, *ns, *chain[REF_MAX_CHAIN];
+		const uint8_t *p;
+		uint32_t plen;
+		int ht, ret, found;
+
+		for (uint32_t r = md_get(md, MD_TYPEDEF, type, list); r < end && r <= md_rows(md, table); r++) {
+			if (cell_string(md, table, r, field ? MD_FIELD_NAME : MD_METHODDEF_NAME, &n) < 0)
+				return -1;
+			if (strcmp(n, name) != 0)
+				continue;
+			if (field)
+				return 1;
+			if (cell_blob(md, table, r, MD_METHODDEF_SIGNATURE, &p, &plen) < 0 ||
+			    sig_method_stack_effect(p, plen, &np, &ht, &ret) < 0)
+				return -1;
+			if (np == nparams && !ht == !has_this)
+				return 1;
+		}
+		if (md_get(md, MD_TYPEDEF, type, MD_TYPEDEF_EXTENDS) == 0)
+			return 0;
+		if (md_coded_decode(MD_CI_TYPEDEFORREF, md_get(md, MD_TYPEDEF, type, MD_TYPEDEF_EXTENDS), &base) < 0)
+			return -1;
+		if (md_token_table(base) == MD_TYPEDEF) {
+			type = md_token_row(base);
+			continue;
+		}
+		if (md_token_table(base) != MD_TYPEREF)
+			return 2; /* a generic base (TypeSpec) */
+		if ((found = typeref_chain(md, md_token_row(base), &ns, chain, &chain_n)) <= 0 ||
+		    (found = ref_typedef(c, ns, chain, chain_n, &ref, &type)) <= 0)
+			return found < 0 ? -1 : 2;
+	}
+	return 2;
+}
+
+/* With reference assemblies: whether the member named exists on the type
+ * (a TypeRef, or the generic type of a TypeSpec) of the target that
+ * `owner` is, by name and parameter count: 1, 0 (missing: an error), 2
+ * (not told: the type is defined in none of them), -1. */
+static int member_in_refs(const struct wref_ctx *c, uint32_t owner, int field, const char *name, const uint8_t *sig,
+			  uint32_t len)
+{
+	const char *ns, *chain[REF_MAX_CHAIN];
+	unsigned n;
+	uint32_t nparams = 0, row;
+	int has_this = 0, ret, found;
+	size_t ref;
+
+	if (md_token_table(owner) == MD_TYPESPEC) {
+		struct sig_type *t = NULL;
+		const uint8_t *p;
+		uint32_t plen;
+
+		if (md_token_row(owner) == 0 || md_token_row(owner) > md_rows(c->md, MD_TYPESPEC) ||
+		    cell_blob(c->md, MD_TYPESPEC, md_token_row(owner), MD_TYPESPEC_SIGNATURE, &p, &plen) < 0 ||
+		    sig_typespec_decode(p, plen, &t) < 0)
+			return -1;
+		owner = t->elem == SIG_GENERICINST ? t->token : 0;
+		sig_type_free(t);
+	}
+	if (md_token_table(owner) != MD_TYPEREF)
+		return 2;
+	if (!field && sig_method_stack_effect(sig, len, &nparams, &has_this, &ret) < 0)
+		return -1;
+	if ((found = typeref_chain(c->md, md_token_row(owner), &ns, chain, &n)) <= 0 ||
+	    (found = ref_typedef(c, ns, chain, n, &ref, &row)) <= 0)
+		return found < 0 ? -1 : 2;
+	return ref_has_member(c, ref, row, field, name, nparams, has_this);
+}
+
+int wref_member(struct wref_ctx *c, uint32_t owner, int field, const char *name, const uint8_t *sig, uint32_t len,
+		uint32_t *out)
+{
+	enum md_table_id table = field ? MD_FIELD : MD_METHODDEF;
+	uint32_t row;
+	int found;
+
+	if (md_token_table(owner) != MD_TYPEDEF) {
+		if (c->nrefs && (found = member_in_refs(c, owner, field, name, sig, len)) <= 0)
+			return found < 0 ? -1 : lt_error_set(LT_E_WEAVE, "the reference assemblies define the type "
+							     "but no %s %s with that many parameters",
+							     field ? "field" : "method", name);
+		return md_memberref(c->md, owner, name, sig, len, out);
+	}
+	found = find_in_typedef(c->md, table, md_token_row(owner), name, sig, len, &row);
+	if (found < 0)
+		return -1;
+	if (!found)
+		return lt_error_set(LT_E_WEAVE, "the target defines the type but no %s %s with the signature needed",
+				    field ? "field" : "method", name);
+	*out = md_token(table, row);
+	return 0;
+}
+
+int wref_nested(struct wref_ctx *c, uint32_t outer, const char *name, uint32_t *out)
+{
+	uint32_t row;
+	unsigned vis;
+	int found;
+
+	if (md_token_table(outer) != MD_TYPEDEF)
+		return md_typeref(c->md, outer, "", name, out);
+	if ((found = find_nested(c->md, md_token_row(outer), name, &row)) < 0)
+		return -1;
+	/* II.23.1.15: a nested type other code of the assembly may use: NestedPublic,
+	 * NestedAssembly or NestedFamORAssem. */
+	vis = found ? md_get(c->md, MD_TYPEDEF, row, MD_TYPEDEF_FLAGS) & 0x7 : 0;
+	if (vis != 2 && vis != 5 && vis != 7)
+		return lt_error_set(LT_E_WEAVE, "the target's TypeDef row %u has no nested type %s it may use",
+				    md_token_row(outer), name);
+	*out = md_token(MD_TYPEDEF, row);
+	return 0;
 }
 
 int wref_method(struct md_image *md, uint32_t owner, const char *name, const uint8_t *sig, uint32_t len,
@@ -529,21 +923,48 @@ int wref_method(struct md_image *md, uint32_t owner, const char *name, const uin
 	return found;
 }
 
-static int resolve_all(struct ctx *c, struct wref *out)
+int wref_open(struct img *img, const struct weave_opts *opts, struct wref_ctx **out)
 {
+	struct wref_ctx *c = lt_calloc(1, sizeof *c);
 	uint32_t row;
 	int found;
 
+	if (!c)
+		return lt_nomem(NULL);
+	*c = (struct wref_ctx){ .img = img, .md = &img->md, .opts = opts, .own_name = "" };
+	*out = c;
 	if (md_rows(c->md, MD_ASSEMBLY) &&
 	    cell_string(c->md, MD_ASSEMBLY, 1, MD_ASSEMBLY_NAME, &c->own_name) < 0)
-		return -1;
+		goto fail;
 	if ((found = find_typedef(c->md, "System", "Object", &row)) < 0)
-		return -1;
+		goto fail;
 	c->corlib = found;
 	if (c->opts->nrefs && load_refs(c) < 0)
-		return -1;
+		goto fail;
 	if (!c->corlib && !c->opts->nrefs && find_family(c) < 0)
-		return -1;
+		goto fail;
+	return 0;
+fail:
+	wref_close(c);
+	*out = NULL;
+	return -1;
+}
+
+void wref_close(struct wref_ctx *c)
+{
+	if (!c)
+		return;
+	free_refs(c);
+	free(c);
+}
+
+int wref_is_corlib(const struct wref_ctx *c)
+{
+	return c->corlib;
+}
+
+static int resolve_all(struct wref_ctx *c, struct wref *out)
+{
 	for (unsigned t = 0; t < WT_COUNT; t++)
 		if (resolve_type(c, (enum wref_type)t, &out->type[t]) < 0)
 			return -1;
@@ -558,11 +979,13 @@ static int resolve_all(struct ctx *c, struct wref *out)
 
 int wref_resolve(struct img *img, const struct weave_opts *opts, struct wref *out)
 {
-	struct ctx c = { .img = img, .md = &img->md, .opts = opts, .own_name = "" };
+	struct wref_ctx *c;
 	int rc;
 
 	memset(out, 0, sizeof *out);
-	rc = resolve_all(&c, out);
-	free_refs(&c);
+	if (wref_open(img, opts, &c) < 0)
+		return -1;
+	rc = resolve_all(c, out);
+	wref_close(c);
 	return rc;
 }

@@ -83,6 +83,50 @@ struct wref {
  * rows), LT_E_NOMEM, LT_E_LIMIT. */
 int wref_resolve(struct img *img, const struct weave_opts *opts, struct wref *out);
 
+/* The resolution context of one target: its framework (told as
+ * wref_resolve says), its reference assemblies read once.  Release with
+ * wref_close (NULL is a no-op). */
+struct wref_ctx;
+
+/* Open a context for img.  Returns 0 and *out, or -1 with the errors of
+ * wref_resolve for telling the framework and reading opts->refs. */
+int wref_open(struct img *img, const struct weave_opts *opts, struct wref_ctx **out);
+void wref_close(struct wref_ctx *c);
+
+/* 1 when the target is a core library (defines System.Object publicly), else 0. */
+int wref_is_corlib(const struct wref_ctx *c);
+
+/* The target's token for the top-level type ns.name, found as wref_resolve
+ * finds its types (its own public TypeDef, else a TypeRef in the scope told
+ * by opts->refs or its framework; identical rows reused).  Returns 0, or -1
+ * with LT_E_WEAVE (a core library without the type, no reference assembly
+ * with it), LT_E_METADATA, LT_E_NOMEM, LT_E_LIMIT. */
+int wref_type(struct wref_ctx *c, const char *ns, const char *name, uint32_t *out);
+
+/* The type `name` nested in `outer` (a token wref_type or wref_nested gave):
+ * a TypeRef scoped to a TypeRef outer (II.22.38), or the target's nested
+ * TypeDef (II.22.32) visible to its other types.  Returns 0, or -1 with
+ * LT_E_WEAVE (no such nested TypeDef), LT_E_METADATA, LT_E_NOMEM. */
+int wref_nested(struct wref_ctx *c, uint32_t outer, const char *name, uint32_t *out);
+
+/* The field (field 1) or method `name` with signature sig[0..len) (in the
+ * target's tokens) of type `owner`: the Field / MethodDef of a TypeDef of
+ * the target, else an identical MemberRef on the TypeRef or TypeSpec owner,
+ * else a new one.  With reference assemblies, the reference assembly that
+ * defines the type must have the member, there or on a base type (a field
+ * by name, a method by name, parameter count and instance-ness): a type
+ * none of them defines, or a base outside them, is not checked.
+ * Returns 0, or -1 with LT_E_WEAVE (the TypeDef, or the reference
+ * assemblies, have no such member), LT_E_METADATA, LT_E_SIGNATURE,
+ * LT_E_NOMEM, LT_E_LIMIT. */
+int wref_member(struct wref_ctx *c, uint32_t owner, int field, const char *name, const uint8_t *sig, uint32_t len,
+		uint32_t *out);
+
+/* The clock of a core library that has no Stopwatch: a static int64()
+ * method of its own (*method, a MethodDef token) and its ticks per second
+ * (*hz).  Returns 0, or -1 with LT_E_WEAVE when it has none LockTime knows. */
+int wref_clock(struct wref_ctx *c, uint32_t *method, int64_t *hz);
+
 /* Append the signature template tmpl[0..n) to out, with type tokens from r.
  * Returns 0, or -1 with LT_E_ENCODE (a type index past WT_COUNT), LT_E_NOMEM. */
 int wref_sig(const struct wref *r, const uint8_t *tmpl, size_t n, struct lt_buf *out);

@@ -1,0 +1,110 @@
+/* weave_merge.h - LockTime's run-time template (C# compiled to a netstandard2.0
+ * assembly) merged into a target assembly: its types copied in under names no
+ * user type can take, every reference re-pointed at the target's framework
+ * (weaver/runtime/README.md, "Merging"). */
+#ifndef WEAVE_MERGE_H
+#define WEAVE_MERGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "image.h"
+#include "weave_opts.h"
+
+/* What a merged top-level type's name starts with: template type Ns.X
+ * becomes <LockTime>X in the empty namespace ('<' cannot start a C#, VB or
+ * F# name, and the names stay apart from the helper type <LockTime>); such a
+ * type marks a merged assembly. */
+#define WEAVE_MERGE_PREFIX "<LockTime>"
+
+/* How the body of a template method is replaced at merge time (the
+ * template's own body is then not copied, nor anything only it uses). */
+enum weave_subst_kind {
+	WEAVE_SUBST_STRING,    /* ldstr `string`; ret: a baked default */
+	WEAVE_SUBST_I8,        /* ldc.i8 `i8`; ret */
+	WEAVE_SUBST_CALL,      /* ldarg each argument; call `token` (a method of the target); ret */
+	WEAVE_SUBST_CORLIB_TIMESTAMP, /* only into a core library without System.Diagnostics.Stopwatch
+				       * (Mono's mscorlib): call its own clock (wref_clock); ret */
+	WEAVE_SUBST_CORLIB_FREQUENCY, /* only there too: ldc.i8 that clock's ticks per second; ret */
+	WEAVE_SUBST_EMIT,      /* what emit() writes into e (its ret included): e.g. calls to merged
+				* methods, whose tokens map holds, with literal arguments */
+};
+
+struct em;
+struct weave_merge_map;
+
+/* One substitution: the template method `method`, named "Namespace.Type::Name"
+ * ("Namespace.Outer+Inner::Name" when nested), of no overloads. */
+struct weave_subst {
+	const char *method;
+	enum weave_subst_kind kind;
+	const char *string;    /* WEAVE_SUBST_STRING: UTF-8 */
+	int64_t i8;            /* WEAVE_SUBST_I8 */
+	uint32_t token;        /* WEAVE_SUBST_CALL: MethodDef or MemberRef token of the target */
+	/* WEAVE_SUBST_EMIT: returns 0, or -1 with the error set (e's sticky failure counts too) */
+	int (*emit)(void *ctx, struct img *target, const struct weave_merge_map *map, struct em *e);
+	void *ctx;
+};
+
+/* The target tokens of the template's methods and fields, by template name
+ * ("Namespace.Type::Name", as in struct weave_subst), for the call-site
+ * stubs that call into the merged run-time. */
+struct weave_merge_map {
+	char **names;          /* owned */
+	uint32_t *tokens;      /* MethodDef or Field tokens of the target */
+	size_t n;
+};
+
+/* Every construct of the template outside what weave_merge supports, each
+ * given to report() as one line ("TypeDef LockTime.X+<>c: a closure, lambda,
+ * iterator, async state machine or other compiler-generated type"): generic
+ * types or methods of its own, closures and state machines, <Module> members,
+ * methods without IL bodies (abstract, P/Invoke, internal calls), vararg
+ * methods, FieldRVA data, field marshalling, explicit layouts, events,
+ * security, resources, module references, references to assemblies other
+ * than netstandard, custom attributes on its members other than ThreadStatic,
+ * CompilerGenerated, DebuggerHidden, DebuggerNonUserCode, two top-level types
+ * of one name (in two namespaces: merged, they would clash).  report may be
+ * NULL.  Returns the number of them (0: supported), or -1 with LT_E_METADATA
+ * for malformed rows. */
+long weave_merge_check(const struct img *tmpl, void (*report)(void *ctx, const char *what), void *ctx);
+
+/* Merge the template `tmpl` into `target` (whose other edits may come
+ * before or after; the merged TypeDefs go after its last TypeDef, their
+ * members at the ends of their tables, so no existing token moves):
+ *  - every TypeDef but <Module>, with nesting (II.22.32), Extends,
+ *    InterfaceImpl and MethodImpl rows, made NotPublic (nested:
+ *    NestedAssembly), top-level ones renamed (WEAVE_MERGE_PREFIX), each
+ *    marked [CompilerGenerated]; its Field, MethodDef, Param, Constant and
+ *    Property rows (PropertyMap, MethodSemantics); the custom attributes
+ *    weave_merge_check allows;
+ *  - every method body (II.25.4) with each token re-mapped: TypeRefs and
+ *    MemberRefs resolved in the target's framework (wref_type, wref_member:
+ *    opts->refs, else its AssemblyRefs; a core library's own TypeDefs), TypeSpec,
+ *    MethodSpec and StandAloneSig rows re-encoded (sig_remap) and shared
+ *    when identical, #US strings added; EH clause classes re-mapped;
+ *  - the bodies of the methods substs[0..nsubsts) name replaced (struct
+ *    weave_subst).
+ * A reference is resolved when a copied row or body uses it: what only a
+ * substituted body used is never looked for.  *out (may be NULL) gets the
+ * tokens of the template's members; free with weave_merge_map_free.
+ * Deterministic: the same inputs give the same rows.
+ * Returns 0, 1 when the target holds merged types already (nothing done),
+ * or -1 with LT_E_WEAVE (the template outside the subset: the first of
+ * weave_merge_check's findings; a type or member the target's framework
+ * lacks, named "the target's framework has no System.X::Y needed by
+ * LockTime's run-time"; a substitution naming no template method), and the
+ * errors of wref_open, sig_remap, il_decode, il_encode, LT_E_METADATA,
+ * LT_E_NOMEM, LT_E_LIMIT.  On failure the target is left half-edited:
+ * the caller drops it. */
+int weave_merge(struct img *target, const struct img *tmpl, const struct weave_opts *opts,
+		const struct weave_subst *substs, size_t nsubsts, struct weave_merge_map *out);
+
+/* The target token of template member `name` ("Namespace.Type::Name") in m:
+ * 1 with *out, 0 when m has none. */
+int weave_merge_find(const struct weave_merge_map *m, const char *name, uint32_t *out);
+
+/* Release what weave_merge put in m.  NULL is a no-op. */
+void weave_merge_map_free(struct weave_merge_map *m);
+
+#endif

@@ -1,0 +1,56 @@
+/* weave_merge_int.h - what the files of the merger share: its state, template names and token re-mapping. */
+#ifndef WEAVE_MERGE_INT_H
+#define WEAVE_MERGE_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "weave_merge.h"
+#include "weave_refs.h"
+
+/* One merge of a template into a target. */
+struct merge {
+	struct img *img;             /* the target */
+	struct md_image *md;
+	const struct img *tmpl;
+	const struct md_image *tm;
+	struct wref_ctx *refs;
+	/* Rows the target had before the merge: template TypeDef t (t >= 2) is
+	 * target row type_base + t - 1, template Field f is field_base + f,
+	 * MethodDef, Param and Property likewise (<Module> owns none of them). */
+	uint32_t type_base, field_base, method_base, param_base, property_base;
+	/* Target tokens of the template's TypeRef, MemberRef, TypeSpec,
+	 * MethodSpec and StandAloneSig rows, found on first use (0: not yet). */
+	uint32_t *map[MD_TABLE_MAX];
+};
+
+/* The name of template TypeDef `row` as "Namespace.Outer+Inner" into
+ * buf[0..size) like snprintf.  Returns 0, or -1 with LT_E_METADATA (a bad
+ * #Strings index, nesting deeper than 64: a cycle). */
+int merge_type_name(const struct md_image *tm, uint32_t row, char *buf, size_t size);
+
+/* The name of template Field or MethodDef `row` of `table`,
+ * "Namespace.Type::Name", into buf[0..size) like snprintf.  Returns 0, or -1
+ * as merge_type_name. */
+int merge_member_name(const struct md_image *tm, enum md_table_id table, uint32_t row, char *buf, size_t size);
+
+/* The attribute type of template CustomAttribute row `ca_row` as
+ * "Namespace.Name" into buf[0..size) ("?" when its constructor is not a
+ * MemberRef on a TypeRef): 1 when the merger copies it (weave_merge_check's
+ * list), 0 when not, -1 with LT_E_METADATA. */
+int merge_attribute_name(const struct md_image *tm, uint32_t ca_row, char *buf, size_t size);
+
+/* The target token for template token `tok`: TypeDef, Field, MethodDef
+ * (copied rows), TypeRef, MemberRef, TypeSpec, MethodSpec, StandAloneSig
+ * (resolved or re-encoded on first use), or a #US string (0x70, added).
+ * Returns 0, or -1 with LT_E_WEAVE (a type or member the target's
+ * framework lacks, a table the merger does not copy), LT_E_METADATA,
+ * LT_E_SIGNATURE, LT_E_NOMEM, LT_E_LIMIT. */
+int merge_token(struct merge *m, uint32_t tok, uint32_t *out);
+
+/* Template #Blob signature `blob` re-encoded with target tokens (sig_remap)
+ * and added to the target's #Blob: *out its index.  typespec: a TypeSpec
+ * blob (II.23.2.14).  Returns 0, or -1 as merge_token. */
+int merge_sig(struct merge *m, uint32_t blob, int typespec, uint32_t *out);
+
+#endif
