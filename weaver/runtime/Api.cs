@@ -8,7 +8,8 @@ namespace LockTime.Runtime
     /// What the call-site stubs call (docs/report-format.md has the data; README.md the stub shapes).
     /// A stub reads <see cref="Clock.Ticks"/> before and after the lock call and passes the site's id
     /// (0-based, from the site table). Every entry point catches everything: timing never throws into
-    /// the program, and a lock's thread never blocks or does I/O here.
+    /// the program, and a lock's thread never blocks or does I/O here. When the fast try fails, the stub
+    /// calls <see cref="Waiting"/> before it blocks: only then is the holder looked for.
     /// </summary>
     [CompilerGenerated]
     internal static class Api
@@ -36,12 +37,33 @@ namespace LockTime.Runtime
             Push(lockObject, site, start, acquired, contended, true);
         }
 
+        /// <summary>
+        /// The fast try of <paramref name="lockObject"/> failed and the thread is about to block in the
+        /// lock call: the site that holds it now (any copy's) is kept for the contended acquisition that
+        /// follows, which charges its wait to that site.
+        /// </summary>
+        internal static void Waiting(object lockObject)
+        {
+            try {
+                Collector c = Runtime.Current;
+                ThreadRecord t = Recorder(c);
+                if (t != null)
+                    t.Behind = c.FindHolder(lockObject);
+            } catch (Exception) {
+            }
+        }
+
         static void Push(object lockObject, int site, long start, long acquired, bool contended, bool scope)
         {
             try {
-                ThreadRecord t = Recorder(Runtime.Current);
-                if (t != null)
-                    t.Push(lockObject, site, acquired, acquired - start, contended, scope);
+                Collector c = Runtime.Current;
+                ThreadRecord t = Recorder(c);
+                if (t == null)
+                    return;
+                t.Push(lockObject, site, acquired, acquired - start, contended, scope);
+                Action<object, int> order = c.OrderEnter;
+                if (order != null)
+                    order(lockObject, c.OrderBase + site);
             } catch (Exception) {
             }
         }
@@ -82,8 +104,12 @@ namespace LockTime.Runtime
                 if (i < 0)
                     return;
                 Frame f = t.Remove(i);
-                if (!t.Busy)
-                    c.Released(t, f, now);
+                if (t.Busy)
+                    return;
+                c.Released(t, f, now);
+                Action<object> order = c.OrderExit;
+                if (order != null)
+                    order(f.Lock);
             } catch (Exception) {
             }
         }

@@ -34,5 +34,11 @@ namespace LockTime.Runtime
         {
             return "";
         }
+
+        /// <summary>Whether the lock order is followed: a switch (MSBuild <c>LockTimeLockOrder</c> once the weaver bakes it).</summary>
+        internal static string LockOrder()
+        {
+            return "1";
+        }
     }
 }

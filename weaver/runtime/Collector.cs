@@ -10,7 +10,8 @@ namespace LockTime.Runtime
     /// The state of one copy of the run-time (one woven assembly): its sites, threshold and sink, the
     /// record of every thread that took one of its locks, and where slow-lock lines go. Recording
     /// touches only the calling thread's <see cref="ThreadRecord"/>; only a thread's first record takes
-    /// a lock (to list it), and a summary reads every thread's counts (<see cref="Merge"/>).
+    /// a lock (to list it), and a summary reads every thread's counts (<see cref="Merge"/>). A thread
+    /// about to wait reads the listed records' frames to find who holds its lock (<see cref="Holder"/>).
     /// </summary>
     [CompilerGenerated]
     internal sealed class Collector
@@ -27,7 +28,20 @@ namespace LockTime.Runtime
         /// <summary>The thread that writes lines: its own locks give no line (no feedback).</summary>
         internal Thread Writer;
 
-        readonly List<ThreadRecord> threads = new List<ThreadRecord>();
+        /// <summary>The process's holder finders (every copy's <see cref="Holder"/>); lock it to use it. Null: none.</summary>
+        internal List<Func<object, string[]>> Finders;
+        /// <summary>The process's lock order (<see cref="LockOrder.Enter"/>, <see cref="LockOrder.Exit"/>) and this copy's first site there; null when off.</summary>
+        internal Action<object, int> OrderEnter;
+        internal Action<object> OrderExit;
+        internal int OrderBase;
+
+        /// <summary>Per site, its name as a holder: { assembly, method, location } (one array per site, compared by reference first).</summary>
+        internal readonly string[][] HolderNames;
+
+        /* every thread's record: appended under the lock, read without it (count after the array) */
+        readonly object listing = new object();
+        ThreadRecord[] threads = new ThreadRecord[16];
+        int threadCount;
 
         internal Collector(SiteTable sites, Settings settings, long frequency)
         {
@@ -38,6 +52,14 @@ namespace LockTime.Runtime
             NsPerTick = 1e9 / frequency;
             double t = settings.ThresholdMs * frequency / 1000.0;
             ThresholdTicks = t >= long.MaxValue ? long.MaxValue : (long)t;
+            HolderNames = new string[sites.Count()][];
+            for (int i = 0; i < HolderNames.Length; i++) {
+                string[] name = new string[3];
+                name[0] = sites.Assembly;
+                name[1] = sites.Methods[i] ?? "";
+                name[2] = sites.Locations[i] ?? "";
+                HolderNames[i] = name;
+            }
         }
 
         /// <summary>The calling thread's record, made (and listed) on first use.</summary>
@@ -47,8 +69,56 @@ namespace LockTime.Runtime
             if (t == null) {
                 t = new ThreadRecord(Sites.Count());
                 ThreadRecord.Current = t;
+                List(t);
             }
             return t;
+        }
+
+        /// <summary>
+        /// The site at which another thread holds <paramref name="lockObject"/> now, as its name
+        /// (<see cref="HolderNames"/>), or null: the frames of every listed thread, read without a lock
+        /// (a frame's object is written after its site). Called only by a thread about to wait.
+        /// </summary>
+        internal string[] Holder(object lockObject)
+        {
+            try {
+                int n = Volatile.Read(ref threadCount);
+                ThreadRecord[] all = Volatile.Read(ref threads);
+                ThreadRecord me = ThreadRecord.Current;
+                for (int k = 0; k < n && k < all.Length; k++) {
+                    ThreadRecord t = all[k];
+                    if (t == null || ReferenceEquals(t, me))
+                        continue;
+                    Frame[] frames = t.Frames;
+                    int depth = t.Depth;
+                    for (int i = 0; i < depth && i < frames.Length; i++) {
+                        if (!ReferenceEquals(Volatile.Read(ref frames[i].Lock), lockObject))
+                            continue;
+                        int site = frames[i].Site;
+                        if (ReferenceEquals(Volatile.Read(ref frames[i].Lock), lockObject) && (uint)site < (uint)HolderNames.Length)
+                            return HolderNames[site];
+                    }
+                }
+            } catch (Exception) {
+            }
+            return null;
+        }
+
+        /// <summary>Who holds <paramref name="lockObject"/>, asked of every copy in the process (<see cref="Finders"/>); null when none knows.</summary>
+        internal string[] FindHolder(object lockObject)
+        {
+            List<Func<object, string[]>> finders = Finders;
+            if (finders == null)
+                return Holder(lockObject);
+            Func<object, string[]>[] all;
+            lock (finders)
+                all = finders.ToArray();
+            for (int i = 0; i < all.Length; i++) {
+                string[] h = all[i](lockObject);
+                if (h != null)
+                    return h;
+            }
+            return null;
         }
 
         internal long Ns(long ticks)
@@ -65,7 +135,6 @@ namespace LockTime.Runtime
             SiteStats s = t.Stats(f.Site);
             if (s == null)
                 return;
-            List(t);
             long hold = now - f.Acquired;
             long holdNs = Ns(hold), waitNs = Ns(f.Wait);
             s.Acquisitions++;
@@ -73,8 +142,10 @@ namespace LockTime.Runtime
                 s.Contended++;
             s.Wait.Record(waitNs);
             s.Hold.Record(holdNs);
+            if (f.Holder != null)
+                s.WaitedBehind(f.Holder, waitNs, 1);
             if (hold >= ThresholdTicks || f.Wait >= ThresholdTicks)
-                Slow(f.Site, holdNs, waitNs);
+                Slow(f.Site, holdNs, waitNs, f.Holder);
         }
 
         /// <summary>Records a TryEnter of <paramref name="site"/> that did not acquire, after waiting <paramref name="waitTicks"/>.</summary>
@@ -83,38 +154,44 @@ namespace LockTime.Runtime
             SiteStats s = t.Stats(site);
             if (s == null)
                 return;
-            List(t);
             s.Failed++;
             if (waitTicks >= ThresholdTicks)
-                Slow(site, -1, Ns(waitTicks));
+                Slow(site, -1, Ns(waitTicks), null);
         }
 
+        /// <summary>Lists a new record (once per thread): an append under the lock, the count published last.</summary>
         void List(ThreadRecord t)
         {
-            if (t.Listed)
-                return;
-            lock (threads)
-                threads.Add(t);
-            t.Listed = true;
+            lock (listing) {
+                ThreadRecord[] all = threads;
+                if (threadCount == all.Length) {
+                    ThreadRecord[] grown = new ThreadRecord[all.Length * 2];
+                    Array.Copy(all, grown, all.Length);
+                    all = grown;
+                }
+                all[threadCount] = t;
+                Volatile.Write(ref threads, all);
+                Volatile.Write(ref threadCount, threadCount + 1);
+            }
         }
 
-        /// <summary>Queues the line of a slow lock; <paramref name="holdNs"/> -1 = not acquired.</summary>
-        void Slow(int site, long holdNs, long waitNs)
+        /// <summary>Queues the line of a slow lock; <paramref name="holdNs"/> -1 = not acquired; <paramref name="holder"/> the site it waited behind, or null.</summary>
+        void Slow(int site, long holdNs, long waitNs, string[] holder)
         {
             Action<object[]> lines = Lines;
             if (lines == null || ReferenceEquals(System.Threading.Thread.CurrentThread, Writer))
                 return;
-            lines(LineWriter.Entry(Settings.Output, Sites.Methods[site], Sites.Locations[site], holdNs, waitNs));
+            lines(LineWriter.Entry(Settings.Output, Sites.Methods[site], Sites.Locations[site], holdNs, waitNs,
+                                   holder == null ? null : holder[1] + " at " + holder[2]));
         }
 
         /// <summary>The statistics of every site summed over every thread, by site id (null where none).</summary>
         internal SiteStats[] Merge()
         {
-            ThreadRecord[] all;
-            lock (threads)
-                all = threads.ToArray();
+            int n = Volatile.Read(ref threadCount);
+            ThreadRecord[] all = Volatile.Read(ref threads);
             SiteStats[] sum = new SiteStats[Sites.Count()];
-            for (int i = 0; i < all.Length; i++) {
+            for (int i = 0; i < n; i++) {
                 SiteStats[] mine = all[i].Sites;
                 for (int site = 0; site < sum.Length && site < mine.Length; site++) {
                     SiteStats s = mine[site];

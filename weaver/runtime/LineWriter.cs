@@ -29,10 +29,13 @@ namespace LockTime.Runtime
         readonly object gate = new object();
         readonly Dictionary<string, TextWriter> sinks = new Dictionary<string, TextWriter>();
 
-        /// <summary>A queue entry: the sink, the site's method and location, hold (-1: not acquired) and wait in ns.</summary>
-        internal static object[] Entry(string sink, string method, string location, long holdNs, long waitNs)
+        /// <summary>
+        /// A queue entry: the sink, the site's method and location, hold (-1: not acquired) and wait in ns,
+        /// and the holder it waited behind (<c>"M at L"</c>) or null.
+        /// </summary>
+        internal static object[] Entry(string sink, string method, string location, long holdNs, long waitNs, string holder)
         {
-            object[] e = new object[4];
+            object[] e = new object[5];
             e[0] = sink;
             e[1] = method;
             e[2] = location;
@@ -40,20 +43,35 @@ namespace LockTime.Runtime
             times[0] = holdNs;
             times[1] = waitNs;
             e[3] = times;
+            e[4] = holder;
+            return e;
+        }
+
+        /// <summary>A queue entry of a whole line (a potential deadlock): <c>{ sink, line }</c>.</summary>
+        internal static object[] TextEntry(string sink, string line)
+        {
+            object[] e = new object[2];
+            e[0] = sink;
+            e[1] = line;
             return e;
         }
 
         /// <summary>
         /// The line of an entry, the format of the slow-lock lines since the first LockTime:
-        /// <c>LockTime: M held X ms, waited Y ms at L</c>, or <c>LockTime: M waited Y ms, not acquired at L</c>.
+        /// <c>LockTime: M held X ms, waited Y ms at L</c>, or <c>LockTime: M waited Y ms, not acquired at L</c>,
+        /// followed by <c> (held by M2 at L2)</c> when the holder is known; a whole line as it is.
         /// </summary>
         internal static string Format(object[] entry)
         {
+            if (entry.Length == 2)
+                return (string)entry[1];
             long[] times = (long[])entry[3];
             string method = (string)entry[1], location = (string)entry[2];
+            string holder = entry.Length > 4 ? entry[4] as string : null;
+            string by = holder == null ? "" : " (held by " + holder + ")";
             if (times[0] < 0)
-                return "LockTime: " + method + " waited " + Ms(times[1]) + " ms, not acquired at " + location;
-            return "LockTime: " + method + " held " + Ms(times[0]) + " ms, waited " + Ms(times[1]) + " ms at " + location;
+                return "LockTime: " + method + " waited " + Ms(times[1]) + " ms, not acquired at " + location + by;
+            return "LockTime: " + method + " held " + Ms(times[0]) + " ms, waited " + Ms(times[1]) + " ms at " + location + by;
         }
 
         /// <summary>Nanoseconds as milliseconds with three decimals (invariant culture).</summary>

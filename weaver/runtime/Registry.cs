@@ -16,7 +16,11 @@ namespace LockTime.Runtime
     /// <item>[2] <c>List&lt;Func&lt;object[]&gt;&gt;</c> every copy's snapshot (<see cref="SiteTotals"/> rows); lock it to use it</item>
     /// <item>[3] <c>Dictionary&lt;string, bool&gt;</c> the warnings already printed; lock it to use it</item>
     /// <item>[4] <c>Thread</c> the line writer's thread</item>
+    /// <item>[5] <c>object[] { Func&lt;string[], string[], int&gt; join, Action&lt;object, int&gt; enter, Action&lt;object&gt; exit }</c> the lock order (<see cref="LockOrder"/>)</item>
+    /// <item>[6] <c>List&lt;Func&lt;object, string[]&gt;&gt;</c> every copy's holder finder (<see cref="Collector.Holder"/>); lock it to use it</item>
     /// </list>
+    /// Entries 5 and 6 came after the first layout of version 1: a registry without them is still
+    /// version 1, and its copies follow no lock order and find holders only in their own copy.
     /// The first copy to start creates it and owns the writer, the summary and the report; later
     /// copies add their snapshot. Joining locks the <c>AppDomain</c> object, once per copy.
     /// </summary>
@@ -26,17 +30,41 @@ namespace LockTime.Runtime
         internal const string Slot = "LockTime.Runtime.Registry";
         internal const int Version = 1;
         internal const int Length = 5;
+        /// <summary>The length with every entry this layout defines (the later ones optional, see above).</summary>
+        internal const int FullLength = 7;
 
-        /// <summary>A new registry of version 1 around <paramref name="writer"/> (its thread not yet started).</summary>
-        internal static object[] Create(LineWriter writer, Thread writerThread)
+        /// <summary>A new registry of version 1 around <paramref name="writer"/> (its thread not yet started) and <paramref name="order"/>.</summary>
+        internal static object[] Create(LineWriter writer, Thread writerThread, LockOrder order)
         {
-            object[] r = new object[Length];
+            object[] r = new object[FullLength];
             r[0] = Version;
             r[1] = new Action<object[]>(writer.Enqueue);
             r[2] = new List<Func<object[]>>();
             r[3] = new Dictionary<string, bool>();
             r[4] = writerThread;
+            object[] o = new object[3];
+            o[0] = new Func<string[], string[], int>(order.Join);
+            o[1] = new Action<object, int>(order.Enter);
+            o[2] = new Action<object>(order.Exit);
+            r[5] = o;
+            r[6] = new List<Func<object, string[]>>();
             return r;
+        }
+
+        /// <summary>The lock order's delegates (entry 5), or null when the registry has none.</summary>
+        internal static object[] Order(object[] registry)
+        {
+            object[] o = registry.Length > 5 ? registry[5] as object[] : null;
+            if (o == null || o.Length < 3 || !(o[0] is Func<string[], string[], int>) || !(o[1] is Action<object, int>) ||
+                !(o[2] is Action<object>))
+                return null;
+            return o;
+        }
+
+        /// <summary>The holder finders (entry 6), or null when the registry has none.</summary>
+        internal static List<Func<object, string[]>> Finders(object[] registry)
+        {
+            return registry.Length > 6 ? registry[6] as List<Func<object, string[]>> : null;
         }
 
         /// <summary>True when <paramref name="data"/> is a registry of this version.</summary>

@@ -23,7 +23,7 @@ namespace LockTime.Runtime
     internal static class Report
     {
         /// <summary>The report's JSON text, sites in the order given, ending with a newline.</summary>
-        internal static string Format(ProcessInfo process, List<SiteTotals> sites, long droppedLines)
+        internal static string Format(ProcessInfo process, List<SiteTotals> sites, long droppedLines, LockOrder order)
         {
             StringBuilder sb = new StringBuilder();
             sb.Append("{\"format\": \"locktime-report\", \"version\": 1,\n \"process\": {");
@@ -43,8 +43,58 @@ namespace LockTime.Runtime
                 sb.Append(i == 0 ? "\n  " : ",\n  ");
                 Site(sb, sites[i]);
             }
-            sb.Append(sites.Count == 0 ? "]}\n" : "\n ]}\n");
+            sb.Append(sites.Count == 0 ? "]" : "\n ]");
+            Order(sb, order);
+            sb.Append("}\n");
             return sb.ToString();
+        }
+
+        /// <summary>
+        /// Appends <c>"lock_order"</c> (what the graph holds and whether a cap was reached) and
+        /// <c>"lock_order_cycles"</c>, one cycle a line; with no lock order, zeros and no cycles.
+        /// </summary>
+        static void Order(StringBuilder sb, LockOrder order)
+        {
+            long[] counts = order != null ? order.Counts() : new long[5];
+            int[][] cycles = order != null ? order.Cycles() : new int[0][];
+            sb.Append(",\n ");
+            Json.Key(sb, "lock_order");
+            sb.Append('{');
+            Json.Key(sb, "locks");
+            Json.Integer(sb, counts[0]);
+            Count(sb, "edges", counts[1]);
+            Count(sb, "max_locks", LockOrder.MaxLocks);
+            Count(sb, "max_edges", LockOrder.MaxEdges);
+            sb.Append(", \"locks_cap_reached\": ").Append(counts[3] != 0 ? "true" : "false");
+            sb.Append(", \"edges_cap_reached\": ").Append(counts[4] != 0 ? "true" : "false");
+            Count(sb, "cycles_not_kept", counts[2]);
+            sb.Append("},\n ");
+            Json.Key(sb, "lock_order_cycles");
+            sb.Append('[');
+            for (int i = 0; i < cycles.Length; i++) {
+                sb.Append(i == 0 ? "\n  {\"edges\": [" : ",\n  {\"edges\": [");
+                int[] c = cycles[i];
+                for (int e = 0; e < c.Length / 3; e++) {
+                    sb.Append(e == 0 ? "{" : ", {");
+                    Json.Key(sb, "held");
+                    SiteName(sb, order, c[e * 3]);
+                    sb.Append(", ");
+                    Json.Key(sb, "acquired");
+                    SiteName(sb, order, c[e * 3 + 1]);
+                    Count(sb, "thread", c[e * 3 + 2]);
+                    sb.Append('}');
+                }
+                sb.Append("]}");
+            }
+            sb.Append(cycles.Length == 0 ? "]" : "\n ]");
+        }
+
+        static void SiteName(StringBuilder sb, LockOrder order, int site)
+        {
+            sb.Append('{');
+            Text(sb, "method", order.Method(site), false);
+            Text(sb, "location", order.Location(site), true);
+            sb.Append('}');
         }
 
         static void Site(StringBuilder sb, SiteTotals s)
@@ -70,7 +120,23 @@ namespace LockTime.Runtime
             sb.Append(", ");
             Json.Key(sb, "hold_ms");
             Durations(sb, s.Stats.Hold);
-            sb.Append('}');
+            sb.Append(", ");
+            Json.Key(sb, "blamed_wait_ms");
+            Json.Ms(sb, s.BlamedNs);
+            sb.Append(", ");
+            Json.Key(sb, "waited_behind");
+            sb.Append('[');
+            for (int i = 0; i < s.Stats.HolderN; i++) {
+                sb.Append(i == 0 ? "{" : ", {");
+                Text(sb, "method", s.Stats.Holders[i][1], false);
+                Text(sb, "location", s.Stats.Holders[i][2], true);
+                sb.Append(", ");
+                Json.Key(sb, "wait_ms");
+                Json.Ms(sb, s.Stats.HolderWait[i]);
+                Count(sb, "count", s.Stats.HolderCount[i]);
+                sb.Append('}');
+            }
+            sb.Append("]}");
         }
 
         /// <summary>Appends <c>, "name": "value"</c> (without the comma when <paramref name="comma"/> is false).</summary>

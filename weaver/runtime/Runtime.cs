@@ -21,6 +21,8 @@ namespace LockTime.Runtime
 
         static object[] registry;
         static LineWriter writer;          /* the owner's only */
+        static LockOrder order;            /* the owner's only: the process's lock order */
+        static string cycleSink;           /* where the owner writes potential deadlocks */
         static DateTime startUtc;
         static long startTicks;
         static long intervalTicks;         /* between reports; 0 = at exit only */
@@ -79,6 +81,16 @@ namespace LockTime.Runtime
                 c.Lines = (Action<object[]>)registry[1];
                 c.Writer = (Thread)registry[4];
                 Registry.AddSource(registry, new Func<object[]>(c.Snapshot));
+                c.Finders = Registry.Finders(registry);
+                if (c.Finders != null)
+                    lock (c.Finders)
+                        c.Finders.Add(new Func<object, string[]>(c.Holder));
+                object[] lockOrder = Registry.Order(registry);
+                if (lockOrder != null && settings.LockOrder) {
+                    c.OrderBase = ((Func<string[], string[], int>)lockOrder[0])(sites.Methods, sites.Locations);
+                    c.OrderExit = (Action<object>)lockOrder[2];
+                    c.OrderEnter = (Action<object, int>)lockOrder[1];
+                }
                 for (int i = 0; i < settings.Warnings.Count; i++)
                     Warn(settings.Warnings[i]);
                 if (mismatch != null)
@@ -98,7 +110,10 @@ namespace LockTime.Runtime
             Thread thread = new Thread(new ThreadStart(WriterLoop));
             thread.IsBackground = true;
             thread.Name = "LockTime writer";
-            registry = Registry.Create(writer, thread);
+            order = new LockOrder();
+            cycleSink = c.Settings.Output;
+            order.Report = new Action<string>(Cycle);
+            registry = Registry.Create(writer, thread, order);
             startUtc = DateTime.UtcNow;
             startTicks = Clock.Ticks();
             double interval = c.Settings.ReportPath != null ? c.Settings.ReportIntervalS * Clock.Frequency() : 0;
@@ -106,6 +121,12 @@ namespace LockTime.Runtime
             nextReport = startTicks + intervalTicks;
             thread.Start();
             AppDomain.CurrentDomain.ProcessExit += new EventHandler(OnExit);
+        }
+
+        /// <summary>Queues the line of a potential deadlock, to the owner's sink.</summary>
+        static void Cycle(string line)
+        {
+            writer.Enqueue(LineWriter.TextEntry(cycleSink, line));
         }
 
         /// <summary>Prints a warning on stderr unless a copy in this process printed it already.</summary>
@@ -159,7 +180,7 @@ namespace LockTime.Runtime
                 List<SiteTotals> sites = Gather();
                 int rows = c != null ? c.Settings.SummaryRows : 0;
                 if (rows > 0)
-                    writer.WriteNow(c.Settings.Output, Summary.Format(sites, rows, writer.Dropped()));
+                    writer.WriteNow(c.Settings.Output, Summary.Format(sites, rows, writer.Dropped(), order));
                 else
                     writer.Drain();
                 WriteReport(sites);
@@ -183,6 +204,7 @@ namespace LockTime.Runtime
                 } catch (Exception) {
                 }
             }
+            SiteTotals.Blame(sites);
             sites.Sort(new Comparison<SiteTotals>(SiteTotals.Compare));
             return sites;
         }
@@ -202,7 +224,7 @@ namespace LockTime.Runtime
                 p.Pid = pid;
                 p.StartUtc = startUtc;
                 p.DurationNs = c.Ns(Clock.Ticks() - startTicks);
-                string error = Report.Write(path, Report.Format(p, sites, writer.Dropped()), pid);
+                string error = Report.Write(path, Report.Format(p, sites, writer.Dropped(), order), pid);
                 if (error != null && !reportWarned) {
                     reportWarned = true;
                     Warn("LockTime: warning: LOCKTIME_REPORT=\"" + c.Settings.ReportPath + "\": cannot write " + path +

@@ -30,18 +30,32 @@ namespace LockTime.Runtime
         internal string ReportPath;
         /// <summary>Seconds between reports while running; 0 = at exit only.</summary>
         internal double ReportIntervalS;
+        /// <summary>Whether the lock order is followed for potential deadlocks (LOCKTIME_LOCK_ORDER).</summary>
+        internal bool LockOrder = true;
         internal readonly List<string> Warnings = new List<string>();
 
         /// <summary>The settings from the process environment and the baked defaults.</summary>
         internal static Settings FromEnvironment()
         {
-            return Parse(Environment.GetEnvironmentVariable("LOCKTIME_DISABLED"),
+            Settings s = Parse(Environment.GetEnvironmentVariable("LOCKTIME_DISABLED"),
                          Environment.GetEnvironmentVariable("LOCKTIME_THRESHOLD_MS"),
                          Environment.GetEnvironmentVariable("LOCKTIME_OUTPUT"),
                          Environment.GetEnvironmentVariable("LOCKTIME_SUMMARY"),
                          Environment.GetEnvironmentVariable("LOCKTIME_REPORT"),
                          Environment.GetEnvironmentVariable("LOCKTIME_REPORT_INTERVAL_S"),
                          Baked.ThresholdMs(), Baked.Output(), Baked.Summary(), Baked.Report());
+            s.ParseLockOrder(Environment.GetEnvironmentVariable("LOCKTIME_LOCK_ORDER"), Baked.LockOrder());
+            return s;
+        }
+
+        /// <summary>
+        /// <see cref="LockOrder"/> from LOCKTIME_LOCK_ORDER over the baked default (a switch each; a bad
+        /// baked value warns too and gives the built-in on).
+        /// </summary>
+        internal void ParseLockOrder(string value, string baked)
+        {
+            LockOrder = Switch("the baked lock order (LockTimeLockOrder)", baked, true, "1 (lock order on)", "0 (lock order off)");
+            LockOrder = Switch("LOCKTIME_LOCK_ORDER", value, LockOrder, "1 (lock order on)", "0 (lock order off)");
         }
 
         /// <summary>
@@ -53,7 +67,7 @@ namespace LockTime.Runtime
                                        string bakedOutput, string bakedSummary, string bakedReport)
         {
             Settings s = new Settings();
-            s.Disabled = s.Switch("LOCKTIME_DISABLED", disabled, false);
+            s.Disabled = s.Switch("LOCKTIME_DISABLED", disabled, false, "1 (timing off)", "0 (timing on)");
 
             double d;
             if (s.Number("the baked threshold (--threshold-ms)", bakedThresholdMs, ThresholdMsMax, false, "1", out d))
@@ -115,8 +129,11 @@ namespace LockTime.Runtime
             return ms.ToString("R", CultureInfo.InvariantCulture);
         }
 
-        /// <summary>A switch: 1/true/yes/on or 0/false/no/off in any case; anything else warns, giving <paramref name="fallback"/>.</summary>
-        bool Switch(string name, string value, bool fallback)
+        /// <summary>
+        /// A switch: 1/true/yes/on or 0/false/no/off in any case; anything else warns, giving
+        /// <paramref name="fallback"/> (named by <paramref name="onText"/> or <paramref name="offText"/>).
+        /// </summary>
+        bool Switch(string name, string value, bool fallback, string onText, string offText)
         {
             if (IsEmpty(value))
                 return fallback;
@@ -126,7 +143,7 @@ namespace LockTime.Runtime
             if (Is(v, "0") || Is(v, "false") || Is(v, "no") || Is(v, "off"))
                 return false;
             Warnings.Add("LockTime: warning: " + name + "=\"" + value + "\" is not 1/true/yes/on or 0/false/no/off; using " +
-                         (fallback ? "1 (timing off)" : "0 (timing on)"));
+                         (fallback ? onText : offText));
             return fallback;
         }
 

@@ -1,11 +1,13 @@
 // SiteStats.cs - what one thread recorded for one lock site, and the merge of several threads.
+using System;
 using System.Runtime.CompilerServices;
 
 namespace LockTime.Runtime
 {
     /// <summary>
     /// The statistics of one lock site: acquisitions (counted when released), contended ones (the
-    /// fast try failed), failed TryEnters, and the wait and hold durations in nanoseconds. Each thread
+    /// fast try failed), failed TryEnters, the wait and hold durations in nanoseconds, and the holder
+    /// sites its contended waits were behind (the holder blame). Each thread
     /// writes its own instance; a summary adds them (<see cref="Add"/>).
     /// </summary>
     [CompilerGenerated]
@@ -17,6 +19,15 @@ namespace LockTime.Runtime
         internal readonly Histogram Wait = new Histogram();
         internal readonly Histogram Hold = new Histogram();
 
+        /// <summary>Holder sites this site waited behind kept at most (further ones are not kept).</summary>
+        internal const int MaxHolders = 64;
+
+        /// <summary>The holder sites this site waited behind ({ assembly, method, location }), the wait (ns) and count behind each.</summary>
+        internal string[][] Holders;
+        internal long[] HolderWait;
+        internal long[] HolderCount;
+        internal int HolderN;
+
         /// <summary>Adds every count of <paramref name="other"/>.</summary>
         internal void Add(SiteStats other)
         {
@@ -25,6 +36,48 @@ namespace LockTime.Runtime
             Failed += other.Failed;
             Wait.Add(other.Wait);
             Hold.Add(other.Hold);
+            /* other may be another thread's, growing now: its arrays read once, each entry checked */
+            string[][] holders = other.Holders;
+            long[] wait = other.HolderWait, count = other.HolderCount;
+            int n = other.HolderN;
+            for (int i = 0; holders != null && i < n && i < holders.Length && i < wait.Length && i < count.Length; i++)
+                if (holders[i] != null)
+                    WaitedBehind(holders[i], wait[i], count[i]);
+        }
+
+        /// <summary>Adds <paramref name="count"/> waits of <paramref name="waitNs"/> in all behind <paramref name="holder"/> (equal names are one holder).</summary>
+        internal void WaitedBehind(string[] holder, long waitNs, long count)
+        {
+            int i = 0;
+            while (i < HolderN && !Same(Holders[i], holder))
+                i++;
+            if (i == HolderN) {
+                if (HolderN == MaxHolders)
+                    return;
+                if (Holders == null || HolderN == Holders.Length) {
+                    int n = Holders == null ? 2 : Holders.Length * 2;
+                    string[][] h = new string[n][];
+                    long[] w = new long[n], c = new long[n];
+                    if (Holders != null) {
+                        Array.Copy(Holders, h, HolderN);
+                        Array.Copy(HolderWait, w, HolderN);
+                        Array.Copy(HolderCount, c, HolderN);
+                    }
+                    Holders = h;
+                    HolderWait = w;
+                    HolderCount = c;
+                }
+                Holders[i] = holder;
+                HolderN++;
+            }
+            HolderWait[i] += waitNs;
+            HolderCount[i] += count;
+        }
+
+        /// <summary>True when two holder names ({ assembly, method, location }) are the same site.</summary>
+        internal static bool Same(string[] a, string[] b)
+        {
+            return ReferenceEquals(a, b) || (a[0] == b[0] && a[1] == b[1] && a[2] == b[2]);
         }
 
         /// <summary>True when nothing was recorded.</summary>

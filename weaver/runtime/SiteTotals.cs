@@ -1,5 +1,6 @@
 // SiteTotals.cs - one site's merged statistics with its names, and their framework-data form.
 using System;
+using System.Collections.Generic;
 using System.Runtime.CompilerServices;
 
 namespace LockTime.Runtime
@@ -8,13 +9,15 @@ namespace LockTime.Runtime
     /// A site with its statistics summed over threads, as summaries and reports show it. Copies of the
     /// run-time exchange sites as rows of framework types only (version 1 of the registry):
     /// <c>object[] { string assembly, string method, string location, string file, int line,
-    /// string kind, long[] { acquisitions, contended, failed }, long[] wait, long[] hold }</c>, the
-    /// histograms as <see cref="Histogram.ToArray"/> gives them.
+    /// string kind, long[] { acquisitions, contended, failed }, long[] wait, long[] hold, object[] behind }</c>,
+    /// the histograms as <see cref="Histogram.ToArray"/> gives them, <c>behind</c> the holder sites waited
+    /// behind as <c>object[] { string assembly, string method, string location, long[] { waitNs, count } }</c>
+    /// (a row of 9, without it, is read too).
     /// </summary>
     [CompilerGenerated]
     internal sealed class SiteTotals
     {
-        internal const int RowLength = 9;
+        internal const int RowLength = 10;
 
         internal string Assembly = "";
         internal string Method = "";
@@ -23,6 +26,8 @@ namespace LockTime.Runtime
         internal int Line;
         internal string Kind = "";
         internal readonly SiteStats Stats = new SiteStats();
+        /// <summary>The wait of others behind this site, in ns (<see cref="Blame"/>).</summary>
+        internal long BlamedNs;
 
         /// <summary>Site <paramref name="site"/> of <paramref name="sites"/> with <paramref name="stats"/> as a row.</summary>
         internal static object[] ToRow(SiteTable sites, int site, SiteStats stats)
@@ -41,6 +46,19 @@ namespace LockTime.Runtime
             row[6] = counts;
             row[7] = stats.Wait.ToArray();
             row[8] = stats.Hold.ToArray();
+            object[] behind = new object[stats.HolderN];
+            for (int i = 0; i < behind.Length; i++) {
+                object[] b = new object[4];
+                b[0] = stats.Holders[i][0];
+                b[1] = stats.Holders[i][1];
+                b[2] = stats.Holders[i][2];
+                long[] n = new long[2];
+                n[0] = stats.HolderWait[i];
+                n[1] = stats.HolderCount[i];
+                b[3] = n;
+                behind[i] = b;
+            }
+            row[9] = behind;
             return row;
         }
 
@@ -48,7 +66,7 @@ namespace LockTime.Runtime
         internal static SiteTotals FromRow(object row)
         {
             object[] r = row as object[];
-            if (r == null || r.Length != RowLength || !(r[4] is int))
+            if (r == null || r.Length < RowLength - 1 || !(r[4] is int))
                 return null;
             long[] counts = r[6] as long[];
             if (counts == null || counts.Length != 3)
@@ -65,7 +83,55 @@ namespace LockTime.Runtime
             t.Stats.Failed = counts[2];
             if (!t.Stats.Wait.AddArray(r[7] as long[]) || !t.Stats.Hold.AddArray(r[8] as long[]))
                 return null;
+            object[] behind = r.Length >= RowLength ? r[9] as object[] : null;
+            for (int i = 0; behind != null && i < behind.Length; i++) {
+                object[] b = behind[i] as object[];
+                long[] n = b != null && b.Length >= 4 ? b[3] as long[] : null;
+                if (n == null || n.Length < 2 || !(b[0] is string) || !(b[1] is string) || !(b[2] is string))
+                    continue;
+                string[] holder = new string[3];
+                holder[0] = (string)b[0];
+                holder[1] = (string)b[1];
+                holder[2] = (string)b[2];
+                t.Stats.WaitedBehind(holder, n[0], n[1]);
+            }
             return t;
+        }
+
+        /// <summary>
+        /// Sets every site's <see cref="BlamedNs"/>: the waits of every site behind it (sites are the same
+        /// when assembly, method and location are), and orders each site's holders by wait, largest first.
+        /// </summary>
+        internal static void Blame(List<SiteTotals> sites)
+        {
+            Dictionary<string, SiteTotals> byName = new Dictionary<string, SiteTotals>();
+            for (int i = 0; i < sites.Count; i++)
+                byName[Name(sites[i].Assembly, sites[i].Method, sites[i].Location)] = sites[i];
+            for (int i = 0; i < sites.Count; i++) {
+                SiteStats s = sites[i].Stats;
+                for (int k = 0; k < s.HolderN; k++) {
+                    SiteTotals holder;
+                    if (byName.TryGetValue(Name(s.Holders[k][0], s.Holders[k][1], s.Holders[k][2]), out holder))
+                        holder.BlamedNs += s.HolderWait[k];
+                }
+                for (int k = 1; k < s.HolderN; k++) /* insertion sort: a handful of holders */
+                    for (int j = k; j > 0 && s.HolderWait[j] > s.HolderWait[j - 1]; j--) {
+                        string[] h = s.Holders[j];
+                        s.Holders[j] = s.Holders[j - 1];
+                        s.Holders[j - 1] = h;
+                        long w = s.HolderWait[j];
+                        s.HolderWait[j] = s.HolderWait[j - 1];
+                        s.HolderWait[j - 1] = w;
+                        long n = s.HolderCount[j];
+                        s.HolderCount[j] = s.HolderCount[j - 1];
+                        s.HolderCount[j - 1] = n;
+                    }
+            }
+        }
+
+        static string Name(string assembly, string method, string location)
+        {
+            return assembly + "\n" + method + "\n" + location;
         }
 
         /// <summary>

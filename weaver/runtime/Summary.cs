@@ -15,10 +15,13 @@ namespace LockTime.Runtime
     [CompilerGenerated]
     internal static class Summary
     {
-        internal const int Columns = 12;
+        internal const int Columns = 13;
 
-        /// <summary>The lines for <paramref name="sites"/> (already sorted), at most <paramref name="rows"/> table rows.</summary>
-        internal static string[] Format(List<SiteTotals> sites, int rows, long droppedLines)
+        /// <summary>
+        /// The lines for <paramref name="sites"/> (already sorted), at most <paramref name="rows"/> table
+        /// rows, then the potential deadlocks of <paramref name="order"/> (null: none) and its caps if reached.
+        /// </summary>
+        internal static string[] Format(List<SiteTotals> sites, int rows, long droppedLines, LockOrder order)
         {
             List<string> lines = new List<string>();
             long acquisitions = 0, contended = 0, failed = 0, wait = 0, hold = 0;
@@ -42,12 +45,19 @@ namespace LockTime.Runtime
                 head.Append("; ").Append(Count(droppedLines, "line", "lines")).Append(" dropped (queue full)");
             lines.Add(head.ToString());
             int shown = sites.Count < rows ? sites.Count : rows;
-            if (shown == 0)
-                return lines.ToArray();
+            if (shown > 0)
+                Table(lines, sites, shown);
+            if (order != null)
+                Cycles(lines, order);
+            return lines.ToArray();
+        }
+
+        static void Table(List<string> lines, List<SiteTotals> sites, int shown)
+        {
             lines.Add("LockTime: top " + Count(shown, "site", "sites") + " by total wait, then total hold (times in ms):");
 
             string[][] cells = new string[shown + 1][];
-            cells[0] = "method|location|kind|acquired|contended|failed|wait total|wait max|wait p99|hold total|hold max|hold p99".Split('|');
+            cells[0] = "method|location|kind|acquired|contended|failed|wait total|wait max|wait p99|hold total|hold max|hold p99|made others wait".Split('|');
             for (int i = 0; i < shown; i++) {
                 SiteTotals t = sites[i];
                 string[] c = new string[Columns];
@@ -63,6 +73,7 @@ namespace LockTime.Runtime
                 c[9] = LineWriter.Ms(t.Stats.Hold.Total);
                 c[10] = LineWriter.Ms(t.Stats.Hold.Max);
                 c[11] = LineWriter.Ms(t.Stats.Hold.Percentile(0.99));
+                c[12] = LineWriter.Ms(t.BlamedNs);
                 cells[i + 1] = c;
             }
             int[] width = new int[Columns];
@@ -85,7 +96,26 @@ namespace LockTime.Runtime
                 }
                 lines.Add(sb.ToString());
             }
-            return lines.ToArray();
+        }
+
+        /// <summary>The potential deadlocks, one line each, and the lock order's caps when reached.</summary>
+        static void Cycles(List<string> lines, LockOrder order)
+        {
+            int[][] cycles = order.Cycles();
+            long[] counts = order.Counts();
+            if (cycles.Length > 0) {
+                lines.Add("LockTime: " + Count(cycles.Length, "potential deadlock", "potential deadlocks") +
+                          " (locks taken in opposite orders; sites that held, then sites that acquired):");
+                for (int i = 0; i < cycles.Length; i++)
+                    lines.Add("LockTime:   " + order.Describe(cycles[i]));
+            }
+            if (counts[2] > 0)
+                lines.Add("LockTime: lock order: " + Count(counts[2], "more cycle", "more cycles") + " not kept (at most " +
+                          N(LockOrder.MaxCycles) + ")");
+            if (counts[3] != 0)
+                lines.Add("LockTime: lock order: the cap of " + N(LockOrder.MaxLocks) + " locks was reached; further locks were not followed");
+            if (counts[4] != 0)
+                lines.Add("LockTime: lock order: the cap of " + N(LockOrder.MaxEdges) + " edges was reached; further edges were not followed");
         }
 
         static string N(long n)

@@ -1,6 +1,7 @@
 // ThreadRecord.cs - one thread's record: the locks it holds now, and its statistics per site.
 using System;
 using System.Runtime.CompilerServices;
+using System.Threading;
 
 namespace LockTime.Runtime
 {
@@ -14,6 +15,8 @@ namespace LockTime.Runtime
         internal long Wait;       /* ticks */
         internal bool Contended;
         internal bool Scope;      /* taken by Lock.EnterScope: released by Scope.Dispose */
+        /// <summary>Contended: the site that held the lock when this thread began to wait (<see cref="Collector.HolderName"/>), or null.</summary>
+        internal string[] Holder;
     }
 
     /// <summary>
@@ -39,15 +42,18 @@ namespace LockTime.Runtime
         /// </summary>
         internal bool Busy;
 
-        /// <summary>True once the collector lists this record for its summaries.</summary>
-        internal bool Listed;
+        /// <summary>The holder found by <see cref="Api.Waiting"/>, taken by the next contended acquisition.</summary>
+        internal string[] Behind;
 
         internal ThreadRecord(int sites)
         {
             Sites = new SiteStats[sites];
         }
 
-        /// <summary>Pushes a frame, doubling the stack when full.</summary>
+        /// <summary>
+        /// Pushes a frame, doubling the stack when full. The object is written last: a waiter reading
+        /// this record from another thread (<see cref="Collector.Holder"/>) finds it with its site.
+        /// </summary>
         internal void Push(object lockObject, int site, long acquired, long wait, bool contended, bool scope)
         {
             if (Depth == Frames.Length) {
@@ -55,12 +61,16 @@ namespace LockTime.Runtime
                 Array.Copy(Frames, grown, Depth);
                 Frames = grown;
             }
-            Frames[Depth].Lock = lockObject;
             Frames[Depth].Site = site;
             Frames[Depth].Acquired = acquired;
             Frames[Depth].Wait = wait;
             Frames[Depth].Contended = contended;
             Frames[Depth].Scope = scope;
+            if (contended) { /* else Holder stays null: a free slot is cleared (Remove) */
+                Frames[Depth].Holder = Behind;
+                Behind = null;
+            }
+            Volatile.Write(ref Frames[Depth].Lock, lockObject);
             Depth++;
         }
 
@@ -82,13 +92,27 @@ namespace LockTime.Runtime
             return -1;
         }
 
-        /// <summary>Removes frame <paramref name="i"/> and returns it; the frames above move down.</summary>
+        /// <summary>
+        /// Removes frame <paramref name="i"/> and returns it; the frames above move down. Each slot's
+        /// object is cleared before its other fields change and set after them, so a reader that sees
+        /// the same object before and after reading the site has the site of that object's frame.
+        /// </summary>
         internal Frame Remove(int i)
         {
             Frame f = Frames[i];
             Depth--;
-            if (i < Depth)
-                Array.Copy(Frames, i + 1, Frames, i, Depth - i);
+            for (int j = i; j < Depth; j++) {
+                Volatile.Write(ref Frames[j].Lock, null);
+                Frame above = Frames[j + 1];
+                Frames[j].Site = above.Site;
+                Frames[j].Acquired = above.Acquired;
+                Frames[j].Wait = above.Wait;
+                Frames[j].Contended = above.Contended;
+                Frames[j].Scope = above.Scope;
+                Frames[j].Holder = above.Holder;
+                Volatile.Write(ref Frames[j].Lock, above.Lock);
+            }
+            Volatile.Write(ref Frames[Depth].Lock, null);
             Frames[Depth] = default(Frame);
             return f;
         }

@@ -1,5 +1,6 @@
 // Program.cs - lock scenarios through hand-written call-site stubs, for tests/integration/runtime.sh.
-//   Host nested | threads | contended | exit | library | many | interval REPORT
+//   Host nested | threads | contended | waiters | exit | library | many | interval REPORT
+//        | transfer | cycle3 | nocycle | libcycle | stress
 using System;
 using System.IO;
 using System.Threading;
@@ -8,7 +9,10 @@ using TestHost;
 
 internal static class Program
 {
-    private static readonly string[] Names = { "Host.Program::Nested", "Host.Program::Count", "Host.Program::Hold", "Host.Program::Wait" };
+    // Site i is Program.cs:(10 + i).
+    private static readonly string[] Names = { "Host.Program::Nested", "Host.Program::Count", "Host.Program::Hold", "Host.Program::Wait",
+                                               "Host.Bank::Transfer", "Host.Bank::Transfer", "Host.Program::First", "Host.Program::Second",
+                                               "Host.Program::Third" };
 
     private static void Enter(object o, int site) => Stubs.Enter(o, site);
 
@@ -28,9 +32,25 @@ internal static class Program
         }
     }
 
+    private static void Transfer(object from, object to)
+    {
+        Enter(from, 4);
+        Enter(to, 5);
+        Exit(to);
+        Exit(from);
+    }
+
+    // first at site s1, then second at s2, on a thread of its own (joined).
+    private static void Both(object first, int s1, object second, int s2)
+    {
+        var t = new Thread(() => { Enter(first, s1); Enter(second, s2); Exit(second); Exit(first); });
+        t.Start();
+        t.Join();
+    }
+
     private static int Main(string[] args)
     {
-        Stubs.Start("Host", Names);
+        Stubs.Start("Host", "Program.cs", Names);
 
         switch (args[0]) {
         case "nested": {
@@ -51,15 +71,102 @@ internal static class Program
                 t.Join();
             break;
         }
-        case "contended": {
+        case "contended": // a holder at Program.cs:12 holds 100 ms while a waiter at :13 waits
+        case "waiters": { // the same with three waiters
             object l = new object();
             using var held = new ManualResetEventSlim();
-            var holder = new Thread(() => { Enter(l, 2); held.Set(); Thread.Sleep(60); Exit(l); });
+            var holder = new Thread(() => { Enter(l, 2); held.Set(); Thread.Sleep(100); Exit(l); });
             holder.Start();
             held.Wait();
-            Enter(l, 3);
-            Exit(l);
+            var waiters = new Thread[args[0] == "waiters" ? 3 : 1];
+            for (int k = 0; k < waiters.Length; k++) {
+                waiters[k] = new Thread(() => { Enter(l, 3); Exit(l); });
+                waiters[k].Start();
+            }
+            foreach (var t in waiters)
+                t.Join();
             holder.Join();
+            break;
+        }
+        case "transfer": { // Transfer(x, y), later Transfer(y, x), on one thread: the same two sites
+            object x = new object(), y = new object();
+            Transfer(x, y);
+            Transfer(y, x);
+            break;
+        }
+        case "cycle3": { // A then B, B then C, C then A, on three threads one after another
+            object a = new object(), b = new object(), c = new object();
+            Both(a, 6, b, 7);
+            Both(b, 7, c, 8);
+            Both(c, 8, a, 6);
+            break;
+        }
+        case "nocycle": { // one order on four threads, re-entrant nesting, Monitor.Wait under two locks
+            object a = new object(), b = new object(), c = new object();
+            var threads = new Thread[4];
+            for (int k = 0; k < threads.Length; k++) {
+                threads[k] = new Thread(() => {
+                    for (int i = 0; i < 100; i++) {
+                        Enter(a, 6); Enter(b, 7); Enter(c, 8);
+                        Exit(c); Exit(b); Exit(a);
+                    }
+                });
+                threads[k].Start();
+            }
+            foreach (var t in threads)
+                t.Join();
+            Enter(a, 6); Enter(a, 6); Enter(b, 7); Enter(a, 6); // a again while b is held: re-entry, no edge
+            Exit(a); Exit(b); Exit(a); Exit(a);
+            Enter(a, 6); Enter(b, 7);
+            var pulse = new Thread(() => { Thread.Sleep(20); Enter(b, 7); Monitor.Pulse(b); Exit(b); });
+            pulse.Start();
+            Stubs.Wait(b, 2000);
+            Exit(b); Exit(a);
+            pulse.Join();
+            break;
+        }
+        case "libcycle": { // a then the library's b; later the library holds b and a is taken: two assemblies, two copies
+            object a = new object(), b = new object();
+            Enter(a, 6);
+            HostLib.Library.Under(b);
+            Exit(a);
+            HostLib.Library.Around(b, () => { Enter(a, 7); Exit(a); });
+            break;
+        }
+        case "stress": { // 64 threads on 8 locks, pairs always in one order, args[1] rounds each: the totals, and the locks taken
+            int rounds = int.Parse(args[1]);
+            var locks = new object[8];
+            var counters = new long[8];
+            for (int i = 0; i < locks.Length; i++)
+                locks[i] = new object();
+            long taken = 0;
+            var threads = new Thread[64];
+            for (int k = 0; k < threads.Length; k++) {
+                int id = k;
+                threads[k] = new Thread(() => {
+                    long mine = 0;
+                    for (int n = 0; n < rounds; n++) {
+                        int i = (id * 7 + n) % 8, j = (i + 1 + n % 3) % 8;
+                        int lo = Math.Min(i, j), hi = Math.Max(i, j);
+                        Enter(locks[lo], 6);
+                        Enter(locks[hi], 7);
+                        counters[lo] += n;
+                        counters[hi] += id;
+                        Exit(locks[hi]);
+                        Exit(locks[lo]);
+                        Enter(locks[i], 1);
+                        counters[i]++;
+                        Exit(locks[i]);
+                        mine += 3;
+                    }
+                    Interlocked.Add(ref taken, mine);
+                });
+                threads[k].Start();
+            }
+            foreach (var t in threads)
+                t.Join();
+            Console.WriteLine("counters: " + string.Join(" ", counters));
+            Console.WriteLine("locks taken: " + taken);
             break;
         }
         case "exit": {

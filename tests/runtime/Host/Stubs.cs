@@ -7,13 +7,13 @@ namespace TestHost
 {
     internal static class Stubs
     {
-        /// <summary>What SiteList.Load does in a woven assembly: sites "Program.cs:10", ":11"... of <paramref name="methods"/>.</summary>
-        internal static void Start(string assembly, string[] methods)
+        /// <summary>What SiteList.Load does in a woven assembly: sites "FILE:10", ":11"... of <paramref name="methods"/>.</summary>
+        internal static void Start(string assembly, string file, string[] methods)
         {
             SiteTable table = new SiteTable();
             table.Begin(assembly, methods.Length);
             for (int i = 0; i < methods.Length; i++)
-                table.Define(i, methods[i], "Program.cs:" + (10 + i), "/src/" + assembly + "/Program.cs", 10 + i, "Monitor.Enter");
+                table.Define(i, methods[i], file + ":" + (10 + i), "/src/" + assembly + "/" + file, 10 + i, "Monitor.Enter");
             Runtime.StartWith(table, Settings.FromEnvironment(), Registry.Slot);
         }
 
@@ -29,8 +29,21 @@ namespace TestHost
                 Api.Acquired(o, site, t0, t0, false);
                 return;
             }
+            Api.Waiting(o);
             Monitor.Enter(o);
             Api.Acquired(o, site, t0, Clock.Ticks(), true);
+        }
+
+        /// <summary>The stub of Monitor.Wait(object): the time inside is not hold time.</summary>
+        internal static void Wait(object o, int timeoutMs)
+        {
+            if (Api.Off) {
+                Monitor.Wait(o, timeoutMs);
+                return;
+            }
+            long t0 = Clock.Ticks();
+            Monitor.Wait(o, timeoutMs);
+            Api.Waited(o, Clock.Ticks() - t0);
         }
 
         /// <summary>The stub of Monitor.Exit(object).</summary>

@@ -128,4 +128,71 @@ public class CollectorTests
         Assert.Equal(2500, s.Hold.Max);
         Assert.Equal(300, s.Wait.Max);
     }
+
+    [Fact]
+    public void AWaiterFindsTheSiteThatHoldsItsLockAndIsChargedToIt()
+    {
+        var lines = new List<object[]>();
+        var c = Make(3, 1, lines);
+        object gate = new(), other = new();
+        using var held = new ManualResetEventSlim();
+        using var done = new ManualResetEventSlim();
+        var holder = new Thread(() =>
+        {
+            var t = c.Thread();
+            t.Push(other, 0, 0, 0, false, false);
+            t.Push(gate, 1, 0, 0, false, false);
+            held.Set();
+            done.Wait();
+            t.Remove(t.FindLock(gate));
+            t.Remove(t.FindLock(other));
+        });
+        holder.Start();
+        held.Wait();
+        string[]? h = c.Holder(gate);
+        Assert.Same(c.HolderNames[1], h);
+        Assert.Equal(new[] { "Test", "T::M1", "F.cs:2" }, h);
+        Assert.Null(c.Holder(new object())); // held by nobody
+        done.Set();
+        holder.Join();
+        Assert.Null(c.Holder(gate)); // released
+
+        var me = c.Thread();
+        me.Behind = h;
+        me.Push(gate, 2, 5_000_000, 5_000_000, true, false);
+        Assert.Null(me.Behind); // taken by the contended acquisition
+        Frame f = me.Remove(me.FindLock(gate));
+        Assert.Same(h, f.Holder);
+        c.Released(me, f, 5_000_100);
+        c.Released(me, F(2, 0, 2_000_000, contended: true) with { Holder = new[] { "Test", "T::M1", "F.cs:2" } }, 10);
+        var s = c.Merge()[2];
+        Assert.Equal(1, s.HolderN);
+        Assert.Equal(7_000_000, s.HolderWait[0]);
+        Assert.Equal(2, s.HolderCount[0]);
+        Assert.Equal("LockTime: T::M2 held 0.000 ms, waited 5.000 ms at F.cs:3 (held by T::M1 at F.cs:2)", LineWriter.Format(lines[0]));
+    }
+
+    [Fact]
+    public void BlameAddsUpOverSitesAndCopiesAndOrdersHoldersByWait()
+    {
+        var a = JsonTests.Site("App", "App::Wait", "A.cs:1", "", 0, "Monitor.Enter", [1], [90_000_000, 10_000_000], contended: 2);
+        a.Stats.WaitedBehind(["Lib", "Lib::Hold", "L.cs:5"], 10_000_000, 1);
+        a.Stats.WaitedBehind(["App", "App::Hold", "A.cs:2"], 90_000_000, 1);
+        var b = JsonTests.Site("App", "App::Hold", "A.cs:2", "", 0, "Monitor.Enter", [100_000_000], [0]);
+        var lib = JsonTests.Site("Lib", "Lib::Hold", "L.cs:5", "", 0, "Monitor.Enter", [20_000_000], [5_000_000], contended: 1);
+        lib.Stats.WaitedBehind(["App", "App::Hold", "A.cs:2"], 5_000_000, 1);
+        // through a row and back, as another copy's snapshot gives it
+        var table = new SiteTable();
+        table.Begin("Lib", 1);
+        table.Define(0, "Lib::Hold", "L.cs:5", "", 0, "Monitor.Enter");
+        var back = SiteTotals.FromRow(SiteTotals.ToRow(table, 0, lib.Stats))!;
+        var sites = new List<SiteTotals> { a, b, back };
+        SiteTotals.Blame(sites);
+        Assert.Equal(95_000_000, b.BlamedNs);
+        Assert.Equal(10_000_000, back.BlamedNs);
+        Assert.Equal(0, a.BlamedNs);
+        Assert.Equal("App::Hold", a.Stats.Holders[0][1]); // largest first
+        Assert.Equal(90_000_000, a.Stats.HolderWait[0]);
+        Assert.Equal("Lib::Hold", a.Stats.Holders[1][1]);
+    }
 }

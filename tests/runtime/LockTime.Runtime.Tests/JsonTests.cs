@@ -96,7 +96,7 @@ public class JsonTests
             Site("Odd \"lib\"", "N.<>c::<Run>b__0_0 \\ \u0001", "IL_001c", "", 0, "Monitor.TryEnter", [], [], failed: 3),
         };
         var p = new ProcessInfo { Name = "app \"x\"", Pid = 1234, StartUtc = new DateTime(2026, 12, 1, 9, 30, 0, 5, DateTimeKind.Utc), DurationNs = 1_500_000_000 };
-        string json = Report.Format(p, sites, 7);
+        string json = Report.Format(p, sites, 7, null);
         Validate(json);
         var doc = JsonNode.Parse(json)!;
         Assert.Equal("locktime-report", (string?)doc["format"]);
@@ -124,9 +124,54 @@ public class JsonTests
     }
 
     [Fact]
+    public void BlameAndPotentialDeadlocksAreInTheReport()
+    {
+        HeldLocks.Current = null;
+        var order = new LockOrder();
+        order.Join(["Bank::Transfer", "Bank::Transfer"], ["Bank.cs:12", "Bank.cs:13"]);
+        object x = new(), y = new();
+        foreach (var (a, b) in new[] { (x, y), (y, x) })
+        {
+            order.Enter(a, 0);
+            order.Enter(b, 1);
+            order.Exit(b);
+            order.Exit(a);
+        }
+        var waiter = Site("Shop", "Shop.Orders::Add", "Orders.cs:20", "/src/Shop/Orders.cs", 20, "Monitor.Enter", [10_000, 10_000], [130_754_000, 61_000_000], contended: 2);
+        waiter.Stats.WaitedBehind(["Shop", "Shop.Inventory::Reserve", "Inventory.cs:42"], 61_000_000, 1);
+        waiter.Stats.WaitedBehind(["Shop", "Shop.Inventory::Reserve", "Inventory.cs:42"], 130_754_000, 1);
+        var holder = Site("Shop", "Shop.Inventory::Reserve", "Inventory.cs:42", "/src/Shop/Inventory.cs", 42, "Monitor.Enter", [200_000_000], [0]);
+        var sites = new List<SiteTotals> { waiter, holder };
+        SiteTotals.Blame(sites);
+        string json = Report.Format(new ProcessInfo { Name = "shop" }, sites, 0, order);
+        Validate(json);
+        var doc = JsonNode.Parse(json)!;
+        var behind = Assert.Single(doc["sites"]![0]!["waited_behind"]!.AsArray())!;
+        Assert.Equal("Shop.Inventory::Reserve", (string?)behind["method"]);
+        Assert.Equal("Inventory.cs:42", (string?)behind["location"]);
+        Assert.Equal(191.754, (double)behind["wait_ms"]!);
+        Assert.Equal(2, (long)behind["count"]!);
+        Assert.Equal(0.0, (double)doc["sites"]![0]!["blamed_wait_ms"]!);
+        Assert.Equal(191.754, (double)doc["sites"]![1]!["blamed_wait_ms"]!);
+        Assert.Empty(doc["sites"]![1]!["waited_behind"]!.AsArray());
+        var edges = Assert.Single(doc["lock_order_cycles"]!.AsArray())!["edges"]!.AsArray();
+        Assert.Equal(2, edges.Count);
+        Assert.All(edges, e =>
+        {
+            Assert.Equal("Bank::Transfer", (string?)e!["held"]!["method"]);
+            Assert.Equal("Bank.cs:12", (string?)e!["held"]!["location"]);
+            Assert.Equal("Bank.cs:13", (string?)e!["acquired"]!["location"]);
+            Assert.Equal(Environment.CurrentManagedThreadId, (int)e!["thread"]!);
+        });
+        Assert.Equal(2, (long)doc["lock_order"]!["locks"]!);
+        Assert.Equal(2, (long)doc["lock_order"]!["edges"]!);
+        Assert.False((bool)doc["lock_order"]!["locks_cap_reached"]!);
+    }
+
+    [Fact]
     public void AnEmptyReportValidates()
     {
-        string json = Report.Format(new ProcessInfo { Name = "x", StartUtc = DateTime.UnixEpoch }, [], 0);
+        string json = Report.Format(new ProcessInfo { Name = "x", StartUtc = DateTime.UnixEpoch }, [], 0, null);
         Validate(json);
         Assert.Empty(JsonNode.Parse(json)!["sites"]!.AsArray());
     }
@@ -136,7 +181,7 @@ public class JsonTests
     {
         var schema = JsonSchema.FromFile(SchemaPath);
         Assert.False(schema.Evaluate(JsonNode.Parse("{\"format\": \"locktime-report\", \"version\": 2}")).IsValid);
-        string good = Report.Format(new ProcessInfo { Name = "x" }, [Site("a", "m", "l", "", 0, "k", [5], [0])], 0);
+        string good = Report.Format(new ProcessInfo { Name = "x" }, [Site("a", "m", "l", "", 0, "k", [5], [0])], 0, null);
         Assert.False(schema.Evaluate(JsonNode.Parse(good.Replace("\"acquisitions\": 1", "\"acquisitions\": -1"))).IsValid);
         Assert.False(schema.Evaluate(JsonNode.Parse(good.Replace("\"p99\"", "\"p98\""))).IsValid);
     }

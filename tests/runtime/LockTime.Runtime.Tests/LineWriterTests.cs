@@ -11,11 +11,11 @@ public class LineWriterTests
     {
         var w = new LineWriter();
         for (int i = 0; i < LineWriter.Capacity + 25; i++)
-            w.Enqueue(LineWriter.Entry("/dev/null", "M", "L", i, 0));
+            w.Enqueue(LineWriter.Entry("/dev/null", "M", "L", i, 0, null));
         Assert.Equal(25, w.Dropped());
         Assert.True(w.Drain());
         Assert.False(w.Drain());
-        w.Enqueue(LineWriter.Entry("/dev/null", "M", "L", 1, 0)); // room again after the drain
+        w.Enqueue(LineWriter.Entry("/dev/null", "M", "L", 1, 0, null)); // room again after the drain
         Assert.Equal(25, w.Dropped());
     }
 
@@ -32,7 +32,7 @@ public class LineWriterTests
             var all = Enumerable.Range(0, threads).Select(k => new Thread(() =>
             {
                 for (int i = 0; i < each; i++)
-                    w.Enqueue(LineWriter.Entry(path, $"T{k}::M", $"F.cs:{i}", 1_000_000L * k + i, i));
+                    w.Enqueue(LineWriter.Entry(path, $"T{k}::M", $"F.cs:{i}", 1_000_000L * k + i, i, null));
             })).ToArray();
             foreach (var t in all) t.Start();
             foreach (var t in all) t.Join();
@@ -57,8 +57,8 @@ public class LineWriterTests
         {
             var w = new LineWriter();
             string bad = Path.Combine(Path.GetTempPath(), "no-such-dir-" + Guid.NewGuid(), "x.log");
-            w.Enqueue(LineWriter.Entry(bad, "A::B", "A.cs:1", 2_000_000, 0));
-            w.Enqueue(LineWriter.Entry(bad, "A::B", "A.cs:2", -1, 3_000_000));
+            w.Enqueue(LineWriter.Entry(bad, "A::B", "A.cs:1", 2_000_000, 0, null));
+            w.Enqueue(LineWriter.Entry(bad, "A::B", "A.cs:2", -1, 3_000_000, null));
             w.Drain();
             var lines = err.Text.Split('\n', StringSplitOptions.RemoveEmptyEntries);
             Assert.Equal(3, lines.Length);
@@ -67,5 +67,15 @@ public class LineWriterTests
             Assert.Equal("LockTime: A::B held 2.000 ms, waited 0.000 ms at A.cs:1", lines[1]);
             Assert.Equal("LockTime: A::B waited 3.000 ms, not acquired at A.cs:2", lines[2]);
         }
+    }
+
+    [Fact]
+    public void ALineNamesTheHolderAndAWholeLineIsWrittenAsItIs()
+    {
+        Assert.Equal("LockTime: Shop.Orders::Add held 0.010 ms, waited 130.754 ms at Orders.cs:20 (held by Shop.Inventory::Reserve at Inventory.cs:42)",
+                     LineWriter.Format(LineWriter.Entry("stderr", "Shop.Orders::Add", "Orders.cs:20", 10_000, 130_754_000, "Shop.Inventory::Reserve at Inventory.cs:42")));
+        Assert.Equal("LockTime: A::B waited 3.000 ms, not acquired at A.cs:2 (held by C::D at C.cs:7)",
+                     LineWriter.Format(LineWriter.Entry("stderr", "A::B", "A.cs:2", -1, 3_000_000, "C::D at C.cs:7")));
+        Assert.Equal("LockTime: potential deadlock: x", LineWriter.Format(LineWriter.TextEntry("stderr", "LockTime: potential deadlock: x")));
     }
 }

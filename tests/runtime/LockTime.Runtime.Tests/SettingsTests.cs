@@ -99,4 +99,25 @@ public class SettingsTests
         Assert.Equal(50, s.ThresholdMs);
         Assert.Equal(new[] { "LockTime: warning: LOCKTIME_THRESHOLD_MS=\"1,5\" is not a number from 0 to 1000000000000; using 50" }, s.Warnings);
     }
+
+    [Theory]
+    [InlineData(null, "1", true, null)]
+    [InlineData("0", "1", false, null)]
+    [InlineData("Off", "1", false, null)]
+    [InlineData(" yes ", "0", true, null)]
+    [InlineData(null, "false", false, null)]
+    [InlineData("", "no", false, null)]
+    [InlineData("sometimes", "1", true, "LockTime: warning: LOCKTIME_LOCK_ORDER=\"sometimes\" is not 1/true/yes/on or 0/false/no/off; using 1 (lock order on)")]
+    [InlineData("2", "off", false, "LockTime: warning: LOCKTIME_LOCK_ORDER=\"2\" is not 1/true/yes/on or 0/false/no/off; using 0 (lock order off)")]
+    [InlineData(null, "x", true, "LockTime: warning: the baked lock order (LockTimeLockOrder)=\"x\" is not 1/true/yes/on or 0/false/no/off; using 1 (lock order on)")]
+    public void TheLockOrderIsASwitchOverItsBakedDefault(string? value, string baked, bool on, string? warning)
+    {
+        var s = Parse();
+        s.ParseLockOrder(value, baked);
+        Assert.Equal(on, s.LockOrder);
+        if (warning == null)
+            Assert.Empty(s.Warnings);
+        else
+            Assert.Equal([warning], s.Warnings);
+    }
 }

@@ -16,6 +16,7 @@ public class SummaryTests
             JsonTests.Site("Lib", "Lib.Cache::<Refresh>b__4_0", "IL_001c", "", 0, "Lock.EnterScope", [30_000_000, 30_000_000, 30_000_000], [0, 0, 0]),
             JsonTests.Site("App", "App.Program::Poll", "Program.cs:30", "/a/Program.cs", 30, "Monitor.TryEnter", [], [], failed: 4),
         };
+        sites[1].BlamedNs = 12_500_000; // Cache::Get made others wait 12.5 ms
         sites.Sort(SiteTotals.Compare);
         return sites;
     }
@@ -30,25 +31,25 @@ public class SummaryTests
     [Fact]
     public void TheHeaderHasTheTotals()
     {
-        var lines = Summary.Format(Sites(), 10, 0);
+        var lines = Summary.Format(Sites(), 10, 0, null);
         Assert.Equal("LockTime: summary: 4 sites in 2 assemblies; 6 acquisitions, 1 contended, 4 failed TryEnter; " +
                      "wait 45.000 ms, hold 143.000 ms", lines[0]);
         Assert.Equal("LockTime: top 4 sites by total wait, then total hold (times in ms):", lines[1]);
-        Assert.EndsWith("; 3 lines dropped (queue full)", Summary.Format(Sites(), 10, 3)[0]);
+        Assert.EndsWith("; 3 lines dropped (queue full)", Summary.Format(Sites(), 10, 3, null)[0]);
     }
 
     [Fact]
     public void ColumnsAreAligned()
     {
-        var lines = Summary.Format(Sites(), 10, 0);
+        var lines = Summary.Format(Sites(), 10, 0, null);
         var table = lines.Skip(2).ToArray();
         Assert.Equal(5, table.Length); // column names and four sites
-        Assert.Equal("LockTime:   method                      location       kind              acquired  contended  failed  wait total  wait max  wait p99  hold total  hold max  hold p99",
+        Assert.Equal("LockTime:   method                      location       kind              acquired  contended  failed  wait total  wait max  wait p99  hold total  hold max  hold p99  made others wait",
                      table[0]);
-        Assert.Equal("LockTime:   Lib.Cache::Get              Cache.cs:120   Monitor.Enter            1          1       0      45.000    45.000    45.000      50.000    50.000    50.000",
+        Assert.Equal("LockTime:   Lib.Cache::Get              Cache.cs:120   Monitor.Enter            1          1       0      45.000    45.000    45.000      50.000    50.000    50.000            12.500",
                      table[1]);
         // Every number column ends where its name ends; every text column starts where its name starts.
-        foreach (var name in new[] { "acquired", "contended", "failed", "wait total", "wait max", "wait p99", "hold total", "hold max", "hold p99" })
+        foreach (var name in new[] { "acquired", "contended", "failed", "wait total", "wait max", "wait p99", "hold total", "hold max", "hold p99", "made others wait" })
         {
             int end = table[0].IndexOf(name, StringComparison.Ordinal) + name.Length;
             foreach (var row in table.Skip(1))
@@ -65,7 +66,7 @@ public class SummaryTests
     [Fact]
     public void RowsAreLimited()
     {
-        var lines = Summary.Format(Sites(), 2, 0);
+        var lines = Summary.Format(Sites(), 2, 0, null);
         Assert.Equal(2 + 1 + 2, lines.Length);
         Assert.Equal("LockTime: top 2 sites by total wait, then total hold (times in ms):", lines[1]);
         Assert.Contains("Lib.Cache::<Refresh>b__4_0", lines[4]);
@@ -75,6 +76,30 @@ public class SummaryTests
     public void NoSitesGivesTheHeaderOnly()
     {
         Assert.Equal(new[] { "LockTime: summary: 0 sites in 0 assemblies; 0 acquisitions, 0 contended, 0 failed TryEnter; wait 0.000 ms, hold 0.000 ms" },
-                     Summary.Format([], 10, 0));
+                     Summary.Format([], 10, 0, null));
+    }
+
+    [Fact]
+    public void PotentialDeadlocksFollowTheTable()
+    {
+        HeldLocks.Current = null;
+        var order = new LockOrder();
+        order.Join(["Bank::Transfer", "Bank::Transfer"], ["Bank.cs:12", "Bank.cs:13"]);
+        object x = new(), y = new();
+        foreach (var (a, b) in new[] { (x, y), (y, x) })
+        {
+            order.Enter(a, 0);
+            order.Enter(b, 1);
+            order.Exit(b);
+            order.Exit(a);
+        }
+        var lines = Summary.Format(Sites(), 10, 0, order);
+        Assert.Equal(new[]
+        {
+            "LockTime: 1 potential deadlock (locks taken in opposite orders; sites that held, then sites that acquired):",
+            "LockTime:   Bank.cs:12 then Bank.cs:13 (Bank::Transfer), and in the other order at Bank.cs:12 then Bank.cs:13 (Bank::Transfer)",
+        }, lines[^2..]);
+        Assert.Equal(2 + 5 + 2, lines.Length); // header, title, table, cycles
+        Assert.Equal(lines.Length - 2, Summary.Format(Sites(), 10, 0, new LockOrder()).Length); // none: nothing after the table
     }
 }

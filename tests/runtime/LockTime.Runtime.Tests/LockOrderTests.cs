@@ -1,0 +1,206 @@
+// LockOrderTests.cs - the lock-order graph: cycles of lock objects named by sites, re-entry, caps, GC.
+using System.Runtime.CompilerServices;
+using LockTime.Runtime;
+using Xunit;
+
+namespace LockTime.Runtime.Tests;
+
+public class LockOrderTests
+{
+    // A graph with sites 0..n-1 named "M{i}" at "F.cs:{10 + i}" (one copy), its cycle lines into `lines`.
+    private static LockOrder Make(List<string> lines, int n = 8, string method = "Bank::Transfer")
+    {
+        HeldLocks.Current = null; // the thread's held list is the type's: a failed test must not leave locks in it
+        var order = new LockOrder();
+        var methods = Enumerable.Range(0, n).Select(i => i < 2 ? method : "M" + i).ToArray();
+        var locations = Enumerable.Range(0, n).Select(i => "F.cs:" + (10 + i)).ToArray();
+        Assert.Equal(0, order.Join(methods, locations));
+        order.Report = l => { lock (lines) lines.Add(l); };
+        return order;
+    }
+
+    private static void Both(LockOrder order, object first, int s1, object second, int s2)
+    {
+        order.Enter(first, s1);
+        order.Enter(second, s2);
+        order.Exit(second);
+        order.Exit(first);
+    }
+
+    [Fact]
+    public void TransferInBothOrdersOnOneThreadIsACycleOfTheSameTwoSites()
+    {
+        var lines = new List<string>();
+        var order = Make(lines);
+        object x = new(), y = new();
+        Both(order, x, 0, y, 1);
+        Assert.Empty(lines); // one order so far
+        Both(order, y, 0, x, 1);
+        Assert.Equal(["LockTime: potential deadlock: F.cs:10 then F.cs:11 (Bank::Transfer), and in the other order at F.cs:10 then F.cs:11 (Bank::Transfer)"], lines);
+        var cycle = Assert.Single(order.Cycles());
+        Assert.Equal(new[] { 0, 1, Environment.CurrentManagedThreadId, 0, 1, Environment.CurrentManagedThreadId }, cycle);
+        // Other accounts through the same sites: the same potential deadlock, kept and printed once.
+        for (int i = 0; i < 10; i++)
+        {
+            object a = new(), b = new();
+            Both(order, a, 0, b, 1);
+            Both(order, b, 0, a, 1);
+        }
+        Assert.Single(lines);
+        Assert.Single(order.Cycles());
+    }
+
+    [Fact]
+    public void ThreeLocksOnThreeThreadsCloseACycle()
+    {
+        var lines = new List<string>();
+        var order = Make(lines);
+        object a = new(), b = new(), c = new();
+        int[] ids = new int[3];
+        void On(int k, object first, int s1, object second, int s2)
+        {
+            var t = new Thread(() => { ids[k] = Environment.CurrentManagedThreadId; Both(order, first, s1, second, s2); });
+            t.Start();
+            t.Join();
+        }
+        On(0, a, 2, b, 3);
+        On(1, b, 4, c, 5);
+        Assert.Empty(lines);
+        On(2, c, 6, a, 7);
+        Assert.Equal(["LockTime: potential deadlock: F.cs:12 then F.cs:13 (M2 then M3), F.cs:14 then F.cs:15 (M4 then M5), and F.cs:16 then F.cs:17 (M6 then M7)"], lines);
+        Assert.Equal(new[] { 2, 3, ids[0], 4, 5, ids[1], 6, 7, ids[2] }, Assert.Single(order.Cycles()));
+    }
+
+    [Fact]
+    public void OneOrderReentryAndNoLockHeldGiveNoCycle()
+    {
+        var lines = new List<string>();
+        var order = Make(lines);
+        object a = new(), b = new(), c = new();
+        var threads = Enumerable.Range(0, 4).Select(_ => new Thread(() =>
+        {
+            for (int i = 0; i < 200; i++)
+            {
+                order.Enter(a, 2); order.Enter(b, 3); order.Enter(c, 4);
+                order.Exit(c); order.Exit(b); order.Exit(a);
+            }
+        })).ToArray();
+        foreach (var t in threads) t.Start();
+        foreach (var t in threads) t.Join();
+        order.Enter(a, 2); order.Enter(b, 3); order.Enter(a, 2); order.Enter(a, 2); // a again under b: re-entry, no edge b -> a
+        order.Exit(a); order.Exit(a); order.Exit(b); order.Exit(a);
+        order.Enter(c, 4); // alone: no edge, not even a node
+        order.Exit(c);
+        Assert.Empty(lines);
+        Assert.Empty(order.Cycles());
+        Assert.Equal(new long[] { 3, 3, 0, 0, 0 }, order.Counts()); // a -> b, a -> c, b -> c
+    }
+
+    [Fact]
+    public void ReleasesInAnyOrderLeaveOnlyWhatIsHeld()
+    {
+        var lines = new List<string>();
+        var order = Make(lines);
+        object a = new(), b = new(), c = new();
+        order.Enter(a, 2); order.Enter(b, 3);
+        order.Exit(a); // a released first: b alone is held
+        order.Enter(c, 4); // b -> c only: no a -> c
+        order.Exit(c); order.Exit(b);
+        order.Exit(new object()); // not held: nothing
+        Assert.Equal(2, order.Counts()[1]); // a -> b, b -> c
+        Assert.Empty(lines);
+        Both(order, c, 5, a, 6); // c -> a closes a -> b -> c
+        Assert.Equal(["LockTime: potential deadlock: F.cs:12 then F.cs:13 (M2 then M3), F.cs:13 then F.cs:14 (M3 then M4), and F.cs:15 then F.cs:16 (M5 then M6)"], lines);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static WeakReference[] Pairs(LockOrder order, int n)
+    {
+        var refs = new WeakReference[n];
+        for (int i = 0; i < n; i++)
+        {
+            object a = new(), b = new();
+            Both(order, a, 2, b, 3);
+            refs[i] = new WeakReference(a);
+        }
+        return refs;
+    }
+
+    [Fact]
+    public void TheGraphKeepsNoLockAliveAndSweepsCollectedOnes()
+    {
+        var lines = new List<string>();
+        var order = Make(lines);
+        var refs = Pairs(order, 100);
+        Assert.Equal(200, order.Counts()[0]);
+        GC.Collect();
+        GC.WaitForPendingFinalizers();
+        GC.Collect();
+        Assert.All(refs, r => Assert.False(r.IsAlive)); // only weak references in the graph
+        // Enough new pairs to fill the nodes: the collected ones are swept, the cap is never reached.
+        for (int round = 0; round < 3; round++)
+        {
+            Pairs(order, LockOrder.MaxLocks / 2);
+            GC.Collect();
+        }
+        long[] counts = order.Counts();
+        Assert.True(counts[0] <= LockOrder.MaxLocks, $"{counts[0]} nodes");
+        Assert.Equal(0, counts[3]);
+        Assert.Empty(lines);
+    }
+
+    [Fact]
+    public void PastTheCapsNothingNewIsFollowedAndTheCountsSaySo()
+    {
+        var lines = new List<string>();
+        var order = Make(lines);
+        var held = Enumerable.Range(0, 8).Select(_ => new object()).ToArray();
+        foreach (var h in held) order.Enter(h, 2);
+        var alive = new List<object>();
+        for (int i = 0; i < LockOrder.MaxEdges / 8 + 10; i++) // 8 edges each: past the edge cap
+        {
+            object o = new();
+            alive.Add(o);
+            order.Enter(o, 3);
+            order.Exit(o);
+        }
+        long[] counts = order.Counts();
+        Assert.Equal(LockOrder.MaxEdges, counts[1]);
+        Assert.Equal(1, counts[4]);
+        Assert.Equal(0, counts[3]);
+        foreach (var h in held) order.Exit(h);
+
+        order = Make(lines);
+        order.Enter(held[0], 2);
+        for (int i = 0; i < LockOrder.MaxLocks + 10; i++) // one edge each: past the lock cap
+        {
+            object o = new();
+            alive.Add(o);
+            order.Enter(o, 3);
+            order.Exit(o);
+        }
+        order.Exit(held[0]);
+        counts = order.Counts();
+        Assert.Equal(LockOrder.MaxLocks, counts[0]);
+        Assert.Equal(1, counts[3]);
+        Assert.Equal(LockOrder.MaxLocks - 1, counts[1]);
+        Assert.Empty(lines);
+        GC.KeepAlive(alive);
+    }
+
+    [Fact]
+    public void SitesOfSeveralCopiesHaveTheirOwnIds()
+    {
+        var order = new LockOrder();
+        var lines = new List<string>();
+        order.Report = lines.Add;
+        Assert.Equal(0, order.Join(["App::A", "App::B"], ["App.cs:1", "App.cs:2"]));
+        Assert.Equal(2, order.Join(["Lib::C"], ["Lib.cs:9"]));
+        object a = new(), b = new();
+        Both(order, a, 0, b, 2);
+        Both(order, b, 2, a, 1);
+        Assert.Equal(["LockTime: potential deadlock: App.cs:1 then Lib.cs:9 (App::A then Lib::C), and in the other order at Lib.cs:9 then App.cs:2 (Lib::C then App::B)"], lines);
+        Assert.Equal("Lib::C", order.Method(2));
+        Assert.Equal("", order.Location(7)); // an unknown id has no name
+    }
+}
