@@ -12,13 +12,17 @@
 #     the summary at exit (also after Environment.Exit), the report file, the settings and their
 #     warnings, the file sink, 50 nested locks whose holds reporting does not lengthen, 64 threads
 #     whose lines all come out whole, and with tests/runtime/HostLib (a library with its own copy)
-#     one summary and one report for two assemblies; the same program built for net48 under Mono.
+#     one summary and one report for two assemblies; holder blame (a waiter's line and report name the
+#     site that held its lock, the holder is charged), potential deadlocks from the lock order (the
+#     transfer case, three locks on three threads, a cycle across the app and the library; none for
+#     one order, re-entry and Monitor.Wait; LOCKTIME_LOCK_ORDER=0), 64 threads on 8 locks giving the
+#     same results with and without the run-time; the same program built for net48 under Mono.
 source "$(dirname "$0")/../lib.sh"
 DLL=$LT_BUILD/runtime/LockTime.Runtime.dll
 export MSBUILDDISABLENODEREUSE=1 DOTNET_CLI_USE_MSBUILD_SERVER=0
 DOTNET_OPTS=(-c Release -nologo -v q -nodeReuse:false -p:UseSharedCompilation=false)
 # The LOCKTIME_* variables of the caller must not change what the scenarios expect.
-unset LOCKTIME_DISABLED LOCKTIME_THRESHOLD_MS LOCKTIME_OUTPUT LOCKTIME_SUMMARY LOCKTIME_REPORT LOCKTIME_REPORT_INTERVAL_S
+unset LOCKTIME_DISABLED LOCKTIME_THRESHOLD_MS LOCKTIME_OUTPUT LOCKTIME_SUMMARY LOCKTIME_REPORT LOCKTIME_REPORT_INTERVAL_S LOCKTIME_LOCK_ORDER
 
 check "ltcheck builds" tools_build || exit 1
 # ltcheck without the corpus (lib.sh's ltcheck builds the corpus first; nothing here reads it).
@@ -126,22 +130,92 @@ print(eval(sys.argv[3]))' "$@"
 }
 expect "threads: report has 16000 acquisitions" '[ "$(report_field "$report" Program.cs:11 "s[\"acquisitions\"]")" = 16000 ]' "$(cat "$report")"
 
-# A 60 ms hold and a waiter: wait max >= 40 ms and hold max >= 50 ms at the right sites.
+# A 100 ms hold at Program.cs:12 and a waiter at :13: wait max >= 40 ms and hold max >= 50 ms at the right sites.
 LOCKTIME_REPORT="$LT_TMP/c.json" host "$LT_TMP/c.out" "$LT_TMP/c.err" contended
 expect "contended: hold max >= 50 ms at the holder's site" \
 	'[ "$(report_field "$LT_TMP/c.json" Program.cs:12 "s[\"hold_ms\"][\"max\"] >= 50")" = True ]' "$(cat "$LT_TMP/c.json" "$LT_TMP/c.err")"
 expect "contended: wait max >= 40 ms at the waiter's site, counted contended" \
 	'[ "$(report_field "$LT_TMP/c.json" Program.cs:13 "s[\"wait_ms\"][\"max\"] >= 40 and s[\"contended\"] == 1")" = True ]' "$(cat "$LT_TMP/c.json")"
 
-# 50 nested locks around a 20 ms sleep, threshold 0, a file sink: 50 whole lines, every hold >= 20 ms,
-# and the outermost no more than 5 ms longer than the innermost (no line is written while a lock is held).
+# Holder blame: the waiter's line names the holder's method and line; its report has the holder with
+# its wait, and the holder is charged that wait.
+holder_line='^LockTime: Host\.Program::Wait held [0-9]+\.[0-9]{3} ms, waited [0-9]+\.[0-9]{3} ms at Program\.cs:13 \(held by Host\.Program::Hold at Program\.cs:12\)$'
+expect "blame: the waiter's line names the holder" '[ "$(grep -cE "$holder_line" "$LT_TMP/c.err")" -eq 1 ]' "$(cat "$LT_TMP/c.err")"
+expect "blame: waited_behind has the holder with >= 60 ms" \
+	'[ "$(report_field "$LT_TMP/c.json" Program.cs:13 "[(w[\"method\"], w[\"location\"], w[\"count\"], w[\"wait_ms\"] >= 60) for w in s[\"waited_behind\"]]")" = "[('"'"'Host.Program::Hold'"'"', '"'"'Program.cs:12'"'"', 1, True)]" ]' \
+	"$(cat "$LT_TMP/c.json")"
+expect "blame: the holder's blamed_wait_ms >= 60" '[ "$(report_field "$LT_TMP/c.json" Program.cs:12 "s[\"blamed_wait_ms\"] >= 60")" = True ]' "$(cat "$LT_TMP/c.json")"
+expect "blame: the summary has the column made others wait" 'grep -qE "^LockTime:   method .* hold p99  made others wait$" "$LT_TMP/c.err"' "$(cat "$LT_TMP/c.err")"
+
+# Three waiters behind one holder: each is charged to it.
+LOCKTIME_REPORT="$LT_TMP/w.json" host "$LT_TMP/w.out" "$LT_TMP/w.err" waiters
+expect "blame: three waiters, three lines naming the holder" '[ "$(grep -cE "$holder_line" "$LT_TMP/w.err")" -eq 3 ]' "$(cat "$LT_TMP/w.err")"
+expect "blame: three waiters, each charged to the holder" \
+	'[ "$(report_field "$LT_TMP/w.json" Program.cs:13 "[(w[\"location\"], w[\"count\"], w[\"wait_ms\"] >= 180) for w in s[\"waited_behind\"]]")" = "[('"'"'Program.cs:12'"'"', 3, True)]" ] &&
+	 [ "$(report_field "$LT_TMP/w.json" Program.cs:12 "s[\"blamed_wait_ms\"] >= 180")" = True ]' "$(cat "$LT_TMP/w.json")"
+
+# Potential deadlocks: the line when a cycle first appears, the report's cycles, the summary's list.
+cycles() { # FILE: the report's cycles as "held>acquired,held>acquired;..." (locations)
+	python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+print(";".join(",".join(e["held"]["location"] + ">" + e["acquired"]["location"] for e in c["edges"]) for c in r["lock_order_cycles"]))' "$1"
+}
+transfer_line='LockTime: potential deadlock: Program.cs:14 then Program.cs:15 (Host.Bank::Transfer), and in the other order at Program.cs:14 then Program.cs:15 (Host.Bank::Transfer)'
+LOCKTIME_REPORT="$LT_TMP/tr.json" host "$LT_TMP/tr.out" "$LT_TMP/tr.err" transfer
+expect "lock order: Transfer(x, y) then Transfer(y, x) gives one line" '[ "$(grep -cxF "$transfer_line" "$LT_TMP/tr.err")" -eq 1 ]' "$(cat "$LT_TMP/tr.err")"
+expect "lock order: the transfer cycle in the report" '[ "$(cycles "$LT_TMP/tr.json")" = "Program.cs:14>Program.cs:15,Program.cs:14>Program.cs:15" ]' "$(cat "$LT_TMP/tr.json")"
+expect "lock order: the summary lists it after the table" \
+	'grep -A1 "^LockTime: 1 potential deadlock " "$LT_TMP/tr.err" | grep -qxF "LockTime:   ${transfer_line#LockTime: potential deadlock: }"' "$(cat "$LT_TMP/tr.err")"
+LOCKTIME_REPORT="$LT_TMP/c3.json" host "$LT_TMP/c3.out" "$LT_TMP/c3.err" cycle3
+expect "lock order: A then B, B then C, C then A on three threads" \
+	'grep -qxF "LockTime: potential deadlock: Program.cs:16 then Program.cs:17 (Host.Program::First then Host.Program::Second), Program.cs:17 then Program.cs:18 (Host.Program::Second then Host.Program::Third), and Program.cs:18 then Program.cs:16 (Host.Program::Third then Host.Program::First)" "$LT_TMP/c3.err" &&
+	 [ "$(cycles "$LT_TMP/c3.json")" = "Program.cs:16>Program.cs:17,Program.cs:17>Program.cs:18,Program.cs:18>Program.cs:16" ]' "$(cat "$LT_TMP/c3.err" "$LT_TMP/c3.json")"
+LOCKTIME_REPORT="$LT_TMP/lc.json" host "$LT_TMP/lc.out" "$LT_TMP/lc.err" libcycle
+expect "lock order: a cycle across the app and the library (two copies of the run-time)" \
+	'grep -qxF "LockTime: potential deadlock: Program.cs:16 then Library.cs:11 (Host.Program::First then HostLib.Library::Under), and in the other order at Library.cs:12 then Program.cs:17 (HostLib.Library::Around then Host.Program::Second)" "$LT_TMP/lc.err" &&
+	 [ "$(cycles "$LT_TMP/lc.json")" = "Program.cs:16>Library.cs:11,Library.cs:12>Program.cs:17" ]' "$(cat "$LT_TMP/lc.err" "$LT_TMP/lc.json")"
+LOCKTIME_REPORT="$LT_TMP/nc.json" host "$LT_TMP/nc.out" "$LT_TMP/nc.err" nocycle
+expect "lock order: one order, re-entry and Monitor.Wait under two locks give none (3 edges followed)" \
+	'! grep -q "potential deadlock" "$LT_TMP/nc.err" && [ -z "$(cycles "$LT_TMP/nc.json")" ] &&
+	 [ "$(python3 -c "import json, sys; print(json.load(open(sys.argv[1]))[\"lock_order\"][\"edges\"])" "$LT_TMP/nc.json")" = 3 ]' \
+	"$(cat "$LT_TMP/nc.err" "$LT_TMP/nc.json")"
+LOCKTIME_LOCK_ORDER=Off LOCKTIME_REPORT="$LT_TMP/off.json" host "$LT_TMP/off.out" "$LT_TMP/off.err" transfer
+expect "lock order: LOCKTIME_LOCK_ORDER=Off follows none" '! grep -q "potential deadlock" "$LT_TMP/off.err" && [ -z "$(cycles "$LT_TMP/off.json")" ] && grep -q "^LockTime: summary: " "$LT_TMP/off.err"' \
+	"$(cat "$LT_TMP/off.err")"
+LOCKTIME_LOCK_ORDER=perhaps host "$LT_TMP/lw.out" "$LT_TMP/lw.err" transfer
+expect "lock order: a bad LOCKTIME_LOCK_ORDER warns and keeps it on" \
+	'[ "$(grep -cxF "LockTime: warning: LOCKTIME_LOCK_ORDER=\"perhaps\" is not 1/true/yes/on or 0/false/no/off; using 1 (lock order on)" "$LT_TMP/lw.err")" -eq 1 ] && grep -qxF "$transfer_line" "$LT_TMP/lw.err"' \
+	"$(cat "$LT_TMP/lw.err")"
+
+# 64 threads on 8 locks (pairs in one order, and single locks), a few seconds: the program's results are
+# the same with the run-time and without; the report counts every lock the program took, blame adds up.
+LOCKTIME_DISABLED=1 host "$LT_TMP/st0.out" "$LT_TMP/st0.err" stress 40000
+LOCKTIME_REPORT="$LT_TMP/st.json" host "$LT_TMP/st.out" "$LT_TMP/st.err" stress 40000
+expect "stress: the same results with and without the run-time" '[ -s "$LT_TMP/st0.out" ] && cmp -s "$LT_TMP/st0.out" "$LT_TMP/st.out"' \
+	"$(cat "$LT_TMP/st0.out" "$LT_TMP/st.out" "$LT_TMP/st.err" | head -n 20)"
+expect "stress: the report's counts add up" \
+	'python3 -c "import json, sys
+r = json.load(open(sys.argv[1]))
+taken = int(open(sys.argv[2]).read().split(\"locks taken: \")[1])
+sites = r[\"sites\"]
+behind = [w for s in sites for w in s[\"waited_behind\"]]
+assert sum(s[\"acquisitions\"] for s in sites) == taken == 64 * 40000 * 3, taken
+assert all(s[\"contended\"] <= s[\"acquisitions\"] and sum(w[\"count\"] for w in s[\"waited_behind\"]) <= s[\"contended\"] for s in sites)
+assert abs(sum(s[\"blamed_wait_ms\"] for s in sites) - sum(w[\"wait_ms\"] for w in behind)) < 0.001 * (1 + len(sites) + len(behind))
+assert {w[\"location\"] for w in behind} <= {s[\"location\"] for s in sites}
+assert r[\"lock_order_cycles\"] == [] and r[\"lock_order\"][\"locks\"] == 8
+" "$LT_TMP/st.json" "$LT_TMP/st.out"' "$(cat "$LT_TMP/st.json" | head -c 3000)"
+
+# 50 nested locks around a 20 ms sleep, twice, threshold 0, a file sink: 100 whole lines, every hold >= 20 ms,
+# and in the second round (the lock order knows every pair: a lookup each) the outermost no more than 5 ms
+# longer than the innermost (no line is written while a lock is held).
 LOCKTIME_THRESHOLD_MS=0 LOCKTIME_OUTPUT="$LT_TMP/nested.log" host "$LT_TMP/n.out" "$LT_TMP/n.err" nested
 holds=$(sed -nE 's/^LockTime: Host.Program::Nested held ([0-9]+\.[0-9]{3}) ms, waited [0-9]+\.[0-9]{3} ms at Program.cs:10$/\1/p' "$LT_TMP/nested.log")
-expect "nested: 50 whole lines in the file sink, none on stderr" '[ "$(wc -l <<<"$holds")" -eq 50 ] && [ ! -s "$LT_TMP/n.err" ]' \
+expect "nested: 100 whole lines in the file sink, none on stderr" '[ "$(wc -l <<<"$holds")" -eq 100 ] && [ ! -s "$LT_TMP/n.err" ]' \
 	"$(head -n 5 "$LT_TMP/nested.log"; cat "$LT_TMP/n.err")"
 expect "nested: the summary follows the lines in the file" 'tail -n 3 "$LT_TMP/nested.log" | grep -q "^LockTime: top 1 site"' "$(tail -n 5 "$LT_TMP/nested.log")"
-expect "nested: outer holds are not lengthened by reporting" \
-	'awk "NR == 1 { lo = \$1; hi = \$1 } { if (\$1 < lo) lo = \$1; if (\$1 > hi) hi = \$1 } END { exit !(lo >= 20 && hi - lo < 5) }" <<<"$holds"' \
+expect "nested: outer holds are not lengthened by reporting or by known lock-order pairs" \
+	'tail -n 50 <<<"$holds" | awk "NR == 1 { lo = \$1; hi = \$1 } { if (\$1 < lo) lo = \$1; if (\$1 > hi) hi = \$1 } END { exit !(lo >= 20 && hi - lo < 5) }"' \
 	"holds (ms): $(tr '\n' ' ' <<<"$holds")"
 
 # An app and a library, each with its own copy of the run-time: one summary and one report with both.
@@ -150,12 +224,12 @@ expect "library: one summary for both assemblies" \
 	'[ "$(grep -c "^LockTime: summary: " "$LT_TMP/l.err")" -eq 1 ] && grep -q "^LockTime: summary: 2 sites in 2 assemblies; 101 acquisitions" "$LT_TMP/l.err"' \
 	"$(cat "$LT_TMP/l.err")"
 expect "library: one report with both assemblies' sites" \
-	'[ "$(report_field "$LT_TMP/l.json" Program.cs:10 "(s[\"assembly\"], s[\"acquisitions\"])")" = "('"'"'HostLib'"'"', 100)" ] &&
+	'[ "$(report_field "$LT_TMP/l.json" Library.cs:10 "(s[\"assembly\"], s[\"acquisitions\"])")" = "('"'"'HostLib'"'"', 100)" ] &&
 	 [ "$(report_field "$LT_TMP/l.json" Program.cs:11 "(s[\"assembly\"], s[\"acquisitions\"])")" = "('"'"'Host'"'"', 1)" ]' "$(cat "$LT_TMP/l.json")"
 
 # 64 threads on 8 locks at threshold 0 into one file: every line whole, none lost but those counted as dropped.
 LOCKTIME_THRESHOLD_MS=0 LOCKTIME_OUTPUT="$LT_TMP/many.log" host "$LT_TMP/m.out" "$LT_TMP/m.err" many
-whole=$(grep -cE '^LockTime: Host.Program::Count held [0-9]+\.[0-9]{3} ms, waited [0-9]+\.[0-9]{3} ms at Program.cs:11$' "$LT_TMP/many.log")
+whole=$(grep -cE '^LockTime: Host.Program::Count held [0-9]+\.[0-9]{3} ms, waited [0-9]+\.[0-9]{3} ms at Program.cs:11( \(held by Host.Program::Count at Program.cs:11\))?$' "$LT_TMP/many.log")
 dropped=$(sed -nE 's/^LockTime: summary: .*; ([0-9]+) lines? dropped.*/\1/p' "$LT_TMP/many.log")
 expect "many threads: 32000 acquisitions" 'grep -q "^LockTime: summary: 1 site in 1 assembly; 32000 acquisitions" "$LT_TMP/many.log"' "$(tail -n 4 "$LT_TMP/many.log")"
 expect "many threads: every line whole, lines + dropped = 32000" \
@@ -203,6 +277,12 @@ if check "host program builds for net48" dotnet build "$LT_ROOT/tests/runtime/Ho
 	expect "mono: the report names the process id it is named with" \
 		'[ -n "$mono_report" ] && [ "$(python3 -c "import json, sys; print(json.load(open(sys.argv[1]))[\"process\"][\"pid\"])" "$mono_report")" = "$(basename "$mono_report" .json | sed "s/^mono-//")" ] && [ "$mono_report" != "$LT_TMP/mono-0.json" ]' \
 		"report: ${mono_report:-none}"
+	(cd "$LT_TMP" && mono "$LT_TMP/host48/Host.exe" libcycle >"$LT_TMP/mono-lc.out" 2>"$LT_TMP/mono-lc.err")
+	expect "mono: a cycle across the app and the library" \
+		'grep -qxF "LockTime: potential deadlock: Program.cs:16 then Library.cs:11 (Host.Program::First then HostLib.Library::Under), and in the other order at Library.cs:12 then Program.cs:17 (HostLib.Library::Around then Host.Program::Second)" "$LT_TMP/mono-lc.err"' \
+		"$(cat "$LT_TMP/mono-lc.err")"
+	(cd "$LT_TMP" && mono "$LT_TMP/host48/Host.exe" contended >"$LT_TMP/mono-c.out" 2>"$LT_TMP/mono-c.err")
+	expect "mono: the waiter's line names the holder" '[ "$(grep -cE "$holder_line" "$LT_TMP/mono-c.err")" -eq 1 ]' "$(cat "$LT_TMP/mono-c.err")"
 	(cd "$LT_TMP" && mono "$LT_TMP/host48/Host.exe" exit >"$LT_TMP/mono-exit.out" 2>"$LT_TMP/mono-exit.err")
 	mono_rc=$?
 	expect "mono: summary after Environment.Exit, exit code kept" '[ "$mono_rc" -eq 3 ] && grep -q "^LockTime: summary: 1 site" "$LT_TMP/mono-exit.err"' \

@@ -77,7 +77,8 @@ namespace LockTime.Runtime
         /// <summary>
         /// The site at which another thread holds <paramref name="lockObject"/> now, as its name
         /// (<see cref="HolderNames"/>), or null: the frames of every listed thread, read without a lock
-        /// (a frame's object is written after its site). Called only by a thread about to wait.
+        /// (a slot's object and site only when its sequence was even and the same around them, see
+        /// <see cref="Frame.Seq"/>). Called only by a thread about to wait.
         /// </summary>
         internal string[] Holder(object lockObject)
         {
@@ -92,10 +93,11 @@ namespace LockTime.Runtime
                     Frame[] frames = t.Frames;
                     int depth = t.Depth;
                     for (int i = 0; i < depth && i < frames.Length; i++) {
-                        if (!ReferenceEquals(Volatile.Read(ref frames[i].Lock), lockObject))
+                        int seq = Volatile.Read(ref frames[i].Seq);
+                        if ((seq & 1) != 0 || !ReferenceEquals(Volatile.Read(ref frames[i].Lock), lockObject))
                             continue;
-                        int site = frames[i].Site;
-                        if (ReferenceEquals(Volatile.Read(ref frames[i].Lock), lockObject) && (uint)site < (uint)HolderNames.Length)
+                        int site = Volatile.Read(ref frames[i].Site);
+                        if (Volatile.Read(ref frames[i].Seq) == seq && (uint)site < (uint)HolderNames.Length)
                             return HolderNames[site];
                     }
                 }

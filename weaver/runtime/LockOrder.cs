@@ -18,6 +18,35 @@ namespace LockTime.Runtime
         internal int[] Sites = new int[8];
         internal int[] Nodes = new int[8];   /* -1 until looked up (only when a lock is taken under it) */
         internal int Depth;
+
+        /// <summary>Pairs (held, acquired) not found among the known edges, added when the thread holds no lock.</summary>
+        internal const int MaxPending = 4096;
+        internal object[] PendingHeld, PendingAcquired;    /* made on the first pair, doubled up to MaxPending */
+        internal int[] PendingHeldSite, PendingSite;
+        internal int PendingN;
+
+        /// <summary>Room for one more pending pair; false when <see cref="MaxPending"/> are kept.</summary>
+        internal bool Room()
+        {
+            if (PendingHeld != null && PendingN < PendingHeld.Length)
+                return true;
+            int n = PendingHeld == null ? 16 : PendingHeld.Length * 2;
+            if (n > MaxPending)
+                return false;
+            object[] held = new object[n], acquired = new object[n];
+            int[] heldSite = new int[n], site = new int[n];
+            if (PendingHeld != null) {
+                Array.Copy(PendingHeld, held, PendingN);
+                Array.Copy(PendingAcquired, acquired, PendingN);
+                Array.Copy(PendingHeldSite, heldSite, PendingN);
+                Array.Copy(PendingSite, site, PendingN);
+            }
+            PendingHeld = held;
+            PendingAcquired = acquired;
+            PendingHeldSite = heldSite;
+            PendingSite = site;
+            return true;
+        }
     }
 
     /// <summary>
@@ -82,8 +111,10 @@ namespace LockTime.Runtime
     /// soon as it appears. One instance per process, owned by the registry's first copy; every copy
     /// calls it through delegates (registry index 5) with process-wide site ids (<see cref="Join"/>).
     /// Cost: an acquisition with no lock held pushes onto the thread's list; one under held locks looks
-    /// each (held, new) pair up in <see cref="OrderTables"/> without a lock, and only a new edge takes
-    /// the gate. Memory is bounded: <see cref="MaxLocks"/> nodes and <see cref="MaxEdges"/> edges; dead
+    /// each (held, new) pair up in <see cref="OrderTables"/> without a lock. A pair not known yet is kept
+    /// on the thread (<see cref="HeldLocks.PendingN"/>) and added - under the gate, with the cycle search
+    /// - when the thread next holds no lock, so no critical section waits for it (a thread that keeps
+    /// more than <see cref="HeldLocks.MaxPending"/> new pairs adds them then). Memory is bounded: <see cref="MaxLocks"/> nodes and <see cref="MaxEdges"/> edges; dead
     /// objects (weak references) are swept when the nodes are full; past a cap nothing new is tracked and
     /// the report says so.
     /// </summary>
@@ -150,7 +181,7 @@ namespace LockTime.Runtime
                 }
                 int d = h.Depth;
                 if (d > 0 && !Holds(h, lockObject))
-                    Edges(h, lockObject, site);
+                    Lookup(h, lockObject, site);
                 if (d == h.Locks.Length)
                     Grow(h);
                 h.Locks[d] = lockObject;
@@ -179,6 +210,8 @@ namespace LockTime.Runtime
                     }
                     h.Locks[d] = null;
                     h.Depth = d;
+                    if (d == 0 && h.PendingN > 0)
+                        AddPending(h);
                     return;
                 }
             } catch (Exception) {
@@ -206,30 +239,53 @@ namespace LockTime.Runtime
             h.Nodes = nodes;
         }
 
-        /// <summary>The edges from each held lock to <paramref name="lockObject"/>: a lookup each, the gate only for a new one.</summary>
-        void Edges(HeldLocks h, object lockObject, int site)
+        /// <summary>
+        /// Looks up the edge from each held lock to <paramref name="lockObject"/> without a lock; a pair
+        /// whose nodes or edge are not known yet is kept for <see cref="AddPending"/>.
+        /// </summary>
+        void Lookup(HeldLocks h, object lockObject, int site)
         {
+            if (Full())
+                return;
             OrderTables t = Volatile.Read(ref tables);
-            int hash = RuntimeHelpers.GetHashCode(lockObject);
-            int to = t.Node(lockObject, hash);
+            int to = t.Node(lockObject, RuntimeHelpers.GetHashCode(lockObject));
             for (int i = 0; i < h.Depth; i++) {
-                if (h.Nodes[i] < 0) {
+                if (h.Nodes[i] < 0)
                     h.Nodes[i] = t.Node(h.Locks[i], RuntimeHelpers.GetHashCode(h.Locks[i]));
-                    if (h.Nodes[i] < 0)
-                        h.Nodes[i] = Add(h.Locks[i]);
-                    t = Volatile.Read(ref tables);
-                }
                 int from = h.Nodes[i];
-                if (from < 0)
-                    continue;
-                if (to < 0) {
-                    to = Add(lockObject);
-                    t = Volatile.Read(ref tables);
-                    if (to < 0)
-                        return;
-                }
-                if (from != to && !t.HasEdge(Key(from, to)))
-                    NewEdge(from, to, h.Sites[i], site);
+                if (from < 0 || to < 0 || (from != to && !t.HasEdge(Key(from, to))))
+                    Pend(h, h.Locks[i], h.Sites[i], lockObject, site);
+            }
+        }
+
+        /// <summary>Keeps the pair (<paramref name="held"/>, <paramref name="acquired"/>) once; when the thread keeps too many, adds them now.</summary>
+        void Pend(HeldLocks h, object held, int heldSite, object acquired, int site)
+        {
+            for (int k = 0; k < h.PendingN; k++)
+                if (ReferenceEquals(h.PendingHeld[k], held) && ReferenceEquals(h.PendingAcquired[k], acquired))
+                    return;
+            if (!h.Room())
+                AddPending(h);
+            int n = h.PendingN;
+            h.PendingHeld[n] = held;
+            h.PendingAcquired[n] = acquired;
+            h.PendingHeldSite[n] = heldSite;
+            h.PendingSite[n] = site;
+            h.PendingN = n + 1;
+        }
+
+        /// <summary>Adds the thread's kept pairs as nodes and edges (each new edge searched for a cycle), and forgets them.</summary>
+        void AddPending(HeldLocks h)
+        {
+            int n = h.PendingN;
+            h.PendingN = 0;
+            for (int k = 0; k < n; k++) {
+                object held = h.PendingHeld[k], acquired = h.PendingAcquired[k];
+                h.PendingHeld[k] = null;
+                h.PendingAcquired[k] = null;
+                int from = Add(held), to = from < 0 ? -1 : Add(acquired);
+                if (from >= 0 && to >= 0 && from != to)
+                    NewEdge(from, to, h.PendingHeldSite[k], h.PendingSite[k]);
             }
         }
 
@@ -244,6 +300,9 @@ namespace LockTime.Runtime
             if (Full())
                 return -1;
             int hash = RuntimeHelpers.GetHashCode(o);
+            int known = Volatile.Read(ref tables).Node(o, hash);
+            if (known >= 0)
+                return known;
             lock (gate) {
                 int id = tables.Node(o, hash);
                 if (id >= 0)

@@ -17,6 +17,8 @@ namespace LockTime.Runtime
         internal bool Scope;      /* taken by Lock.EnterScope: released by Scope.Dispose */
         /// <summary>Contended: the site that held the lock when this thread began to wait (<see cref="Collector.HolderName"/>), or null.</summary>
         internal string[] Holder;
+        /// <summary>Odd while this slot is written (<see cref="ThreadRecord.Begin"/>): a reader on another thread takes Lock and Site only when it was even and unchanged around them.</summary>
+        internal int Seq;
     }
 
     /// <summary>
@@ -51,8 +53,9 @@ namespace LockTime.Runtime
         }
 
         /// <summary>
-        /// Pushes a frame, doubling the stack when full. The object is written last: a waiter reading
-        /// this record from another thread (<see cref="Collector.Holder"/>) finds it with its site.
+        /// Pushes a frame, doubling the stack when full. The slot is written between <see cref="Begin"/>
+        /// and <see cref="End"/>: a waiter reading this record from another thread
+        /// (<see cref="Collector.Holder"/>) takes an object with its own site or nothing.
         /// </summary>
         internal void Push(object lockObject, int site, long acquired, long wait, bool contended, bool scope)
         {
@@ -61,7 +64,8 @@ namespace LockTime.Runtime
                 Array.Copy(Frames, grown, Depth);
                 Frames = grown;
             }
-            Frames[Depth].Site = site;
+            int seq = Begin(Depth);
+            Volatile.Write(ref Frames[Depth].Site, site);
             Frames[Depth].Acquired = acquired;
             Frames[Depth].Wait = wait;
             Frames[Depth].Contended = contended;
@@ -71,6 +75,7 @@ namespace LockTime.Runtime
                 Behind = null;
             }
             Volatile.Write(ref Frames[Depth].Lock, lockObject);
+            End(Depth, seq);
             Depth++;
         }
 
@@ -92,28 +97,45 @@ namespace LockTime.Runtime
             return -1;
         }
 
+        /// <summary>Marks slot <paramref name="i"/> as being written (its sequence odd); returns the even sequence it had.</summary>
+        int Begin(int i)
+        {
+            int seq = Frames[i].Seq;
+            Volatile.Write(ref Frames[i].Seq, seq + 1);
+            return seq;
+        }
+
+        /// <summary>Marks slot <paramref name="i"/> as written (its sequence even again, and new).</summary>
+        void End(int i, int seq)
+        {
+            Volatile.Write(ref Frames[i].Seq, seq + 2);
+        }
+
         /// <summary>
-        /// Removes frame <paramref name="i"/> and returns it; the frames above move down. Each slot's
-        /// object is cleared before its other fields change and set after them, so a reader that sees
-        /// the same object before and after reading the site has the site of that object's frame.
+        /// Removes frame <paramref name="i"/> and returns it; the frames above move down. Each slot is
+        /// changed between <see cref="Begin"/> and <see cref="End"/>; a free slot keeps its sequence
+        /// and has no object and no holder.
         /// </summary>
         internal Frame Remove(int i)
         {
             Frame f = Frames[i];
             Depth--;
             for (int j = i; j < Depth; j++) {
-                Volatile.Write(ref Frames[j].Lock, null);
+                int seq = Begin(j);
                 Frame above = Frames[j + 1];
-                Frames[j].Site = above.Site;
+                Volatile.Write(ref Frames[j].Site, above.Site);
                 Frames[j].Acquired = above.Acquired;
                 Frames[j].Wait = above.Wait;
                 Frames[j].Contended = above.Contended;
                 Frames[j].Scope = above.Scope;
                 Frames[j].Holder = above.Holder;
                 Volatile.Write(ref Frames[j].Lock, above.Lock);
+                End(j, seq);
             }
+            int top = Begin(Depth);
             Volatile.Write(ref Frames[Depth].Lock, null);
-            Frames[Depth] = default(Frame);
+            Frames[Depth].Holder = null;
+            End(Depth, top);
             return f;
         }
 

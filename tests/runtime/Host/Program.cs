@@ -57,7 +57,8 @@ internal static class Program
             var locks = new object[50];
             for (int i = 0; i < locks.Length; i++)
                 locks[i] = new object();
-            Nested(locks, 0);
+            Nested(locks, 0); // the lock order meets 1225 new pairs: added after the outermost release
+            Nested(locks, 0); // the same pairs again: a lookup each
             break;
         }
         case "threads": {

@@ -35,7 +35,11 @@ public class LockOrderTests
         object x = new(), y = new();
         Both(order, x, 0, y, 1);
         Assert.Empty(lines); // one order so far
-        Both(order, y, 0, x, 1);
+        order.Enter(y, 0);
+        order.Enter(x, 1);
+        order.Exit(x);
+        Assert.Empty(lines); // y is still held: the new pair waits until the thread holds no lock
+        order.Exit(y);
         Assert.Equal(["LockTime: potential deadlock: F.cs:10 then F.cs:11 (Bank::Transfer), and in the other order at F.cs:10 then F.cs:11 (Bank::Transfer)"], lines);
         var cycle = Assert.Single(order.Cycles());
         Assert.Equal(new[] { 0, 1, Environment.CurrentManagedThreadId, 0, 1, Environment.CurrentManagedThreadId }, cycle);
@@ -164,11 +168,11 @@ public class LockOrderTests
             order.Enter(o, 3);
             order.Exit(o);
         }
+        foreach (var h in held) order.Exit(h); // new pairs are added when the thread holds no lock (or 64 are kept)
         long[] counts = order.Counts();
         Assert.Equal(LockOrder.MaxEdges, counts[1]);
         Assert.Equal(1, counts[4]);
         Assert.Equal(0, counts[3]);
-        foreach (var h in held) order.Exit(h);
 
         order = Make(lines);
         order.Enter(held[0], 2);
