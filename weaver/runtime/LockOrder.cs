@@ -33,18 +33,10 @@ namespace LockTime.Runtime
             int n = PendingHeld == null ? 16 : PendingHeld.Length * 2;
             if (n > MaxPending)
                 return false;
-            object[] held = new object[n], acquired = new object[n];
-            int[] heldSite = new int[n], site = new int[n];
-            if (PendingHeld != null) {
-                Array.Copy(PendingHeld, held, PendingN);
-                Array.Copy(PendingAcquired, acquired, PendingN);
-                Array.Copy(PendingHeldSite, heldSite, PendingN);
-                Array.Copy(PendingSite, site, PendingN);
-            }
-            PendingHeld = held;
-            PendingAcquired = acquired;
-            PendingHeldSite = heldSite;
-            PendingSite = site;
+            Array.Resize(ref PendingHeld, n);
+            Array.Resize(ref PendingAcquired, n);
+            Array.Resize(ref PendingHeldSite, n);
+            Array.Resize(ref PendingSite, n);
             return true;
         }
     }
@@ -148,7 +140,7 @@ namespace LockTime.Runtime
         volatile bool full;                            /* a cap held after a sweep: callers skip the gate until a GC */
 
         /// <summary>Where a new cycle's line goes (the owner's sink); null: nowhere.</summary>
-        internal Action<string> Report;
+        internal Action<string> CycleLine;
 
         /// <summary>
         /// Registers a copy's sites (their methods and locations, by site id) and returns the process-wide
@@ -229,14 +221,9 @@ namespace LockTime.Runtime
         static void Grow(HeldLocks h)
         {
             int n = h.Locks.Length * 2;
-            object[] locks = new object[n];
-            int[] sites = new int[n], nodes = new int[n];
-            Array.Copy(h.Locks, locks, h.Depth);
-            Array.Copy(h.Sites, sites, h.Depth);
-            Array.Copy(h.Nodes, nodes, h.Depth);
-            h.Locks = locks;
-            h.Sites = sites;
-            h.Nodes = nodes;
+            Array.Resize(ref h.Locks, n);
+            Array.Resize(ref h.Sites, n);
+            Array.Resize(ref h.Nodes, n);
         }
 
         /// <summary>
@@ -464,7 +451,7 @@ namespace LockTime.Runtime
                     line = Found(path);
                 }
             }
-            Action<string> report = Report;
+            Action<string> report = CycleLine;
             if (line != null && report != null)
                 report(line);
         }

@@ -112,7 +112,7 @@ namespace LockTime.Runtime
             thread.Name = "LockTime writer";
             order = new LockOrder();
             cycleSink = c.Settings.Output;
-            order.Report = new Action<string>(Cycle);
+            order.CycleLine = new Action<string>(Cycle);
             registry = Registry.Create(writer, thread, order);
             startUtc = DateTime.UtcNow;
             startTicks = Clock.Ticks();

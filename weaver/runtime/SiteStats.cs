@@ -56,16 +56,9 @@ namespace LockTime.Runtime
                     return;
                 if (Holders == null || HolderN == Holders.Length) {
                     int n = Holders == null ? 2 : Holders.Length * 2;
-                    string[][] h = new string[n][];
-                    long[] w = new long[n], c = new long[n];
-                    if (Holders != null) {
-                        Array.Copy(Holders, h, HolderN);
-                        Array.Copy(HolderWait, w, HolderN);
-                        Array.Copy(HolderCount, c, HolderN);
-                    }
-                    Holders = h;
-                    HolderWait = w;
-                    HolderCount = c;
+                    Array.Resize(ref Holders, n);
+                    Array.Resize(ref HolderWait, n);
+                    Array.Resize(ref HolderCount, n);
                 }
                 Holders[i] = holder;
                 HolderN++;

@@ -126,17 +126,7 @@ public class JsonTests
     [Fact]
     public void BlameAndPotentialDeadlocksAreInTheReport()
     {
-        HeldLocks.Current = null;
-        var order = new LockOrder();
-        order.Join(["Bank::Transfer", "Bank::Transfer"], ["Bank.cs:12", "Bank.cs:13"]);
-        object x = new(), y = new();
-        foreach (var (a, b) in new[] { (x, y), (y, x) })
-        {
-            order.Enter(a, 0);
-            order.Enter(b, 1);
-            order.Exit(b);
-            order.Exit(a);
-        }
+        var order = LockOrderTests.Transfers();
         var waiter = Site("Shop", "Shop.Orders::Add", "Orders.cs:20", "/src/Shop/Orders.cs", 20, "Monitor.Enter", [10_000, 10_000], [130_754_000, 61_000_000], contended: 2);
         waiter.Stats.WaitedBehind(["Shop", "Shop.Inventory::Reserve", "Inventory.cs:42"], 61_000_000, 1);
         waiter.Stats.WaitedBehind(["Shop", "Shop.Inventory::Reserve", "Inventory.cs:42"], 130_754_000, 1);

@@ -15,7 +15,19 @@ public class LockOrderTests
         var methods = Enumerable.Range(0, n).Select(i => i < 2 ? method : "M" + i).ToArray();
         var locations = Enumerable.Range(0, n).Select(i => "F.cs:" + (10 + i)).ToArray();
         Assert.Equal(0, order.Join(methods, locations));
-        order.Report = l => { lock (lines) lines.Add(l); };
+        order.CycleLine = l => { lock (lines) lines.Add(l); };
+        return order;
+    }
+
+    /// <summary>A graph of Bank::Transfer at Bank.cs:12 and :13 after Transfer(x, y) and Transfer(y, x): one cycle.</summary>
+    internal static LockOrder Transfers()
+    {
+        HeldLocks.Current = null;
+        var order = new LockOrder();
+        order.Join(["Bank::Transfer", "Bank::Transfer"], ["Bank.cs:12", "Bank.cs:13"]);
+        object x = new(), y = new();
+        Both(order, x, 0, y, 1);
+        Both(order, y, 0, x, 1);
         return order;
     }
 
@@ -197,7 +209,7 @@ public class LockOrderTests
     {
         var order = new LockOrder();
         var lines = new List<string>();
-        order.Report = lines.Add;
+        order.CycleLine = lines.Add;
         Assert.Equal(0, order.Join(["App::A", "App::B"], ["App.cs:1", "App.cs:2"]));
         Assert.Equal(2, order.Join(["Lib::C"], ["Lib.cs:9"]));
         object a = new(), b = new();

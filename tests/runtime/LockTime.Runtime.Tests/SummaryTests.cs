@@ -82,17 +82,7 @@ public class SummaryTests
     [Fact]
     public void PotentialDeadlocksFollowTheTable()
     {
-        HeldLocks.Current = null;
-        var order = new LockOrder();
-        order.Join(["Bank::Transfer", "Bank::Transfer"], ["Bank.cs:12", "Bank.cs:13"]);
-        object x = new(), y = new();
-        foreach (var (a, b) in new[] { (x, y), (y, x) })
-        {
-            order.Enter(a, 0);
-            order.Enter(b, 1);
-            order.Exit(b);
-            order.Exit(a);
-        }
+        var order = LockOrderTests.Transfers();
         var lines = Summary.Format(Sites(), 10, 0, order);
         Assert.Equal(new[]
         {
