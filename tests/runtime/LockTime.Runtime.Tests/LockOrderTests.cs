@@ -130,15 +130,21 @@ public class LockOrderTests
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private static WeakReference[] Pairs(LockOrder order, int n)
+    private static WeakReference[] Pairs(LockOrder order, int n, long? nodes = null)
     {
         var refs = new WeakReference[n];
+        var alive = new List<object>(); // while they live, every pair is two nodes
         for (int i = 0; i < n; i++)
         {
             object a = new(), b = new();
+            alive.Add(a);
+            alive.Add(b);
             Both(order, a, 2, b, 3);
             refs[i] = new WeakReference(a);
         }
+        if (nodes != null)
+            Assert.Equal(nodes, order.Counts()[0]);
+        GC.KeepAlive(alive);
         return refs;
     }
 
@@ -147,8 +153,7 @@ public class LockOrderTests
     {
         var lines = new List<string>();
         var order = Make(lines);
-        var refs = Pairs(order, 100);
-        Assert.Equal(200, order.Counts()[0]);
+        var refs = Pairs(order, 100, nodes: 200);
         GC.Collect();
         GC.WaitForPendingFinalizers();
         GC.Collect();
