@@ -154,6 +154,13 @@ expect "blame: three waiters, each charged to the holder" \
 	'[ "$(report_field "$LT_TMP/w.json" Program.cs:13 "[(w[\"location\"], w[\"count\"], w[\"wait_ms\"] >= 180) for w in s[\"waited_behind\"]]")" = "[('"'"'Program.cs:12'"'"', 3, True)]" ] &&
 	 [ "$(report_field "$LT_TMP/w.json" Program.cs:12 "s[\"blamed_wait_ms\"] >= 180")" = True ]' "$(cat "$LT_TMP/w.json")"
 
+# A thread inside Monitor.Wait on the lock (at Program.cs:16) is not blamed: the thread that took it meanwhile is.
+LOCKTIME_REPORT="$LT_TMP/wb.json" host "$LT_TMP/wb.out" "$LT_TMP/wb.err" waitblame
+expect "blame: a thread inside Monitor.Wait is not the holder" \
+	'[ "$(grep -cE "$holder_line" "$LT_TMP/wb.err")" -eq 1 ] &&
+	 [ "$(report_field "$LT_TMP/wb.json" Program.cs:13 "[w[\"location\"] for w in s[\"waited_behind\"]]")" = "['"'"'Program.cs:12'"'"']" ]' \
+	"$(cat "$LT_TMP/wb.err" "$LT_TMP/wb.json")"
+
 # Potential deadlocks: the line when a cycle first appears, the report's cycles, the summary's list.
 cycles() { # FILE: the report's cycles as "held>acquired,held>acquired;..." (locations)
 	python3 -c 'import json, sys

@@ -115,8 +115,22 @@ namespace LockTime.Runtime
         }
 
         /// <summary>
+        /// The thread is about to call <c>Monitor.Wait</c> on <paramref name="lockObject"/>, which gives the
+        /// lock up until it returns: a waiter meanwhile does not take this thread for its holder.
+        /// </summary>
+        internal static void WaitBegins(object lockObject)
+        {
+            try {
+                ThreadRecord t = ThreadRecord.Current;
+                if (t != null)
+                    t.SetInWait(lockObject, true);
+            } catch (Exception) {
+            }
+        }
+
+        /// <summary>
         /// The thread spent <paramref name="ticks"/> inside <c>Monitor.Wait</c> on <paramref name="lockObject"/>:
-        /// not hold time, so the innermost frame of that object starts that much later.
+        /// not hold time, so the innermost frame of that object starts that much later; it holds the lock again.
         /// </summary>
         internal static void Waited(object lockObject, long ticks)
         {
@@ -124,6 +138,7 @@ namespace LockTime.Runtime
                 ThreadRecord t = ThreadRecord.Current;
                 if (t == null)
                     return;
+                t.SetInWait(lockObject, false);
                 int i = t.FindLock(lockObject);
                 if (i >= 0)
                     t.Frames[i].Acquired += ticks;

@@ -97,7 +97,8 @@ namespace LockTime.Runtime
                         if ((seq & 1) != 0 || !ReferenceEquals(Volatile.Read(ref frames[i].Lock), lockObject))
                             continue;
                         int site = Volatile.Read(ref frames[i].Site);
-                        if (Volatile.Read(ref frames[i].Seq) == seq && (uint)site < (uint)HolderNames.Length)
+                        bool inWait = Volatile.Read(ref frames[i].InWait);
+                        if (Volatile.Read(ref frames[i].Seq) == seq && !inWait && (uint)site < (uint)HolderNames.Length)
                             return HolderNames[site];
                     }
                 }

@@ -19,6 +19,8 @@ namespace LockTime.Runtime
         internal string[] Holder;
         /// <summary>Odd while this slot is written (<see cref="ThreadRecord.Begin"/>): a reader on another thread takes Lock and Site only when it was even and unchanged around them.</summary>
         internal int Seq;
+        /// <summary>True while the thread is inside <c>Monitor.Wait</c> on this lock: it holds the frame, not the lock.</summary>
+        internal bool InWait;
     }
 
     /// <summary>
@@ -129,14 +131,28 @@ namespace LockTime.Runtime
                 Frames[j].Contended = above.Contended;
                 Frames[j].Scope = above.Scope;
                 Frames[j].Holder = above.Holder;
+                Frames[j].InWait = above.InWait;
                 Volatile.Write(ref Frames[j].Lock, above.Lock);
                 End(j, seq);
             }
             int top = Begin(Depth);
             Volatile.Write(ref Frames[Depth].Lock, null);
             Frames[Depth].Holder = null;
+            Frames[Depth].InWait = false;
             End(Depth, top);
             return f;
+        }
+
+        /// <summary>Marks every frame of <paramref name="lockObject"/> as inside <c>Monitor.Wait</c> (<paramref name="inWait"/>) or holding again.</summary>
+        internal void SetInWait(object lockObject, bool inWait)
+        {
+            for (int i = 0; i < Depth; i++) {
+                if (!ReferenceEquals(Frames[i].Lock, lockObject))
+                    continue;
+                int seq = Begin(i);
+                Frames[i].InWait = inWait;
+                End(i, seq);
+            }
         }
 
         /// <summary>The statistics of <paramref name="site"/>, made on first use; null for an unknown id.</summary>

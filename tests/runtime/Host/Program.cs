@@ -1,5 +1,5 @@
 // Program.cs - lock scenarios through hand-written call-site stubs, for tests/integration/runtime.sh.
-//   Host nested | threads | contended | waiters | exit | library | many | interval REPORT
+//   Host nested | threads | contended | waiters | waitblame | exit | library | many | interval REPORT
 //        | transfer | cycle3 | nocycle | libcycle | stress
 using System;
 using System.IO;
@@ -87,6 +87,23 @@ internal static class Program
             foreach (var t in waiters)
                 t.Join();
             holder.Join();
+            break;
+        }
+        case "waitblame": { // a thread inside Monitor.Wait on the lock is not its holder: the one that took it meanwhile is
+            object q = new object();
+            using var waiting = new ManualResetEventSlim();
+            using var held = new ManualResetEventSlim();
+            var consumer = new Thread(() => { Enter(q, 6); waiting.Set(); Stubs.Wait(q, 300); Exit(q); });
+            consumer.Start();
+            waiting.Wait();
+            Thread.Sleep(20);
+            var holder = new Thread(() => { Enter(q, 2); held.Set(); Thread.Sleep(100); Exit(q); });
+            holder.Start();
+            held.Wait();
+            Enter(q, 3);
+            Exit(q);
+            holder.Join();
+            consumer.Join();
             break;
         }
         case "transfer": { // Transfer(x, y), later Transfer(y, x), on one thread: the same two sites

@@ -41,6 +41,7 @@ namespace TestHost
                 Monitor.Wait(o, timeoutMs);
                 return;
             }
+            Api.WaitBegins(o);
             long t0 = Clock.Ticks();
             Monitor.Wait(o, timeoutMs);
             Api.Waited(o, Clock.Ticks() - t0);

@@ -137,13 +137,19 @@ public class CollectorTests
         object gate = new(), other = new();
         using var held = new ManualResetEventSlim();
         using var done = new ManualResetEventSlim();
+        using var inWait = new ManualResetEventSlim();
+        using var waiting = new ManualResetEventSlim();
         var holder = new Thread(() =>
         {
             var t = c.Thread();
             t.Push(other, 0, 0, 0, false, false);
             t.Push(gate, 1, 0, 0, false, false);
             held.Set();
+            inWait.Wait();
+            t.SetInWait(gate, true);
+            waiting.Set();
             done.Wait();
+            t.SetInWait(gate, false);
             t.Remove(t.FindLock(gate));
             t.Remove(t.FindLock(other));
         });
@@ -153,6 +159,10 @@ public class CollectorTests
         Assert.Same(c.HolderNames[1], h);
         Assert.Equal(new[] { "Test", "T::M1", "F.cs:2" }, h);
         Assert.Null(c.Holder(new object())); // held by nobody
+        inWait.Set(); // the holder enters Monitor.Wait on gate: it gives gate up, not other
+        waiting.Wait();
+        Assert.Null(c.Holder(gate));
+        Assert.Same(c.HolderNames[0], c.Holder(other));
         done.Set();
         holder.Join();
         Assert.Null(c.Holder(gate)); // released

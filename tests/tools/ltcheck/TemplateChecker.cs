@@ -59,6 +59,7 @@ internal static class TemplateChecker
         ("Api", "AcquiredScope", "void(object,int32,int64,int64,bool)", null),
         ("Api", "Released", "void(object)", null),
         ("Api", "ReleasedScope", "void()", null),
+        ("Api", "WaitBegins", "void(object)", null),
         ("Api", "Waited", "void(object,int64)", null),
         ("Api", "NotAcquired", "void(int32,int64,int64)", null),
     ];
