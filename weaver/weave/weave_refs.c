@@ -217,6 +217,7 @@ static const struct home runtime_homes[] = {
 	{ "System", "UIntPtr", NULL, NULL },
 	{ "System", "ValueType", NULL, NULL },
 	{ "System", "Void", NULL, NULL },
+	{ "System", "WeakReference", NULL, NULL },
 	{ "System", "Console", "System.Console", NULL },
 	{ "System.Threading", "Monitor", "System.Threading", NULL },
 	{ "System.Threading", "Interlocked", "System.Threading", NULL },
