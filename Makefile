@@ -11,7 +11,7 @@
 CC      ?= gcc
 CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter
-LIBS    := -lzip -lmxml -lz -lmbedcrypto
+LIBS    := -ljansson -lprotobuf-c -lzip -lmxml -lz -lmbedcrypto -lm
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined -O1 -g
 
 # The portability layer has one file per host kind (weaver/core/lt_file_<host>.c); each build takes one.
@@ -19,13 +19,15 @@ HOST_SRC := weaver/core/lt_file_posix.c weaver/core/lt_file_win.c
 LIB_ALL := $(sort $(filter-out weaver/cli/%,$(wildcard weaver/*/*.c)))
 LIB_SRC := $(filter-out weaver/core/lt_file_win.c,$(LIB_ALL))
 CLI_SRC := $(sort $(wildcard weaver/cli/*.c))
-INC     := $(addprefix -I,$(sort $(dir $(wildcard weaver/*/*.h))))
-HDRS    := $(wildcard weaver/*/*.h)
+INC     := $(addprefix -I,$(sort $(dir $(wildcard weaver/*/*.h)))) -Ibuild/gen
+# Generated at build time (weaver/report): the pprof messages (protoc-c) and the HTML page as bytes.
+GEN     := build/gen/rp_profile.pb-c.c build/gen/rp_page.c
+HDRS    := $(wildcard weaver/*/*.h) build/gen/rp_profile.pb-c.h
 UNIT    := $(sort $(wildcard tests/unit/test_*.c))
 TOOLS   := $(sort $(wildcard tests/tools/*.c))
 
-DEB_PKGS := gcc make pkg-config libzip-dev libmxml-dev zlib1g-dev libmbedtls-dev libcmocka-dev mono-devel mono-utils mono-xbuild clang libclang-rt-dev strace cmake dpkg-dev unzip python3 \
-	file gcc-aarch64-linux-gnu libc6-dev-arm64-cross libmxml-dev:arm64 zlib1g-dev:arm64 libmbedtls-dev:arm64 \
+DEB_PKGS := gcc make pkg-config libzip-dev libmxml-dev zlib1g-dev libmbedtls-dev libjansson-dev libprotobuf-c-dev protobuf-c-compiler libcmocka-dev mono-devel mono-utils mono-xbuild clang libclang-rt-dev strace cmake dpkg-dev unzip python3 golang-go chromium nodejs \
+	file gcc-aarch64-linux-gnu libc6-dev-arm64-cross libmxml-dev:arm64 zlib1g-dev:arm64 libmbedtls-dev:arm64 libjansson-dev:arm64 libprotobuf-c-dev:arm64 \
 	gcc-mingw-w64-x86-64 mingw-w64-x86-64-dev qemu-user-static wine wine64
 
 all: build/locktime runtime
@@ -45,17 +47,29 @@ build/runtime_template.c: $(RUNTIME_DLL) weaver/runtime/embed.py
 
 runtime: build/runtime_template.c
 
-build/locktime: $(LIB_SRC) $(CLI_SRC) $(HDRS) | build
-	$(CC) $(WARN) $(CFLAGS) $(INC) -o $@ $(LIB_SRC) $(CLI_SRC) $(LDFLAGS) $(LIBS)
+build/gen/rp_profile.pb-c.c build/gen/rp_profile.pb-c.h &: weaver/report/rp_profile.proto
+	@mkdir -p build/gen
+	protoc-c --c_out=build/gen --proto_path=weaver/report $<
+
+build/gen/rp_page.c: weaver/report/rp_page.html weaver/runtime/embed.py
+	@mkdir -p build/gen
+	python3 weaver/runtime/embed.py $< $@ rp_page
+
+build/locktime: $(LIB_SRC) $(CLI_SRC) $(GEN) $(HDRS) | build
+	$(CC) $(WARN) $(CFLAGS) $(INC) -o $@ $(LIB_SRC) $(GEN) $(CLI_SRC) $(LDFLAGS) $(LIBS)
 
 # The library built once with AddressSanitizer and UndefinedBehaviorSanitizer; the tool and every
 # test program link it (each object is compiled once, not once per test).
-SAN_OBJ := $(patsubst weaver/%.c,build/san/obj/%.o,$(LIB_SRC))
+SAN_OBJ := $(patsubst weaver/%.c,build/san/obj/%.o,$(LIB_SRC)) $(patsubst build/gen/%.c,build/san/gen/%.o,$(GEN))
 SAN_LIB := build/san/libweaver.a
 
 build/san/obj/%.o: weaver/%.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(SAN) $(INC) -c -o $@ $<
+
+build/san/gen/%.o: build/gen/%.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(SAN) $(INC) -c -o $@ $<
 
 $(SAN_LIB): $(SAN_OBJ)
 	rm -f $@ && ar rcs $@ $^
@@ -77,12 +91,12 @@ FUZZ_TARGETS := image sig weave pdb nupkg
 FUZZ_SECONDS ?= 60
 FUZZ_SRC := fuzz/fuzz_targets.c fuzz/fuzz_targets.h
 
-build/fuzz/fuzz_%: fuzz/fuzz_main.c $(FUZZ_SRC) $(LIB_SRC) $(HDRS) | build/fuzz
+build/fuzz/fuzz_%: fuzz/fuzz_main.c $(FUZZ_SRC) $(LIB_SRC) $(GEN) $(HDRS) | build/fuzz
 	clang $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-DFUZZ_ENTRY=fuzz_$* $(INC) -Ifuzz -o $@ fuzz/fuzz_main.c fuzz/fuzz_targets.c $(LIB_SRC) $(LIBS)
+		-DFUZZ_ENTRY=fuzz_$* $(INC) -Ifuzz -o $@ fuzz/fuzz_main.c fuzz/fuzz_targets.c $(LIB_SRC) $(GEN) $(LIBS)
 
-build/fuzz/fuzz-seeds: fuzz/fuzz_seeds.c $(LIB_SRC) $(HDRS) | build/fuzz
-	$(CC) $(WARN) $(CFLAGS) $(INC) -o $@ $< $(LIB_SRC) $(LIBS)
+build/fuzz/fuzz-seeds: fuzz/fuzz_seeds.c $(LIB_SRC) $(GEN) $(HDRS) | build/fuzz
+	$(CC) $(WARN) $(CFLAGS) $(INC) -o $@ $< $(LIB_SRC) $(GEN) $(LIBS)
 
 # The regression test feeds fuzz/regress/<target>/* to the targets themselves.
 build/san/test_fuzz: tests/unit/test_fuzz.c $(FUZZ_SRC) $(SAN_LIB) $(HDRS) | build/san
@@ -101,7 +115,8 @@ build build/san build/fuzz:
 #   linux-x64    gcc, fully static (glibc included): runs on any x86-64 Linux whatever libraries it has
 #   linux-arm64  aarch64-linux-gnu-gcc, the same, with Debian's :arm64 libraries
 #   win-x64      x86_64-w64-mingw32-gcc with lt_file_win.c; it imports only system DLLs
-# Debian ships libmxml.a, libz.a and libmbedcrypto.a for Linux; libzip.a (and, for Windows, all four)
+# Debian ships libjansson.a, libprotobuf-c.a, libmxml.a, libz.a and libmbedcrypto.a for Linux; libzip.a (and,
+# for Windows, all six)
 # are built from Debian's source packages by ci/static-libs.sh, once per clone, into build/static/libs/.
 VERSION := $(shell sed -n 's/^\#define LOCKTIME_VERSION "\(.*\)"$$/\1/p' weaver/cli/cli.h)
 PACKAGE := build/LockTime.$(VERSION).nupkg
@@ -117,7 +132,7 @@ CC_linux-arm64 := aarch64-linux-gnu-gcc
 CC_win-x64 := x86_64-w64-mingw32-gcc
 SOURCES_linux-x64 := libzip
 SOURCES_linux-arm64 := libzip
-SOURCES_win-x64 := zlib libzip mxml mbedtls
+SOURCES_win-x64 := zlib libzip mxml mbedtls jansson protobuf-c
 LINK_linux-x64 := -static-pie -pthread
 LINK_linux-arm64 := -static-pie -pthread -L/usr/lib/aarch64-linux-gnu
 LINK_win-x64 := -static -lshell32
@@ -133,10 +148,10 @@ build/static/libs/%/lib/libzip.a: ci/static-libs.sh
 
 # $(1): the RID.  Its libraries from build/static/libs/<rid> first, then Debian's (Linux).
 define STATIC_TOOL
-$(TOOL_$(1)): $(LIB_ALL) $(CLI_SRC) $(HDRS) $(call STATIC_LIBS,$(1))
+$(TOOL_$(1)): $(LIB_ALL) $(CLI_SRC) $(GEN) $(HDRS) $(call STATIC_LIBS,$(1))
 	@mkdir -p $$(dir $$@)
-	$(CC_$(1)) $(WARN) $(DEFS_$(1)) -O2 -s -Ibuild/static/libs/$(1)/include $(INC) -o $$@ $(LIB_$(1)) $(CLI_SRC) \
-		-Lbuild/static/libs/$(1)/lib -lzip -lmxml -lz -lmbedcrypto $(LINK_$(1))
+	$(CC_$(1)) $(WARN) $(DEFS_$(1)) -O2 -s -Ibuild/static/libs/$(1)/include $(INC) -o $$@ $(LIB_$(1)) $(GEN) $(CLI_SRC) \
+		-Lbuild/static/libs/$(1)/lib -ljansson -lprotobuf-c -lzip -lmxml -lz -lmbedcrypto -lm $(LINK_$(1))
 endef
 $(foreach r,$(RIDS),$(eval $(call STATIC_TOOL,$(r))))
 

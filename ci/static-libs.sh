@@ -2,9 +2,10 @@
 # Builds static libraries from Debian's source packages, for the static `locktime` binaries in the package.
 #   ci/static-libs.sh RID PREFIX SOURCE...
 #     RID     linux-x64 (this machine's gcc), linux-arm64 (aarch64-linux-gnu-gcc) or win-x64 (x86_64-w64-mingw32-gcc)
-#     SOURCE  Debian source packages, built in the order given: zlib, libzip (after zlib: it uses it), mxml, mbedtls
-#   installs PREFIX/lib/lib{zip,z,mxml,mbedcrypto}.a and their headers under PREFIX/include.
-# Linux targets take libz.a, libmxml.a and libmbedcrypto.a from Debian's -dev packages (the :arm64 ones for
+#     SOURCE  Debian source packages, built in the order given: zlib, libzip (after zlib: it uses it), mxml, mbedtls,
+#             jansson, protobuf-c
+#   installs PREFIX/lib/lib{zip,z,mxml,mbedcrypto,jansson,protobuf-c}.a and their headers under PREFIX/include.
+# Linux targets take libz.a, libmxml.a, libmbedcrypto.a, libjansson.a and libprotobuf-c.a from Debian's -dev packages (the :arm64 ones for
 # arm64) and need libzip only; Windows has none of them. The sources come through apt itself (signed
 # indexes, checked hashes), with deb-src entries made from this machine's own deb entries and a private apt
 # state under PREFIX, so it needs neither root nor a change to the system's apt setup. Each version is the
@@ -91,6 +92,16 @@ for source in "$@"; do
 		cmake_build "$src" mbedcrypto -DENABLE_PROGRAMS=OFF -DENABLE_TESTING=OFF \
 			-DUSE_SHARED_MBEDTLS_LIBRARY=OFF -DUSE_STATIC_MBEDTLS_LIBRARY=ON || fail mbedtls
 		cp "$src/_build/library/libmbedcrypto.a" "$prefix/lib/" && cp -r "$src/include/mbedtls" "$prefix/include/" ;;
+	jansson) # The JSON reader of `locktime report`; no docs, examples or tests.
+		src=$(unpack jansson libjansson-dev)
+		cmake_build "$src" jansson -DJANSSON_BUILD_DOCS=OFF -DJANSSON_EXAMPLES=OFF -DJANSSON_WITHOUT_TESTS=ON \
+			-DJANSSON_BUILD_SHARED_LIBS=OFF && cmake --install "$src/_build" >>"$log" 2>&1 || fail jansson ;;
+	protobuf-c) # The run-time library only (one C file); the compiler, protoc-c, is Debian's on the build machine.
+		src=$(unpack protobuf-c libprotobuf-c-dev)
+		(cd "$src" && "$cc" -O2 -I. -c protobuf-c/protobuf-c.c -o protobuf-c.o && "$ar" rcs libprotobuf-c.a protobuf-c.o) \
+			>>"$log" 2>&1 || fail protobuf-c
+		mkdir -p "$prefix/include/protobuf-c" && cp "$src/libprotobuf-c.a" "$prefix/lib/" &&
+			cp "$src/protobuf-c/protobuf-c.h" "$prefix/include/protobuf-c/" ;;
 	*) echo "$usage" >&2; exit 2 ;;
 	esac
 	echo "$(basename "$src") from Debian's source package -> $prefix ($rid)"

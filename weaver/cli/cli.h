@@ -17,5 +17,7 @@ int cli_read_lines(const char *path, char ***lines, size_t *n);
  * (0 done, 1 an input failed, 2 usage). */
 int cli_weave(int argc, char **argv);
 int cli_list(int argc, char **argv);
+int cli_report(int argc, char **argv);
+int cli_check(int argc, char **argv);
 
 #endif

@@ -18,6 +18,13 @@ static const char usage[] =
 	"         --unpack DIR                      with PKG.nupkg [ENTRY...]: write its woven assemblies\n"
 	"                                           to DIR/<entry>, not the package (docs/packages.md)\n"
 	"       locktime list FILE                  one line per lock acquisition site\n"
+	"       locktime report RUN.json... [-o PATH] [--format html|pprof|text]\n"
+	"                                           the reports woven programs wrote (LOCKTIME_REPORT), added\n"
+	"                                           up: one HTML page (default report.html), a gzipped pprof\n"
+	"                                           profile (default locks.pb.gz) or the summary table (stdout)\n"
+	"       locktime check RUN.json... [--max-hold-ms N] [--max-wait-ms N]\n"
+	"                                           an error LT200/LT201 on the source line of each site held\n"
+	"                                           or waited at or over the limit; exit 1 when any\n"
 	"       A FILE ending in .nupkg is a NuGet package: weave and list act on the assemblies\n"
 	"       under its lib/ and runtimes/<rid>/lib/ folders; other entries are kept as they are.\n"
 	"       locktime --help | --version\n"
@@ -79,6 +86,10 @@ static int run(int argc, char **argv)
 		return cli_weave(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "list"))
 		return cli_list(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "report"))
+		return cli_report(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "check"))
+		return cli_check(argc - 1, argv + 1);
 	fprintf(stderr, "locktime: error LT%03d: unknown command '%s'\n%s", LT_E_USAGE, argv[1], usage);
 	return 2;
 }

@@ -3,6 +3,8 @@
 #include "lt_error.h"
 #include "lt_mem.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,4 +87,23 @@ void lt_buf_free(struct lt_buf *b)
 	free(b->data);
 	b->data = NULL;
 	b->len = b->cap = 0;
+}
+
+int lt_buf_printf(struct lt_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return lt_error_set(LT_E_NOMEM, "text cannot be formatted");
+	if (lt_buf_reserve(b, (size_t)n + 1) < 0)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf((char *)b->data + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+	return 0;
 }

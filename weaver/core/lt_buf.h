@@ -21,6 +21,9 @@ int lt_buf_u16(struct lt_buf *b, uint16_t v);
 int lt_buf_u32(struct lt_buf *b, uint32_t v);
 int lt_buf_u64(struct lt_buf *b, uint64_t v);
 
+/* Append text formatted as by printf (no NUL).  Returns 0, or -1 with LT_E_NOMEM. */
+int lt_buf_printf(struct lt_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Append n zero bytes. */
 int lt_buf_zero(struct lt_buf *b, size_t n);
 

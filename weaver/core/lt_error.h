@@ -42,6 +42,7 @@ enum lt_code {
 	LT_E_PACKAGE = 16,    /* malformed or hostile .nupkg */
 	LT_E_PDB = 17,        /* malformed debug symbols */
 	LT_E_STRONG_NAME = 18,/* warning: a strong-name signature no longer matches */
+	LT_E_REPORT = 19,     /* malformed LockTime report (JSON) */
 };
 
 /* The last recorded error.  code is an lt_code; msg is NUL-terminated. */

@@ -136,7 +136,13 @@ namespace LockTime.Runtime
                 Count(sb, "count", s.Stats.HolderCount[i]);
                 sb.Append('}');
             }
-            sb.Append("]}");
+            sb.Append("], ");
+            Json.Key(sb, "wait_histogram");
+            Buckets(sb, s.Stats.Wait);
+            sb.Append(", ");
+            Json.Key(sb, "hold_histogram");
+            Buckets(sb, s.Stats.Hold);
+            sb.Append('}');
         }
 
         /// <summary>Appends <c>, "name": "value"</c> (without the comma when <paramref name="comma"/> is false).</summary>
@@ -169,6 +175,46 @@ namespace LockTime.Runtime
             sb.Append(", \"p99\": ");
             Json.Ms(sb, h.Percentile(0.99));
             sb.Append('}');
+        }
+
+        /// <summary>
+        /// Appends the histogram's non-empty buckets, smallest first, as <c>[upper_bound_ms, count]</c>
+        /// pairs: the values under 100 ns as <c>[0.0001, n]</c>, then bucket [lo, hi) as <c>[hi, n]</c>
+        /// (its lower bound is the previous bucket's upper bound); the last one (1000 s) also holds
+        /// everything above.
+        /// </summary>
+        static void Buckets(StringBuilder sb, Histogram h)
+        {
+            sb.Append('[');
+            bool first = true;
+            if (h.Low > 0) {
+                Bucket(sb, Histogram.LowLimit, h.Low, first);
+                first = false;
+            }
+            long unit = 10;
+            for (int d = 0; d < Histogram.Decades; d++, unit *= 10) {
+                long[] row = h.Rows[d];
+                if (row == null)
+                    continue;
+                for (int k = 0; k < Histogram.PerDecade; k++) {
+                    if (row[k] == 0)
+                        continue;
+                    Bucket(sb, (k + 11) * unit, row[k], first);
+                    first = false;
+                }
+            }
+            sb.Append(']');
+        }
+
+        static void Bucket(StringBuilder sb, long upperNs, long count, bool first)
+        {
+            if (!first)
+                sb.Append(", ");
+            sb.Append('[');
+            Json.Ms(sb, upperNs);
+            sb.Append(", ");
+            Json.Integer(sb, count);
+            sb.Append(']');
         }
 
         /// <summary>

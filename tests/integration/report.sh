@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# `locktime report` and `locktime check` on real report files: tests/runtime/Host (the run-time with
+# hand-written call-site stubs) writes them; every expected figure is worked out from those files by
+# tests/integration/report_expect.py.
+#   - text: the summary table of several files added up;
+#   - check: LT200/LT201 lines on the source line with the count over from the histograms, exit 1,
+#     and exit 0 under the limits; bad input (not a report, a cut report) is LT019, exit 1;
+#   - pprof: `go tool pprof -top` (Debian's golang-go) lists every site with its contentions, delay
+#     and hold on its file and line;
+#   - html: headless Chromium (tests/integration/report_page.js) loads the page with no console
+#     error, reads the table, sorts it by a click on a head (twice), filters it, selects a row and
+#     its charts; a second page with holder blame, a lock-order cycle and a method name that is HTML.
+#     Screenshots and pages are kept in build/logs/report/.
+source "$(dirname "$0")/../lib.sh"
+LOCKTIME=${LOCKTIME:-$LT_BUILD/san/locktime}
+EXPECT=$LT_ROOT/tests/integration/report_expect.py
+KEEP=$LT_BUILD/logs/report
+mkdir -p "$KEEP"
+export MSBUILDDISABLENODEREUSE=1 DOTNET_CLI_USE_MSBUILD_SERVER=0
+unset LOCKTIME_DISABLED LOCKTIME_THRESHOLD_MS LOCKTIME_OUTPUT LOCKTIME_SUMMARY LOCKTIME_REPORT LOCKTIME_REPORT_INTERVAL_S
+
+check "host program builds" dotnet build "$LT_ROOT/tests/runtime/Host/Host.csproj" -c Release -nologo -v q \
+	-nodeReuse:false -p:UseSharedCompilation=false -f net10.0 -o "$LT_TMP/host" || exit 1
+R=$LT_TMP/reports
+mkdir -p "$R"
+for run in contended contended nested threads library; do
+	LOCKTIME_SUMMARY=0 LOCKTIME_REPORT="$R/$run-{pid}.json" dotnet "$LT_TMP/host/Host.dll" "$run" >/dev/null 2>&1
+done
+mapfile -t ALL < <(ls "$R"/*.json)
+mapfile -t CONTENDED < <(ls "$R"/contended-*.json)
+if [ "${#ALL[@]}" -eq 5 ] && [ "${#CONTENDED[@]}" -eq 2 ]; then ok "five runs wrote five reports"; else not_ok "five runs wrote five reports" "$(ls "$R")"; exit 1; fi
+
+# text
+"$LOCKTIME" report "${ALL[@]}" --format text >"$LT_TMP/text.out" 2>"$LT_TMP/text.err"
+rc=$?
+if [ "$rc" -eq 0 ]; then ok "report --format text exits 0"; else not_ok "report --format text exits 0" "$(cat "$LT_TMP/text.err")"; fi
+python3 "$EXPECT" text "$LT_TMP/text.out" "${ALL[@]}"
+
+# check: over a hold limit and a wait limit, and under both
+for limits in "50 -" "- 30" "50 30" "500 500" "0.5 -"; do
+	read -r hold wait <<<"$limits"
+	args=()
+	[ "$hold" != - ] && args+=(--max-hold-ms "$hold")
+	[ "$wait" != - ] && args+=(--max-wait-ms "$wait")
+	"$LOCKTIME" check "${CONTENDED[@]}" "${args[@]}" >"$LT_TMP/check.out" 2>"$LT_TMP/check.err"
+	python3 "$EXPECT" check "$LT_TMP/check.out" "$?" "$hold" "$wait" "${CONTENDED[@]}"
+done
+"$LOCKTIME" check "${ALL[@]}" --max-hold-ms 1 >"$LT_TMP/check.out" 2>"$LT_TMP/check.err"
+python3 "$EXPECT" check "$LT_TMP/check.out" "$?" 1 - "${ALL[@]}"
+out=$("$LOCKTIME" check "${CONTENDED[0]}" 2>&1)
+rc=$?
+if [ "$rc" -eq 2 ] && grep -q "error LT012: .*--max-hold-ms" <<<"$out"; then ok "check without a limit: usage error"; else not_ok "check without a limit: usage error" "$rc $out"; fi
+out=$("$LOCKTIME" check "${CONTENDED[0]}" --max-hold-ms -3 2>&1)
+rc=$?
+if [ "$rc" -eq 2 ] && grep -q "error LT012: --max-hold-ms -3: not a number" <<<"$out"; then ok "check with a negative limit: usage error naming it"; else not_ok "check with a negative limit: usage error naming it" "$rc $out"; fi
+
+# bad input: LT019 naming the file and where
+bad_input() { # NAME FILE PATTERN
+	local out rc
+	out=$("$LOCKTIME" report "$2" --format text 2>&1)
+	rc=$?
+	if [ "$rc" -eq 1 ] && grep -qE "^$2: error LT019: $3" <<<"$out"; then ok "$1"; else not_ok "$1" "exit $rc: $out"; fi
+}
+head -c 300 "${CONTENDED[0]}" >"$LT_TMP/cut.json"
+bad_input "a cut report: LT019 with the line" "$LT_TMP/cut.json" "line [0-9]+, column [0-9]+: "
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); r["sites"][0]["hold_ms"]["max"]="long"; json.dump(r,open(sys.argv[2],"w"))' \
+	"${CONTENDED[0]}" "$LT_TMP/wrong.json"
+bad_input "a field of the wrong type: LT019 naming it" "$LT_TMP/wrong.json" "sites\[0\]\.hold_ms\.max: not a number"
+bad_input "not a report: LT019" "$LT_ROOT/docs/report-format.schema.json" "format: not \"locktime-report\""
+out=$("$LOCKTIME" report "$LT_TMP/none.json" 2>&1)
+if [ $? -eq 1 ] && grep -q "none.json: error LT001: " <<<"$out"; then ok "a missing file: LT001"; else not_ok "a missing file: LT001" "$out"; fi
+
+# pprof, read by Go's own pprof
+export GOCACHE=$LT_TMP/gocache GOPATH=$LT_TMP/gopath HOME=${HOME:-$LT_TMP}
+if check "report --format pprof" "$LOCKTIME" report "${ALL[@]}" --format pprof -o "$LT_TMP/locks.pb.gz"; then
+	cp "$LT_TMP/locks.pb.gz" "$KEEP/locks.pb.gz"
+	for type in contentions delay hold; do
+		go tool pprof -top -lines -unit=ns -nodefraction=0 -nodecount=1000 -sample_index=$type "$LT_TMP/locks.pb.gz" \
+			>"$LT_TMP/$type.top" 2>&1
+	done
+	python3 "$EXPECT" pprof "$LT_TMP" "${ALL[@]}"
+fi
+
+# html, in a real browser
+browse() { # PAGE SHOT OUT COLUMN FILTER
+	timeout 120 node "$LT_ROOT/tests/integration/report_page.js" "$1" "$2" "$4" "$5" >"$3" 2>"$3.err"
+}
+if check "report writes one HTML page" "$LOCKTIME" report "${ALL[@]}" -o "$KEEP/report.html"; then
+	if grep -qiE '(src|href)="?(https?:)?//' "$KEEP/report.html"; then not_ok "html: nothing fetched from the network" "$(grep -oiE '(src|href)="?(https?:)?//[^ ]*' "$KEEP/report.html")"; else ok "html: nothing fetched from the network"; fi
+	if browse "$KEEP/report.html" "$KEEP/report.png" "$LT_TMP/page.json" hold_total Count; then
+		ok "html: Chromium drives the page"
+		python3 "$EXPECT" page "$LT_TMP/page.json" hold_total Count "${ALL[@]}"
+	else
+		not_ok "html: Chromium drives the page" "$(cat "$LT_TMP/page.json.err")"
+	fi
+fi
+python3 "$EXPECT" hostile "${CONTENDED[0]}" "$LT_TMP/hostile.json"
+if check "report of blame, a cycle and a hostile name" "$LOCKTIME" report "$LT_TMP/hostile.json" -o "$KEEP/blame.html"; then
+	if browse "$KEEP/blame.html" "$KEEP/blame.png" "$LT_TMP/blame.json" method x; then
+		python3 "$EXPECT" page-hostile "$LT_TMP/blame.json" "$LT_TMP/hostile.json"
+	else
+		not_ok "html (blame): Chromium drives the page" "$(cat "$LT_TMP/blame.json.err")"
+	fi
+fi

@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+"""What `locktime report` and `locktime check` must show, worked out from the report files themselves
+(for tests/integration/report.sh).  Each command prints TAP lines ("ok - NAME" / "not ok - NAME" with
+"# " details).
+
+    report_expect.py text OUT FILE...              the --format text table against the files, added up
+    report_expect.py check OUT STATUS HOLD WAIT FILE...   check's lines (limits in ms, "-" for none)
+    report_expect.py pprof DIR TOP-FILES FILE...   `go tool pprof -top` per sample type against the files
+    report_expect.py page PAGE.json COLUMN FILTER FILE...   what the browser read against the files
+    report_expect.py hostile IN OUT                a real report with blame, a cycle and a hostile method name
+"""
+import json
+import math
+import re
+import sys
+
+FAILED = []
+
+
+def ok(name, good, detail=""):
+    if good:
+        print("ok - " + name)
+    else:
+        FAILED.append(name)
+        print("not ok - " + name)
+        for line in str(detail).splitlines()[:40]:
+            print("# " + line)
+
+
+def merged(files):
+    """The sites of all files added up by (assembly, method, location), like the run-time's summary order."""
+    sites = {}
+    for path in files:
+        with open(path, encoding="utf-8") as f:
+            report = json.load(f)
+        for s in report["sites"]:
+            key = (s["assembly"], s["method"], s["location"])
+            m = sites.setdefault(key, {"assembly": s["assembly"], "method": s["method"], "location": s["location"],
+                                       "file": s["file"], "line": s["line"], "kind": s["kind"], "acquisitions": 0,
+                                       "contended": 0, "failed": 0,
+                                       "wait": {"total": 0, "max": 0, "buckets": {}},
+                                       "hold": {"total": 0, "max": 0, "buckets": {}}, "sources": []})
+            for k in ("acquisitions", "contended", "failed"):
+                m[k] += s[k]
+            for w in ("wait", "hold"):
+                m[w]["total"] += ns(s[w + "_ms"]["total"])
+                m[w]["max"] = max(m[w]["max"], ns(s[w + "_ms"]["max"]))
+                for upper, n in s.get(w + "_histogram", []):
+                    m[w]["buckets"][ns(upper)] = m[w]["buckets"].get(ns(upper), 0) + n
+            m["sources"].append(s)
+    out = list(sites.values())
+    out.sort(key=lambda s: (-s["wait"]["total"], -s["hold"]["total"], s["assembly"], s["method"], s["location"]))
+    return out
+
+
+def ns(ms):
+    return round(ms * 1e6)
+
+
+def ms3(v_ns):
+    return "%.3f" % (v_ns / 1e6)
+
+
+def text(out_path, files):
+    with open(out_path, encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    sites = merged(files)
+    acq = sum(s["acquisitions"] for s in sites)
+    ok("text: the totals line adds up the files",
+       lines and lines[0].startswith("summary: %d sites in " % len(sites)) and
+       (" from %d processes; %d acquisitions, " % (len(files), acq)) in lines[0], lines[:1])
+    rows = [l for l in lines[3:]]
+    ok("text: one row per site", len(rows) == len(sites), "\n".join(lines))
+    for s, row in zip(sites, rows):
+        cells = row.split()
+        want = [s["method"], s["location"], s["kind"], str(s["acquisitions"]), str(s["contended"]), str(s["failed"]),
+                ms3(s["wait"]["total"]), ms3(s["wait"]["max"])]
+        ok("text: row of %s %s in order, with its counts, totals and maxima" % (s["method"], s["location"]),
+           len(cells) == 12 and cells[:8] == want and cells[9] == ms3(s["hold"]["total"]) and cells[10] == ms3(s["hold"]["max"]),
+           "want %s ... %s %s\n got %s" % (want, ms3(s["hold"]["total"]), ms3(s["hold"]["max"]), cells))
+    widths = {len(l) for l in lines[2:]}
+    ok("text: columns aligned (every table line as wide)", len(widths) == 1, "\n".join(lines[2:]))
+
+
+def over_count(d, limit_ns):
+    """(at least, at most) values at or over the limit, from the buckets."""
+    least = most = 0
+    for upper, n in sorted(d["buckets"].items()):
+        lower = 0 if upper <= 100 else upper - 10 ** math.ceil(math.log10(upper)) // 100
+        if lower >= limit_ns:
+            least += n
+        elif upper > limit_ns:
+            most += n
+    return least, least + most
+
+
+def check(out_path, status, hold, wait, files):
+    with open(out_path, encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    want = []
+    for s in merged(files):
+        for code, verb, w, limit in ((200, "held", "hold", hold), (201, "waited", "wait", wait)):
+            if limit == "-" or s[w]["max"] < ns(float(limit)):
+                continue
+            least, most = over_count(s[w], ns(float(limit)))
+            total = sum(s[w]["buckets"].values())
+            counted = "%d of %d" % (least, total) if least == most else "%d to %d of %d" % (least, most, total)
+            want.append("%s(%d): error LT%03d: lock %s %.1f ms, limit %g ms (%s, %s acquisitions over)" %
+                        (s["file"], s["line"], code, verb, s[w]["max"] / 1e6, float(limit), s["method"], counted))
+    name = "check --max-hold-ms %s --max-wait-ms %s: " % (hold, wait)
+    ok(name + "one canonical line per site over a limit", lines == want,
+       "want:\n" + "\n".join(want) + "\ngot:\n" + "\n".join(lines))
+    ok(name + "exit status %d" % (1 if want else 0), int(status) == (1 if want else 0), "exit status " + status)
+
+
+def pprof(top_dir, files):
+    """top_dir/<type>.top: `go tool pprof -top -lines -unit=ns -nodefraction=0 -sample_index=<type>`."""
+    sites = merged(files)
+    for kind, value in (("contentions", lambda s: s["contended"]), ("delay", lambda s: s["wait"]["total"]),
+                        ("hold", lambda s: s["hold"]["total"])):
+        with open("%s/%s.top" % (top_dir, kind), encoding="utf-8") as f:
+            top = f.read()
+        rows = {}
+        for line in top.splitlines():
+            m = re.match(r"^\s*([0-9.]+)(ns)?\s+[0-9.]+%\s+[0-9.]+%\s+[0-9.]+(ns)?\s+[0-9.]+%\s+(\S+) (\S+):(\d+)$", line)
+            if m:
+                rows[(m.group(4), m.group(5), int(m.group(6)))] = float(m.group(1))
+        want = {(s["method"], s["file"], s["line"]): value(s) for s in sites if value(s) > 0}
+        ok("pprof -top -sample_index=%s: Type: %s" % (kind, kind), ("Type: %s" % kind) in top, top)
+        ok("pprof -top -sample_index=%s: every site with its value, on its file and line" % kind,
+           rows == {k: float(v) for k, v in want.items()}, "want %s\ngot %s\n%s" % (want, rows, top))
+
+
+def page(page_json, column, filt, files):
+    with open(page_json, encoding="utf-8") as f:
+        got = json.load(f)
+    sites = merged(files)
+    ok("html: the page loads with no console error or exception", got["errors"] == [], "\n".join(got["errors"]))
+    keys = [h["key"] for h in got["heads"]]
+    ok("html: the table's columns", keys == ["method", "location", "kind", "acquisitions", "contended", "wait_total",
+                                               "wait_max", "wait_p50", "wait_p99", "hold_total", "hold_max",
+                                               "hold_p50", "hold_p99"], keys)
+    first = [(r[0], r[3], r[5], r[9]) for r in got["rows"]]
+    want = [(s["method"], str(s["acquisitions"]), ms3(s["wait"]["total"]), ms3(s["hold"]["total"])) for s in sites]
+    ok("html: one row per site (the files added up), by total wait then total hold", first == want,
+       "want %s\ngot %s" % (want, first))
+    k = keys.index(column)
+    heads = {h["key"]: h["sort"] for h in got["sorted"]["heads"]}
+    values = [float(r[k]) for r in got["sorted"]["rows"]]
+    ok("html: a click on the %s head sorts descending" % column,
+       heads[column] == "descending" and values == sorted(values, reverse=True) and len(values) == len(sites),
+       "%s %s" % (heads, values))
+    heads = {h["key"]: h["sort"] for h in got["sorted_again"]["heads"]}
+    values = [float(r[k]) for r in got["sorted_again"]["rows"]]
+    ok("html: a second click sorts ascending", heads[column] == "ascending" and values == sorted(values),
+       "%s %s" % (heads, values))
+    match = [s["method"] for s in sites if filt.lower() in "\n".join(
+        [s["method"], s["location"], s["file"] or "", s["kind"], s["assembly"]]).lower()]
+    ok("html: typing %r in the filter leaves the matching rows" % filt,
+       sorted(r[0] for r in got["filtered"]["rows"]) == sorted(match) and
+       got["filtered"]["count"] == "%d of %d sites" % (len(match), len(sites)), got["filtered"])
+    d = got["detail"]
+    chosen = [s for s in sites if s["method"] == d["selected"]][0]
+    ok("html: a click on a row selects it and shows its charts",
+       d["method"] == d["selected"] and [c["title"] for c in d["charts"]] == ["Hold", "Wait"], d)
+    bars = [len(chosen["hold"]["buckets"]), len(chosen["wait"]["buckets"])]
+    ok("html: one bar per histogram bucket", [c["bars"] for c in d["charts"]] == bars, "want %s got %s" % (bars, d))
+
+
+def hostile(src, dst):
+    """A copy of a real report with holder blame, a lock-order cycle and a method name that is HTML."""
+    with open(src, encoding="utf-8") as f:
+        r = json.load(f)
+    a, b = r["sites"][0], r["sites"][1]
+    b["method"] = "Evil::<img src=x onerror=alert(1)></script><script>alert(2)</script>"
+    b["blamed_wait_ms"] = a["wait_ms"]["total"]
+    a["waited_behind"] = [{"method": b["method"], "location": b["location"], "wait_ms": a["wait_ms"]["total"], "count": 1}]
+    r["lock_order_cycles"] = [{"edges": [
+        {"held": {"method": a["method"], "location": a["location"]}, "acquired": {"method": b["method"], "location": b["location"]}, "thread": 1},
+        {"held": {"method": b["method"], "location": b["location"]}, "acquired": {"method": a["method"], "location": a["location"]}, "thread": 2}]}]
+    with open(dst, "w", encoding="utf-8") as f:
+        json.dump(r, f)
+
+
+def page_hostile(page_json, file):
+    with open(page_json, encoding="utf-8") as f:
+        got = json.load(f)
+    with open(file, encoding="utf-8") as f:
+        r = json.load(f)
+    a, b = r["sites"][0], r["sites"][1]
+    d = got["detail"]
+    ok("html (blame, cycle, hostile name): no console error", got["errors"] == [], "\n".join(got["errors"]))
+    ok("html: the hostile method name is text, not markup", b["method"] in [row[0] for row in got["rows"]]
+       and d["images"] == 0 and d["scripts"] == 2, d)
+    ok("html: holder blame shown", d["blame"] is not None and b["method"] in d["blame"] and "others waited" in d["blame"], d)
+    ok("html: the lock-order cycle shown", d["cycles"] is not None and d["cycles"].count("acquires") == 2
+       and a["method"] in d["cycles"] and b["method"] in d["cycles"], d)
+
+
+def main(argv):
+    cmd = argv[1]
+    if cmd == "text":
+        text(argv[2], argv[3:])
+    elif cmd == "check":
+        check(argv[2], argv[3], argv[4], argv[5], argv[6:])
+    elif cmd == "pprof":
+        pprof(argv[2], argv[3:])
+    elif cmd == "page":
+        page(argv[2], argv[3], argv[4], argv[5:])
+    elif cmd == "hostile":
+        hostile(argv[2], argv[3])
+    elif cmd == "page-hostile":
+        page_hostile(argv[2], argv[3])
+    else:
+        sys.stderr.write(__doc__)
+        return 2
+    return 1 if FAILED else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

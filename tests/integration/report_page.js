@@ -1,0 +1,137 @@
+// report_page.js - drives Debian's headless Chromium over the DevTools protocol (on a pipe: nothing
+// but node itself) through the page `locktime report` writes, as a person would: load it, read the
+// table, click a column head (twice), type into the filter, click a row; collects console errors and
+// uncaught exceptions, and takes a screenshot.
+//   node report_page.js PAGE.html SCREENSHOT.png COLUMN-KEY FILTER-TEXT
+// Prints one JSON object: {errors, rows, sorted, sorted_again, filtered, detail}.
+"use strict";
+const { spawn } = require("child_process");
+const fs = require("fs");
+const os = require("os");
+const path = require("path");
+
+const [page, shot, column, filterText] = process.argv.slice(2);
+const profile = fs.mkdtempSync(path.join(os.tmpdir(), "lt-chromium-"));
+const chromium = spawn("chromium", ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+	"--disable-component-update", "--disable-sync", "--no-first-run", "--disable-extensions",
+	"--user-data-dir=" + profile, "--remote-debugging-pipe", "about:blank"],
+	{ stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"] });
+let stderr = "";
+chromium.stderr.on("data", (d) => { stderr += d; });
+const toBrowser = chromium.stdio[3], fromBrowser = chromium.stdio[4];
+
+let nextId = 1, pending = new Map(), listeners = [], buffered = "";
+fromBrowser.on("data", (chunk) => {
+	buffered += chunk.toString("utf8");
+	let end;
+	while ((end = buffered.indexOf("\0")) >= 0) {
+		const msg = JSON.parse(buffered.slice(0, end));
+		buffered = buffered.slice(end + 1);
+		if (msg.id && pending.has(msg.id)) {
+			const { resolve, reject } = pending.get(msg.id);
+			pending.delete(msg.id);
+			if (msg.error) reject(new Error(JSON.stringify(msg.error)));
+			else resolve(msg.result);
+		} else if (msg.method) {
+			listeners.forEach((l) => l(msg));
+		}
+	}
+});
+function send(method, params = {}, sessionId) {
+	const id = nextId++;
+	const msg = { id, method, params };
+	if (sessionId) msg.sessionId = sessionId;
+	toBrowser.write(JSON.stringify(msg) + "\0");
+	return new Promise((resolve, reject) => pending.set(id, { resolve, reject }));
+}
+function waitFor(method, timeoutMs) {
+	return new Promise((resolve, reject) => {
+		const timer = setTimeout(() => reject(new Error("timed out waiting for " + method)), timeoutMs);
+		listeners.push(function l(msg) {
+			if (msg.method === method) {
+				clearTimeout(timer);
+				listeners = listeners.filter((x) => x !== l);
+				resolve(msg.params);
+			}
+		});
+	});
+}
+const errors = [];
+listeners.push((msg) => {
+	if (msg.method === "Runtime.exceptionThrown")
+		errors.push("exception: " + (msg.params.exceptionDetails.exception || {}).description || msg.params.exceptionDetails.text);
+	if (msg.method === "Runtime.consoleAPICalled" && (msg.params.type === "error" || msg.params.type === "warning"))
+		errors.push("console." + msg.params.type + ": " + msg.params.args.map((a) => a.value || a.description).join(" "));
+	if (msg.method === "Log.entryAdded" && (msg.params.entry.level === "error" || msg.params.entry.level === "warning"))
+		errors.push("log " + msg.params.entry.level + ": " + msg.params.entry.text + " " + (msg.params.entry.url || ""));
+});
+
+async function main() {
+	const { targetId } = await send("Target.createTarget", { url: "about:blank" });
+	const { sessionId } = await send("Target.attachToTarget", { targetId, flatten: true });
+	const cmd = (m, p) => send(m, p, sessionId);
+	const value = async (expr) => {
+		const r = await cmd("Runtime.evaluate", { expression: expr, returnByValue: true });
+		if (r.exceptionDetails) throw new Error(expr + ": " + r.exceptionDetails.text);
+		return r.result.value;
+	};
+	// A real click: mouse down and up at the middle of the element `selector` matches.
+	const click = async (selector) => {
+		const box = await value(`(() => { const r = document.querySelector(${JSON.stringify(selector)}).getBoundingClientRect();
+			return { x: r.x + r.width / 2, y: r.y + r.height / 2 }; })()`);
+		for (const type of ["mousePressed", "mouseReleased"])
+			await cmd("Input.dispatchMouseEvent", { type, x: box.x, y: box.y, button: "left", clickCount: 1 });
+	};
+	const rows = () => value(`Array.from(document.querySelectorAll("#sites tbody tr")).map((tr) =>
+		Array.from(tr.cells).map((td) => td.textContent))`);
+	const heads = () => value(`Array.from(document.querySelectorAll("#sites thead th")).map((th) =>
+		({ key: th.dataset.key, text: th.textContent, sort: th.getAttribute("aria-sort") }))`);
+
+	await cmd("Runtime.enable");
+	await cmd("Log.enable");
+	await cmd("Page.enable");
+	await cmd("Emulation.setDeviceMetricsOverride", { width: 1440, height: 1100, deviceScaleFactor: 1, mobile: false });
+	const loaded = waitFor("Page.loadEventFired", 20000);
+	await cmd("Page.navigate", { url: "file://" + path.resolve(page) });
+	await loaded;
+	const out = { heads: await heads(), rows: await rows() };
+	await click(`#sites thead th[data-key="${column}"]`);
+	out.sorted = { heads: await heads(), rows: await rows() };
+	await click(`#sites thead th[data-key="${column}"]`);
+	out.sorted_again = { heads: await heads(), rows: await rows() };
+	await click("#filter");
+	await cmd("Input.insertText", { text: filterText });
+	out.filtered = { rows: await rows(), count: await value(`document.getElementById("count").textContent`) };
+	await click("#filter");
+	await value(`(() => { const f = document.getElementById("filter"); f.value = ""; f.dispatchEvent(new Event("input")); })()`);
+	// select the last row (the first is selected on load)
+	await click("#sites tbody tr:last-child");
+	out.detail = await value(`({ method: document.querySelector("#detail code").textContent,
+		selected: document.querySelector("#sites tbody tr.sel").cells[0].textContent,
+		charts: Array.from(document.querySelectorAll("#detail .chart")).map((c) => ({
+			title: c.querySelector("h3").firstChild.textContent.trim(), bars: c.querySelectorAll("svg rect").length })),
+		blame: document.getElementById("blame").hidden ? null : document.getElementById("blame").textContent,
+		cycles: document.getElementById("cycles").hidden ? null : document.getElementById("cycles").textContent,
+		scripts: document.scripts.length, images: document.images.length })`);
+	// the screenshot: the whole page, with the first (costliest) row selected again
+	await click("#sites tbody tr:first-child");
+	const metrics = await cmd("Page.getLayoutMetrics");
+	const size = metrics.cssContentSize || metrics.contentSize;
+	const png = await cmd("Page.captureScreenshot", { format: "png", captureBeyondViewport: true,
+		clip: { x: 0, y: 0, width: size.width, height: Math.min(size.height, 4000), scale: 1 } });
+	fs.writeFileSync(shot, Buffer.from(png.data, "base64"));
+	out.errors = errors;
+	return out;
+}
+
+const timer = setTimeout(() => { console.error("timed out; chromium said:\n" + stderr); chromium.kill(); process.exit(2); }, 60000);
+main().then((out) => {
+	console.log(JSON.stringify(out));
+	clearTimeout(timer);
+	send("Browser.close").catch(() => {});
+	setTimeout(() => { chromium.kill(); fs.rmSync(profile, { recursive: true, force: true }); process.exit(0); }, 500);
+}, (err) => {
+	console.error(String(err.stack || err) + "\nchromium said:\n" + stderr);
+	chromium.kill();
+	process.exit(1);
+});

@@ -1,0 +1,392 @@
+/* test_report.c - weaver/report: reading report JSON (and refusing hostile JSON with LT019 naming
+ * where), adding reports up, the histogram arithmetic, and what the HTML, pprof, text and check
+ * writers make of a report.  The reports are built here from parts (site_json) so every expected
+ * figure is computed from the same inputs; tests/integration/report.sh reads real reports. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <zlib.h>
+
+#include "lt_buf.h"
+#include "lt_error.h"
+#include "rp_output.h"
+#include "rp_profile.pb-c.h"
+#include "rp_report.h"
+
+/* One site's JSON: hold histogram buckets given as "[ub, n], ..." (NULL: none). */
+static char *site_json(const char *method, const char *location, long acq, double hold_total, double hold_max,
+		       const char *hold_hist)
+{
+	char *s = NULL;
+	int n = asprintf(&s,
+			 "{\"assembly\": \"App\", \"method\": \"%s\", \"location\": \"%s\", \"file\": \"/src/App/P.cs\", "
+			 "\"line\": 12, \"kind\": \"Monitor.Enter\", \"acquisitions\": %ld, \"contended\": 1, \"failed\": 0, "
+			 "\"wait_ms\": {\"total\": 2.5, \"max\": 2.5, \"p50\": 0.00005, \"p90\": 2.5, \"p99\": 2.5}, "
+			 "\"hold_ms\": {\"total\": %g, \"max\": %g, \"p50\": 1, \"p90\": 1, \"p99\": 1}%s%s%s}",
+			 method, location, acq, hold_total, hold_max, hold_hist ? ", \"hold_histogram\": [" : "",
+			 hold_hist ? hold_hist : "", hold_hist ? "]" : "");
+	assert_true(n > 0);
+	return s;
+}
+
+static char *report_json(const char *sites, const char *extra)
+{
+	char *s = NULL;
+	int n = asprintf(&s,
+			 "{\"format\": \"locktime-report\", \"version\": 1, \"process\": {\"name\": \"App\", \"pid\": 7, "
+			 "\"start_utc\": \"2026-12-01T09:45:05.366Z\", \"duration_ms\": 101.5}, \"dropped_lines\": 0, "
+			 "\"sites\": [%s]%s}",
+			 sites, extra ? extra : "");
+	assert_true(n > 0);
+	return s;
+}
+
+static int add_text(struct rp_report *r, const char *text)
+{
+	lt_error_clear();
+	return rp_add_json(r, text, strlen(text));
+}
+
+/* A report of one site with the given hold histogram. */
+static void one_site(struct rp_report *r, const char *method, long acq, double total, double max, const char *hist)
+{
+	char *site = site_json(method, "P.cs:12", acq, total, max, hist);
+	char *json = report_json(site, NULL);
+	assert_int_equal(add_text(r, json), 0);
+	free(site);
+	free(json);
+}
+
+static void test_reads_fields(void **state)
+{
+	struct rp_report r = RP_REPORT_INIT;
+	(void)state;
+	one_site(&r, "App.P::Run", 41, 152.5, 150.25, "[0.0001, 1], [110, 40]");
+	assert_int_equal(r.n_sites, 1);
+	assert_int_equal(r.n_processes, 1);
+	assert_string_equal(r.processes[0].name, "App");
+	assert_int_equal(r.processes[0].duration_ns, 101500000);
+	const struct rp_site *s = &r.sites[0];
+	assert_string_equal(s->method, "App.P::Run");
+	assert_string_equal(s->file, "/src/App/P.cs");
+	assert_int_equal(s->line, 12);
+	assert_int_equal(s->acquisitions, 41);
+	assert_int_equal(s->hold.total, 152500000);
+	assert_int_equal(s->hold.max, 150250000);
+	assert_int_equal(s->wait.p50, 50);
+	assert_true(s->hold.has_histogram);
+	assert_false(s->wait.has_histogram);
+	assert_int_equal(s->hold.n_buckets, 2);
+	assert_int_equal(s->hold.buckets[1].upper_ns, 110000000);
+	assert_int_equal(s->hold.buckets[1].count, 40);
+	rp_free(&r);
+}
+
+/* Bucket bounds as the run-time's Histogram.cs makes them: [lo, hi) with hi = (k + 11) * unit. */
+static void test_bucket_arithmetic(void **state)
+{
+	(void)state;
+	for (int64_t unit = 10; unit <= INT64_C(10000000000); unit *= 10)
+		for (int64_t k = 0; k < 90; k++)
+			assert_int_equal(rp_bucket_lower((k + 11) * unit), (k + 10) * unit);
+	assert_int_equal(rp_bucket_lower(100), 0);
+
+	struct rp_bucket b[] = { { 100, 2 }, { 110000000, 3 }, { 120000000, 5 } };
+	struct rp_durations d = { .max = 112000000, .buckets = b, .n_buckets = 3, .has_histogram = 1 };
+	int64_t least, most;
+	/* 110 ms is a boundary: exactly the 5 values in [110, 120). */
+	assert_int_equal(rp_count_over(&d, 110000000, &least, &most), 0);
+	assert_int_equal(least, b[2].count);
+	assert_int_equal(most, b[2].count);
+	/* 115 ms falls inside [110, 120): none surely, up to 5. */
+	assert_int_equal(rp_count_over(&d, 115000000, &least, &most), 0);
+	assert_int_equal(least, 0);
+	assert_int_equal(most, b[2].count);
+	/* p50 of 10 values is rank 5: the middle of [100, 110) ms; p99 capped at the maximum. */
+	assert_int_equal(rp_percentile(&d, 0.5), 105000000);
+	assert_int_equal(rp_percentile(&d, 0.99), d.max);
+	assert_int_equal(rp_percentile(&d, 0.1), 50);
+	d.has_histogram = 0;
+	assert_int_equal(rp_count_over(&d, 1, &least, &most), -1);
+}
+
+/* Two files with the same site add up; percentiles are taken again from the added histogram. */
+static void test_merge(void **state)
+{
+	struct rp_report r = RP_REPORT_INIT;
+	(void)state;
+	one_site(&r, "App.P::Run", 3, 30, 12, "[11, 3]");
+	one_site(&r, "App.P::Run", 4, 400, 150, "[11, 1], [150, 3]");
+	one_site(&r, "App.P::Other", 1, 1, 1, "[1.1, 1]");
+	assert_int_equal(r.n_processes, 3);
+	assert_int_equal(r.n_sites, 2);
+	rp_sort(&r);
+	const struct rp_site *s = &r.sites[0];
+	assert_string_equal(s->method, "App.P::Run"); /* equal waits: the larger hold first */
+	assert_int_equal(s->acquisitions, 3 + 4);
+	assert_int_equal(s->contended, 2);
+	assert_int_equal(s->hold.total, (30 + 400) * INT64_C(1000000));
+	assert_int_equal(s->hold.max, 150000000);
+	assert_int_equal(s->hold.n_buckets, 2);
+	assert_int_equal(s->hold.buckets[0].count, 3 + 1);
+	assert_int_equal(s->hold.p50, 10500000); /* rank 4 of 7 in [10, 11) ms */
+	assert_int_equal(s->hold.p99, rp_bucket_lower(150000000) + (150000000 - rp_bucket_lower(150000000)) / 2);
+	rp_free(&r);
+}
+
+/* Each hostile text is refused with LT_E_REPORT (or LT_E_LIMIT) naming `where`, r untouched. */
+static void refused(const char *text, int code, const char *where)
+{
+	struct rp_report r = RP_REPORT_INIT;
+	one_site(&r, "App.P::Kept", 1, 1, 1, NULL);
+	if (add_text(&r, text) != -1 || lt_error_last()->code != code || !strstr(lt_error_last()->msg, where))
+		fail_msg("accepted or other error for %.200s: LT%03d %s (wanted %s)", text, lt_error_last()->code,
+			 lt_error_last()->msg, where);
+	assert_int_equal(r.n_sites, 1);
+	assert_int_equal(r.n_processes, 1);
+	rp_free(&r);
+}
+
+/* The site of a valid report with one field's text replaced. */
+static void refused_site(const char *from, const char *to, const char *where)
+{
+	char *site = site_json("App.P::Run", "P.cs:12", 5, 1, 1, "[0.0001, 1]");
+	char *at = strstr(site, from), *changed = NULL, *json;
+	assert_non_null(at);
+	assert_true(asprintf(&changed, "%.*s%s%s", (int)(at - site), site, to, at + strlen(from)) > 0);
+	json = report_json(changed, NULL);
+	refused(json, LT_E_REPORT, where);
+	free(site);
+	free(changed);
+	free(json);
+}
+
+static void test_hostile(void **state)
+{
+	(void)state;
+	/* not JSON, not a report, another version */
+	refused("", LT_E_REPORT, "line");
+	refused("{\"format\": \"locktime-report\"", LT_E_REPORT, "line 1");
+	refused("[1, 2]", LT_E_REPORT, "not a JSON object");
+	refused("{\"format\": \"other\", \"version\": 1}", LT_E_REPORT, "not a LockTime report");
+	refused("{\"format\": \"locktime-report\", \"version\": 2}", LT_E_REPORT, "another version");
+	refused("{\"format\": \"locktime-report\", \"version\": \"1\"}", LT_E_REPORT, "version");
+	/* wrong types, missing fields */
+	refused_site("\"acquisitions\": 5", "\"acquisitions\": \"5\"", "sites[0].acquisitions: not a whole number");
+	refused_site("\"acquisitions\": 5", "\"acquisitions\": 5.5", "sites[0].acquisitions: not a whole number");
+	refused_site("\"acquisitions\": 5", "\"acquisitions\": -5", "sites[0].acquisitions: out of range");
+	refused_site("\"method\": \"App.P::Run\"", "\"method\": 7", "sites[0].method: not a string");
+	refused_site("\"method\": \"App.P::Run\", ", "", "sites[0].method: missing");
+	refused_site("\"line\": 12", "\"line\": 0", "sites[0].line: not a line number");
+	refused_site("\"line\": 12", "\"line\": 4294967296", "sites[0].line: not a line number");
+	refused_site("\"total\": 2.5", "\"total\": null", "sites[0].wait_ms.total: not a number");
+	refused_site("\"total\": 2.5", "\"total\": -0.5", "sites[0].wait_ms.total: out of range");
+	refused_site("\"hold_ms\": {", "\"hold_ms\": 3, \"x\": {", "sites[0].hold_ms: not an object");
+	refused_site("[0.0001, 1]", "[0.0001, 1, 2]", "sites[0].hold_histogram[0]: not an [upper_bound_ms, count] pair");
+	refused_site("[0.0001, 1]", "[0.0001, 1], [0.0001, 1]", "sites[0].hold_histogram[1].upper_bound_ms: not above");
+	refused_site("[0.0001, 1]", "[0.00001, 1]", "below the first bucket");
+	refused_site("[0.0001, 1]", "{}", "hold_histogram[0]: not an");
+	/* huge numbers: past int64, past a double, past our limits */
+	refused_site("\"acquisitions\": 5", "\"acquisitions\": 99999999999999999999999", "too big");
+	refused_site("\"acquisitions\": 5", "\"acquisitions\": 9007199254740993", "out of range (0 to 2^53)");
+	refused_site("\"total\": 2.5", "\"total\": 1e400", "overflow");
+	refused_site("\"total\": 2.5", "\"total\": 1e300", "out of range (0 to 10^12 ms)");
+	/* odd strings: NUL, invalid UTF-8, a lone surrogate, a duplicate key */
+	refused_site("\"App.P::Run\"", "\"App\\u0000Run\"", "NUL");
+	refused_site("\"App.P::Run\"", "\"App\xff\xfeRun\"", "unable to decode byte 0xff");
+	refused_site("\"App.P::Run\"", "\"App\\ud800Run\"", "invalid Unicode");
+	refused_site("\"kind\": \"Monitor.Enter\"", "\"kind\": \"a\", \"kind\": \"b\"", "duplicate");
+	/* blame and cycles of the wrong shape */
+	refused_site("\"failed\": 0", "\"failed\": 0, \"waited_behind\": {}", "sites[0].waited_behind: not an array");
+	refused_site("\"failed\": 0", "\"failed\": 0, \"waited_behind\": [{\"method\": \"M\", \"location\": \"L\", \"wait_ms\": 1}]",
+		     "sites[0].waited_behind[0].count: missing");
+	refused_site("\"failed\": 0", "\"failed\": 0, \"blamed_wait_ms\": \"1\"", "sites[0].blamed_wait_ms: not a number");
+	char *json = report_json("", ", \"lock_order_cycles\": [{\"edges\": [{\"held\": {\"method\": \"A\"}}]}]");
+	refused(json, LT_E_REPORT, "lock_order_cycles[0].edges[0].held.location: missing");
+	free(json);
+	json = report_json("", ", \"lock_order_cycles\": [{\"edges\": []}]");
+	refused(json, LT_E_REPORT, "lock_order_cycles[0].edges: not an array of edges");
+	free(json);
+}
+
+/* Nesting far deeper than a report has is refused, not a stack overflow. */
+static void test_deep_nesting(void **state)
+{
+	enum { DEPTH = 100000 };
+	char *deep = malloc(2 * DEPTH + 1);
+	(void)state;
+	memset(deep, '[', DEPTH);
+	memset(deep + DEPTH, ']', DEPTH);
+	deep[2 * DEPTH] = 0;
+	refused(deep, LT_E_REPORT, "depth");
+	char *site = site_json("App.P::Run", "P.cs:12", 5, 1, 1, NULL), *json;
+	/* the same nesting as an unknown field of a site */
+	assert_true(asprintf(&json, "%.*s, \"deep\": %s}", (int)strlen(site) - 1, site, deep) > 0);
+	char *report = report_json(json, NULL);
+	refused(report, LT_E_REPORT, "depth");
+	free(report);
+	free(json);
+	free(site);
+	free(deep);
+}
+
+/* Unknown fields are ignored (a later version 1 may add some). */
+static void test_unknown_fields(void **state)
+{
+	struct rp_report r = RP_REPORT_INIT;
+	char *site = site_json("App.P::Run", "P.cs:12", 5, 1, 1, NULL), *json;
+	(void)state;
+	assert_true(asprintf(&json, "%.*s, \"later\": {\"a\": [1, {\"b\": null}]}}", (int)strlen(site) - 1, site) > 0);
+	char *report = report_json(json, ", \"also_later\": true");
+	assert_int_equal(add_text(&r, report), 0);
+	assert_int_equal(r.n_sites, 1);
+	rp_free(&r);
+	free(report);
+	free(json);
+	free(site);
+}
+
+static char *to_text(struct lt_buf *b)
+{
+	assert_int_equal(lt_buf_u8(b, 0), 0);
+	return (char *)b->data;
+}
+
+/* A method name that tries to close the script element or open a comment stays data. */
+static void test_html_escapes(void **state)
+{
+	static const char *const evil = "</script><script>alert(1)</script><!--&amp;";
+	struct rp_report r = RP_REPORT_INIT;
+	struct lt_buf b = LT_BUF_INIT, clean = LT_BUF_INIT;
+	(void)state;
+	one_site(&r, evil, 1, 1, 1, "[1.1, 1]");
+	assert_int_equal(rp_write_html(&r, &b), 0);
+	char *page = to_text(&b);
+	rp_free(&r);
+	one_site(&r, "App.P::Run", 1, 1, 1, "[1.1, 1]");
+	assert_int_equal(rp_write_html(&r, &clean), 0);
+	char *plain = to_text(&clean);
+	/* as many script elements and comments as the page without the name: the name opened none */
+	size_t opened = 0, plain_opened = 0;
+	for (char *p = page; (p = strstr(p, "<script")); p++)
+		opened++;
+	for (char *p = plain; (p = strstr(p, "<script")); p++)
+		plain_opened++;
+	assert_int_equal(opened, plain_opened);
+	assert_null(strstr(page, "alert(1)</script>"));
+	assert_non_null(strstr(page, "\\u003c/script\\u003e\\u003cscript\\u003ealert(1)"));
+	assert_non_null(strstr(page, "\\u0026amp;"));
+	assert_int_equal(strstr(page, "<!--") - page, strstr(plain, "<!--") - plain); /* only the template's */
+	lt_buf_free(&b);
+	lt_buf_free(&clean);
+	rp_free(&r);
+}
+
+/* The profile, unzipped and decoded, holds each site's figures under the three sample types. */
+static void test_pprof(void **state)
+{
+	struct rp_report r = RP_REPORT_INIT;
+	struct lt_buf b = LT_BUF_INIT;
+	(void)state;
+	one_site(&r, "App.P::Run", 3, 30, 12, NULL);
+	one_site(&r, "App.P::Other", 1, 7.25, 7.25, NULL);
+	rp_sort(&r);
+	assert_int_equal(rp_write_pprof(&r, &b), 0);
+	assert_true(b.len > 2 && b.data[0] == 0x1f && b.data[1] == 0x8b);
+	uLongf size = 1 << 20;
+	uint8_t *raw = malloc(size);
+	z_stream z = { .next_in = b.data, .avail_in = (uInt)b.len, .next_out = raw, .avail_out = (uInt)size };
+	assert_int_equal(inflateInit2(&z, 15 + 16), Z_OK);
+	assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
+	Rp__Profile *p = rp__profile__unpack(NULL, z.total_out, raw);
+	inflateEnd(&z);
+	assert_non_null(p);
+	assert_string_equal(p->string_table[0], "");
+	assert_int_equal(p->n_sample_type, 3);
+	const char *names[3][2] = { { "contentions", "count" }, { "delay", "nanoseconds" }, { "hold", "nanoseconds" } };
+	for (int k = 0; k < 3; k++) {
+		assert_string_equal(p->string_table[p->sample_type[k]->type], names[k][0]);
+		assert_string_equal(p->string_table[p->sample_type[k]->unit], names[k][1]);
+	}
+	assert_int_equal(p->n_sample, r.n_sites);
+	for (size_t i = 0; i < p->n_sample; i++) {
+		const struct rp_site *s = &r.sites[i];
+		const Rp__Sample *smp = p->sample[i];
+		assert_int_equal(smp->value[0], s->contended);
+		assert_int_equal(smp->value[1], s->wait.total);
+		assert_int_equal(smp->value[2], s->hold.total);
+		const Rp__Location *loc = p->location[smp->location_id[0] - 1];
+		assert_int_equal(loc->id, smp->location_id[0]);
+		assert_int_equal(loc->line[0]->line, s->line);
+		const Rp__Function *f = p->function[loc->line[0]->function_id - 1];
+		assert_string_equal(p->string_table[f->name], s->method);
+		assert_string_equal(p->string_table[f->filename], s->file);
+	}
+	rp__profile__free_unpacked(p, NULL);
+	free(raw);
+	lt_buf_free(&b);
+	rp_free(&r);
+}
+
+/* check: one canonical line per site over a limit, the count over from the histogram. */
+static void test_check(void **state)
+{
+	struct rp_report r = RP_REPORT_INIT;
+	struct lt_buf b = LT_BUF_INIT;
+	struct rp_limits limits = { 100 * INT64_C(1000000), -1 };
+	size_t over;
+	(void)state;
+	one_site(&r, "Shop.Inventory::Reserve", 41, 500, 152.3, "[0.0001, 30], [11, 8], [110, 2], [160, 1]");
+	one_site(&r, "Shop.Inventory::Fast", 2, 1, 0.5, "[0.6, 2]");
+	rp_sort(&r);
+	assert_int_equal(rp_write_check(&r, &limits, &b, &over), 0);
+	assert_int_equal(over, 1);
+	assert_string_equal(to_text(&b), "/src/App/P.cs(12): error LT200: lock held 152.3 ms, limit 100 ms "
+					 "(Shop.Inventory::Reserve, 3 of 41 acquisitions over)\n");
+	lt_buf_free(&b);
+	/* wait: 2.5 ms max in both sites, a limit of 2.5 ms is reached; no histogram: no count over */
+	limits.max_hold_ns = -1;
+	limits.max_wait_ns = 2500000;
+	assert_int_equal(rp_write_check(&r, &limits, &b, &over), 0);
+	assert_int_equal(over, 2);
+	assert_non_null(strstr(to_text(&b), "error LT201: lock waited 2.5 ms, limit 2.5 ms (Shop.Inventory::Reserve, 41 acquisitions)\n"));
+	lt_buf_free(&b);
+	rp_free(&r);
+}
+
+/* The text table: a totals line, a head line and one aligned row per site. */
+static void test_text(void **state)
+{
+	struct rp_report r = RP_REPORT_INIT;
+	struct lt_buf b = LT_BUF_INIT;
+	(void)state;
+	one_site(&r, "App.P::Run", 3, 30, 12, NULL);
+	one_site(&r, "App.P::\xc3\xa9t\xc3\xa9", 1, 7.25, 7.25, NULL);
+	rp_sort(&r);
+	assert_int_equal(rp_write_text(&r, &b), 0);
+	char *t = to_text(&b);
+	assert_non_null(strstr(t, "summary: 2 sites in 1 assembly from 2 processes; 4 acquisitions, 2 contended, 0 failed TryEnter; wait 5.000 ms, hold 37.250 ms\n"));
+	char *head = strstr(t, "method"), *row1 = strchr(head, '\n') + 1, *row2 = strchr(row1, '\n') + 1;
+	/* the numbers end in the same column: rows of equal width in characters (é is two bytes) */
+	assert_int_equal(strchr(row1, '\n') - row1, strchr(head, '\n') - head);
+	assert_int_equal(strchr(row2, '\n') - row2 - 2, strchr(head, '\n') - head);
+	lt_buf_free(&b);
+	rp_free(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_reads_fields),   cmocka_unit_test(test_bucket_arithmetic),
+		cmocka_unit_test(test_merge),          cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_deep_nesting),   cmocka_unit_test(test_unknown_fields),
+		cmocka_unit_test(test_html_escapes),   cmocka_unit_test(test_pprof),
+		cmocka_unit_test(test_check),          cmocka_unit_test(test_text),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

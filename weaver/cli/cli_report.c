@@ -1,0 +1,147 @@
+/* cli_report.c - `locktime report` (HTML, pprof, text) and `locktime check` (limits) over report files. */
+#include "cli.h"
+#include "lt_buf.h"
+#include "lt_error.h"
+#include "lt_file.h"
+#include "rp_output.h"
+#include "rp_report.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Read every file into r, sorted; 0, or 1 after printing the first file's error. */
+static int read_all(struct rp_report *r, char **files, int n)
+{
+	for (int i = 0; i < n; i++) {
+		lt_error_clear();
+		if (rp_add_file(r, files[i])) {
+			cli_report_error(files[i]);
+			return 1;
+		}
+	}
+	rp_sort(r);
+	return 0;
+}
+
+static int usage_error(const char *what)
+{
+	fprintf(stderr, "locktime: error LT%03d: %s\n", LT_E_USAGE, what);
+	return 2;
+}
+
+/* The bytes in b to path ("-": stdout); 0, or 1 after printing the error. */
+static int emit(const struct lt_buf *b, const char *path)
+{
+	if (!strcmp(path, "-")) {
+		if (b->len && fwrite(b->data, 1, b->len, stdout) != b->len)
+			return perror("locktime: stdout"), 1;
+		return fflush(stdout) ? 1 : 0;
+	}
+	lt_error_clear();
+	if (lt_file_write_atomic(path, b->data ? b->data : (const uint8_t *)"", b->len)) {
+		cli_report_error(path);
+		return 1;
+	}
+	return 0;
+}
+
+int cli_report(int argc, char **argv)
+{
+	const char *out = NULL, *format = "html";
+	char **files = calloc((size_t)argc, sizeof *files);
+	int n = 0, rc;
+	struct rp_report r = RP_REPORT_INIT;
+	struct lt_buf b = LT_BUF_INIT;
+
+	if (!files)
+		return usage_error("out of memory");
+	for (int i = 1; i < argc; i++) {
+		if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc)
+			out = argv[++i];
+		else if (!strcmp(argv[i], "--format") && i + 1 < argc)
+			format = argv[++i];
+		else if (argv[i][0] == '-' && argv[i][1])
+			return free(files), usage_error("usage: locktime report RUN.json... [-o PATH] [--format html|pprof|text]");
+		else
+			files[n++] = argv[i];
+	}
+	if (n == 0)
+		return free(files), usage_error("usage: locktime report RUN.json... [-o PATH] [--format html|pprof|text]");
+	if (strcmp(format, "html") && strcmp(format, "pprof") && strcmp(format, "text"))
+		return free(files), usage_error("--format: html, pprof or text");
+	if (!out)
+		out = !strcmp(format, "html") ? "report.html" : !strcmp(format, "pprof") ? "locks.pb.gz" : "-";
+	rc = read_all(&r, files, n);
+	if (rc == 0) {
+		lt_error_clear();
+		int w = !strcmp(format, "html") ? rp_write_html(&r, &b) : !strcmp(format, "pprof") ? rp_write_pprof(&r, &b)
+												 : rp_write_text(&r, &b);
+		if (w)
+			cli_report_error(out), rc = 1;
+		else
+			rc = emit(&b, out);
+	}
+	lt_buf_free(&b);
+	rp_free(&r);
+	free(files);
+	return rc;
+}
+
+/* A limit in ms ("100", "0.5") into ns; -1 when not a number >= 0. */
+static int64_t limit_ns(const char *text)
+{
+	char *end;
+	double v = strtod(text, &end);
+	if (!*text || *end || !(v >= 0) || v > 1e12)
+		return -1;
+	return (int64_t)llround(v * 1e6);
+}
+
+int cli_check(int argc, char **argv)
+{
+	static const char use[] = "usage: locktime check RUN.json... [--max-hold-ms N] [--max-wait-ms N]";
+	struct rp_limits limits = { -1, -1 };
+	char **files = calloc((size_t)argc, sizeof *files);
+	int n = 0, rc;
+	size_t over = 0;
+	struct rp_report r = RP_REPORT_INIT;
+	struct lt_buf b = LT_BUF_INIT;
+
+	if (!files)
+		return usage_error("out of memory");
+	for (int i = 1; i < argc; i++) {
+		int hold = !strcmp(argv[i], "--max-hold-ms"), wait = !strcmp(argv[i], "--max-wait-ms");
+		if ((hold || wait) && i + 1 < argc) {
+			int64_t v = limit_ns(argv[++i]);
+			if (v < 0) {
+				free(files);
+				fprintf(stderr, "locktime: error LT%03d: %s %s: not a number of milliseconds (0 or more)\n",
+					LT_E_USAGE, argv[i - 1], argv[i]);
+				return 2;
+			}
+			*(hold ? &limits.max_hold_ns : &limits.max_wait_ns) = v;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			return free(files), usage_error(use);
+		} else {
+			files[n++] = argv[i];
+		}
+	}
+	if (n == 0)
+		return free(files), usage_error(use);
+	if (limits.max_hold_ns < 0 && limits.max_wait_ns < 0)
+		return free(files), usage_error("locktime check: give --max-hold-ms, --max-wait-ms or both");
+	rc = read_all(&r, files, n);
+	if (rc == 0) {
+		lt_error_clear();
+		if (rp_write_check(&r, &limits, &b, &over))
+			cli_report_error(files[0]), rc = 1;
+		else
+			rc = emit(&b, "-") || over ? 1 : 0;
+	}
+	lt_buf_free(&b);
+	rp_free(&r);
+	free(files);
+	return rc;
+}

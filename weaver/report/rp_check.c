@@ -1,0 +1,46 @@
+/* rp_check.c - `locktime check`: a canonical error line per site over a limit. */
+#include "rp_output.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+/* One LT200/LT201 line for site s if d's maximum is at or over limit_ns. */
+static int check_one(const struct rp_site *s, const struct rp_durations *d, int64_t limit_ns, int code,
+		     const char *verb, struct lt_buf *out, size_t *over)
+{
+	int64_t least, most, total = 0;
+	char counted[96];
+
+	if (limit_ns < 0 || d->max < limit_ns)
+		return 0;
+	if (rp_count_over(d, limit_ns, &least, &most) == 0) {
+		for (size_t i = 0; i < d->n_buckets; i++)
+			total += d->buckets[i].count;
+		if (least == most)
+			snprintf(counted, sizeof counted, ", %" PRId64 " of %" PRId64 " acquisitions over", least, total);
+		else
+			snprintf(counted, sizeof counted, ", %" PRId64 " to %" PRId64 " of %" PRId64 " acquisitions over",
+				 least, most, total);
+	} else {
+		snprintf(counted, sizeof counted, ", %" PRId64 " acquisitions", s->acquisitions);
+	}
+	if (s->file ? lt_buf_printf(out, "%s(%" PRId64 "): ", s->file, s->line) : lt_buf_printf(out, "%s: ", s->assembly))
+		return -1;
+	if (lt_buf_printf(out, "error LT%03d: lock %s %.1f ms, limit %g ms (%s%s%s%s)\n", code, verb, (double)d->max / 1e6,
+			  (double)limit_ns / 1e6, s->method, s->file ? "" : " at ", s->file ? "" : s->location, counted))
+		return -1;
+	(*over)++;
+	return 0;
+}
+
+int rp_write_check(const struct rp_report *r, const struct rp_limits *limits, struct lt_buf *out, size_t *over)
+{
+	*over = 0;
+	for (size_t i = 0; i < r->n_sites; i++) {
+		const struct rp_site *s = &r->sites[i];
+		if (check_one(s, &s->hold, limits->max_hold_ns, RP_LT_HOLD, "held", out, over) ||
+		    check_one(s, &s->wait, limits->max_wait_ns, RP_LT_WAIT, "waited", out, over))
+			return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,42 @@
+/* rp_output.h - what `locktime report` and `locktime check` write from a report (docs/report-format.md). */
+#ifndef RP_OUTPUT_H
+#define RP_OUTPUT_H
+
+#include "lt_buf.h"
+#include "rp_report.h"
+
+/* The summary table of every site (r sorted with rp_sort), as the run-time prints it at exit but
+ * without the "LockTime:" prefix: a totals line, then method, location, kind, acquired, contended,
+ * failed, wait total/max/p99, hold total/max/p99 (ms, three decimals), text left, numbers right.
+ * Returns 0, or -1 with LT_E_NOMEM. */
+int rp_write_text(const struct rp_report *r, struct lt_buf *out);
+
+/* One self-contained HTML page (inline CSS, script and SVG; nothing fetched): the sortable and
+ * filterable site table, per-site histograms, holder blame and lock-order cycles.  Every text from
+ * the report reaches the page only as escaped JSON read by the page's script into text nodes.
+ * Returns 0, or -1 with LT_E_NOMEM. */
+int rp_write_html(const struct rp_report *r, struct lt_buf *out);
+
+/* A gzipped pprof profile (profile.proto): sample types contentions/count, delay/nanoseconds and
+ * hold/nanoseconds, one sample per site, each method a Function (filename = the site's file) and each
+ * site a Location with its line.  Returns 0, or -1 with LT_E_NOMEM. */
+int rp_write_pprof(const struct rp_report *r, struct lt_buf *out);
+
+/* Diagnostic codes of `locktime check` (docs/diagnostics.md). */
+#define RP_LT_HOLD 200 /* a site's hold over --max-hold-ms */
+#define RP_LT_WAIT 201 /* a site's wait over --max-wait-ms */
+
+/* The limits of `locktime check`, in nanoseconds; negative for none. */
+struct rp_limits {
+	int64_t max_hold_ns, max_wait_ns;
+};
+
+/* One MSBuild canonical error line per site whose maximum hold (LT200) or wait (LT201) is at or over
+ * its limit, on the site's source line:
+ *   /src/Inventory.cs(42): error LT200: lock held 152.3 ms, limit 100 ms (Shop.Inventory::Reserve, 3 of 41 acquisitions over)
+ * ("<assembly>: error ..." with the IL offset when the site has no file).  The count over comes from
+ * the histogram (rp_count_over): "3 of 41", or "3 to 5 of 41" when the limit falls inside a bucket.
+ * Sets *over to the number of lines.  Returns 0, or -1 with LT_E_NOMEM. */
+int rp_write_check(const struct rp_report *r, const struct rp_limits *limits, struct lt_buf *out, size_t *over);
+
+#endif

@@ -1,0 +1,232 @@
+/* rp_pprof.c - a report as a gzipped pprof profile (profile.proto, our own subset in rp_profile.proto),
+ * encoded with protobuf-c, compressed with zlib. */
+#include "rp_output.h"
+#include "lt_error.h"
+#include "rp_profile.pb-c.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+/* Distinct strings, each given the index of its first appearance (an open-addressing hash). */
+struct intern {
+	char **text;     /* by index; text[0] = "" for the string table */
+	size_t n;
+	size_t *slots;   /* index + 1, 0 for empty */
+	size_t n_slots;  /* a power of two, more than twice n */
+};
+
+static uint64_t fnv(const char *s)
+{
+	uint64_t h = 1469598103934665603u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	return h;
+}
+
+/* The index of s (owned by the caller, kept by pointer) in t, added when new; -1 with LT_E_NOMEM. */
+static int64_t intern(struct intern *t, char *s)
+{
+	size_t i = (size_t)fnv(s) & (t->n_slots - 1);
+	for (; t->slots[i]; i = (i + 1) & (t->n_slots - 1))
+		if (!strcmp(t->text[t->slots[i] - 1], s))
+			return (int64_t)t->slots[i] - 1;
+	t->text[t->n] = s;
+	t->slots[i] = ++t->n;
+	return (int64_t)t->n - 1;
+}
+
+static int intern_init(struct intern *t, size_t most)
+{
+	t->n = 0;
+	t->n_slots = 16;
+	while (t->n_slots < 2 * most + 2)
+		t->n_slots *= 2;
+	t->text = calloc(most + 1, sizeof *t->text);
+	t->slots = calloc(t->n_slots, sizeof *t->slots);
+	return t->text && t->slots ? 0 : lt_error_set(LT_E_NOMEM, "out of memory");
+}
+
+static void intern_free(struct intern *t)
+{
+	free(t->text);
+	free(t->slots);
+}
+
+/* gzip of in[0..n) appended to out. */
+static int gzip(const uint8_t *in, size_t n, struct lt_buf *out)
+{
+	z_stream z;
+	int rc;
+	memset(&z, 0, sizeof z);
+	if (deflateInit2(&z, Z_BEST_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return lt_error_set(LT_E_NOMEM, "zlib: cannot start compressing");
+	z.next_in = (Bytef *)in;
+	z.avail_in = (uInt)n;
+	do {
+		if (lt_buf_reserve(out, 64 * 1024)) {
+			deflateEnd(&z);
+			return -1;
+		}
+		z.next_out = out->data + out->len;
+		z.avail_out = (uInt)(out->cap - out->len);
+		rc = deflate(&z, Z_FINISH);
+		out->len = out->cap - z.avail_out;
+	} while (rc == Z_OK || rc == Z_BUF_ERROR);
+	deflateEnd(&z);
+	return rc == Z_STREAM_END ? 0 : lt_error_set(LT_E_NOMEM, "zlib: compression failed");
+}
+
+/* Everything the profile points into, freed together. */
+struct parts {
+	Rp__ValueType types[3], period;
+	Rp__ValueType *type_ptrs[3];
+	Rp__Sample *samples, **sample_ptrs;
+	Rp__Location *locations, **location_ptrs;
+	Rp__Line *lines, **line_ptrs;
+	Rp__Function *functions, **function_ptrs;
+	uint64_t *location_ids;
+	int64_t *values;
+	char **keys; /* "method\nfile" per site, for the functions */
+};
+
+static int alloc_parts(struct parts *p, size_t n)
+{
+	size_t m = n ? n : 1;
+	p->samples = calloc(m, sizeof *p->samples);
+	p->sample_ptrs = calloc(m, sizeof *p->sample_ptrs);
+	p->locations = calloc(m, sizeof *p->locations);
+	p->location_ptrs = calloc(m, sizeof *p->location_ptrs);
+	p->lines = calloc(m, sizeof *p->lines);
+	p->line_ptrs = calloc(m, sizeof *p->line_ptrs);
+	p->functions = calloc(m, sizeof *p->functions);
+	p->function_ptrs = calloc(m, sizeof *p->function_ptrs);
+	p->location_ids = calloc(m, sizeof *p->location_ids);
+	p->values = calloc(3 * m, sizeof *p->values);
+	p->keys = calloc(m, sizeof *p->keys);
+	if (!p->samples || !p->sample_ptrs || !p->locations || !p->location_ptrs || !p->lines || !p->line_ptrs ||
+	    !p->functions || !p->function_ptrs || !p->location_ids || !p->values || !p->keys)
+		return lt_error_set(LT_E_NOMEM, "out of memory");
+	return 0;
+}
+
+static void free_parts(struct parts *p, size_t n)
+{
+	if (p->keys)
+		for (size_t i = 0; i < n; i++)
+			free(p->keys[i]);
+	free(p->keys);
+	free(p->samples);
+	free(p->sample_ptrs);
+	free(p->locations);
+	free(p->location_ptrs);
+	free(p->lines);
+	free(p->line_ptrs);
+	free(p->functions);
+	free(p->function_ptrs);
+	free(p->location_ids);
+	free(p->values);
+}
+
+static char fixed[][16] = { "", "contentions", "count", "delay", "nanoseconds", "hold" };
+
+/* The profile of r into prof (pointing into p and the strings of r). */
+static int build(const struct rp_report *r, Rp__Profile *prof, struct parts *p, struct intern *strs, struct intern *funcs)
+{
+	size_t n = r->n_sites;
+	int64_t duration = 0;
+	for (size_t k = 0; k < sizeof fixed / sizeof fixed[0]; k++)
+		intern(strs, fixed[k]);
+	for (int k = 0; k < 3; k++) {
+		rp__value_type__init(&p->types[k]);
+		p->type_ptrs[k] = &p->types[k];
+	}
+	p->types[0].type = 1, p->types[0].unit = 2; /* contentions/count */
+	p->types[1].type = 3, p->types[1].unit = 4; /* delay/nanoseconds */
+	p->types[2].type = 5, p->types[2].unit = 4; /* hold/nanoseconds */
+	rp__value_type__init(&p->period);
+	p->period = p->types[0];
+	prof->n_sample_type = 3;
+	prof->sample_type = p->type_ptrs;
+	prof->period_type = &p->period;
+	prof->period = 1;
+	prof->default_sample_type = 3;
+	for (size_t i = 0; i < n; i++) {
+		const struct rp_site *s = &r->sites[i];
+		const char *file = s->file ? s->file : s->location;
+		size_t lm = strlen(s->method), lf = strlen(file);
+		int64_t fi;
+		if (!(p->keys[i] = malloc(lm + lf + 2)))
+			return lt_error_set(LT_E_NOMEM, "out of memory");
+		memcpy(p->keys[i], s->method, lm);
+		p->keys[i][lm] = '\n';
+		memcpy(p->keys[i] + lm + 1, file, lf + 1);
+		fi = intern(funcs, p->keys[i]);
+		if ((size_t)fi + 1 == funcs->n) { /* a new function */
+			Rp__Function *f = &p->functions[fi];
+			rp__function__init(f);
+			f->id = (uint64_t)fi + 1;
+			f->name = f->system_name = intern(strs, s->method);
+			f->filename = intern(strs, (char *)file);
+			p->function_ptrs[fi] = f;
+		}
+		Rp__Line *line = &p->lines[i];
+		rp__line__init(line);
+		line->function_id = (uint64_t)fi + 1;
+		line->line = s->line;
+		p->line_ptrs[i] = line;
+		Rp__Location *loc = &p->locations[i];
+		rp__location__init(loc);
+		loc->id = i + 1;
+		loc->n_line = 1;
+		loc->line = &p->line_ptrs[i];
+		p->location_ptrs[i] = loc;
+		Rp__Sample *smp = &p->samples[i];
+		rp__sample__init(smp);
+		p->location_ids[i] = i + 1;
+		smp->n_location_id = 1;
+		smp->location_id = &p->location_ids[i];
+		p->values[3 * i] = s->contended;
+		p->values[3 * i + 1] = s->wait.total;
+		p->values[3 * i + 2] = s->hold.total;
+		smp->n_value = 3;
+		smp->value = &p->values[3 * i];
+		p->sample_ptrs[i] = smp;
+	}
+	for (size_t i = 0; i < r->n_processes; i++)
+		if (r->processes[i].duration_ns > duration)
+			duration = r->processes[i].duration_ns;
+	prof->duration_nanos = duration;
+	prof->n_sample = prof->n_location = n;
+	prof->sample = p->sample_ptrs;
+	prof->location = p->location_ptrs;
+	prof->n_function = funcs->n;
+	prof->function = p->function_ptrs;
+	prof->n_string_table = strs->n;
+	prof->string_table = strs->text;
+	return 0;
+}
+
+int rp_write_pprof(const struct rp_report *r, struct lt_buf *out)
+{
+	Rp__Profile prof = RP__PROFILE__INIT;
+	struct parts p;
+	struct intern strs = { 0 }, funcs = { 0 };
+	uint8_t *packed = NULL;
+	int rc = -1;
+
+	memset(&p, 0, sizeof p);
+	if (!alloc_parts(&p, r->n_sites) && !intern_init(&strs, 2 * r->n_sites + 8) &&
+	    !intern_init(&funcs, r->n_sites) && !build(r, &prof, &p, &strs, &funcs)) {
+		size_t size = rp__profile__get_packed_size(&prof);
+		if (!(packed = malloc(size ? size : 1)))
+			lt_error_set(LT_E_NOMEM, "out of memory");
+		else
+			rc = gzip(packed, rp__profile__pack(&prof, packed), out);
+	}
+	free(packed);
+	intern_free(&strs);
+	intern_free(&funcs);
+	free_parts(&p, r->n_sites);
+	return rc;
+}

@@ -1,0 +1,356 @@
+/* rp_read.c - reading report files (docs/report-format.md) with jansson, and adding them up. */
+#include "rp_report.h"
+#include "lt_error.h"
+#include "lt_file.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Where in the document a value is ("sites[3].hold_ms"), for messages. */
+struct where {
+	char text[160];
+};
+
+static struct where at(const struct where *parent, const char *key, long index)
+{
+	struct where w;
+	int n;
+	if (index >= 0)
+		n = snprintf(w.text, sizeof w.text, "%s%s%s[%ld]", parent ? parent->text : "", parent && key ? "." : "",
+			     key ? key : "", index);
+	else
+		n = snprintf(w.text, sizeof w.text, "%s%s%s", parent ? parent->text : "", parent ? "." : "", key);
+	if (n >= (int)sizeof w.text) /* a path this deep is cut; the message still names its start */
+		memcpy(w.text + sizeof w.text - 4, "...", 4);
+	return w;
+}
+
+static int bad(const struct where *w, const char *what)
+{
+	return lt_error_set(LT_E_REPORT, "%s: %s", w->text, what);
+}
+
+static char *dup_or_fail(const char *s)
+{
+	char *d = strdup(s);
+	if (!d)
+		lt_error_set(LT_E_NOMEM, "out of memory");
+	return d;
+}
+
+/* obj[key] as a new string into *out; with `nullable`, null or absent gives NULL. */
+static int get_string(json_t *obj, const char *key, const struct where *parent, int nullable, char **out)
+{
+	json_t *v = json_object_get(obj, key);
+	struct where w = at(parent, key, -1);
+	*out = NULL;
+	if ((!v || json_is_null(v)) && nullable)
+		return 0;
+	if (!v)
+		return bad(&w, "missing");
+	if (!json_is_string(v))
+		return bad(&w, "not a string");
+	*out = dup_or_fail(json_string_value(v));
+	return *out ? 0 : -1;
+}
+
+/* A count: an integer from 0 to RP_MAX_COUNT. */
+static int as_count(json_t *v, const struct where *w, int64_t *out)
+{
+	if (!v)
+		return bad(w, "missing");
+	if (!json_is_integer(v))
+		return bad(w, "not a whole number");
+	json_int_t n = json_integer_value(v);
+	if (n < 0 || n > RP_MAX_COUNT)
+		return bad(w, "out of range (0 to 2^53)");
+	*out = (int64_t)n;
+	return 0;
+}
+
+static int get_count(json_t *obj, const char *key, const struct where *parent, int64_t *out)
+{
+	struct where w = at(parent, key, -1);
+	return as_count(json_object_get(obj, key), &w, out);
+}
+
+/* Milliseconds (a number from 0 to RP_MAX_MS) into nanoseconds. */
+static int as_ms(json_t *v, const struct where *w, int64_t *ns)
+{
+	if (!v)
+		return bad(w, "missing");
+	if (!json_is_number(v))
+		return bad(w, "not a number");
+	double ms = json_number_value(v);
+	if (!(ms >= 0 && ms <= RP_MAX_MS))
+		return bad(w, "out of range (0 to 10^12 ms)");
+	*ns = (int64_t)llround(ms * 1e6);
+	return 0;
+}
+
+static int get_ms(json_t *obj, const char *key, const struct where *parent, int64_t *ns)
+{
+	struct where w = at(parent, key, -1);
+	return as_ms(json_object_get(obj, key), &w, ns);
+}
+
+static int get_durations(json_t *site, const char *key, const struct where *parent, struct rp_durations *d)
+{
+	json_t *v = json_object_get(site, key);
+	struct where w = at(parent, key, -1);
+	if (!v)
+		return bad(&w, "missing");
+	if (!json_is_object(v))
+		return bad(&w, "not an object");
+	if (get_ms(v, "total", &w, &d->total) || get_ms(v, "max", &w, &d->max) || get_ms(v, "p50", &w, &d->p50) ||
+	    get_ms(v, "p90", &w, &d->p90) || get_ms(v, "p99", &w, &d->p99))
+		return -1;
+	return 0;
+}
+
+/* "wait_histogram"/"hold_histogram": [[upper_ms, count], ...], strictly ascending, when present. */
+static int get_histogram(json_t *site, const char *key, const struct where *parent, struct rp_durations *d)
+{
+	json_t *v = json_object_get(site, key);
+	struct where w = at(parent, key, -1);
+	if (!v)
+		return 0;
+	if (!json_is_array(v))
+		return bad(&w, "not an array");
+	size_t n = json_array_size(v);
+	d->has_histogram = 1;
+	if (n == 0)
+		return 0;
+	d->buckets = calloc(n, sizeof *d->buckets);
+	if (!d->buckets)
+		return lt_error_set(LT_E_NOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		json_t *pair = json_array_get(v, i);
+		struct where wi = at(parent, key, (long)i);
+		struct rp_bucket *b = &d->buckets[i];
+		if (!json_is_array(pair) || json_array_size(pair) != 2)
+			return bad(&wi, "not an [upper_bound_ms, count] pair");
+		struct where wu = at(&wi, "upper_bound_ms", -1), wc = at(&wi, "count", -1);
+		if (as_ms(json_array_get(pair, 0), &wu, &b->upper_ns) || as_count(json_array_get(pair, 1), &wc, &b->count))
+			return -1;
+		if (b->upper_ns < 100)
+			return bad(&wu, "below the first bucket's bound (0.0001 ms)");
+		if (i > 0 && b->upper_ns <= d->buckets[i - 1].upper_ns)
+			return bad(&wu, "not above the previous bucket's");
+		d->n_buckets++;
+	}
+	return 0;
+}
+
+static int get_blame(json_t *site, const struct where *parent, struct rp_site *s)
+{
+	json_t *v = json_object_get(site, "blamed_wait_ms");
+	if (v) {
+		struct where w = at(parent, "blamed_wait_ms", -1);
+		if (as_ms(v, &w, &s->blamed_wait_ns))
+			return -1;
+		s->has_blame = 1;
+	}
+	v = json_object_get(site, "waited_behind");
+	if (!v)
+		return 0;
+	struct where w = at(parent, "waited_behind", -1);
+	if (!json_is_array(v))
+		return bad(&w, "not an array");
+	size_t n = json_array_size(v);
+	if (n == 0)
+		return 0;
+	s->behind = calloc(n, sizeof *s->behind);
+	if (!s->behind)
+		return lt_error_set(LT_E_NOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		json_t *e = json_array_get(v, i);
+		struct where wi = at(parent, "waited_behind", (long)i);
+		struct rp_blame *b = &s->behind[s->n_behind];
+		if (!json_is_object(e))
+			return bad(&wi, "not an object");
+		s->n_behind++;
+		if (get_string(e, "method", &wi, 0, &b->method) || get_string(e, "location", &wi, 0, &b->location) ||
+		    get_ms(e, "wait_ms", &wi, &b->wait_ns) || get_count(e, "count", &wi, &b->count))
+			return -1;
+	}
+	return 0;
+}
+
+static int get_site(json_t *v, const struct where *w, struct rp_site *s)
+{
+	json_t *line;
+	if (!json_is_object(v))
+		return bad(w, "not an object");
+	if (get_string(v, "assembly", w, 0, &s->assembly) || get_string(v, "method", w, 0, &s->method) ||
+	    get_string(v, "location", w, 0, &s->location) || get_string(v, "file", w, 1, &s->file) ||
+	    get_string(v, "kind", w, 0, &s->kind))
+		return -1;
+	line = json_object_get(v, "line");
+	if (line && !json_is_null(line)) {
+		struct where wl = at(w, "line", -1);
+		if (as_count(line, &wl, &s->line))
+			return -1;
+		if (s->line < 1 || s->line > INT32_MAX)
+			return bad(&wl, "not a line number");
+	}
+	if (get_count(v, "acquisitions", w, &s->acquisitions) || get_count(v, "contended", w, &s->contended) ||
+	    get_count(v, "failed", w, &s->failed) || get_durations(v, "wait_ms", w, &s->wait) ||
+	    get_durations(v, "hold_ms", w, &s->hold) || get_histogram(v, "wait_histogram", w, &s->wait) ||
+	    get_histogram(v, "hold_histogram", w, &s->hold) || get_blame(v, w, s))
+		return -1;
+	return 0;
+}
+
+/* An edge's end: {"method", "location"}. */
+static int get_end(json_t *edge, const char *key, const struct where *parent, char **method, char **location)
+{
+	json_t *v = json_object_get(edge, key);
+	struct where w = at(parent, key, -1);
+	if (!v)
+		return bad(&w, "missing");
+	if (!json_is_object(v))
+		return bad(&w, "not an object");
+	return get_string(v, "method", &w, 0, method) || get_string(v, "location", &w, 0, location) ? -1 : 0;
+}
+
+static int get_edge(json_t *v, const struct where *w, struct rp_edge *e)
+{
+	json_t *t;
+	char num[32];
+	if (!json_is_object(v))
+		return bad(w, "not an object");
+	if (get_end(v, "held", w, &e->held_method, &e->held_location) ||
+	    get_end(v, "acquired", w, &e->acquired_method, &e->acquired_location))
+		return -1;
+	t = json_object_get(v, "thread");
+	if (t && json_is_integer(t))
+		snprintf(num, sizeof num, "%lld", (long long)json_integer_value(t));
+	else if (t && json_is_string(t))
+		return (e->thread = dup_or_fail(json_string_value(t))) ? 0 : -1;
+	else if (t && !json_is_null(t)) {
+		struct where wt = at(w, "thread", -1);
+		return bad(&wt, "not a string or a whole number");
+	} else
+		num[0] = 0;
+	return (e->thread = dup_or_fail(num)) ? 0 : -1;
+}
+
+static int get_cycles(json_t *root, struct rp_report *one)
+{
+	json_t *v = json_object_get(root, "lock_order_cycles");
+	struct where w = at(NULL, "lock_order_cycles", -1);
+	if (!v)
+		return 0;
+	if (!json_is_array(v))
+		return bad(&w, "not an array");
+	size_t n = json_array_size(v);
+	if (n == 0)
+		return 0;
+	if (!(one->cycles = calloc(n, sizeof *one->cycles)))
+		return lt_error_set(LT_E_NOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		json_t *c = json_array_get(v, i), *edges;
+		struct where wi = at(NULL, "lock_order_cycles", (long)i);
+		struct rp_cycle *cy = &one->cycles[one->n_cycles++];
+		if (!json_is_object(c))
+			return bad(&wi, "not an object");
+		edges = json_object_get(c, "edges");
+		struct where we = at(&wi, "edges", -1);
+		if (!edges)
+			return bad(&we, "missing");
+		if (!json_is_array(edges) || json_array_size(edges) == 0)
+			return bad(&we, "not an array of edges");
+		size_t m = json_array_size(edges);
+		if (!(cy->edges = calloc(m, sizeof *cy->edges)))
+			return lt_error_set(LT_E_NOMEM, "out of memory");
+		for (size_t k = 0; k < m; k++) {
+			struct where wk = at(&wi, "edges", (long)k);
+			if (get_edge(json_array_get(edges, k), &wk, &cy->edges[cy->n_edges++]))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* The document's top level into `one` (a report of its own). */
+static int get_report(json_t *root, struct rp_report *one)
+{
+	json_t *v, *sites, *proc;
+	struct where top = at(NULL, "report", -1);
+	if (!json_is_object(root))
+		return bad(&top, "not a JSON object");
+	v = json_object_get(root, "format");
+	if (!v || !json_is_string(v) || strcmp(json_string_value(v), "locktime-report"))
+		return lt_error_set(LT_E_REPORT, "format: not \"locktime-report\" (not a LockTime report)");
+	v = json_object_get(root, "version");
+	if (!v || !json_is_integer(v) || json_integer_value(v) != 1)
+		return lt_error_set(LT_E_REPORT, "version: not 1 (a report of another version)");
+	proc = json_object_get(root, "process");
+	struct where wp = at(NULL, "process", -1);
+	if (!proc)
+		return bad(&wp, "missing");
+	if (!json_is_object(proc))
+		return bad(&wp, "not an object");
+	if (!(one->processes = calloc(1, sizeof *one->processes)))
+		return lt_error_set(LT_E_NOMEM, "out of memory");
+	one->n_processes = 1;
+	if (get_string(proc, "name", &wp, 0, &one->processes->name) || get_count(proc, "pid", &wp, &one->processes->pid) ||
+	    get_string(proc, "start_utc", &wp, 0, &one->processes->start_utc) ||
+	    get_ms(proc, "duration_ms", &wp, &one->processes->duration_ns))
+		return -1;
+	struct where wd = at(NULL, "dropped_lines", -1);
+	if (as_count(json_object_get(root, "dropped_lines"), &wd, &one->dropped_lines))
+		return -1;
+	sites = json_object_get(root, "sites");
+	struct where ws = at(NULL, "sites", -1);
+	if (!sites)
+		return bad(&ws, "missing");
+	if (!json_is_array(sites))
+		return bad(&ws, "not an array");
+	size_t n = json_array_size(sites);
+	if (n > RP_MAX_SITES)
+		return lt_error_set(LT_E_LIMIT, "sites: %zu sites, more than %d", n, RP_MAX_SITES);
+	if (n && !(one->sites = calloc(n, sizeof *one->sites)))
+		return lt_error_set(LT_E_NOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		struct where wi = at(NULL, "sites", (long)i);
+		one->n_sites++;
+		if (get_site(json_array_get(sites, i), &wi, &one->sites[i]))
+			return -1;
+	}
+	return get_cycles(root, one);
+}
+
+int rp_add_json(struct rp_report *r, const char *text, size_t len)
+{
+	struct rp_report one = RP_REPORT_INIT;
+	json_error_t err;
+	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &err);
+	int rc;
+
+	if (!root)
+		return lt_error_set(LT_E_REPORT, "line %d, column %d: %s", err.line, err.column, err.text);
+	rc = get_report(root, &one);
+	json_decref(root);
+	if (rc == 0)
+		rc = rp_merge(r, &one);
+	rp_free(&one);
+	return rc;
+}
+
+int rp_add_file(struct rp_report *r, const char *path)
+{
+	uint8_t *data;
+	size_t size;
+	int rc;
+
+	if (lt_file_read(path, &data, &size))
+		return -1;
+	rc = rp_add_json(r, (const char *)data, size);
+	free(data);
+	return rc;
+}

@@ -1,0 +1,121 @@
+/* rp_report.h - LockTime reports (docs/report-format.md) read into memory and merged.
+ *
+ * A report is the JSON file a woven program writes (format "locktime-report", version 1).  Several
+ * files read into one rp_report add up: sites with the same assembly, method and location become one
+ * (counts and totals added, maxima the larger, histograms added, percentiles taken again from the
+ * added histogram).  Durations are kept in nanoseconds.  Nothing here knows of HTML, pprof or text:
+ * rp_html.c, rp_pprof.c, rp_text.c and rp_check.c write those from an rp_report.
+ */
+#ifndef RP_REPORT_H
+#define RP_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Limits on what a report may hold (beyond them: LT_E_REPORT). */
+#define RP_MAX_SITES 1000000     /* sites in one merged report */
+#define RP_MAX_COUNT (INT64_C(1) << 53) /* any count: exact in a JSON number */
+#define RP_MAX_MS 1e12           /* any duration, in ms (about 31 years) */
+
+/* One histogram bucket: the values in [lower_ns, upper_ns). */
+struct rp_bucket {
+	int64_t upper_ns;
+	int64_t count;
+};
+
+/* A site's durations in nanoseconds: total and maximum exact, percentiles as reported (or taken
+ * again from the histogram after a merge). */
+struct rp_durations {
+	int64_t total, max, p50, p90, p99;
+	struct rp_bucket *buckets; /* ascending upper_ns, counts > 0; NULL when the report had none */
+	size_t n_buckets;
+	int has_histogram;         /* the report gave one ("wait_histogram"/"hold_histogram") */
+};
+
+/* A holder that made the site wait: "waited_behind" (site, its waits behind that holder). */
+struct rp_blame {
+	char *method, *location;
+	int64_t wait_ns;
+	int64_t count;
+};
+
+struct rp_site {
+	char *assembly, *method, *location;
+	char *file;   /* full path; NULL when unknown */
+	int64_t line; /* 0 when unknown */
+	char *kind;
+	int64_t acquisitions, contended, failed;
+	struct rp_durations wait, hold;
+	int has_blame;           /* "blamed_wait_ms" given: the waits others spent behind this site */
+	int64_t blamed_wait_ns;
+	struct rp_blame *behind; /* "waited_behind" */
+	size_t n_behind;
+};
+
+/* One edge of a lock-order cycle: `thread` acquired at `acquired` while holding the lock it took at `held`. */
+struct rp_edge {
+	char *held_method, *held_location;
+	char *acquired_method, *acquired_location;
+	char *thread; /* as the report gives it (string or number), "" when absent */
+};
+
+struct rp_cycle {
+	struct rp_edge *edges;
+	size_t n_edges;
+};
+
+/* A process that contributed (one per file read). */
+struct rp_process {
+	char *name;
+	int64_t pid;
+	char *start_utc;
+	int64_t duration_ns;
+};
+
+struct rp_report {
+	struct rp_process *processes;
+	size_t n_processes;
+	int64_t dropped_lines;
+	struct rp_site *sites; /* by assembly, method, location after rp_merge; rp_sort orders them */
+	size_t n_sites;
+	struct rp_cycle *cycles; /* lock-order cycles, each once */
+	size_t n_cycles;
+};
+
+#define RP_REPORT_INIT { NULL, 0, 0, NULL, 0, NULL, 0 }
+
+/* Parse one report's JSON text (`len` bytes, need not be NUL-terminated) and add it to `r`.
+ * Returns 0, or -1 with LT_E_REPORT naming what is wrong and where ("sites[3].hold_ms.max: not a
+ * number"), LT_E_LIMIT past the limits above, or LT_E_NOMEM; on LT_E_REPORT `r` is as before the call. */
+int rp_add_json(struct rp_report *r, const char *text, size_t len);
+
+/* Add `one` (one file's report) to `r`: its processes, sites and cycles move into `r` (`one` is left
+ * empty); sites with the same assembly, method and location add up; a cycle already in `r` is kept
+ * once.  Returns 0, or -1 with LT_E_LIMIT (a count would pass RP_MAX_COUNT, too many sites) or
+ * LT_E_NOMEM, `r` then holding part of `one`. */
+int rp_merge(struct rp_report *r, struct rp_report *one);
+
+/* Read the file at `path` and add it (rp_add_json).  Returns 0 or -1 (LT_E_IO when unreadable). */
+int rp_add_file(struct rp_report *r, const char *path);
+
+/* Order the sites as the summary does: total wait, then total hold, both descending, then method. */
+void rp_sort(struct rp_report *r);
+
+/* The `fraction` quantile (0.5, 0.99) of histogram d in ns by the run-time's rule (Histogram.cs): the
+ * middle of the bucket holding rank ceil(fraction * n), never above the maximum; 50 ns (or the
+ * maximum) for the values under 100 ns.  0 when d has no buckets. */
+int64_t rp_percentile(const struct rp_durations *d, double fraction);
+
+/* The lower bound in ns of the bucket that ends at upper_ns: 0 for the first (100 ns), else
+ * upper_ns - P/100 where P is the smallest power of ten >= upper_ns. */
+int64_t rp_bucket_lower(int64_t upper_ns);
+
+/* How many of d's values are at or over limit_ns, from the histogram: *at_least counts the buckets
+ * wholly at or over it, *at_most adds the one the limit falls inside (equal when the limit is a bucket
+ * boundary, as any limit of two significant digits is).  Returns 0, or -1 when d has no histogram. */
+int rp_count_over(const struct rp_durations *d, int64_t limit_ns, int64_t *at_least, int64_t *at_most);
+
+/* Release everything `r` holds; it is empty (RP_REPORT_INIT) afterwards. */
+void rp_free(struct rp_report *r);
+
+#endif

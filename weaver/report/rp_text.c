@@ -1,0 +1,131 @@
+/* rp_text.c - the summary table of a report (`locktime report --format text`). */
+#include "rp_output.h"
+#include "lt_error.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define COLUMNS 12
+#define TEXT_COLUMNS 3 /* method, location, kind: left-aligned; the rest are numbers */
+
+static const char *const heads[COLUMNS] = { "method", "location", "kind", "acquired", "contended", "failed",
+	"wait total", "wait max", "wait p99", "hold total", "hold max", "hold p99" };
+
+/* Width in characters of UTF-8 text (continuation bytes do not count). */
+static size_t width_of(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+static void ms(char *cell, size_t size, int64_t ns)
+{
+	snprintf(cell, size, "%.3f", (double)ns / 1e6);
+}
+
+static int pad(struct lt_buf *out, size_t n)
+{
+	for (; n; n--)
+		if (lt_buf_u8(out, ' '))
+			return -1;
+	return 0;
+}
+
+static const char *plural(int64_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+/* The numbers of site s as cells (28 bytes each are plenty for an int64 or ms). */
+static void number_cells(const struct rp_site *s, char cells[COLUMNS][32])
+{
+	snprintf(cells[3], 32, "%" PRId64, s->acquisitions);
+	snprintf(cells[4], 32, "%" PRId64, s->contended);
+	snprintf(cells[5], 32, "%" PRId64, s->failed);
+	ms(cells[6], 32, s->wait.total);
+	ms(cells[7], 32, s->wait.max);
+	ms(cells[8], 32, s->wait.p99);
+	ms(cells[9], 32, s->hold.total);
+	ms(cells[10], 32, s->hold.max);
+	ms(cells[11], 32, s->hold.p99);
+}
+
+static int row(struct lt_buf *out, const char *const text[COLUMNS], const size_t width[COLUMNS])
+{
+	for (int k = 0; k < COLUMNS; k++) {
+		size_t w = width_of(text[k]);
+		if (k && pad(out, 2))
+			return -1;
+		if (k >= TEXT_COLUMNS && pad(out, width[k] - w))
+			return -1;
+		if (lt_buf_put(out, text[k], strlen(text[k])))
+			return -1;
+		if (k < TEXT_COLUMNS && pad(out, width[k] - w))
+			return -1;
+	}
+	return lt_buf_u8(out, '\n');
+}
+
+int rp_write_text(const struct rp_report *r, struct lt_buf *out)
+{
+	int64_t acq = 0, cont = 0, failed = 0, wait = 0, hold = 0;
+	size_t assemblies = 0, width[COLUMNS];
+	char cells[COLUMNS][32];
+
+	for (size_t i = 0; i < r->n_sites; i++) {
+		const struct rp_site *s = &r->sites[i];
+		int seen = 0;
+		acq += s->acquisitions;
+		cont += s->contended;
+		failed += s->failed;
+		wait += s->wait.total;
+		hold += s->hold.total;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = !strcmp(r->sites[k].assembly, s->assembly);
+		assemblies += !seen;
+	}
+	if (lt_buf_printf(out, "summary: %zu %s in %zu %s from %zu %s; %" PRId64 " %s, %" PRId64 " contended, %" PRId64
+			  " failed TryEnter; wait %.3f ms, hold %.3f ms",
+			  r->n_sites, plural((int64_t)r->n_sites, "site", "sites"), assemblies,
+			  plural((int64_t)assemblies, "assembly", "assemblies"), r->n_processes,
+			  plural((int64_t)r->n_processes, "process", "processes"), acq,
+			  plural(acq, "acquisition", "acquisitions"), cont, failed, (double)wait / 1e6, (double)hold / 1e6))
+		return -1;
+	if (r->dropped_lines && lt_buf_printf(out, "; %" PRId64 " %s dropped (queue full)", r->dropped_lines,
+					      plural(r->dropped_lines, "line", "lines")))
+		return -1;
+	if (lt_buf_u8(out, '\n'))
+		return -1;
+	if (r->n_sites == 0)
+		return 0;
+	for (int k = 0; k < COLUMNS; k++)
+		width[k] = width_of(heads[k]);
+	for (size_t i = 0; i < r->n_sites; i++) {
+		const struct rp_site *s = &r->sites[i];
+		const char *text[TEXT_COLUMNS] = { s->method, s->location, s->kind };
+		number_cells(s, cells);
+		for (int k = 0; k < COLUMNS; k++) {
+			size_t w = width_of(k < TEXT_COLUMNS ? text[k] : cells[k]);
+			if (w > width[k])
+				width[k] = w;
+		}
+	}
+	if (lt_buf_printf(out, "%zu %s by total wait, then total hold (times in ms):\n", r->n_sites,
+			  plural((int64_t)r->n_sites, "site", "sites")) ||
+	    row(out, heads, width))
+		return -1;
+	for (size_t i = 0; i < r->n_sites; i++) {
+		const struct rp_site *s = &r->sites[i];
+		const char *text[COLUMNS] = { s->method, s->location, s->kind };
+		number_cells(s, cells);
+		for (int k = TEXT_COLUMNS; k < COLUMNS; k++)
+			text[k] = cells[k];
+		if (row(out, text, width))
+			return -1;
+	}
+	return 0;
+}
