@@ -123,6 +123,34 @@ public class JsonTests
         Assert.Equal(0.0, (double)s1["hold_ms"]!["p99"]!);
     }
 
+    /// <summary>
+    /// Every value falls in one listed bucket [upper - P/100, upper) (P the smallest power of ten at or
+    /// above upper; [0, 0.0001) for the values under 100 ns), the buckets ascend and count every value.
+    /// </summary>
+    [Theory]
+    [InlineData(new long[] { 60_000_000, 1_000, 999, 0, 99, 100, 1_000_000_000_000, 5_000_000_000_000, 60_000_000 })]
+    [InlineData(new long[] { })]
+    public void TheReportListsTheHistogramBuckets(long[] holdsNs)
+    {
+        string json = Report.Format(new ProcessInfo { Name = "x" }, [Site("a", "m", "l", "", 0, "k", holdsNs, [])], 0);
+        Validate(json);
+        var pairs = JsonNode.Parse(json)!["sites"]![0]!["hold_histogram"]!.AsArray()
+            .Select(p => (upperNs: (long)Math.Round((double)p![0]! * 1e6), count: (long)p![1]!)).ToList();
+        Assert.Equal(holdsNs.Length, pairs.Sum(p => p.count));
+        for (int i = 1; i < pairs.Count; i++)
+            Assert.True(pairs[i].upperNs > pairs[i - 1].upperNs);
+        foreach (var p in pairs) {
+            long pow = 1;
+            while (pow < p.upperNs)
+                pow *= 10;
+            long lower = p.upperNs == 100 ? 0 : p.upperNs - pow / 100;
+            bool last = p.upperNs == 1_000_000_000_000;
+            long inside = holdsNs.Count(v => v >= lower && (v < p.upperNs || last));
+            Assert.Equal(inside, p.count);
+        }
+        Assert.Empty(JsonNode.Parse(json)!["sites"]![0]!["wait_histogram"]!.AsArray());
+    }
+
     [Fact]
     public void BlameAndPotentialDeadlocksAreInTheReport()
     {
