@@ -10,6 +10,8 @@
 #include "lt_error.h"
 #include "pdb_seq.h"
 #include "pkg_nupkg.h"
+#include "rp_output.h"
+#include "rp_report.h"
 #include "sig.h"
 #include "weave.h"
 #include "weave_file.h"
@@ -316,11 +318,39 @@ int fuzz_nupkg(const uint8_t *data, size_t size)
 	return rc;
 }
 
+int fuzz_report(const uint8_t *data, size_t size)
+{
+	struct rp_report r = RP_REPORT_INIT;
+	struct rp_limits zero = { 0, 0 };
+	struct lt_buf out = LT_BUF_INIT;
+	size_t sites, over;
+	int rc;
+
+	lt_error_clear();
+	rc = fuzz_expect(rp_add_json(&r, (const char *)data, size));
+	if (rc == 0) {
+		sites = r.n_sites;
+		lt_error_clear();
+		if (fuzz_expect(rp_add_json(&r, (const char *)data, size)) == 0 && r.n_sites != sites)
+			fuzz_fail("a report added onto itself changed its number of sites");
+		rp_sort(&r);
+		lt_error_clear();
+		if (rp_write_html(&r, &out) || rp_write_pprof(&r, &out) || rp_write_text(&r, &out) ||
+		    rp_write_check(&r, &zero, &out, &over))
+			if (lt_error_last()->code != LT_E_NOMEM)
+				fuzz_fail("a writer failed on a report the reader accepted");
+	}
+	lt_buf_free(&out);
+	rp_free(&r);
+	return rc;
+}
+
 const struct fuzz_target fuzz_targets[] = {
 	{ "image", fuzz_image },
 	{ "sig", fuzz_sig },
 	{ "weave", fuzz_weave },
 	{ "pdb", fuzz_pdb },
 	{ "nupkg", fuzz_nupkg },
+	{ "report", fuzz_report },
 };
 const size_t fuzz_ntargets = sizeof fuzz_targets / sizeof *fuzz_targets;

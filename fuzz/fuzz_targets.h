@@ -50,6 +50,12 @@ int fuzz_pdb(const uint8_t *data, size_t size);
  * nupkg_write writes opens again. */
 int fuzz_nupkg(const uint8_t *data, size_t size);
 
+/* A LockTime report (JSON, docs/report-format.md): rp_add_json, the same text added a second time
+ * (rp_merge), then every output: HTML, pprof, text and check at 0 ms.  Invariants: a text accepted
+ * once adds up onto itself to the same sites (or stops at a limit); every writer succeeds on what
+ * the reader accepted. */
+int fuzz_report(const uint8_t *data, size_t size);
+
 /* The targets by name, for the regression test: { "image", fuzz_image }... */
 struct fuzz_target {
 	const char *name;

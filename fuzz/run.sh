@@ -2,7 +2,7 @@
 # Runs fuzz targets one after the other, each for FUZZ_SECONDS seconds (default 60), and prints one TAP
 # line per target: "ok - fuzz TARGET: N runs in S s, corpus C inputs" or "not ok - ..." with the
 # sanitizer's report and the saved input.  `make fuzz` calls it; tests/integration/fuzz.sh runs it briefly.
-#   bash fuzz/run.sh [TARGET...]        (default: image sig weave pdb nupkg; the binaries are built with make)
+#   bash fuzz/run.sh [TARGET...]        (default: image sig weave pdb nupkg report; the binaries are built with make)
 # Each input gets 10 s and may allocate 512 MiB at once (inputs are a few KiB: more means that a
 # size read from the file was trusted).  Under build/fuzz: seed/TARGET (made from build/corpus when
 # missing), corpus/TARGET (what the fuzzer found, kept between runs), crash/TARGET (inputs that
@@ -13,7 +13,7 @@ set -u
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-60}
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(image sig weave pdb nupkg)
+[ ${#targets[@]} -gt 0 ] || targets=(image sig weave pdb nupkg report)
 out=build/fuzz
 corpus=build/corpus
 
@@ -25,7 +25,7 @@ fi
 # Seed inputs: the corpus programs (small assemblies, with and without locks; for the weave also
 # one with an embedded PDB), their portable PDBs, the signature blobs of those and of two
 # third-party libraries (generics, custom modifiers), and small packages holding a corpus program
-# (deflated and stored) plus the SDK's smallest template.
+# (deflated and stored) plus the SDK's smallest template; the run-time's report in docs/report-format.md.
 seed() { # TARGET
 	local dir=$out/seed/$1
 	[ -d "$dir" ] && return 0
@@ -61,6 +61,10 @@ for i, dll in enumerate(dlls):
             z.write(dll, "lib/net8.0/" + dll.rsplit("/", 1)[1])
 EOF
 		cp /usr/share/dotnet/templates/*/microsoft.mcpserver.*.nupkg "$dir.tmp/" 2>/dev/null ;;
+	report)
+		# the report of a real run shown in docs/report-format.md (fuzz/regress/report holds others)
+		sed -n '/^```json$/,/^```$/p' docs/report-format.md | sed '1d;$d' >"$dir.tmp/docs-example.json"
+		[ -s "$dir.tmp/docs-example.json" ] || return 1 ;;
 	esac
 	mv "$dir.tmp" "$dir"
 }

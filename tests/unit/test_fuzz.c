@@ -82,6 +82,7 @@ static void test_sig(void **state) { (void)state; run_target("sig"); }
 static void test_weave(void **state) { (void)state; run_target("weave"); }
 static void test_pdb(void **state) { (void)state; run_target("pdb"); }
 static void test_nupkg(void **state) { (void)state; run_target("nupkg"); }
+static void test_report(void **state) { (void)state; run_target("report"); }
 
 int main(int argc, char **argv)
 {
@@ -91,6 +92,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_weave),
 		cmocka_unit_test(test_pdb),
 		cmocka_unit_test(test_nupkg),
+		cmocka_unit_test(test_report),
 	};
 	if (argc > 1)
 		cmocka_set_test_filter(argv[1]); /* tests/run.sh: one test by name */
