@@ -1,5 +1,6 @@
 /* cli_report.c - `locktime report` (HTML, pprof, text) and `locktime check` (limits) over report files. */
 #include "cli.h"
+#include "cli_print.h"
 #include "lt_buf.h"
 #include "lt_error.h"
 #include "lt_file.h"

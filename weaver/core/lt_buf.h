@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lt_error.h" /* LT_PRINTF */
+
 struct lt_buf {
 	uint8_t *data; /* owned; NULL while empty */
 	size_t len;    /* bytes written */
@@ -22,7 +24,7 @@ int lt_buf_u32(struct lt_buf *b, uint32_t v);
 int lt_buf_u64(struct lt_buf *b, uint64_t v);
 
 /* Append text formatted as by printf (no NUL).  Returns 0, or -1 with LT_E_NOMEM. */
-int lt_buf_printf(struct lt_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int lt_buf_printf(struct lt_buf *b, const char *fmt, ...) LT_PRINTF(2, 3);
 
 /* Append n zero bytes. */
 int lt_buf_zero(struct lt_buf *b, size_t n);
