@@ -162,7 +162,7 @@ static-tools: $(TOOLS_ALL)
 # copyright files of what the binaries link (the packages `make deps` installs).
 NOTICES := build/package/THIRD-PARTY-NOTICES.txt
 NOTICE_FILES := /usr/share/common-licenses/Apache-2.0 /usr/share/common-licenses/LGPL-2.1 \
-	$(foreach p,libzip4 zlib1g libmxml1 libmbedcrypto7 libc6 libgcc-s1 mingw-w64-x86-64-dev,/usr/share/doc/$(p)/copyright)
+	$(foreach p,libzip4 zlib1g libmxml1 libmbedcrypto7 libjansson4 libprotobuf-c1 libc6 libgcc-s1 mingw-w64-x86-64-dev,/usr/share/doc/$(p)/copyright)
 
 $(NOTICES): nuget/THIRD-PARTY-NOTICES.txt
 	@mkdir -p $(dir $@)

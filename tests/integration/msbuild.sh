@@ -43,7 +43,7 @@ package_files() {
 }
 notices() { # THIRD-PARTY-NOTICES.txt names every library linked, and holds the licence texts it points to
 	unzip -p "$NUPKG" THIRD-PARTY-NOTICES.txt >"$LT_TMP/notices" || return 1
-	for name in libzip zlib Mini-XML 'Mbed TLS' 'GNU C Library' mingw-w64 'Apache License' \
+	for name in libzip zlib Mini-XML 'Mbed TLS' Jansson protobuf-c 'Petri Lehtinen' 'GNU C Library' mingw-w64 'Apache License' \
 		'GNU LESSER GENERAL PUBLIC LICENSE' 'ZPL-2.1' 'Dieter Baron' 'Jean-loup Gailly'; do
 		grep -qF "$name" "$LT_TMP/notices" || { echo "no $name"; return 1; }
 	done
@@ -54,7 +54,7 @@ nuspec_has() { # PATTERN
 check "package: build/ props and targets, tools/{linux-x64,linux-arm64,win-x64}, LICENSE, notices, README" package_files
 check "package: MIT licence expression" nuspec_has '<license type="expression">MIT</license>'
 check "package: LICENSE is the repository's" cmp <(unzip -p "$NUPKG" LICENSE) "$LT_ROOT/LICENSE"
-check "package: THIRD-PARTY-NOTICES.txt covers libzip, zlib, Mini-XML, Mbed TLS, the C runtimes" notices
+check "package: THIRD-PARTY-NOTICES.txt covers libzip, zlib, Mini-XML, Mbed TLS, Jansson, protobuf-c, the C runtimes" notices
 check "package: version $VERSION from cli.h" nuspec_has "<version>$VERSION</version>"
 check "package: developmentDependency" nuspec_has "<developmentDependency>true</developmentDependency>"
 check "package: its locktime is the static build" cmp <(unzip -p "$NUPKG" tools/linux-x64/locktime) "$STATIC"

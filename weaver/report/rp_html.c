@@ -13,6 +13,16 @@ extern const size_t rp_page_len;
 
 static const char marker[] = "@LOCKTIME_DATA@";
 
+/* Where the marker starts in the template, or NULL (memmem is not in every C library). */
+static const char *find_marker(const char *page, size_t len)
+{
+	size_t n = sizeof marker - 1;
+	for (size_t i = 0; i + n <= len; i++)
+		if (page[i] == marker[0] && !memcmp(page + i, marker, n))
+			return page + i;
+	return NULL;
+}
+
 static double ms(int64_t ns)
 {
 	return (double)ns / 1e6;
@@ -165,7 +175,7 @@ int rp_write_html(const struct rp_report *r, struct lt_buf *out)
 	json_t *data = page_data(r, &ok);
 	char *json = ok ? json_dumps(data, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(12)) : NULL;
 	const char *page = (const char *)rp_page;
-	const char *at = memmem(page, rp_page_len, marker, sizeof marker - 1);
+	const char *at = find_marker(page, rp_page_len);
 
 	json_decref(data);
 	if (!json) {
