@@ -132,7 +132,7 @@ public class JsonTests
     [InlineData(new long[] { })]
     public void TheReportListsTheHistogramBuckets(long[] holdsNs)
     {
-        string json = Report.Format(new ProcessInfo { Name = "x" }, [Site("a", "m", "l", "", 0, "k", holdsNs, [])], 0);
+        string json = Report.Format(new ProcessInfo { Name = "x" }, [Site("a", "m", "l", "", 0, "k", holdsNs, [])], 0, null);
         Validate(json);
         var pairs = JsonNode.Parse(json)!["sites"]![0]!["hold_histogram"]!.AsArray()
             .Select(p => (upperNs: (long)Math.Round((double)p![0]! * 1e6), count: (long)p![1]!)).ToList();
