@@ -15,6 +15,7 @@
 
 #include "image.h"
 #include "lt_error.h"
+#include "lt_mem.h"
 #include "lt_file.h"
 #include "sig.h"
 
@@ -39,7 +40,7 @@ static int seed_write(const char *dir, const uint8_t *head, size_t nhead, const 
 	int rc = 0;
 
 	if (!all)
-		return lt_error_set(LT_E_NOMEM, "out of memory");
+		return lt_nomem(NULL);
 	memcpy(all, head, nhead);
 	memcpy(all + nhead, blob, len);
 	snprintf(path, sizeof path, "%s/%016llx", dir, (unsigned long long)fnv1a(all, nhead + len));

@@ -8,6 +8,7 @@
 #include "image.h"
 #include "image_body.h"
 #include "lt_error.h"
+#include "lt_mem.h"
 #include "pdb_seq.h"
 #include "pkg_nupkg.h"
 #include "rp_output.h"
@@ -38,10 +39,10 @@ static int fuzz_expect(int rc)
 /* img_load takes ownership of its bytes: give it a copy. */
 static int fuzz_load(const uint8_t *data, size_t size, struct img **out)
 {
-	uint8_t *copy = malloc(size ? size : 1);
+	uint8_t *copy = lt_malloc(size ? size : 1);
 
 	if (!copy)
-		return lt_error_set(LT_E_NOMEM, "out of memory");
+		return lt_nomem(NULL);
 	if (size)
 		memcpy(copy, data, size);
 	return fuzz_expect(img_load(out, copy, size));

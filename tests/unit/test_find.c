@@ -79,6 +79,11 @@ static void test_grow(void **state)
 	assert_true(cap >= 1000);
 	for (uint32_t i = 0; i < 1000; i++)
 		assert_int_equal(v[i], i);
+	/* A request past twice the capacity gets just what it asks for (a writer that knows its
+	 * size reserves once). */
+	assert_int_equal(cap, 1024);
+	assert_int_equal(lt_grow(&v, &cap, 5000, sizeof *v), 0);
+	assert_int_equal(cap, 5000);
 	/* A byte count past the address space: refused, the array kept. */
 	assert_int_equal(lt_grow(&v, &cap, SIZE_MAX / 2, 16), -1);
 	assert_int_equal(lt_error_last()->code, LT_E_NOMEM);

@@ -1,24 +1,15 @@
-/* test_nomem.c - allocation failures: every allocation of the readers and of the weave made to fail
- * in turn (lt_mem_fail_at, as zlib's test/infcover.c does with mem_limit).  Each run must return
- * LT_E_NOMEM, or succeed with the output a run without failures gives; ASan checks that nothing
- * leaks, and nothing is written (the pipeline runs in memory; weave_file is checked to leave the
- * file as it was). */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-#include <cmocka.h>
+/* test_nomem.c - allocation failures: every allocation of the readers, of the weave, of the image
+ * writer, of the PDB rewrite and of the package weave made to fail in turn (lt_mem_fail_at, as
+ * zlib's test/infcover.c does with mem_limit).  Each run must return LT_E_NOMEM with nothing
+ * written and the input untouched, or succeed with the output a run without failures gives; ASan
+ * checks that nothing leaks (weave_file is checked to leave the files as they were). */
+#include "package_fixture.h"
 
 #include "image.h"
 #include "lt_buf.h"
-#include "lt_error.h"
-#include "lt_file.h"
 #include "lt_mem.h"
 #include "md_image.h"
+#include "pkg_weave.h"
 #include "sig.h"
 #include "weave.h"
 #include "weave_file.h"
@@ -26,6 +17,8 @@
 /* Small corpus assemblies: one with a portable PDB beside it, one with it embedded. */
 #define WITH_PDB "build/corpus/csharp/Debug/LockCorpus.dll"
 #define EMBEDDED "build/corpus/pdb/Debug-embedded/PdbLocks.dll"
+/* The smallest corpus assembly with locks (the package test weaves it). */
+#define SMALL "build/corpus/mono/Debug/MonoLocks.exe"
 
 static uint8_t *read_input(const char *path, size_t *size)
 {
@@ -38,8 +31,10 @@ static uint8_t *read_input(const char *path, size_t *size)
 }
 
 /* The pipeline in memory, as the package weaver and the fuzz target run it: load, weave with
- * the embedded PDB, lay out.  Returns 0 with *out, or -1 (error recorded). */
-static int weave_bytes(const uint8_t *data, size_t size, struct lt_buf *out)
+ * the embedded PDB or the one beside `path` (NULL: embedded only), lay out with the image writer,
+ * and append the rewritten PDB file (pdb_rewrite) after the assembly.  Returns 0 with *out, or -1
+ * (error recorded). */
+static int weave_bytes(const uint8_t *data, size_t size, const char *path, struct lt_buf *out)
 {
 	const struct weave_opts opts = { .threshold_ms = 1, .output = "stderr" };
 	uint8_t *copy = malloc(size); /* not through lt_malloc: the input is the test's */
@@ -51,25 +46,48 @@ static int weave_bytes(const uint8_t *data, size_t size, struct lt_buf *out)
 	memcpy(copy, data, size);
 	rc = img_load(&img, copy, size);
 	if (rc == 0) {
-		rc = weave_job_run(&job, img, &opts, 1, NULL, NULL);
-		if (rc == 0 && job.outcome == WEAVE_WOVEN)
+		rc = weave_job_run(&job, img, &opts, 1, path, path);
+		if (rc == 0 && job.outcome == WEAVE_WOVEN) {
 			rc = img_write(img, out);
+			if (rc == 0 && path) {
+				assert_int_equal(job.pdb.source, PDB_FILE);
+				/* The test's own append: when it fails, the assembly goes too. */
+				if ((rc = lt_buf_put(out, job.pdb.data.data, job.pdb.data.len)) < 0)
+					out->len = 0;
+			}
+		}
 		weave_job_free(&job);
 	}
 	img_free(img);
 	return rc;
 }
 
-/* Fail each allocation of weave_bytes in turn. */
-static void fail_each(const char *path)
+/* One piece of work of the library on the test's input, appending its output to *out. */
+struct work {
+	const char *name;
+	const uint8_t *data;
+	size_t size;
+	const char *path; /* weave_bytes: the assembly's file, for the PDB beside it; NULL: none */
+	int (*run)(const struct work *w, struct lt_buf *out);
+};
+
+static int run_weave(const struct work *w, struct lt_buf *out)
+{
+	return weave_bytes(w->data, w->size, w->path, out);
+}
+
+/* Fail each allocation of w in turn: LT013 with nothing written and the input untouched, or the
+ * output of a run without failures. */
+static void fail_each(const struct work *w)
 {
 	struct lt_buf want = LT_BUF_INIT;
-	size_t size;
-	uint8_t *data = read_input(path, &size);
+	uint8_t *input = malloc(w->size);
 	long n;
 
+	assert_non_null(input);
+	memcpy(input, w->data, w->size);
 	lt_mem_fail_at(-1);
-	assert_int_equal(weave_bytes(data, size, &want), 0);
+	assert_int_equal(w->run(w, &want), 0);
 	assert_true(want.len > 0);
 	n = lt_mem_fail_at(-1);
 	assert_true(n > 50);
@@ -79,32 +97,79 @@ static void fail_each(const char *path)
 
 		lt_error_clear();
 		lt_mem_fail_at(k);
-		rc = weave_bytes(data, size, &got);
+		rc = w->run(w, &got);
 		lt_mem_fail_at(-1);
 		if (rc < 0) {
 			if (lt_error_last()->code != LT_E_NOMEM)
-				fail_msg("%s: allocation %ld of %ld failed: LT%03d %s, not LT013", path, k, n,
+				fail_msg("%s: allocation %ld of %ld failed: LT%03d %s, not LT013", w->name, k, n,
 					 lt_error_last()->code, lt_error_last()->msg);
 			assert_non_null(strstr(lt_error_last()->msg, "out of memory"));
+			if (got.len != 0)
+				fail_msg("%s: allocation %ld of %ld failed, and %zu bytes were written", w->name, k, n, got.len);
 		} else if (got.len != want.len || memcmp(got.data, want.data, want.len) != 0) {
-			fail_msg("%s: allocation %ld of %ld failed, and the weave gave another output", path, k, n);
+			fail_msg("%s: allocation %ld of %ld failed, and the weave gave another output", w->name, k, n);
 		}
+		if (memcmp(input, w->data, w->size) != 0)
+			fail_msg("%s: allocation %ld of %ld failed, and the input changed", w->name, k, n);
 		lt_buf_free(&got);
 	}
 	lt_buf_free(&want);
+	free(input);
+}
+
+/* The assembly at path woven in memory with its PDB (path: beside it, else embedded). */
+static void fail_each_weave(const char *path, int beside)
+{
+	size_t size;
+	uint8_t *data = read_input(path, &size);
+	const struct work w = { path, data, size, beside ? path : NULL, run_weave };
+
+	fail_each(&w);
 	free(data);
 }
 
 static void test_weave_with_pdb(void **state)
 {
 	(void)state;
-	fail_each(WITH_PDB);
+	fail_each_weave(WITH_PDB, 1);
 }
 
 static void test_weave_embedded_pdb(void **state)
 {
 	(void)state;
-	fail_each(EMBEDDED);
+	fail_each_weave(EMBEDDED, 0);
+}
+
+static int run_package(const struct work *w, struct lt_buf *out)
+{
+	const struct weave_opts opts = { .threshold_ms = 1, .output = "stderr" };
+	struct nuspec spec;
+	long woven = pkg_weave(w->data, w->size, &opts, NULL, &spec, out);
+
+	if (woven >= 0)
+		assert_int_equal(woven, 1);
+	return woven < 0 ? -1 : 0;
+}
+
+/* pkg_weave on a package of one corpus assembly: our allocations (reading the manifest and the
+ * entries, the weave, the new archive's buffers) fail in turn; libzip's and Mini-XML's own cannot
+ * be hooked and do not fail. */
+static void test_weave_package(void **state)
+{
+	size_t size, zsize;
+	uint8_t *data = read_input(SMALL, &size), *zip;
+
+	(void)state;
+	{
+		const struct zent e[] = { { "lib/net45/MonoLocks.exe", data, size, 1 }, { "README.md", "read me", 7, 1 } };
+		make_package(e, 2, &zip, &zsize);
+	}
+	{
+		const struct work w = { "package", zip, zsize, NULL, run_package };
+		fail_each(&w);
+	}
+	free(zip);
+	free(data);
 }
 
 /* The signature readers on every MethodDef signature of an assembly, each allocation failing in turn. */
@@ -207,6 +272,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_weave_with_pdb),
 		cmocka_unit_test(test_weave_embedded_pdb),
+		cmocka_unit_test(test_weave_package),
 		cmocka_unit_test(test_signature_readers),
 		cmocka_unit_test(test_weave_file_writes_nothing),
 	};

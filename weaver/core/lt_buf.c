@@ -1,6 +1,5 @@
 /* lt_buf.c - growable byte buffer (see lt_buf.h). */
 #include "lt_buf.h"
-#include "lt_error.h"
 #include "lt_mem.h"
 
 #include <stdarg.h>
@@ -10,25 +9,9 @@
 
 int lt_buf_reserve(struct lt_buf *b, size_t n)
 {
-	size_t want, cap;
-	uint8_t *p;
-
 	if (n > SIZE_MAX - b->len)
-		return lt_error_set(LT_E_NOMEM, "buffer size overflows");
-	want = b->len + n;
-	if (want <= b->cap)
-		return 0;
-	/* Double (amortized appends), but a reservation larger than that gets
-	 * exactly what it asked for: writers that know their size reserve once. */
-	cap = b->cap > SIZE_MAX / 2 ? SIZE_MAX : b->cap ? b->cap * 2 : 256;
-	if (cap < want)
-		cap = want;
-	p = lt_realloc(b->data, cap);
-	if (!p)
-		return lt_error_set(LT_E_NOMEM, "out of memory (%zu bytes)", cap);
-	b->data = p;
-	b->cap = cap;
-	return 0;
+		return lt_nomem("buffer size overflows");
+	return lt_grow(&b->data, &b->cap, b->len + n, 1);
 }
 
 int lt_buf_put(struct lt_buf *b, const void *p, size_t n)

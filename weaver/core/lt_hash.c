@@ -8,6 +8,7 @@
 #include <mbedtls/md.h>
 
 #include "lt_error.h"
+#include "lt_mem.h"
 
 struct lt_hash {
 	mbedtls_md_context_t ctx;
@@ -42,16 +43,16 @@ int lt_hash_by_name(const char *name, enum lt_hash_alg *out)
 
 int lt_hash_new(struct lt_hash **out, enum lt_hash_alg alg)
 {
-	struct lt_hash *h = malloc(sizeof *h);
+	struct lt_hash *h = lt_malloc(sizeof *h);
 
 	*out = NULL;
 	if (!h)
-		return lt_error_set(LT_E_NOMEM, "out of memory for a %s digest", algs[alg].name);
+		return lt_nomem("a %s digest", algs[alg].name);
 	mbedtls_md_init(&h->ctx);
 	if (mbedtls_md_setup(&h->ctx, mbedtls_md_info_from_type(algs[alg].type), 0) != 0 ||
 	    mbedtls_md_starts(&h->ctx) != 0) {
 		lt_hash_free(h);
-		return lt_error_set(LT_E_NOMEM, "out of memory for a %s digest", algs[alg].name);
+		return lt_nomem("a %s digest", algs[alg].name);
 	}
 	*out = h;
 	return 0;

@@ -2,7 +2,9 @@
 #include "lt_mem.h"
 #include "lt_error.h"
 
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,28 +46,35 @@ char *lt_strdup(const char *s)
 	return failing() ? NULL : strdup(s);
 }
 
-int lt_nomem(const char *what)
+int lt_nomem(const char *what, ...)
 {
-	return what ? lt_error_set(LT_E_NOMEM, "out of memory (%s)", what) : lt_error_set(LT_E_NOMEM, "out of memory");
+	char buf[200];
+	va_list ap;
+
+	if (!what)
+		return lt_error_set(LT_E_NOMEM, "out of memory");
+	va_start(ap, what);
+	vsnprintf(buf, sizeof buf, what, ap);
+	va_end(ap);
+	return lt_error_set(LT_E_NOMEM, "out of memory (%s)", buf);
 }
 
 int lt_grow(void *arr, size_t *cap, size_t need, size_t size)
 {
-	size_t ncap = *cap ? *cap : 16;
+	size_t ncap = *cap > SIZE_MAX / 2 ? SIZE_MAX : *cap ? *cap * 2 : 16;
 	void *p, *old;
 
 	if (need <= *cap)
 		return 0;
-	while (ncap < need) {
-		if (ncap > SIZE_MAX / 2)
-			return lt_nomem("array past the address space");
-		ncap *= 2;
-	}
+	/* Doubling keeps appends amortized; a larger request gets just what it
+	 * asks for (writers that know their size reserve once). */
+	if (ncap < need)
+		ncap = need;
 	if (size && ncap > SIZE_MAX / size)
 		return lt_nomem("array past the address space");
 	memcpy(&old, arr, sizeof old);
 	if (!(p = lt_realloc(old, ncap * size)))
-		return lt_nomem(NULL);
+		return lt_nomem("%zu bytes", ncap * size);
 	memcpy(arr, &p, sizeof p);
 	*cap = ncap;
 	return 0;

@@ -6,18 +6,20 @@
 #include <stddef.h>
 
 /* Record LT_E_NOMEM, "out of memory" with what was being allocated
- * ("out of memory (<what>)"; what NULL: none), and return -1. */
-int lt_nomem(const char *what);
+ * ("out of memory (<what>)", what a printf format for the arguments that
+ * follow; NULL: plain "out of memory"), and return -1.  The one
+ * out-of-memory message of the library. */
+int lt_nomem(const char *what, ...) __attribute__((format(printf, 1, 2)));
 
 /* Make room for `need` elements of `size` bytes in the array *(void **)arr
- * of *cap elements: the capacity doubles (from 16) until it holds need, the
- * byte count checked against overflow; the elements kept.  Returns 0, or -1
+ * of *cap elements: the capacity doubles (from 16), or becomes need when
+ * that is more, the byte count checked against overflow; the elements kept.  Returns 0, or -1
  * with LT_E_NOMEM (*arr and *cap unchanged). */
 int lt_grow(void *arr, size_t *cap, size_t need, size_t size);
 
 /* malloc, calloc, realloc and strdup, through which the library allocates
- * (all but image_write.c, image_out.c, lt_file.c and lt_hash.c so far;
- * zlib's, libzip's and Mini-XML's own aside), so that a test can fail any
+ * (all but lt_file.c so far; zlib's, libzip's, Mini-XML's and Mbed TLS's
+ * own aside), so that a test can fail any
  * one of them (lt_mem_fail_at).  Each returns NULL when its
  * C library function does or when it is the allocation to fail (a
  * realloc then leaves its block as it was). */

@@ -52,7 +52,7 @@ int lt_set_reserve(struct lt_set *s, uint32_t n)
 	if (cap == s->cap)
 		return 0;
 	if (!(slots = lt_calloc(cap, sizeof *slots)))
-		return lt_error_set(LT_E_NOMEM, "out of memory for a lookup of %u entries", n);
+		return lt_nomem("a lookup of %u entries", n);
 	/* Placed again from the kept hashes: no key is read. */
 	for (uint32_t i = 0; i < s->cap; i++)
 		if (s->slots[i].id)

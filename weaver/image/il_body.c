@@ -69,24 +69,6 @@ static int read_header(const uint8_t *bytes, size_t avail, struct il_hdr *h)
 	return 0;
 }
 
-static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
-{
-	uint32_t ncap;
-	void *np;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap : 16;
-	while (ncap < need)
-		ncap *= 2;
-	np = lt_realloc(*p, (size_t)ncap * elem);
-	if (!np)
-		return lt_error_set(LT_E_NOMEM, "out of memory (%u IL items)", ncap);
-	*p = np;
-	*cap = ncap;
-	return 0;
-}
-
 /* One clause of either form (II.25.4.6), kept with offsets: starts as
  * offsets, ends as offset + length (checked <= code_size). */
 static int read_clause(struct lt_cur *c, int fat, uint32_t code_size, struct il_body *b)
@@ -261,7 +243,7 @@ static int decode_instr(struct lt_cur *c, struct il_instr *in)
 		base = (int64_t)c->pos + 4 * (int64_t)count;
 		in->targets = lt_malloc((size_t)(count ? count : 1) * sizeof *in->targets);
 		if (!in->targets)
-			return lt_error_set(LT_E_NOMEM, "out of memory (switch of %u targets)", count);
+			return lt_nomem("switch of %u targets", count);
 		in->ntargets = count;
 		for (uint32_t k = 0; k < count; k++) {
 			/* in range: checked above */
@@ -333,7 +315,7 @@ static int decode_code(const uint8_t *code, struct il_body *b)
 	while (lt_cur_left(&c) > 0) {
 		uint32_t at = (uint32_t)c.pos;
 		struct il_instr *in;
-		if (grow((void **)&b->ins, &b->cap, b->n + 1, sizeof *b->ins) < 0)
+		if (lt_grow(&b->ins, &b->cap, (size_t)b->n + 1, sizeof *b->ins) < 0)
 			return -1;
 		in = &b->ins[b->n++];
 		memset(in, 0, sizeof *in);
@@ -346,7 +328,7 @@ static int decode_code(const uint8_t *code, struct il_body *b)
 	/* start[off] = index + 1 of the instruction at off, 0 inside one. */
 	start = lt_calloc(b->code_size, sizeof *start);
 	if (!start)
-		return lt_error_set(LT_E_NOMEM, "out of memory (IL offset map of %u bytes)", b->code_size);
+		return lt_nomem("IL offset map of %u bytes", b->code_size);
 	for (uint32_t i = 0; i < b->n; i++)
 		start[b->ins[i].orig_offset] = i + 1;
 	rc = resolve_targets(b, start);
@@ -430,7 +412,7 @@ int il_id_map(const struct il_body *b, uint32_t **out)
 	uint32_t *map = lt_malloc((size_t)(b->next_id ? b->next_id : 1) * sizeof *map);
 
 	if (!map)
-		return lt_error_set(LT_E_NOMEM, "out of memory (id map of %u)", b->next_id);
+		return lt_nomem("id map of %u", b->next_id);
 	memset(map, 0xFF, (size_t)b->next_id * sizeof *map);
 	for (uint32_t i = 0; i < b->n; i++)
 		map[b->ins[i].id] = i;
@@ -447,7 +429,7 @@ int il_insert(struct il_body *b, uint32_t at, const struct il_instr *ins, uint32
 	for (uint32_t k = 0; k < n; k++)
 		if ((unsigned)ins[k].op >= IL_OP_COUNT)
 			return lt_error_set(LT_E_ENCODE, "insert: op %d is not an opcode", (int)ins[k].op);
-	if (grow((void **)&b->ins, &b->cap, b->n + n, sizeof *b->ins) < 0)
+	if (lt_grow(&b->ins, &b->cap, (size_t)b->n + n, sizeof *b->ins) < 0)
 		return -1;
 	memmove(&b->ins[at + n], &b->ins[at], (size_t)(b->n - at) * sizeof *b->ins);
 	for (uint32_t k = 0; k < n; k++) {
@@ -465,7 +447,7 @@ int il_insert(struct il_body *b, uint32_t at, const struct il_instr *ins, uint32
 				for (uint32_t j = 0; j < k; j++)
 					free(b->ins[at + j].targets);
 				memmove(&b->ins[at], &b->ins[at + n], (size_t)(b->n - at) * sizeof *b->ins);
-				return lt_error_set(LT_E_NOMEM, "out of memory (switch of %u targets)", ins[k].ntargets);
+				return lt_nomem("switch of %u targets", ins[k].ntargets);
 			}
 			memcpy(in->targets, ins[k].targets, (size_t)ins[k].ntargets * sizeof *in->targets);
 			in->ntargets = ins[k].ntargets;
@@ -523,7 +505,7 @@ int il_add_eh(struct il_body *b, const struct il_eh *c)
 {
 	if (b->neh >= IL_MAX_CLAUSES)
 		return lt_error_set(LT_E_LIMIT, "more than %u EH clauses", IL_MAX_CLAUSES);
-	if (grow((void **)&b->eh, &b->eh_cap, b->neh + 1, sizeof *b->eh) < 0)
+	if (lt_grow(&b->eh, &b->eh_cap, (size_t)b->neh + 1, sizeof *b->eh) < 0)
 		return -1;
 	b->eh[b->neh++] = *c;
 	return 0;
@@ -593,7 +575,7 @@ static int copy_inserted(struct il_instr *to, const struct il_instr *from, uint3
 	to->emit_op = to->op;
 	if (from->ntargets) {
 		if (!(to->targets = lt_malloc((size_t)from->ntargets * sizeof *to->targets)))
-			return lt_error_set(LT_E_NOMEM, "out of memory (switch of %u targets)", from->ntargets);
+			return lt_nomem("switch of %u targets", from->ntargets);
 		memcpy(to->targets, from->targets, (size_t)from->ntargets * sizeof *to->targets);
 		to->ntargets = from->ntargets;
 	}
@@ -661,7 +643,7 @@ int il_apply(struct il_body *b, const struct il_edit *e, uint32_t ne)
 	m.first = lt_malloc((size_t)(m.old_next + 1) * sizeof *m.first);
 	m.which = lt_calloc((size_t)m.old_next + 1, 1);
 	if (!ins || !m.kept || !m.first || !m.which) {
-		lt_error_set(LT_E_NOMEM, "out of memory (editing %u IL instructions)", b->n);
+		lt_nomem("editing %u IL instructions", b->n);
 		goto done;
 	}
 	for (uint32_t id = 0; id < m.old_next; id++)

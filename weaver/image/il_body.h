@@ -76,11 +76,13 @@ struct il_body {
 	uint32_t orig_code_size; /* bytes of IL code as read (0 for a new body) */
 	/* Instructions in code order */
 	struct il_instr *ins;
-	uint32_t n, cap;
+	uint32_t n;
+	size_t cap;
 	uint32_t next_id;        /* id the next inserted instruction gets */
 	/* EH clauses in the order read or added; encoding sorts them */
 	struct il_eh *eh;
-	uint32_t neh, eh_cap;
+	uint32_t neh;
+	size_t eh_cap;
 };
 
 /* Stack effect of call, callvirt, newobj or calli with `token` (III.3.19,

@@ -178,7 +178,7 @@ static int sort_clauses(struct il_body *b, struct il_span *sp)
 	int rc = -1;
 
 	if (!order || !eh || !sp2) {
-		lt_error_set(LT_E_NOMEM, "out of memory (sorting %u EH clauses)", n);
+		lt_nomem("sorting %u EH clauses", n);
 		goto done;
 	}
 	if (il_eh_sort(sp, n, order) < 0)
@@ -274,7 +274,7 @@ int il_encode(struct il_body *b, il_stack_effect_fn fn, void *ctx, struct lt_buf
 		goto done;
 	sp = lt_malloc((size_t)(b->neh ? b->neh : 1) * sizeof *sp);
 	if (!sp) {
-		lt_error_set(LT_E_NOMEM, "out of memory (%u EH clauses)", b->neh);
+		lt_nomem("%u EH clauses", b->neh);
 		goto done;
 	}
 	for (uint32_t k = 0; k < b->neh; k++)

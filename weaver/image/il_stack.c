@@ -123,7 +123,7 @@ int il_max_stack(const struct il_body *b, il_stack_effect_fn fn, void *ctx, uint
 	w.depth = lt_malloc((size_t)(b->n ? b->n : 1) * sizeof *w.depth);
 	w.work = lt_malloc((size_t)(b->n ? b->n : 1) * sizeof *w.work);
 	if (!w.depth || !w.work) {
-		lt_error_set(LT_E_NOMEM, "out of memory (stack walk of %u instructions)", b->n);
+		lt_nomem("stack walk of %u instructions", b->n);
 		goto done;
 	}
 	for (uint32_t i = 0; i < b->n; i++)

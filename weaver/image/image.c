@@ -141,13 +141,10 @@ int img_set_method_body(struct img *img, uint32_t row, const uint8_t *body, size
 	if (row == 0 || len == 0 || len > 0x7FFFFFFF)
 		return lt_error_set(LT_E_ENCODE, "MethodDef row %u: body of %zu bytes", row, len);
 	if (row > img->nbodies) {
-		uint32_t n = row + 64;
-		struct img_body *b = lt_realloc(img->bodies, n * sizeof *b);
-		if (!b)
-			return lt_nomem(NULL);
-		memset(b + img->nbodies, 0, (n - img->nbodies) * sizeof *b);
-		img->bodies = b;
-		img->nbodies = n;
+		size_t was = img->nbodies;
+		if (lt_grow(&img->bodies, &img->nbodies, row, sizeof *img->bodies) < 0)
+			return -1;
+		memset(img->bodies + was, 0, (img->nbodies - was) * sizeof *img->bodies);
 	}
 	copy = lt_malloc(len);
 	if (!copy)

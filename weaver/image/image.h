@@ -41,7 +41,7 @@ struct img {
 	struct pe_file pe;
 	struct md_image md;
 	struct img_body *bodies;/* one per MethodDef row, index row - 1 */
-	uint32_t nbodies;       /* rows bodies[] has room for */
+	size_t nbodies;         /* rows bodies[] has room for (zeroed past the set ones) */
 	struct img_debug_data *debug_data; /* pe.ndebug entries, NULL until one is set */
 };
 
@@ -122,7 +122,7 @@ struct img_out {
 				    * runs, zero fill (NULL data), out->section's bytes */
 	size_t nbase;
 	struct img_patch *patches; /* owned, sorted by off, not overlapping */
-	size_t npatches;
+	size_t npatches, patches_cap;
 	struct lt_buf section;     /* the new bytes of the CLI section (bodies, debug data, metadata) */
 	struct lt_iov *parts;      /* owned: base with the patches applied, in order */
 	size_t nparts;

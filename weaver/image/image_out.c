@@ -5,6 +5,7 @@
  * those ranges are copied. */
 #include "image.h"
 #include "lt_error.h"
+#include "lt_mem.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -59,7 +60,7 @@ uint8_t *img_out_patch(struct img_out *out, uint32_t off, uint32_t len)
 {
 	uint64_t lo = off, hi = (uint64_t)off + len;
 	size_t i, first = out->npatches, nmet = 0;
-	struct img_patch merged, *grown;
+	struct img_patch merged;
 
 	if (hi > base_len(out)) {
 		lt_error_set(LT_E_LAYOUT, "patch at file offset 0x%x (%u bytes) is past the image", off, len);
@@ -81,16 +82,12 @@ uint8_t *img_out_patch(struct img_out *out, uint32_t off, uint32_t len)
 	}
 	merged.off = (uint32_t)lo;
 	merged.len = (uint32_t)(hi - lo);
-	merged.data = malloc(merged.len ? merged.len : 1);
-	grown = realloc(out->patches, (out->npatches + 1) * sizeof *out->patches);
-	if (!merged.data || !grown) {
-		free(merged.data);
-		if (grown)
-			out->patches = grown;
-		lt_error_set(LT_E_NOMEM, "out of memory");
+	if (lt_grow(&out->patches, &out->patches_cap, out->npatches + 1, sizeof *out->patches) < 0)
+		return NULL;
+	if (!(merged.data = lt_malloc(merged.len ? merged.len : 1))) {
+		lt_nomem("a patch of %u bytes", merged.len);
 		return NULL;
 	}
-	out->patches = grown;
 	/* Earlier patches hold earlier writes: they win over the base bytes. */
 	base_copy(out, lo, merged.len, merged.data);
 	for (i = first; i < first + nmet; i++) {
@@ -122,9 +119,9 @@ int img_out_finish(struct img_out *out)
 	free(out->parts);
 	out->nparts = 0;
 	/* Each patch splits at most one base run in two, and adds itself. */
-	out->parts = malloc((out->nbase + 2 * out->npatches + 1) * sizeof *out->parts);
+	out->parts = lt_malloc((out->nbase + 2 * out->npatches + 1) * sizeof *out->parts);
 	if (!out->parts)
-		return lt_error_set(LT_E_NOMEM, "out of memory");
+		return lt_nomem("the output's %zu pieces", out->nbase + 2 * out->npatches + 1);
 	for (i = 0; i < out->nbase; i++) {
 		const struct lt_iov *b = &out->base[i];
 		uint64_t end = start + b->len;

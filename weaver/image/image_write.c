@@ -16,6 +16,7 @@
 #include "image.h"
 #include "image_text.h"
 #include "lt_error.h"
+#include "lt_mem.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -372,8 +373,8 @@ static int build_fresh(struct layout *l, struct img *img, struct lt_buf *sec, st
 	uint32_t nfields = md_rows(&img->md, MD_FIELDRVA);
 	uint64_t in_refs = 0;
 
-	if (!(l->saved = malloc(((size_t)nrows + nfields + 1) * sizeof *l->saved)))
-		return lt_error_set(LT_E_NOMEM, "out of memory");
+	if (!(l->saved = lt_malloc(((size_t)nrows + nfields + 1) * sizeof *l->saved)))
+		return lt_nomem("the input's %u body and field RVAs", nrows + nfields);
 	for (row = 1; row <= nrows; row++)
 		l->saved[row - 1] = md_get(&img->md, MD_METHODDEF, row, MD_METHODDEF_RVA);
 	for (row = 1; row <= nfields; row++)
@@ -645,8 +646,8 @@ int img_layout(struct img *img, struct img_out *out)
 	l.text.lo = pe->sections[l.sec].virtual_address;
 	l.text.hi = l.text.lo + section_span(&pe->sections[l.sec]);
 	l.image_base = pe->pe32plus ? read_field(&l, pe->opt_offset + 24, 8) : lt_le32(img->file + pe->opt_offset + 28);
-	if (!(l.raw = calloc(pe->nsections, sizeof *l.raw))) {
-		lt_error_set(LT_E_NOMEM, "out of memory");
+	if (!(l.raw = lt_calloc(pe->nsections, sizeof *l.raw))) {
+		lt_nomem("%u section layouts", pe->nsections);
 		goto done;
 	}
 	l.out = out;

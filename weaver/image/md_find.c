@@ -143,7 +143,7 @@ static int catch_up(struct md_image *md, enum md_table_id t)
 	struct md_val v[MAX_KEY];
 
 	if (!md->find && !(md->find = lt_calloc(1, sizeof *md->find)))
-		return lt_error_set(LT_E_NOMEM, "out of memory for a %s lookup", md_schema[t].name);
+		return lt_nomem("a %s lookup", md_schema[t].name);
 	set = &md->find->set[t];
 	if (md->find->indexed[t] == 0 && lt_set_reserve(set, md_rows(md, t)) < 0)
 		return -1;

@@ -205,7 +205,7 @@ static int dedup_build(struct md_heap *h, enum heap_kind k)
 	if (h->dedup)
 		return 0;
 	if (!(h->dedup = lt_calloc(1, sizeof *h->dedup)))
-		return lt_error_set(LT_E_NOMEM, "heap lookup: out of memory");
+		return lt_nomem("heap lookup");
 	/* Sized from the input heap, an entry per 16 bytes: entries average
 	 * about that, so inserting them rehashes once or twice, not ten times. */
 	if (lt_set_reserve(&h->dedup->set, h->orig_size / 16 > 512 ? h->orig_size / 16 : 512) < 0) {
@@ -314,7 +314,7 @@ int md_add_us(struct md_image *md, const uint16_t *units, uint32_t n, uint32_t *
 		return lt_error_set(LT_E_LIMIT, "#US: string of %u code units (II.24.2.4)", n);
 	bytes = lt_malloc((size_t)n * 2 + 1);
 	if (!bytes)
-		return lt_error_set(LT_E_NOMEM, "#US: out of memory");
+		return lt_nomem("#US");
 	for (i = 0; i < n; i++) {
 		bytes[2 * i] = (uint8_t)units[i];
 		bytes[2 * i + 1] = (uint8_t)(units[i] >> 8);

@@ -33,7 +33,7 @@ struct md_heap {
 /* One table: rows * ncols cells, row r (1-based) column c at cells[(r-1)*ncols+c]. */
 struct md_table {
 	uint32_t rows;
-	uint32_t cap;      /* rows allocated */
+	size_t cap;        /* rows allocated */
 	uint8_t ncols;
 	uint32_t *cells;   /* owned */
 };

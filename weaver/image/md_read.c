@@ -254,7 +254,7 @@ static int read_tables(struct md_image *md, struct lt_cur *c)
 			continue;
 		tab->cells = lt_malloc((size_t)tab->rows * tab->ncols * sizeof(uint32_t));
 		if (!tab->cells)
-			return lt_error_set(LT_E_NOMEM, "%s: out of memory for %u rows", md_schema[t].name, tab->rows);
+			return lt_nomem("%u %s rows", tab->rows, md_schema[t].name);
 		tab->cap = tab->rows;
 		for (col = 0; col < tab->ncols; col++)
 			widths[col] = md_col_width(&s, &md_schema[t].cols[col]);
@@ -288,7 +288,7 @@ int md_read(struct md_image *out, const uint8_t *data, size_t size)
 		goto fail;
 	out->streams = lt_calloc(n ? n : 1, sizeof(*out->streams));
 	if (!out->streams) {
-		lt_error_set(LT_E_NOMEM, "metadata root: out of memory");
+		lt_nomem("metadata root");
 		goto fail;
 	}
 	for (i = 0; i < n; i++) {

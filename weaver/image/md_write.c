@@ -37,18 +37,8 @@ int md_append_row(struct md_image *md, enum md_table_id t, const uint32_t *cells
 	tab->ncols = md_schema[t].ncols;
 	if (tab->rows >= MD_MAX_ROWS)
 		return lt_error_set(LT_E_LIMIT, "%s: more than 0xFFFFFF rows (II.22)", md_schema[t].name);
-	if (tab->rows == tab->cap) {
-		uint32_t cap = tab->cap < 16 ? 16 : tab->cap * 2;
-		uint32_t *p;
-
-		if (cap > MD_MAX_ROWS + 1)
-			cap = MD_MAX_ROWS + 1;
-		p = lt_realloc(tab->cells, (size_t)cap * tab->ncols * sizeof(uint32_t));
-		if (!p)
-			return lt_error_set(LT_E_NOMEM, "%s: out of memory for %u rows", md_schema[t].name, cap);
-		tab->cells = p;
-		tab->cap = cap;
-	}
+	if (lt_grow(&tab->cells, &tab->cap, (size_t)tab->rows + 1, tab->ncols * sizeof(uint32_t)) < 0)
+		return lt_error_prefix("%s: ", md_schema[t].name);
 	memcpy(&tab->cells[(size_t)tab->rows * tab->ncols], cells, tab->ncols * sizeof(uint32_t));
 	*out_row = ++tab->rows;
 	return 0;
@@ -138,7 +128,7 @@ static int row_order(const struct md_image *md, unsigned t, uint32_t **out)
 	if (!perm || !tmp) {
 		free(perm);
 		free(tmp);
-		return lt_error_set(LT_E_NOMEM, "%s: out of memory sorting", ts->name);
+		return lt_nomem("sorting %s", ts->name);
 	}
 	for (r = 0; r < tab->rows; r++)
 		perm[r] = r;

@@ -103,11 +103,11 @@ static int inflate_entry(const struct img *img, uint32_t index, struct pdb_found
 		return 1;
 	}
 	if (!(f->data = lt_malloc(size)))
-		return lt_error_set(LT_E_NOMEM, "out of memory for a %u-byte embedded PDB", size);
+		return lt_nomem("a %u-byte embedded PDB", size);
 	memset(&zs, 0, sizeof zs);
 	/* Raw Deflate (RFC 1951): no zlib header, hence windowBits -15. */
 	if (inflateInit2(&zs, -15) != Z_OK)
-		return lt_error_set(LT_E_NOMEM, "out of memory for zlib");
+		return lt_nomem("zlib");
 	zs.next_in = (Bytef *)deflated;
 	zs.avail_in = (uInt)left;
 	zs.next_out = f->data;

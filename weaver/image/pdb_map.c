@@ -16,7 +16,7 @@ static struct pdb_map *map_new(uint32_t n, uint32_t nkept)
 	if (!m || !all) {
 		free(m);
 		free(all);
-		lt_error_set(LT_E_NOMEM, "out of memory for an offset map of %u instructions", n);
+		lt_nomem("an offset map of %u instructions", n);
 		return NULL;
 	}
 	/* One allocation: old_off | new_off | kept_old | kept_new. */
@@ -56,7 +56,7 @@ static int index_kept(struct pdb_map *m)
 	int sorted = 1;
 
 	if (!p)
-		return lt_error_set(LT_E_NOMEM, "out of memory for an offset map");
+		return lt_nomem("an offset map");
 	for (i = 0; i < m->n; i++) {
 		if (m->old_off[i] == IL_NO_OFFSET)
 			continue;
@@ -145,7 +145,7 @@ int pdb_map_compose(const struct pdb_map *first, const struct pdb_map *second, s
 				    second->old_size, first->new_size);
 	old = lt_malloc((size_t)(second->n ? second->n : 1) * sizeof *old);
 	if (!old)
-		return lt_error_set(LT_E_NOMEM, "out of memory for an offset map");
+		return lt_nomem("an offset map");
 	for (i = 0; i < second->n; i++) {
 		uint32_t j = second->old_off[i] == IL_NO_OFFSET ? first->n : find_new(first, second->old_off[i]);
 		old[i] = j < first->n ? first->old_off[j] : IL_NO_OFFSET;

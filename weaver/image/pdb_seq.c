@@ -23,15 +23,8 @@ void pdb_seq_free(struct pdb_seq *s)
 
 static int seq_push(struct pdb_seq *s, const struct pdb_seq_point *p)
 {
-	if (s->n == s->cap) {
-		uint32_t cap = s->cap ? s->cap * 2 : 16;
-		struct pdb_seq_point *np = cap > s->cap ? lt_realloc(s->points, (size_t)cap * sizeof *np) : NULL;
-
-		if (!np)
-			return lt_error_set(LT_E_NOMEM, "out of memory for sequence points");
-		s->points = np;
-		s->cap = cap;
-	}
+	if (lt_grow(&s->points, &s->cap, (size_t)s->n + 1, sizeof *s->points) < 0)
+		return -1;
 	s->points[s->n++] = *p;
 	return 0;
 }

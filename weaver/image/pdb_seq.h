@@ -23,7 +23,8 @@ struct pdb_seq_point {
 struct pdb_seq {
 	uint32_t local_signature; /* StandAloneSig row of the method's locals, 0 for none */
 	struct pdb_seq_point *points; /* owned, IL offsets strictly increasing */
-	uint32_t n, cap;
+	uint32_t n;
+	size_t cap;
 };
 
 /* Decode blob[0..len).  `document` is the MethodDebugInformation row's

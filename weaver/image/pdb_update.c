@@ -1,6 +1,7 @@
 /* pdb_update.c - an edited assembly's portable PDB and debug directory brought up to date together. */
 #include "pdb_update.h"
 #include "lt_error.h"
+#include "lt_mem.h"
 #include "pdb_rewrite.h"
 
 #include <limits.h>
@@ -30,7 +31,7 @@ static int embedded_data(const uint8_t *pdb, size_t len, struct lt_buf *out)
 	if (len > UINT_MAX / 2)
 		return lt_error_set(LT_E_LIMIT, "PDB of %zu bytes too large to embed", len);
 	if (deflateInit2(&zs, Z_BEST_COMPRESSION, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-		return lt_error_set(LT_E_NOMEM, "out of memory for zlib");
+		return lt_nomem("zlib");
 	bound = deflateBound(&zs, (uLong)len);
 	if (lt_buf_u32(out, PDB_EMBEDDED_SIGNATURE) < 0 || lt_buf_u32(out, (uint32_t)len) < 0 ||
 	    lt_buf_reserve(out, bound) < 0) {

@@ -16,7 +16,7 @@ enum {
 
 static int no_memory(void)
 {
-	return lt_error_set(LT_E_NOMEM, "signature: out of memory");
+	return lt_nomem("signature");
 }
 
 /* A count read from the blob: each counted item takes at least one byte, so

@@ -21,28 +21,20 @@ void em_free(struct em *e)
 }
 
 /* Make room for one more element of an array; sticky failure. */
-static int room(struct em *e, void **arr, uint32_t *cap, uint32_t n, size_t size)
+static int room(struct em *e, void *arr, size_t *cap, uint32_t n, size_t size)
 {
-	void *p;
-	uint32_t c;
-
 	if (e->failed)
 		return -1;
-	if (n < *cap)
-		return 0;
-	c = *cap ? *cap * 2 : 32;
-	if (c > IL_MAX_CODE || !(p = lt_realloc(*arr, (size_t)c * size))) {
+	if (n >= IL_MAX_CODE || lt_grow(arr, cap, (size_t)n + 1, size) < 0) {
 		e->failed = 1;
-		return lt_error_set(LT_E_NOMEM, "out of memory (emitting a body of %u instructions)", n);
+		return lt_nomem("emitting a body of %u instructions", n);
 	}
-	*arr = p;
-	*cap = c;
 	return 0;
 }
 
 uint32_t em_label(struct em *e)
 {
-	if (room(e, (void **)&e->label_at, &e->label_cap, e->nlabels, sizeof *e->label_at) < 0)
+	if (room(e, &e->label_at, &e->label_cap, e->nlabels, sizeof *e->label_at) < 0)
 		return 0;
 	e->label_at[e->nlabels] = NO_LABEL;
 	return e->nlabels++;
@@ -58,7 +50,7 @@ static struct il_instr *push(struct em *e, enum il_op op)
 {
 	struct il_instr *in;
 
-	if (room(e, (void **)&e->ins, &e->cap, e->n, sizeof *e->ins) < 0)
+	if (room(e, &e->ins, &e->cap, e->n, sizeof *e->ins) < 0)
 		return NULL;
 	in = &e->ins[e->n++];
 	memset(in, 0, sizeof *in);

@@ -17,13 +17,15 @@ struct em_eh {
 };
 
 /* A body being assembled.  The em_* calls return nothing: the first failure
- * (out of memory) is recorded with lt_error_set and made sticky, and
+ * (out of memory) is recorded with lt_nomem and made sticky, and
  * em_finish reports it, so body code reads like an IL listing. */
 struct em {
 	struct il_instr *ins;       /* branch targets hold label numbers until em_finish */
-	uint32_t n, cap;
+	uint32_t n;
+	size_t cap;
 	uint32_t *label_at;         /* label -> index of the instruction it marks (n = the end) */
-	uint32_t nlabels, label_cap;
+	uint32_t nlabels;
+	size_t label_cap;
 	struct em_eh eh[EM_MAX_EH];
 	uint32_t neh;
 	int failed;
