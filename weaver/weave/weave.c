@@ -25,6 +25,7 @@ long weave_list_pdb(const struct img *img, const struct pdb_found *pdb,
 	struct weave_names names;
 	struct weave_sites sites;
 	struct weave_site s;
+	struct weave_input_body ib = { 0 };
 	struct wlines lines;
 	long count = 0;
 	size_t i;
@@ -49,7 +50,7 @@ long weave_list_pdb(const struct img *img, const struct pdb_found *pdb,
 		s.methoddef = c->methoddef;
 		s.il_offset = c->il_offset;
 		s.kind = c->kind;
-		switch (weave_site_line(img, &lines, c, s.location, sizeof s.location)) {
+		switch (weave_site_line(img, &lines, c, &ib, s.location, sizeof s.location)) {
 		case -1: count = -1; goto done;
 		case 0: s.location[0] = 0; break;
 		}
@@ -57,6 +58,7 @@ long weave_list_pdb(const struct img *img, const struct pdb_found *pdb,
 		count++;
 	}
 done:
+	weave_input_body_free(&ib);
 	wlines_free(&lines);
 	weave_sites_free(&sites);
 	weave_names_free(&names);

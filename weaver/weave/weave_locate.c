@@ -14,25 +14,44 @@
 #define VB_LAMBDA "_Lambda$__"
 #define VB_CLOSURE "_Closure$__"
 
-/* Whether an instruction of `row`'s input body at an offset in [from, to)
- * ends a statement: a store (of a local, argument, field, element or
- * through a pointer), pop, nop, a call whose result is void (a void call is
- * a whole statement), leave (the end of a try block: `}` of a using or
- * lock), ret, endfinally, throw.  1 yes, 0 no - also when a branch comes
- * first (it may sit inside an expression: `c ? a : b`) or the body cannot
- * be read: the caller then keeps the sequence point it has. */
-static int statement_ends_between(const struct img *img, uint32_t row, uint32_t from, uint32_t to)
+void weave_input_body_free(struct weave_input_body *ib)
 {
-	struct il_body b;
-	int ends = 0, stop = 0, pops, pushes;
+	if (ib->row)
+		il_body_free(&ib->b);
+	memset(ib, 0, sizeof *ib);
+}
 
-	if (img_decode_body(img, row, &b) < 0)
-		return lt_error_last()->code == LT_E_NOMEM ? -1 : 0;
-	for (uint32_t i = 0; i < b.n && !ends && !stop; i++) {
-		const struct il_instr *in = &b.ins[i];
+/* Whether an instruction of `row`'s input body (decoded into ib unless it
+ * holds it) at an offset in [from, to) ends a statement: a store (of a
+ * local, argument, field, element or through a pointer), pop, nop, a call
+ * whose result is void (a void call is a whole statement), leave (the end of
+ * a try block: `}` of a using or lock), ret, endfinally, throw.  1 yes, 0 no
+ * - also when a branch comes first (it may sit inside an expression:
+ * `c ? a : b`) or the body cannot be read: the caller then keeps the
+ * sequence point it has. */
+static int statement_ends_between(const struct img *img, struct weave_input_body *ib, uint32_t row, uint32_t from,
+				  uint32_t to)
+{
+	int ends = 0, stop = 0, pops, pushes;
+	uint32_t i, lo = 0, hi;
+
+	if (ib->row != row) {
+		weave_input_body_free(ib);
+		if (img_decode_body(img, row, &ib->b) < 0)
+			return lt_error_last()->code == LT_E_NOMEM ? -1 : 0;
+		ib->row = row;
+	}
+	/* The first instruction at or after `from`: an input body is in IL order. */
+	for (hi = ib->b.n; lo < hi;) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (ib->b.ins[mid].orig_offset < from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i < ib->b.n && ib->b.ins[i].orig_offset < to && !ends && !stop; i++) {
+		const struct il_instr *in = &ib->b.ins[i];
 		const struct il_opcode_info *info = il_op_info(in->op);
-		if (in->orig_offset < from || in->orig_offset >= to)
-			continue;
 		if (in->op == IL_CALL || in->op == IL_CALLVIRT) {
 			stop = img_stack_effect((void *)img, in->arg.token, in->op, &pops, &pushes) < 0;
 			ends = !stop && pushes == 0;
@@ -46,7 +65,6 @@ static int statement_ends_between(const struct img *img, uint32_t row, uint32_t 
 			ends = info->pushes == 0;
 		}
 	}
-	il_body_free(&b);
 	if (stop && lt_error_last()->code == LT_E_NOMEM)
 		return -1;
 	return ends && !stop;
@@ -58,23 +76,23 @@ static int statement_ends_between(const struct img *img, uint32_t row, uint32_t 
  * `{`), which a statement end between that point and the call gives away.
  * The lock's own block is then the nearest line: its `{` (Debug builds) or
  * its first statement (Release builds), the next visible point. */
-int weave_site_line(const struct img *img, const struct wlines *lines, const struct weave_call *c, char *buf,
-		    size_t n)
+int weave_site_line(const struct img *img, const struct wlines *lines, const struct weave_call *c,
+		    struct weave_input_body *ib, char *buf, size_t n)
 {
 	uint32_t point;
 	int rc = wlines_point(lines, c->methoddef, c->il_offset, WLINES_AT_OR_BEFORE, buf, n, &point);
 
 	if (rc <= 0 || c->kind != WEAVE_LOCK_ENTERSCOPE)
 		return rc;
-	if ((rc = statement_ends_between(img, c->methoddef, point, c->il_offset)) <= 0)
+	if ((rc = statement_ends_between(img, ib, c->methoddef, point, c->il_offset)) <= 0)
 		return rc < 0 ? -1 : 1;
 	return wlines_point(lines, c->methoddef, c->il_offset, WLINES_AFTER, buf, n, NULL) < 0 ? -1 : 1;
 }
 
-int weave_location(const struct img *img, const struct wlines *lines, const struct weave_call *c, char *buf,
-		   size_t n)
+int weave_location(const struct img *img, const struct wlines *lines, const struct weave_call *c,
+		   struct weave_input_body *ib, char *buf, size_t n)
 {
-	int rc = weave_site_line(img, lines, c, buf, n);
+	int rc = weave_site_line(img, lines, c, ib, buf, n);
 
 	if (rc == 0)
 		snprintf(buf, n, "IL_%04x", c->il_offset);

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "il_body.h"
 #include "image.h"
 #include "weave_internal.h"
 #include "weave_lines.h"
@@ -136,16 +137,29 @@ int weave_sync_wrap(struct img *img, struct weave_helper *h, const struct weave_
 
 /* ---- Locations (weave_locate.c) ---- */
 
+/* The input body of one method, decoded at its first Lock.EnterScope site
+ * and kept for the others, so that a method of n such sites is decoded once
+ * (not n times).  Start zeroed; release with weave_input_body_free. */
+struct weave_input_body {
+	uint32_t row; /* the MethodDef row b holds, 0 none */
+	struct il_body b;
+};
+
+/* Release ib's body and zero it.  A zeroed one is a no-op. */
+void weave_input_body_free(struct weave_input_body *ib);
+
 /* The source line of site c as "<file>:<line>" into buf[0..n) like
  * snprintf: the last visible sequence point at or before its call (the one
  * covering the statement); for a Lock.EnterScope call that point is not the
  * lock's when a statement ends between it and the call (C# 13 `lock` on a
  * Lock, for which Roslyn emits no sequence point), and the next visible
  * point - the lock's block - is used instead.  Reads c's input body from
- * img for that test.  Returns 1, or 0 when `lines` has none (buf untouched),
- * or -1 with LT_E_NOMEM. */
-int weave_site_line(const struct img *img, const struct wlines *lines, const struct weave_call *c, char *buf,
-		    size_t n);
+ * img for that test, through ib (decoded once per method: call it with one
+ * ib for all the sites of a method, before the method's body is encoded).
+ * Returns 1, or 0 when `lines` has none (buf untouched), or -1 with
+ * LT_E_NOMEM. */
+int weave_site_line(const struct img *img, const struct wlines *lines, const struct weave_call *c,
+		    struct weave_input_body *ib, char *buf, size_t n);
 
 /* The user-facing name of the method holding a site, MethodDef `row`
  * (weave_names_method), where a VB lambda "_Lambda$__N-M" - whose name does
@@ -157,10 +171,10 @@ int weave_site_line(const struct img *img, const struct wlines *lines, const str
 int weave_site_method(const struct weave_names *names, const struct wlines *lines, uint32_t row, char *buf,
 		      size_t n);
 
-/* The location string of site c: weave_site_line's, else "IL_<4 hex digits
- * of its IL offset>", into buf[0..n) like snprintf.  Returns 0, or -1 with
- * LT_E_NOMEM. */
-int weave_location(const struct img *img, const struct wlines *lines, const struct weave_call *c, char *buf,
-		   size_t n);
+/* The location string of site c: weave_site_line's (with ib), else
+ * "IL_<4 hex digits of its IL offset>", into buf[0..n) like snprintf.
+ * Returns 0, or -1 with LT_E_NOMEM. */
+int weave_location(const struct img *img, const struct wlines *lines, const struct weave_call *c,
+		   struct weave_input_body *ib, char *buf, size_t n);
 
 #endif
