@@ -2,6 +2,7 @@
  * and the response file that holds a whole command line (locktime @FILE). */
 #include "cli.h"
 #include "lt_error.h"
+#include "lt_mem.h"
 #include "lt_file.h"
 
 #include <stdlib.h>
@@ -19,18 +20,18 @@ int cli_read_lines(const char *path, char ***lines, size_t *n)
 		free(data);
 		return lt_error_set(LT_E_USAGE, "%s: not a text file (a NUL byte)", path);
 	}
-	if (!(text = realloc(data, size + 1))) {
+	if (!(text = lt_realloc(data, size + 1))) {
 		free(data);
-		return lt_error_set(LT_E_NOMEM, "out of memory");
+		return lt_nomem("%s: %zu bytes", path, size + 1);
 	}
 	text[size] = '\0';
 	for (i = 0; i < size; i++)
 		count += text[i] == '\n';
 	count += size && text[size - 1] != '\n';
 	/* One block: the pointers, then the text they point into. */
-	if (!(out = malloc((count + 1) * sizeof *out + size + 1))) {
+	if (!(out = lt_malloc((count + 1) * sizeof *out + size + 1))) {
 		free(text);
-		return lt_error_set(LT_E_NOMEM, "out of memory");
+		return lt_nomem("%s: %zu lines", path, count);
 	}
 	p = memcpy((char *)(out + count + 1), text, size + 1);
 	free(text);

@@ -1,6 +1,7 @@
 /* main.c - entry point of `locktime`: dispatch to a command, help, version. */
 #include "cli.h"
 #include "lt_error.h"
+#include "lt_mem.h"
 #include "lt_file.h"
 
 #include <stdio.h>
@@ -51,8 +52,9 @@ int main(int argc, char **argv)
 			free(lines);
 			return 2;
 		}
-		if (!(args = malloc((nlines + 2) * sizeof *args))) {
-			fprintf(stderr, "locktime: error LT%03d: out of memory\n", LT_E_NOMEM);
+		if (!(args = lt_malloc((nlines + 2) * sizeof *args))) {
+			lt_nomem("%zu arguments", nlines + 2);
+			fprintf(stderr, "locktime: error LT%03d: %s\n", LT_E_NOMEM, lt_error_last()->msg);
 			free(lines);
 			return 2;
 		}

@@ -1,6 +1,7 @@
 /* lt_file_posix.c - the file layer on POSIX hosts, Linux and macOS (see lt_file.h). */
 #include "lt_file.h"
 #include "lt_error.h"
+#include "lt_mem.h"
 #include "lt_file_int.h"
 
 #include <dirent.h>
@@ -99,10 +100,10 @@ int lt_file_read(const char *path, uint8_t **out, size_t *size)
 		return lt_error_set(LT_E_LIMIT, "file is %lld bytes; the limit is %zu",
 				    (long long)st.st_size, LT_FILE_MAX);
 	}
-	data = malloc(st.st_size ? (size_t)st.st_size : 1);
+	data = lt_malloc(st.st_size ? (size_t)st.st_size : 1);
 	if (!data) {
 		close(fd);
-		return lt_error_set(LT_E_NOMEM, "out of memory");
+		return lt_nomem(NULL);
 	}
 	while (got < (size_t)st.st_size) {
 		ssize_t n = read(fd, data + got, (size_t)st.st_size - got);
@@ -153,8 +154,8 @@ static int replace_target(const char *path, char **out, mode_t *mode)
 	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
 		if (!(target = realpath(path, NULL)))
 			return lt_error_set(LT_E_IO, "cannot follow the link: %s", strerror(errno));
-	} else if (!(target = strdup(path))) {
-		return lt_error_set(LT_E_NOMEM, "out of memory");
+	} else if (!(target = lt_strdup(path))) {
+		return lt_nomem(NULL);
 	}
 	*mode = 0644;
 	if (stat(target, &st) == 0) {
@@ -178,7 +179,7 @@ int lt_file_stage_v(struct lt_file_staged *out, const char *path, const struct l
 		return -1;
 	if (asprintf(&out->tmp, "%s" LT_FILE_TEMP_SUFFIX "XXXXXX", out->path) < 0) {
 		out->tmp = NULL;
-		return lt_error_set(LT_E_NOMEM, "out of memory");
+		return lt_nomem(NULL);
 	}
 	fd = mkstemp(out->tmp);
 	if (fd < 0) {
@@ -211,7 +212,7 @@ int lt_file_commit(struct lt_file_staged *s)
 
 void lt_file_sync_folder(const char *path)
 {
-	char *dircopy = strdup(path);
+	char *dircopy = lt_strdup(path);
 	int dfd;
 
 	if (dircopy && (dfd = open(dirname(dircopy), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
@@ -225,7 +226,7 @@ int lt_file_clean_temps(const char *path)
 {
 	size_t dir_len = lt_path_dir_len(path), base_len = strlen(path + dir_len);
 	const char *base = path + dir_len;
-	char *dir = dir_len ? strndup(path, dir_len) : strdup(".");
+	char *dir = dir_len ? strndup(path, dir_len) : lt_strdup(".");
 	struct dirent *e;
 	DIR *d;
 	int dfd, removed = 0;
@@ -262,11 +263,11 @@ static int try_flock(void *fd)
 static int lock_path(const char *path, char **out)
 {
 	size_t dir_len = lt_path_dir_len(path);
-	char *dir = dir_len ? strndup(path, dir_len) : strdup("."), *real;
+	char *dir = dir_len ? strndup(path, dir_len) : lt_strdup("."), *real;
 	int rc;
 
 	if (!dir)
-		return lt_error_set(LT_E_NOMEM, "out of memory");
+		return lt_nomem(NULL);
 	real = realpath(dir, NULL);
 	free(dir);
 	if (!real)
@@ -275,7 +276,7 @@ static int lock_path(const char *path, char **out)
 	free(real);
 	if (rc < 0) {
 		*out = NULL;
-		return lt_error_set(LT_E_NOMEM, "out of memory");
+		return lt_nomem(NULL);
 	}
 	return 0;
 }

@@ -5,6 +5,7 @@
  * same-file check.  Built with mingw-w64 (the Makefile's win-x64 binary). */
 #include "lt_file.h"
 #include "lt_error.h"
+#include "lt_mem.h"
 #include "lt_file_int.h"
 
 #include <fcntl.h>
@@ -40,8 +41,8 @@ static wchar_t *wide(const char *utf8)
 		lt_error_set(LT_E_IO, "%s: the path is not UTF-8", utf8);
 		return NULL;
 	}
-	if (!(w = malloc((size_t)n * sizeof *w))) {
-		lt_error_set(LT_E_NOMEM, "out of memory");
+	if (!(w = lt_malloc((size_t)n * sizeof *w))) {
+		lt_nomem(NULL);
 		return NULL;
 	}
 	MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, utf8, -1, w, n);
@@ -52,10 +53,10 @@ static wchar_t *wide(const char *utf8)
 static char *narrow(const wchar_t *w)
 {
 	int n = WideCharToMultiByte(CP_UTF8, 0, w, -1, NULL, 0, NULL, NULL);
-	char *s = n > 0 ? malloc((size_t)n) : NULL;
+	char *s = n > 0 ? lt_malloc((size_t)n) : NULL;
 
 	if (!s) {
-		lt_error_set(LT_E_NOMEM, "out of memory");
+		lt_nomem(NULL);
 		return NULL;
 	}
 	WideCharToMultiByte(CP_UTF8, 0, w, -1, s, n, NULL, NULL);
@@ -92,7 +93,7 @@ void lt_file_start(int *argc, char ***argv)
 	/* main's argv is in the ANSI code page, which cannot hold every path. */
 	if (!(w = CommandLineToArgvW(GetCommandLineW(), &n)))
 		return;
-	if ((utf8 = calloc((size_t)n + 1, sizeof *utf8)) != NULL) {
+	if ((utf8 = lt_calloc((size_t)n + 1, sizeof *utf8)) != NULL) {
 		for (i = 0; i < n && (utf8[i] = narrow(w[i])) != NULL; i++)
 			;
 		if (i == n) {
@@ -198,9 +199,9 @@ int lt_file_read(const char *path, uint8_t **out, size_t *size)
 		return lt_error_set(LT_E_LIMIT, "file is %lld bytes; the limit is %zu", (long long)len.QuadPart,
 				    LT_FILE_MAX);
 	}
-	if (!(data = malloc(len.QuadPart ? (size_t)len.QuadPart : 1))) {
+	if (!(data = lt_malloc(len.QuadPart ? (size_t)len.QuadPart : 1))) {
 		CloseHandle(h);
-		return lt_error_set(LT_E_NOMEM, "out of memory");
+		return lt_nomem(NULL);
 	}
 	while (got < (size_t)len.QuadPart) {
 		DWORD n;
@@ -249,8 +250,8 @@ static int replace_target(const char *path, char **out)
 	attrs = GetFileAttributesW(w);
 	free(w);
 	if (attrs == INVALID_FILE_ATTRIBUTES) { /* a new file (or a folder that is missing: the stage says) */
-		if (!(*out = strdup(path)))
-			return lt_error_set(LT_E_NOMEM, "out of memory");
+		if (!(*out = lt_strdup(path)))
+			return lt_nomem(NULL);
 		return 0;
 	}
 	if (attrs & FILE_ATTRIBUTE_DIRECTORY)
@@ -269,8 +270,8 @@ static int replace_target(const char *path, char **out)
 	CloseHandle(h);
 	if (!regular)
 		return lt_error_set(LT_E_IO, "%s is not a regular file: it is not replaced", path);
-	if (!(*out = strdup(path)))
-		return lt_error_set(LT_E_NOMEM, "out of memory");
+	if (!(*out = lt_strdup(path)))
+		return lt_nomem(NULL);
 	return 0;
 }
 
@@ -283,7 +284,7 @@ static HANDLE create_temp(const char *path, char **tmp)
 	size_t len = strlen(path) + sizeof LT_FILE_TEMP_SUFFIX - 1;
 	HANDLE h = INVALID_HANDLE_VALUE;
 
-	if (!(*tmp = malloc(len + LT_FILE_TEMP_RANDOM + 1))) {
+	if (!(*tmp = lt_malloc(len + LT_FILE_TEMP_RANDOM + 1))) {
 		SetLastError(ERROR_OUTOFMEMORY);
 		return h;
 	}
@@ -363,7 +364,7 @@ void lt_file_sync_folder(const char *path)
 int lt_file_clean_temps(const char *path)
 {
 	size_t dir_len = lt_path_dir_len(path), base_len = strlen(path + dir_len);
-	char *pattern = malloc(strlen(path) + sizeof LT_FILE_TEMP_SUFFIX + 1), *name;
+	char *pattern = lt_malloc(strlen(path) + sizeof LT_FILE_TEMP_SUFFIX + 1), *name;
 	wchar_t *w = NULL;
 	WIN32_FIND_DATAW e;
 	HANDLE find;
@@ -385,7 +386,7 @@ int lt_file_clean_temps(const char *path)
 		    !(name = narrow(e.cFileName)))
 			continue;
 		if (lt_file_is_temp_of(name, path + dir_len, base_len) &&
-		    (full = malloc(dir_len + strlen(name) + 1)) != NULL) {
+		    (full = lt_malloc(dir_len + strlen(name) + 1)) != NULL) {
 			memcpy(full, path, dir_len);
 			strcpy(full + dir_len, name);
 			removed += lt_file_remove(full) == 0;
@@ -404,12 +405,12 @@ int lt_file_clean_temps(const char *path)
 static int lock_path(const char *path, char **out)
 {
 	size_t dir_len = lt_path_dir_len(path);
-	char *dir = malloc(dir_len + 2), *full = NULL;
+	char *dir = lt_malloc(dir_len + 2), *full = NULL;
 	wchar_t *w = NULL, buf[32768];
 	DWORD n = 0, attrs = INVALID_FILE_ATTRIBUTES;
 
 	if (!dir)
-		return lt_error_set(LT_E_NOMEM, "out of memory");
+		return lt_nomem(NULL);
 	memcpy(dir, path, dir_len);
 	strcpy(dir + dir_len, ".");
 	if ((w = wide(dir)) != NULL && (n = GetFullPathNameW(w, sizeof buf / sizeof *buf, buf, NULL)) > 0 &&
@@ -423,12 +424,12 @@ static int lock_path(const char *path, char **out)
 	if (!(full = narrow(buf)))
 		return -1;
 	n = (DWORD)strlen(full);
-	*out = malloc(n + 1 + strlen(path + dir_len) + sizeof LT_FILE_LOCK_SUFFIX);
+	*out = lt_malloc(n + 1 + strlen(path + dir_len) + sizeof LT_FILE_LOCK_SUFFIX);
 	if (*out)
 		sprintf(*out, "%s%s%s" LT_FILE_LOCK_SUFFIX, full, n && lt_path_is_sep(full[n - 1]) ? "" : "\\",
 			path + dir_len);
 	free(full);
-	return *out ? 0 : lt_error_set(LT_E_NOMEM, "out of memory");
+	return *out ? 0 : lt_nomem(NULL);
 }
 
 struct lock_try {

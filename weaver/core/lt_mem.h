@@ -18,8 +18,8 @@ int lt_nomem(const char *what, ...) __attribute__((format(printf, 1, 2)));
 int lt_grow(void *arr, size_t *cap, size_t need, size_t size);
 
 /* malloc, calloc, realloc and strdup, through which the library allocates
- * (all but lt_file.c so far; zlib's, libzip's, Mini-XML's and Mbed TLS's
- * own aside), so that a test can fail any
+ * (all but the two strndup calls of lt_file_posix.c; zlib's, libzip's,
+ * Mini-XML's and Mbed TLS's own aside), so that a test can fail any
  * one of them (lt_mem_fail_at).  Each returns NULL when its
  * C library function does or when it is the allocation to fail (a
  * realloc then leaves its block as it was). */
