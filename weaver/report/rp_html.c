@@ -2,6 +2,7 @@
  * rp_page[]) with the report's data, as JSON, in place of its marker. */
 #include "rp_output.h"
 #include "lt_error.h"
+#include "lt_mem.h"
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -179,7 +180,7 @@ int rp_write_html(const struct rp_report *r, struct lt_buf *out)
 
 	json_decref(data);
 	if (!json) {
-		lt_error_set(LT_E_NOMEM, "out of memory");
+		lt_nomem(NULL);
 	} else if (!at) {
 		lt_error_set(LT_E_REPORT, "the page template has no data marker");
 	} else if (lt_buf_put(out, page, (size_t)(at - page)) == 0 && put_script_json(out, json) == 0) {

@@ -2,6 +2,7 @@
  * the histogram arithmetic the run-time uses (weaver/runtime/Histogram.cs), ordering, freeing. */
 #include "rp_report.h"
 #include "lt_error.h"
+#include "lt_mem.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -91,9 +92,9 @@ static int add_buckets(struct rp_durations *a, const struct rp_durations *b)
 	}
 	if (b->n_buckets == 0)
 		return 0;
-	out = calloc(a->n_buckets + b->n_buckets, sizeof *out);
+	out = lt_calloc(a->n_buckets + b->n_buckets, sizeof *out);
 	if (!out)
-		return lt_error_set(LT_E_NOMEM, "out of memory");
+		return lt_nomem(NULL);
 	while (i < a->n_buckets || k < b->n_buckets) {
 		if (k == b->n_buckets || (i < a->n_buckets && a->buckets[i].upper_ns < b->buckets[k].upper_ns))
 			out[n++] = a->buckets[i++];
@@ -159,9 +160,9 @@ static int add_blame(struct rp_site *a, struct rp_site *b)
 				return -1;
 			continue;
 		}
-		struct rp_blame *grown = realloc(a->behind, (a->n_behind + 1) * sizeof *grown);
+		struct rp_blame *grown = lt_realloc(a->behind, (a->n_behind + 1) * sizeof *grown);
 		if (!grown)
-			return lt_error_set(LT_E_NOMEM, "out of memory");
+			return lt_nomem(NULL);
 		a->behind = grown;
 		a->behind[a->n_behind++] = *e;
 		memset(e, 0, sizeof *e);
@@ -249,9 +250,9 @@ static int merge_cycles(struct rp_report *r, struct rp_report *one)
 			known = same_cycle(&r->cycles[i], &one->cycles[k]);
 		if (known)
 			continue;
-		struct rp_cycle *grown = realloc(r->cycles, (r->n_cycles + 1) * sizeof *grown);
+		struct rp_cycle *grown = lt_realloc(r->cycles, (r->n_cycles + 1) * sizeof *grown);
 		if (!grown)
-			return lt_error_set(LT_E_NOMEM, "out of memory");
+			return lt_nomem(NULL);
 		r->cycles = grown;
 		r->cycles[r->n_cycles++] = one->cycles[k];
 		memset(&one->cycles[k], 0, sizeof one->cycles[k]);
@@ -269,17 +270,17 @@ int rp_merge(struct rp_report *r, struct rp_report *one)
 		return lt_error_set(LT_E_LIMIT, "sites: %zu sites in all, more than %d", n, RP_MAX_SITES);
 	if (add(&r->dropped_lines, one->dropped_lines, RP_MAX_COUNT, "dropped_lines"))
 		return -1;
-	procs = realloc(r->processes, (r->n_processes + one->n_processes) * sizeof *procs);
+	procs = lt_realloc(r->processes, (r->n_processes + one->n_processes) * sizeof *procs);
 	if (!procs)
-		return lt_error_set(LT_E_NOMEM, "out of memory");
+		return lt_nomem(NULL);
 	r->processes = procs;
 	memcpy(procs + r->n_processes, one->processes, one->n_processes * sizeof *procs);
 	r->n_processes += one->n_processes;
 	one->n_processes = 0;
 	if (n) {
-		all = realloc(r->sites, n * sizeof *all);
+		all = lt_realloc(r->sites, n * sizeof *all);
 		if (!all)
-			return lt_error_set(LT_E_NOMEM, "out of memory");
+			return lt_nomem(NULL);
 		memcpy(all + r->n_sites, one->sites, one->n_sites * sizeof *all);
 		r->sites = all;
 		r->n_sites = n;

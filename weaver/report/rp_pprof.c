@@ -2,6 +2,7 @@
  * encoded with protobuf-c, compressed with zlib. */
 #include "rp_output.h"
 #include "lt_error.h"
+#include "lt_mem.h"
 #include "rp_profile.pb-c.h"
 
 #include <stdlib.h>
@@ -42,9 +43,9 @@ static int intern_init(struct intern *t, size_t most)
 	t->n_slots = 16;
 	while (t->n_slots < 2 * most + 2)
 		t->n_slots *= 2;
-	t->text = calloc(most + 1, sizeof *t->text);
-	t->slots = calloc(t->n_slots, sizeof *t->slots);
-	return t->text && t->slots ? 0 : lt_error_set(LT_E_NOMEM, "out of memory");
+	t->text = lt_calloc(most + 1, sizeof *t->text);
+	t->slots = lt_calloc(t->n_slots, sizeof *t->slots);
+	return t->text && t->slots ? 0 : lt_nomem(NULL);
 }
 
 static void intern_free(struct intern *t)
@@ -93,20 +94,20 @@ struct parts {
 static int alloc_parts(struct parts *p, size_t n)
 {
 	size_t m = n ? n : 1;
-	p->samples = calloc(m, sizeof *p->samples);
-	p->sample_ptrs = calloc(m, sizeof *p->sample_ptrs);
-	p->locations = calloc(m, sizeof *p->locations);
-	p->location_ptrs = calloc(m, sizeof *p->location_ptrs);
-	p->lines = calloc(m, sizeof *p->lines);
-	p->line_ptrs = calloc(m, sizeof *p->line_ptrs);
-	p->functions = calloc(m, sizeof *p->functions);
-	p->function_ptrs = calloc(m, sizeof *p->function_ptrs);
-	p->location_ids = calloc(m, sizeof *p->location_ids);
-	p->values = calloc(3 * m, sizeof *p->values);
-	p->keys = calloc(m, sizeof *p->keys);
+	p->samples = lt_calloc(m, sizeof *p->samples);
+	p->sample_ptrs = lt_calloc(m, sizeof *p->sample_ptrs);
+	p->locations = lt_calloc(m, sizeof *p->locations);
+	p->location_ptrs = lt_calloc(m, sizeof *p->location_ptrs);
+	p->lines = lt_calloc(m, sizeof *p->lines);
+	p->line_ptrs = lt_calloc(m, sizeof *p->line_ptrs);
+	p->functions = lt_calloc(m, sizeof *p->functions);
+	p->function_ptrs = lt_calloc(m, sizeof *p->function_ptrs);
+	p->location_ids = lt_calloc(m, sizeof *p->location_ids);
+	p->values = lt_calloc(3 * m, sizeof *p->values);
+	p->keys = lt_calloc(m, sizeof *p->keys);
 	if (!p->samples || !p->sample_ptrs || !p->locations || !p->location_ptrs || !p->lines || !p->line_ptrs ||
 	    !p->functions || !p->function_ptrs || !p->location_ids || !p->values || !p->keys)
-		return lt_error_set(LT_E_NOMEM, "out of memory");
+		return lt_nomem(NULL);
 	return 0;
 }
 
@@ -156,8 +157,8 @@ static int build(const struct rp_report *r, Rp__Profile *prof, struct parts *p, 
 		const char *file = s->file ? s->file : s->location;
 		size_t lm = strlen(s->method), lf = strlen(file);
 		int64_t fi;
-		if (!(p->keys[i] = malloc(lm + lf + 2)))
-			return lt_error_set(LT_E_NOMEM, "out of memory");
+		if (!(p->keys[i] = lt_malloc(lm + lf + 2)))
+			return lt_nomem(NULL);
 		memcpy(p->keys[i], s->method, lm);
 		p->keys[i][lm] = '\n';
 		memcpy(p->keys[i] + lm + 1, file, lf + 1);
@@ -219,8 +220,8 @@ int rp_write_pprof(const struct rp_report *r, struct lt_buf *out)
 	if (!alloc_parts(&p, r->n_sites) && !intern_init(&strs, 2 * r->n_sites + 8) &&
 	    !intern_init(&funcs, r->n_sites) && !build(r, &prof, &p, &strs, &funcs)) {
 		size_t size = rp__profile__get_packed_size(&prof);
-		if (!(packed = malloc(size ? size : 1)))
-			lt_error_set(LT_E_NOMEM, "out of memory");
+		if (!(packed = lt_malloc(size ? size : 1)))
+			lt_nomem(NULL);
 		else
 			rc = gzip(packed, rp__profile__pack(&prof, packed), out);
 	}

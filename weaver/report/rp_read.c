@@ -1,6 +1,7 @@
 /* rp_read.c - reading report files (docs/report-format.md) with jansson, and adding them up. */
 #include "rp_report.h"
 #include "lt_error.h"
+#include "lt_mem.h"
 #include "lt_file.h"
 
 #include <jansson.h>
@@ -35,9 +36,9 @@ static int bad(const struct where *w, const char *what)
 
 static char *dup_or_fail(const char *s)
 {
-	char *d = strdup(s);
+	char *d = lt_strdup(s);
 	if (!d)
-		lt_error_set(LT_E_NOMEM, "out of memory");
+		lt_nomem(NULL);
 	return d;
 }
 
@@ -124,9 +125,9 @@ static int get_histogram(json_t *site, const char *key, const struct where *pare
 	d->has_histogram = 1;
 	if (n == 0)
 		return 0;
-	d->buckets = calloc(n, sizeof *d->buckets);
+	d->buckets = lt_calloc(n, sizeof *d->buckets);
 	if (!d->buckets)
-		return lt_error_set(LT_E_NOMEM, "out of memory");
+		return lt_nomem(NULL);
 	for (size_t i = 0; i < n; i++) {
 		json_t *pair = json_array_get(v, i);
 		struct where wi = at(parent, key, (long)i);
@@ -163,9 +164,9 @@ static int get_blame(json_t *site, const struct where *parent, struct rp_site *s
 	size_t n = json_array_size(v);
 	if (n == 0)
 		return 0;
-	s->behind = calloc(n, sizeof *s->behind);
+	s->behind = lt_calloc(n, sizeof *s->behind);
 	if (!s->behind)
-		return lt_error_set(LT_E_NOMEM, "out of memory");
+		return lt_nomem(NULL);
 	for (size_t i = 0; i < n; i++) {
 		json_t *e = json_array_get(v, i);
 		struct where wi = at(parent, "waited_behind", (long)i);
@@ -250,8 +251,8 @@ static int get_cycles(json_t *root, struct rp_report *one)
 	size_t n = json_array_size(v);
 	if (n == 0)
 		return 0;
-	if (!(one->cycles = calloc(n, sizeof *one->cycles)))
-		return lt_error_set(LT_E_NOMEM, "out of memory");
+	if (!(one->cycles = lt_calloc(n, sizeof *one->cycles)))
+		return lt_nomem(NULL);
 	for (size_t i = 0; i < n; i++) {
 		json_t *c = json_array_get(v, i), *edges;
 		struct where wi = at(NULL, "lock_order_cycles", (long)i);
@@ -265,8 +266,8 @@ static int get_cycles(json_t *root, struct rp_report *one)
 		if (!json_is_array(edges) || json_array_size(edges) == 0)
 			return bad(&we, "not an array of edges");
 		size_t m = json_array_size(edges);
-		if (!(cy->edges = calloc(m, sizeof *cy->edges)))
-			return lt_error_set(LT_E_NOMEM, "out of memory");
+		if (!(cy->edges = lt_calloc(m, sizeof *cy->edges)))
+			return lt_nomem(NULL);
 		for (size_t k = 0; k < m; k++) {
 			struct where wk = at(&wi, "edges", (long)k);
 			if (get_edge(json_array_get(edges, k), &wk, &cy->edges[cy->n_edges++]))
@@ -295,8 +296,8 @@ static int get_report(json_t *root, struct rp_report *one)
 		return bad(&wp, "missing");
 	if (!json_is_object(proc))
 		return bad(&wp, "not an object");
-	if (!(one->processes = calloc(1, sizeof *one->processes)))
-		return lt_error_set(LT_E_NOMEM, "out of memory");
+	if (!(one->processes = lt_calloc(1, sizeof *one->processes)))
+		return lt_nomem(NULL);
 	one->n_processes = 1;
 	if (get_string(proc, "name", &wp, 0, &one->processes->name) || get_count(proc, "pid", &wp, &one->processes->pid) ||
 	    get_string(proc, "start_utc", &wp, 0, &one->processes->start_utc) ||
@@ -314,8 +315,8 @@ static int get_report(json_t *root, struct rp_report *one)
 	size_t n = json_array_size(sites);
 	if (n > RP_MAX_SITES)
 		return lt_error_set(LT_E_LIMIT, "sites: %zu sites, more than %d", n, RP_MAX_SITES);
-	if (n && !(one->sites = calloc(n, sizeof *one->sites)))
-		return lt_error_set(LT_E_NOMEM, "out of memory");
+	if (n && !(one->sites = lt_calloc(n, sizeof *one->sites)))
+		return lt_nomem(NULL);
 	for (size_t i = 0; i < n; i++) {
 		struct where wi = at(NULL, "sites", (long)i);
 		one->n_sites++;
