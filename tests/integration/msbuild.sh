@@ -403,6 +403,6 @@ host_rids() {
 		"$STATIC" weave -q -o "$d/expected.dll" "$d/in.dll" && cmp "$d/expected.dll" "$d/out.dll"
 	}
 	check "hosts: the cmd.exe command text runs under wine's cmd.exe, paths with & ( ) ! ^ é as data" cmd_form
-	wineserver -k 2>/dev/null
+	wineserver -k 2>/dev/null || true # the server may be gone already: its end is no test
 }
 host_rids

@@ -5,11 +5,13 @@
 
 #include <stddef.h>
 
+#include "lt_error.h"
+
 /* Record LT_E_NOMEM, "out of memory" with what was being allocated
  * ("out of memory (<what>)", what a printf format for the arguments that
  * follow; NULL: plain "out of memory"), and return -1.  The one
  * out-of-memory message of the library. */
-int lt_nomem(const char *what, ...) __attribute__((format(printf, 1, 2)));
+int lt_nomem(const char *what, ...) LT_PRINTF(1, 2);
 
 /* Make room for `need` elements of `size` bytes in the array *(void **)arr
  * of *cap elements: the capacity doubles (from 16), or becomes need when
