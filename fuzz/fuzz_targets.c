@@ -249,6 +249,7 @@ int fuzz_pdb(const uint8_t *data, size_t size)
 	struct wlines lines;
 	struct lt_buf out = LT_BUF_INIT;
 	struct md_image again;
+	struct pdb_seq_point point;
 	char text[300];
 	uint32_t row;
 	size_t i;
@@ -263,7 +264,9 @@ int fuzz_pdb(const uint8_t *data, size_t size)
 	}
 	for (row = 1; lines.has_pdb && row <= md_rows(&pdb.md, MD_METHODDEBUGINFORMATION); row++) {
 		for (i = 0; i < sizeof offsets / sizeof *offsets; i++)
-			(void)wlines_find(&lines, row, offsets[i], text, sizeof text);
+			if (wlines_point(&lines, row, offsets[i], i % 2 ? WLINES_AFTER : WLINES_AT_OR_BEFORE, &point) > 0)
+				(void)wlines_format(&lines, point.document, point.start_line, point.start_column, text,
+						    sizeof text);
 		pdb_seq_round_trip(&pdb.md, row);
 	}
 	lt_error_clear();

@@ -37,7 +37,8 @@ int fuzz_sig(const uint8_t *data, size_t size);
 int fuzz_weave(const uint8_t *data, size_t size);
 
 /* A portable PDB: md_read (metadata root, #Pdb stream, PDB tables), then the
- * sequence points of every MethodDebugInformation row walked by wlines_find
+ * sequence points of every MethodDebugInformation row walked by wlines_point
+ * (and named by wlines_format)
  * and decoded by pdb_seq_decode (PortablePdb-Metadata.md), then md_write.
  * Invariants: decoded sequence points encode and decode to the same points;
  * what md_write writes reads again. */

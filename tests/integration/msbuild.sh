@@ -12,6 +12,9 @@
 #     4. library + app: both woven, and so are what dotnet pack and dotnet publish ship;
 #     5. VB and F#;
 #     6. a classic project importing the package as packages.config projects do, built by Mono's xbuild;
+#        signed with SignAssembly: sn -vf verifies the woven output (and so for the console app);
+#     settings: booleans other than true/false are error LT104, LockTimeInclude/LockTimeExclude, and
+#     dotnet pack of a woven library warns LT105 unless LockTimePack=true;
 #     7. a corrupt intermediate assembly fails the build with error LT0NN, and so does the next build;
 #        no binary, a binary that is not executable, an unsupported host: one error each.
 # Runs share the packages folder and build/LockTime.<version>.nupkg: one at a time. flock -o holds the
@@ -90,6 +93,7 @@ feed="$LT_TMP/local feed"
 export NUGET_PACKAGES="$LT_BUILD/msbuild/nuget packages"
 rm -rf "$NUGET_PACKAGES/locktime"
 mkdir -p "$feed" "$NUGET_PACKAGES"
+sn -q -k "$LT_TMP/key.snk" >/dev/null
 cp "$NUPKG" "$feed/"
 cp -r "$LT_ROOT/tests/msbuild/." "$work/"
 cat >"$work/nuget.config" <<EOF
@@ -189,6 +193,32 @@ console_properties() {
 	check "console: LockTimeEnabled=false = the bytes of a build without the package" cmp "$cbin/ConsoleApp.dll" "$LT_TMP/disabled.dll"
 }
 
+# Settings: the booleans refuse what is not true/false (LT104); include/exclude patterns; SignAssembly
+# with a key file signs the woven assembly again (sn -vf verifies it). Ends on a signed build, so that
+# the next build (no key) weaves again.
+sn_verifies() { # FILE
+	sn -vf "$1" 2>&1 | tail -n 1 | tee /dev/stderr | grep -q 'is strongnamed'
+}
+console_settings() {
+	check "settings: LockTimeEnabled=yes: one error LT104 naming it" \
+		one_error "$LT_TMP/s1.log" "error LT104: LockTime: LockTimeEnabled is 'yes': it takes true or false" build "$c" -p:LockTimeEnabled=yes
+	check "settings: LockTimeVerbose=1: one error LT104" \
+		one_error "$LT_TMP/s2.log" "error LT104: LockTime: LockTimeVerbose is '1'" build "$c" -p:LockTimeVerbose=1
+	check "settings: LockTimeEnabled=FALSE (any case)" dn "$LT_TMP/s3.log" build "$c" -v:n -p:LockTimeEnabled=FALSE
+	check "settings: LockTimeEnabled=FALSE: no weave" woven_times "$LT_TMP/s3.log" 0
+	check "settings: LockTimeExclude=Program::Slow, LockTimeInclude=Program::*%3BNo::Such" \
+		dn "$LT_TMP/s4.log" build "$c" -v:n -p:LockTimeExclude=Program::Slow "-p:LockTimeInclude=Program::*%3BNo::Such"
+	check "settings: include/exclude: woven once" woven_times "$LT_TMP/s4.log" 1
+	LOCKTIME_THRESHOLD_MS=0 run_app dotnet "$cbin/ConsoleApp.dll"
+	check "settings: include/exclude: Program::Fast reports" grep -q '^LockTime: Program::Fast held' "$err"
+	check "settings: include/exclude: Program::Slow is not woven" not grep -q '^LockTime: Program::Slow' "$err"
+	check "settings: SignAssembly with AssemblyOriginatorKeyFile" \
+		dn "$LT_TMP/s5.log" build "$c" -v:n -p:SignAssembly=true "-p:AssemblyOriginatorKeyFile=$LT_TMP/key.snk"
+	check "settings: signed: woven once, no LT018" bash -c "grep -cE ': woven, [0-9]+ lock sites? timed' '$LT_TMP/s5.log' | grep -qx 1 && ! grep -q LT018 '$LT_TMP/s5.log'"
+	check "settings: signed: sn -vf verifies the woven assembly in bin/" sn_verifies "$cbin/ConsoleApp.dll"
+	check "settings: signed: and it is woven" is_woven "$cbin/ConsoleApp.dll"
+}
+
 console_incremental() {
 	local before
 	check "incremental: build with the package again" dn "$LT_TMP/i1.log" build "$c" -v:n
@@ -260,6 +290,9 @@ library_and_app() {
 	check "lib+app: the app's lock reports" reports "$err" Program::Main
 	check "lib+app: the library's lock reports" reports "$err" Lib.Counter::Add
 	check "lib+app: dotnet pack of the library" dn "$LT_TMP/l2.log" pack "$work/Lib" -o "$LT_TMP/libpkg"
+	check "lib+app: dotnet pack of a woven library warns LT105" grep -q 'warning LT105: LockTime: the package ships the woven Lib.dll' "$LT_TMP/l2.log"
+	check "lib+app: dotnet pack -p:LockTimePack=true" dn "$LT_TMP/l2b.log" pack "$work/Lib" -o "$LT_TMP/libpkg-on-purpose" -p:LockTimePack=true
+	check "lib+app: LockTimePack=true: no LT105" not grep -q 'LT105' "$LT_TMP/l2b.log"
 	unzip -p "$libpkg" lib/net10.0/Lib.dll >"$LT_TMP/packed-Lib.dll"
 	check "lib+app: the packed library is woven" is_woven "$LT_TMP/packed-Lib.dll"
 	unzip -p "$libpkg" LockTimeTest.Lib.nuspec >"$LT_TMP/packed.nuspec"
@@ -302,6 +335,13 @@ classic_xbuild() {
 	check "xbuild: LockTimeEnabled=false" xb "$LT_TMP/x3.log" /p:LockTimeEnabled=false
 	run_app mono "$cl/bin/Debug/Classic.exe"
 	check "xbuild: LockTimeEnabled=false: no report" no_reports "$err"
+	check "xbuild: LockTimeEnabled=0: error LT104" not xb "$LT_TMP/x4.log" /p:LockTimeEnabled=0
+	check "xbuild: LockTimeEnabled=0: the error names it" grep -q "error LT104: LockTime: LockTimeEnabled is '0'" "$LT_TMP/x4.log"
+	check "xbuild: SignAssembly with a key file" xb "$LT_TMP/x5.log" /p:SignAssembly=true "/p:AssemblyOriginatorKeyFile=$LT_TMP/key.snk"
+	check "xbuild: signed: woven once" woven_times "$LT_TMP/x5.log" 1
+	check "xbuild: signed: sn -vf verifies the woven Classic.exe" sn_verifies "$cl/bin/Debug/Classic.exe"
+	run_app mono "$cl/bin/Debug/Classic.exe"
+	check "xbuild: signed: runs under Mono and reports" reports "$err" Program::Main
 }
 
 # Two lines of work at once (2 cores): the console app's builds, which depend on each other, and the
@@ -317,6 +357,7 @@ console_first_build
 ) >"$LT_TMP/other.tap" 2>&1 &
 other=$!
 console_properties
+console_settings
 console_incremental
 console_errors
 wait "$other"

@@ -15,7 +15,7 @@ static void print_site(void *ctx, const struct weave_site *s)
 
 int cli_list(int argc, char **argv)
 {
-	int rc = 1, woven = 0;
+	int rc = 1;
 
 	if (argc != 2) {
 		fprintf(stderr, "locktime: error LT%03d: usage: locktime list FILE\n", LT_E_USAGE);
@@ -24,11 +24,7 @@ int cli_list(int argc, char **argv)
 	if (cli_is_package(argv[1]))
 		return cli_list_package(argv[1]);
 	lt_error_clear();
-	if (weave_list_file(argv[1], print_site, NULL, &woven) >= 0) {
-		/* Its lock calls go to <LockTime>'s wrappers now: no line is not "no lock". */
-		if (woven)
-			fprintf(stderr, "%s: woven by LockTime already: its lock sites are timed; list the assembly "
-					"as compiled (before weaving) to see them\n", argv[1]);
+	if (weave_list_file(argv[1], print_site, NULL) >= 0) {
 		rc = 0;
 	} else {
 		cli_report_error(argv[1]);

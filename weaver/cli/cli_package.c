@@ -17,7 +17,6 @@ struct pkg_cli {
 	const char *path; /* the .nupkg, as named on the command line */
 	int verbosity;
 	const char *skipped; /* what happens to an assembly LockTime cannot weave */
-	int unpacking;       /* --unpack */
 };
 
 int cli_is_package(const char *path)
@@ -45,13 +44,8 @@ static void print_note(void *ctx, const struct pkg_note *n)
 		cli_warn(c->path, n->code, "%s: %s; %s", n->entry, n->msg, c->skipped);
 		break;
 	case PKG_STRONG_NAMED:
-		/* Unpacked assemblies are copied next to the app, never installed
-		 * in the GAC: only -v says it. */
-		if (c->unpacking) {
-			if (c->verbosity >= 1)
-				printf("%s: %s: strong-name signature no longer matches\n", c->path, n->entry);
-			break;
-		}
+		/* Unpacked too (LockTimePackages): a .NET Framework app may load it
+		 * from the GAC, or check it (a full-trust partial-trust host). */
 		cli_warn(c->path, LT_E_STRONG_NAME,
 			 "%s: its strong-name signature no longer matches (.NET ignores it; .NET Framework checks it only for the GAC)",
 			 n->entry);
@@ -77,7 +71,7 @@ static void print_frameworks(const struct pkg_cli *c, const struct nuspec *spec)
 
 int cli_weave_package(const char *in, const char *out, const struct weave_opts *opts, int verbosity)
 {
-	struct pkg_cli c = { in, verbosity, "left as it is", 0 };
+	struct pkg_cli c = { in, verbosity, "left as it is" };
 	struct pkg_report r = { print_note, NULL, &c };
 	struct lt_file_lock lock = LT_FILE_LOCK_INIT;
 	struct lt_buf woven = LT_BUF_INIT;
@@ -155,7 +149,7 @@ static int put_file(void *ctx, const char *entry, const uint8_t *data, size_t si
 int cli_unpack_package(const char *in, const char *dir, const char *const *entries, int n,
 		       const struct weave_opts *opts, int verbosity)
 {
-	struct pkg_cli c = { in, verbosity, "copied as it is", 1 };
+	struct pkg_cli c = { in, verbosity, "copied as it is" };
 	struct pkg_report r = { print_note, NULL, &c };
 	struct unpack_dir u = { dir, verbosity };
 	struct nuspec spec;
@@ -182,7 +176,7 @@ static void print_entry_site(void *ctx, const char *entry, const struct weave_si
 
 int cli_list_package(const char *path)
 {
-	struct pkg_cli c = { path, 0, "not listed", 0 };
+	struct pkg_cli c = { path, 0, "not listed" };
 	struct pkg_report r = { print_note, print_entry_site, &c };
 	struct nuspec spec;
 	uint8_t *data;

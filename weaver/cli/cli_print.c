@@ -25,8 +25,9 @@ void cli_warn(const char *file, int code, const char *fmt, ...)
 
 void cli_print_site(const char *prefix, const struct weave_site *s)
 {
-	/* <Type>::<Method> IL_xxxx <kind> [<file>:<line>]: the last field is what
-	 * woven reports print after "at" (the IL offset when there is no line). */
-	printf("%s%s%s IL_%04x %s%s%s\n", prefix ? prefix : "", prefix ? ": " : "", s->method, s->il_offset,
-	       weave_kind_name(s->kind), s->location[0] ? " " : "", s->location);
+	/* <Type>::<Method> IL_xxxx <kind> [<file>:<line>] [(woven)]: the location
+	 * is what woven reports print after "at" (the IL offset when there is no
+	 * line); a woven site's offset is its wrapper call's in the woven body. */
+	printf("%s%s%s IL_%04x %s%s%s%s\n", prefix ? prefix : "", prefix ? ": " : "", s->method, s->il_offset,
+	       weave_kind_name(s->kind), s->location[0] ? " " : "", s->location, s->woven ? " (woven)" : "");
 }

@@ -12,6 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Largest --threshold-ms: 10^9 ms (11.6 days; the run-time takes up to
+ * HELPER_THRESHOLD_MS_MAX from LOCKTIME_THRESHOLD_MS). */
+#define CLI_THRESHOLD_MS_MAX 1e9
+
+/* A list of strings: reference paths, or --include/--exclude patterns. */
 struct refs {
 	char **paths;
 	size_t n, cap;
@@ -64,6 +69,18 @@ static void print_warning(void *ctx, int code, const char *msg)
 	cli_warn(ctx, code, "%s", msg);
 }
 
+/* -v: what became of woven assembly in's strong name (weave_file). */
+static void print_strong_name(const char *in, const struct weave_job *j, int have_key)
+{
+	if (j->resigned)
+		printf("%s: strong-name signed again with the key\n", in);
+	else if (j->sn == IMG_SN_PUBLIC || j->sn == IMG_SN_DELAY)
+		printf("%s: %s: public key kept, left without a signature, as it was\n", in,
+		       j->sn == IMG_SN_PUBLIC ? "public-signed" : "delay-signed");
+	else if (j->sn == IMG_SN_NONE && have_key)
+		printf("%s: not strong-named: the key is not used\n", in);
+}
+
 /* Weave one file; returns 0 (woven, nothing to do, or already woven) or 1. */
 static int weave_one(const char *in, const char *out, const struct weave_opts *opts, int verbosity)
 {
@@ -73,6 +90,8 @@ static int weave_one(const char *in, const char *out, const struct weave_opts *o
 
 	lt_error_clear();
 	rc = weave_file(&job, in, out, opts, &report);
+	if (rc == 0 && job.outcome == WEAVE_WOVEN && verbosity >= 1)
+		print_strong_name(in, &job, opts->key != NULL);
 	if (rc < 0)
 		cli_report_error(in);
 	else if (verbosity >= 0 && job.outcome == WEAVE_WOVEN)
@@ -94,12 +113,16 @@ int cli_weave(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "unpack", required_argument, NULL, 'u' },
+		{ "include", required_argument, NULL, 'i' },
+		{ "exclude", required_argument, NULL, 'x' },
+		{ "key", required_argument, NULL, 'k' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct weave_opts opts = { .threshold_ms = 1.0, .output = "stderr" };
-	struct refs refs = { NULL, 0, 0 };
+	struct refs refs = { NULL, 0, 0 }, include = { NULL, 0, 0 }, exclude = { NULL, 0, 0 }, *patterns;
 	struct weave_ref *read = NULL;
-	const char *output = NULL, *unpack = NULL;
+	const char *output = NULL, *unpack = NULL, *key_file = NULL;
+	struct lt_rsa_key *key = NULL;
 	int c, i, verbosity = 0, failed = 0;
 	char *end;
 
@@ -110,9 +133,9 @@ int cli_weave(int argc, char **argv)
 		case 'o': output = optarg; break;
 		case 't':
 			opts.threshold_ms = strtod(optarg, &end);
-			if (*end || end == optarg || !(opts.threshold_ms >= 0) || opts.threshold_ms > 1e9) {
-				fprintf(stderr, "locktime: error LT%03d: --threshold-ms: '%s' is not a number of milliseconds >= 0\n",
-					LT_E_USAGE, optarg);
+			if (*end || end == optarg || !(opts.threshold_ms >= 0) || opts.threshold_ms > CLI_THRESHOLD_MS_MAX) {
+				fprintf(stderr, "locktime: error LT%03d: --threshold-ms: '%s' is not a number of milliseconds "
+						"from 0 to %.0f\n", LT_E_USAGE, optarg, CLI_THRESHOLD_MS_MAX);
 				goto usage;
 			}
 			break;
@@ -122,7 +145,8 @@ int cli_weave(int argc, char **argv)
 					LT_E_USAGE);
 				goto usage;
 			}
-			opts.output = optarg;
+			/* The console sinks in any case: STDOUT is no file name. */
+			opts.output = !strcasecmp(optarg, "stdout") ? "stdout" : !strcasecmp(optarg, "stderr") ? "stderr" : optarg;
 			break;
 		case 'r':
 			if ((optarg[0] == '@' ? refs_add_file(&refs, optarg + 1) : refs_add(&refs, optarg)) < 0) {
@@ -130,6 +154,16 @@ int cli_weave(int argc, char **argv)
 				goto usage;
 			}
 			break;
+		case 'i':
+		case 'x':
+			/* PATTERNS (';'-separated) or @FILE, one pattern (or list) a line. */
+			patterns = c == 'i' ? &include : &exclude;
+			if ((optarg[0] == '@' ? refs_add_file(patterns, optarg + 1) : refs_add(patterns, optarg)) < 0) {
+				cli_report_error(optarg);
+				goto usage;
+			}
+			break;
+		case 'k': key_file = optarg; break;
 		case 'v': verbosity = 1; break;
 		case 'q': verbosity = -1; break;
 		case 'u': unpack = optarg; break;
@@ -151,13 +185,22 @@ int cli_weave(int argc, char **argv)
 		fprintf(stderr, "locktime: error LT%03d: weave: --unpack DIR takes a .nupkg and entry names, not -o\n", LT_E_USAGE);
 		goto usage;
 	}
-	if (weave_refs_read(&read, (const char *const *)refs.paths, refs.n) < 0) {
-		cli_report_error("locktime");
+	if ((key_file && weave_key_read(key_file, &key) < 0) ||
+	    weave_refs_read(&read, (const char *const *)refs.paths, refs.n) < 0) {
+		cli_report_error(key_file && !key ? key_file : "locktime");
+		lt_rsa_free(key);
 		refs_free(&refs);
+		refs_free(&include);
+		refs_free(&exclude);
 		return 1;
 	}
 	opts.refs = read;
+	opts.key = key;
 	opts.nrefs = refs.n;
+	opts.include = (const char *const *)include.paths;
+	opts.ninclude = include.n;
+	opts.exclude = (const char *const *)exclude.paths;
+	opts.nexclude = exclude.n;
 	if (unpack) /* --unpack DIR PKG.nupkg [ENTRY...] */
 		failed = cli_unpack_package(argv[optind], unpack, (const char *const *)argv + optind + 1, argc - optind - 1,
 					    &opts, verbosity);
@@ -165,10 +208,15 @@ int cli_weave(int argc, char **argv)
 		failed |= cli_is_package(argv[i]) ? cli_weave_package(argv[i], output ? output : argv[i], &opts, verbosity)
 						  : weave_one(argv[i], output ? output : argv[i], &opts, verbosity);
 	weave_refs_free(read, refs.n);
+	lt_rsa_free(key);
 	refs_free(&refs);
+	refs_free(&include);
+	refs_free(&exclude);
 	return failed ? 1 : 0;
 usage:
 	refs_free(&refs);
+	refs_free(&include);
+	refs_free(&exclude);
 	fputs("run 'locktime --help' for usage\n", stderr);
 	return 2;
 }

@@ -15,6 +15,11 @@ static const char usage[] =
 	"         --output-sink S                   default report sink baked in: stderr, stdout or a path\n"
 	"         -r, --reference PATH              assembly to resolve framework types against\n"
 	"                                           (repeatable; @FILE = one path a line)\n"
+	"         --include PATTERNS                weave only methods matching one (Namespace.Type::Method,\n"
+	"                                           * wildcards, ';'-separated; repeatable; @FILE = one a line)\n"
+	"         --exclude PATTERNS                leave methods matching one alone (same form)\n"
+	"                                           (and always those under an attribute named LockTimeIgnoreAttribute)\n"
+	"         --key FILE.snk                    sign strong-named assemblies again with this key pair\n"
 	"         -v, --verbose / -q, --quiet\n"
 	"         --unpack DIR                      with PKG.nupkg [ENTRY...]: write its woven assemblies\n"
 	"                                           to DIR/<entry>, not the package (docs/packages.md)\n"
@@ -31,7 +36,7 @@ static const char usage[] =
 	"       locktime --help | --version\n"
 	"\n"
 	"At run time: LOCKTIME_THRESHOLD_MS overrides the threshold, LOCKTIME_OUTPUT the sink,\n"
-	"LOCKTIME_DISABLED=1 turns timing off.\n";
+	"LOCKTIME_DISABLED=1 (true, yes, on) turns timing off; a bad value is one warning line.\n";
 
 static int run(int argc, char **argv);
 

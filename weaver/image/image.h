@@ -102,6 +102,12 @@ int img_string_token(struct img *img, const char *s, uint32_t *out);
  * -1 with LT_E_NOMEM, LT_E_LIMIT. */
 int img_us_token(struct img *img, const uint16_t *units, uint32_t n, uint32_t *out);
 
+/* The string of ldstr token `token` (a #US entry, II.24.2.4: UTF-16LE) as
+ * UTF-8 into buf[0..n), NUL-terminated, cut at a whole character when it
+ * does not fit; a lone surrogate becomes U+FFFD.  Returns 0, or -1 with
+ * LT_E_METADATA for a token that is not a #US entry. */
+int img_string_of_token(const struct img *img, uint32_t token, char *buf, size_t n);
+
 /* An output range whose bytes differ from the base layout: an owned copy,
  * patched (the headers, the CLI header, debug entries, import and
  * relocation fields). */

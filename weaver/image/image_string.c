@@ -47,3 +47,51 @@ int img_us_token(struct img *img, const uint16_t *units, uint32_t n, uint32_t *o
 	*out = US_TOKEN_TABLE << 24 | ix;
 	return 0;
 }
+
+int img_string_of_token(const struct img *img, uint32_t token, char *buf, size_t n)
+{
+	const uint8_t *units;
+	uint32_t len, i;
+	size_t at = 0;
+
+	if (token >> 24 != US_TOKEN_TABLE || md_us(&img->md, token & 0xFFFFFF, &units, &len) < 0)
+		return lt_error_set(LT_E_METADATA, "string token 0x%08x: not a #US entry (III.1.9, II.24.2.4)", token);
+	/* II.24.2.4: UTF-16LE code units, then one flag byte. */
+	for (i = 0; i + 1 < len && n > 0; i += 2) {
+		uint32_t cp = (uint32_t)units[i] | (uint32_t)units[i + 1] << 8;
+		char enc[4];
+		size_t k = 0;
+
+		if (cp >= 0xD800 && cp <= 0xDBFF && i + 3 < len) {
+			uint32_t low = (uint32_t)units[i + 2] | (uint32_t)units[i + 3] << 8;
+			if (low >= 0xDC00 && low <= 0xDFFF) {
+				cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+				i += 2;
+			}
+		}
+		if (cp >= 0xD800 && cp <= 0xDFFF)
+			cp = 0xFFFD; /* a lone surrogate */
+		if (cp < 0x80) {
+			enc[k++] = (char)cp;
+		} else if (cp < 0x800) {
+			enc[k++] = (char)(0xC0 | cp >> 6);
+			enc[k++] = (char)(0x80 | (cp & 0x3F));
+		} else if (cp < 0x10000) {
+			enc[k++] = (char)(0xE0 | cp >> 12);
+			enc[k++] = (char)(0x80 | (cp >> 6 & 0x3F));
+			enc[k++] = (char)(0x80 | (cp & 0x3F));
+		} else {
+			enc[k++] = (char)(0xF0 | cp >> 18);
+			enc[k++] = (char)(0x80 | (cp >> 12 & 0x3F));
+			enc[k++] = (char)(0x80 | (cp >> 6 & 0x3F));
+			enc[k++] = (char)(0x80 | (cp & 0x3F));
+		}
+		if (at + k >= n)
+			break;
+		memcpy(buf + at, enc, k);
+		at += k;
+	}
+	if (n > 0)
+		buf[at] = 0;
+	return 0;
+}

@@ -30,6 +30,8 @@ void md_heap_free(struct md_heap *h)
 {
 	md_heap_drop_lookup(h);
 	lt_buf_free(&h->added);
+	free(h->orig_copy);
+	h->orig_copy = NULL;
 }
 
 /* Bytes of heap index i: the input part or the appended part.  *avail gets
@@ -328,4 +330,27 @@ int md_add_us(struct md_image *md, const uint16_t *units, uint32_t n, uint32_t *
 int md_add_guid(struct md_image *md, const uint8_t guid[16], uint32_t *out)
 {
 	return heap_add(&md->guid, HEAP_GUID, guid, 16, out);
+}
+
+int md_set_guid(struct md_image *md, uint32_t index, const uint8_t guid[16])
+{
+	struct md_heap *h = &md->guid;
+	uint64_t at = ((uint64_t)index - 1) * 16;
+
+	if (index == 0 || at + 16 > (uint64_t)h->orig_size + h->added.len || (at < h->orig_size && at + 16 > h->orig_size))
+		return lt_error_set(LT_E_METADATA, "#GUID index %u: no such entry (II.24.2.5)", index);
+	/* The lookup of appends would hold the old bytes. */
+	md_heap_drop_lookup(h);
+	if (at >= h->orig_size) {
+		memcpy(h->added.data + (at - h->orig_size), guid, 16);
+		return 0;
+	}
+	if (!h->orig_copy) {
+		if (!(h->orig_copy = lt_malloc(h->orig_size)))
+			return lt_nomem("#GUID");
+		memcpy(h->orig_copy, h->orig, h->orig_size);
+		h->orig = h->orig_copy;
+	}
+	memcpy(h->orig_copy + at, guid, 16);
+	return 0;
 }

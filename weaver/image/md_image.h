@@ -26,6 +26,7 @@
 struct md_heap {
 	const uint8_t *orig;
 	uint32_t orig_size;
+	uint8_t *orig_copy;     /* owned: orig when an input entry was replaced (md_set_guid), else NULL */
 	struct lt_buf added;
 	struct md_dedup *dedup; /* lookup of entries for deduplicated appends (owned) */
 };
@@ -183,6 +184,12 @@ int md_add_string(struct md_image *md, const char *s, uint32_t *out);
 int md_add_blob(struct md_image *md, const uint8_t *p, uint32_t len, uint32_t *out);
 int md_add_us(struct md_image *md, const uint16_t *units, uint32_t n, uint32_t *out);
 int md_add_guid(struct md_image *md, const uint8_t guid[16], uint32_t *out);
+
+/* Replace #GUID entry `index` (1-based, an input or an added entry) with
+ * guid.  The heap's input part is copied first, so the file's bytes stay
+ * as they were.  Returns 0, or -1 with LT_E_METADATA (no such entry) or
+ * LT_E_NOMEM. */
+int md_set_guid(struct md_image *md, uint32_t index, const uint8_t guid[16]);
 
 /* Tokens (II.22, III.1.9): table id in the top byte, 1-based row below. */
 static inline uint32_t md_token(enum md_table_id t, uint32_t row) { return (uint32_t)t << 24 | row; }

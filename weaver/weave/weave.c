@@ -25,19 +25,23 @@ long weave_list_pdb(const struct img *img, const struct pdb_found *pdb,
 	struct weave_names names;
 	struct weave_sites sites;
 	struct weave_site s;
-	struct weave_input_body ib = { 0 };
 	struct wlines lines;
 	long count = 0;
 	size_t i;
+	int woven = weave_is_woven(img);
 
+	if (woven)
+		return woven < 0 ? -1 : weave_list_woven(img, fn, ctx);
 	if (scan(img, &names, &sites) < 0)
 		return -1;
 	if (wlines_init(&lines, pdb) < 0) {
 		count = -1;
 		sites.n = 0;
+	} else if (weave_sites_locate(img, &lines, &sites) < 0) {
+		count = -1;
 	}
 	memset(&s, 0, sizeof s);
-	for (i = 0; i < sites.n; i++) {
+	for (i = 0; i < sites.n && count >= 0; i++) {
 		const struct weave_call *c = &sites.calls[i];
 		if (!weave_kind_acquires(c->kind))
 			continue;
@@ -50,15 +54,11 @@ long weave_list_pdb(const struct img *img, const struct pdb_found *pdb,
 		s.methoddef = c->methoddef;
 		s.il_offset = c->il_offset;
 		s.kind = c->kind;
-		switch (weave_site_line(img, &lines, c, &ib, s.location, sizeof s.location)) {
-		case -1: count = -1; goto done;
-		case 0: s.location[0] = 0; break;
-		}
+		if (!weave_location(&lines, c, s.location, sizeof s.location))
+			s.location[0] = 0;
 		fn(ctx, &s);
 		count++;
 	}
-done:
-	weave_input_body_free(&ib);
 	wlines_free(&lines);
 	weave_sites_free(&sites);
 	weave_names_free(&names);
@@ -113,37 +113,48 @@ static int rewrite_all(struct img *img, struct weave_helper *h, const struct wea
 }
 
 /* Give the woven module a new Mvid (II.22.30: it tells versions of a module
- * apart), so that native code compiled for the input and keyed by its Mvid
- * (NGen images) is not run in place of the woven IL.  The new GUID is
- * appended and Module.Mvid points at it: input heap entries never change.
- * (Mono takes an image's GUID from the first #GUID entry instead, so its AOT
- * code is still matched: see docs/weaving.md.)  The GUID is derived, not
- * random, so that the output stays deterministic: the SHA-1 of the old Mvid
- * and the baked options, shaped as a name-based (version 5, RFC 4122
+ * apart), so that native code compiled for the input and keyed by it (NGen
+ * images; Mono's AOT code, matched by the first #GUID entry, which Mono
+ * takes for the image's GUID) is not run in place of the woven IL.  The new
+ * GUID replaces the first #GUID entry when the Mvid is that entry (what
+ * compilers write; the input file's bytes stay, md_set_guid), else it is
+ * appended.  It is derived, not random, so that the output stays
+ * deterministic: the SHA-1 of the old Mvid, the baked options and every
+ * rewritten method body, shaped as a name-based (version 5, RFC 4122
  * variant) GUID in the #GUID layout (Data3 little-endian: its high byte is
  * byte 7). */
 static int renew_mvid(struct img *img, const struct weave_opts *opts)
 {
 	struct md_image *md = &img->md;
-	uint8_t digest[LT_HASH_MAX], guid[16] = { 0 }, input[16 + 600];
+	uint8_t digest[LT_HASH_MAX], guid[16] = { 0 };
 	const uint8_t *old = NULL;
-	uint32_t index;
-	int n;
+	uint32_t index = md_rows(md, MD_MODULE) ? md_get(md, MD_MODULE, 1, MD_MODULE_MVID) : 0;
+	struct lt_hash *h;
+	char options[600];
+	int n, rc;
 
 	if (md_rows(md, MD_MODULE) == 0)
 		return lt_error_set(LT_E_METADATA, "no Module row (II.22.30)");
 	/* Mvid index 0 (none) is allowed by md_read: zeros stand for it. */
-	if (md_get(md, MD_MODULE, 1, MD_MODULE_MVID) && md_guid(md, md_get(md, MD_MODULE, 1, MD_MODULE_MVID), &old) < 0)
+	if (index && md_guid(md, index, &old) < 0)
 		return lt_error_prefix("Module row 1: ");
-	memcpy(input, old ? old : guid, 16);
-	n = snprintf((char *)input + 16, sizeof input - 16, "LockTime %.17g %s", opts->threshold_ms,
-		     opts->output ? opts->output : "");
-	if (lt_hash_buf(LT_HASH_SHA1, input, 16 + (n < 0 ? 0 : (size_t)n < sizeof input - 16 ? (size_t)n : sizeof input - 17),
-			digest) < 0)
+	n = snprintf(options, sizeof options, "LockTime %.17g %s", opts->threshold_ms, opts->output ? opts->output : "");
+	if (lt_hash_new(&h, LT_HASH_SHA1) < 0)
 		return -1;
+	rc = lt_hash_update(h, old ? old : guid, 16) < 0 ||
+	     lt_hash_update(h, options, n < 0 ? 0 : (size_t)n < sizeof options ? (size_t)n : sizeof options - 1) < 0;
+	for (uint32_t r = 0; r < img->nbodies && !rc; r++)
+		rc = img->bodies[r].data && lt_hash_update(h, img->bodies[r].data, img->bodies[r].len) < 0;
+	if (rc || lt_hash_final(h, digest) < 0) {
+		lt_hash_free(h);
+		return -1;
+	}
+	lt_hash_free(h);
 	memcpy(guid, digest, 16);
 	guid[7] = (uint8_t)((guid[7] & 0x0F) | 0x50);
 	guid[8] = (uint8_t)((guid[8] & 0x3F) | 0x80);
+	if (index == 1)
+		return md_set_guid(md, 1, guid);
 	if (md_add_guid(md, guid, &index) < 0)
 		return -1;
 	md_set(md, MD_MODULE, 1, MD_MODULE_MVID, index);
@@ -169,6 +180,8 @@ int weave_image(struct img *img, const struct weave_opts *opts, enum weave_outco
 	}
 	if (scan(img, &names, &sites) < 0)
 		return -1;
+	if (wlines_init(&lines, sites.n ? opts->pdb : NULL) < 0 || weave_sites_filter(&names, &lines, opts, &sites) < 0)
+		goto done;
 	for (i = 0; i < sites.n; i++)
 		acquiring += weave_kind_acquires(sites.calls[i].kind);
 	if (sites.n == 0) {
@@ -177,10 +190,7 @@ int weave_image(struct img *img, const struct weave_opts *opts, enum weave_outco
 	}
 	if (weave_helper_begin(img, opts, &h) < 0)
 		goto done;
-	rc = wlines_init(&lines, opts->pdb);
-	if (rc == 0)
-		rc = rewrite_all(img, h, &names, &lines, &sites);
-	wlines_free(&lines);
+	rc = weave_sites_locate(img, &lines, &sites) < 0 ? -1 : rewrite_all(img, h, &names, &lines, &sites);
 	if (rc < 0) {
 		weave_helper_free(h);
 		goto done;
@@ -192,6 +202,7 @@ int weave_image(struct img *img, const struct weave_opts *opts, enum weave_outco
 	*nsites = acquiring;
 	rc = 0;
 done:
+	wlines_free(&lines);
 	weave_sites_free(&sites);
 	weave_names_free(&names);
 	return rc;

@@ -21,7 +21,9 @@ enum weave_outcome {
 int weave_is_woven(const struct img *img);
 
 /* Find every site of `img` and call `fn` for each, in MethodDef then IL
- * order.  Returns the number of sites, or -1 (malformed input; LT_E_BODY,
+ * order; for an assembly LockTime has woven, the sites it timed (with the
+ * method and location it baked in, `woven` 1, offsets of the woven bodies).
+ * Returns the number of sites, or -1 (malformed input; LT_E_BODY,
  * LT_E_METADATA, LT_E_SIGNATURE). */
 long weave_list(const struct img *img, void (*fn)(void *ctx, const struct weave_site *s), void *ctx);
 

@@ -51,13 +51,38 @@ static void warn(const struct weave_report *r, int code, const char *msg)
 		r->warn(r->ctx, code, msg);
 }
 
+/* What the woven img's strong name becomes (see weave_file): j->sn, and
+ * *sign 1 when it is to be signed again with key.  Returns 0, or -1. */
+static int strong_name_plan(struct weave_job *j, const struct img *img, const struct lt_rsa_key *key,
+			    const struct weave_report *r, struct img_sn *sn, int *sign)
+{
+	*sign = 0;
+	if (img_strong_name(img, sn) < 0)
+		return -1;
+	j->sn = sn->kind;
+	if (sn->kind != IMG_SN_SIGNED)
+		return 0;
+	if (!key) {
+		warn(r, LT_E_STRONG_NAME, "its strong-name signature no longer matches (.NET ignores it; .NET Framework "
+					  "checks it only for the GAC); --key FILE.snk signs it again");
+		return 0;
+	}
+	if (!lt_rsa_matches(key, sn->public_key, sn->public_key_len))
+		return lt_error_set(LT_E_KEY, "the key is not this assembly's: its public key differs");
+	*sign = 1;
+	return 0;
+}
+
 /* weave_file once the lock is held and the input loaded. */
 static int weave_loaded(struct weave_job *j, struct img *img, const char *in_path, const char *out_path,
 			const struct weave_opts *opts, const struct weave_report *r)
 {
 	struct img_out laid = IMG_OUT_INIT;
+	struct lt_buf joined = LT_BUF_INIT;
+	struct lt_iov one = { NULL, 0 };
 	char why[sizeof j->pdb.why + 64];
-	int rc = -1;
+	struct img_sn sn;
+	int rc = -1, sign;
 
 	if (weave_job_run(j, img, opts, 1, in_path, out_path) < 0)
 		return -1;
@@ -65,17 +90,28 @@ static int weave_loaded(struct weave_job *j, struct img *img, const char *in_pat
 		/* Nothing changes: an in-place weave leaves the file byte-identical. */
 		return strcmp(in_path, out_path) ? lt_file_write_atomic(out_path, img->file, img->size) : 0;
 	}
-	if (j->strong_named)
-		warn(r, LT_E_STRONG_NAME, "its strong-name signature no longer matches (.NET ignores it; .NET Framework checks it only for the GAC)");
+	if (strong_name_plan(j, img, opts->key, r, &sn, &sign) < 0)
+		return -1;
 	if (j->pdb.stale) {
 		snprintf(why, sizeof why, "%s: its source lines are stale after weaving", j->pdb.why);
 		warn(r, LT_E_PDB, why);
 	}
+	if (img_layout(img, &laid) < 0)
+		goto done;
+	if (sign) {
+		/* The signature covers the laid-out bytes: join them, sign, write one piece. */
+		if (img_out_join(&laid, &joined) < 0 || img_strong_name_sign(joined.data, joined.len, opts->key, sn.alg) < 0)
+			goto done;
+		one = (struct lt_iov){ joined.data, joined.len };
+	}
 	/* The PDB file is written after the assembly. */
-	if (img_layout(img, &laid) == 0 &&
-	    weave_write_pair(&j->pdb, out_path, laid.parts, laid.nparts, strcmp(in_path, out_path) ? NULL : img->file,
-			     img->size) == 0)
+	if (weave_write_pair(&j->pdb, out_path, sign ? &one : laid.parts, sign ? 1 : laid.nparts,
+			     strcmp(in_path, out_path) ? NULL : img->file, img->size) == 0) {
+		j->resigned = sign;
 		rc = 0;
+	}
+done:
+	lt_buf_free(&joined);
 	img_out_free(&laid);
 	return rc;
 }
@@ -105,7 +141,7 @@ int weave_file(struct weave_job *j, const char *in_path, const char *out_path, c
 	return rc;
 }
 
-long weave_list_file(const char *path, void (*fn)(void *ctx, const struct weave_site *s), void *ctx, int *woven)
+long weave_list_file(const char *path, void (*fn)(void *ctx, const struct weave_site *s), void *ctx)
 {
 	struct pdb_found pdb = { .source = PDB_NONE, .codeview = -1, .embedded = -1 };
 	struct img *img = NULL;
@@ -113,9 +149,8 @@ long weave_list_file(const char *path, void (*fn)(void *ctx, const struct weave_
 	size_t size;
 	long n = -1;
 
-	*woven = 0;
 	if (lt_file_read(path, &data, &size) == 0 && img_load(&img, data, size) == 0 &&
-	    (*woven = weave_is_woven(img)) >= 0 && weave_pdb_find(&pdb, img, path) == 0)
+	    weave_pdb_find(&pdb, img, path) == 0)
 		n = weave_list_pdb(img, &pdb, fn, ctx);
 	pdb_found_free(&pdb);
 	img_free(img);

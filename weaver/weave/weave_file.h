@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "image.h"
+#include "image_sign.h"
 #include "pdb_find.h"
 #include "pdb_update.h"
 #include "weave.h"
@@ -30,6 +31,8 @@ struct weave_job {
 	enum weave_outcome outcome;
 	long nsites;              /* WEAVE_WOVEN: acquisition sites timed */
 	int strong_named;         /* WEAVE_WOVEN: it was strong-name signed, which no longer matches */
+	enum img_sn_kind sn;      /* WEAVE_WOVEN, weave_file: how the input is strong-named (img_strong_name) */
+	int resigned;             /* WEAVE_WOVEN, weave_file: signed again with opts->key */
 	struct pdb_found found;   /* its debug symbols, found once (PDB_NONE without symbols) */
 	struct pdb_update pdb;    /* WEAVE_WOVEN: the symbols brought up to date */
 };
@@ -53,16 +56,21 @@ void weave_job_free(struct weave_job *j);
  * its symbols, report the strong-name and stale-symbols warnings, then for a
  * woven assembly img_layout and weave_write_pair with its PDB; otherwise
  * out_path gets the bytes as they are (an in-place weave leaves the file
- * untouched).  *j gets what happened (release with weave_job_free).
- * Returns 0, or -1 with the errors of lt_file_read, img_load, weave_job_run,
- * img_layout and weave_write_pair; out_path is untouched then. */
+ * untouched).  A woven assembly's strong name (II.6.2.1.3, img_strong_name):
+ * a signed one is signed again with opts->key (img_strong_name_sign; the key
+ * must be the assembly's), or without a key gets the LT018 warning;
+ * public-signed and delay-signed ones stay as they were.  *j gets what
+ * happened (release with weave_job_free).  Returns 0, or -1 with the errors
+ * of lt_file_read, img_load, weave_job_run, img_strong_name, img_layout,
+ * img_strong_name_sign and weave_write_pair, LT_E_KEY for a key that is not
+ * the assembly's; out_path is untouched then. */
 int weave_file(struct weave_job *j, const char *in_path, const char *out_path, const struct weave_opts *opts,
 	       const struct weave_report *r);
 
 /* weave_list_pdb on the assembly file `path`, with the lines of its PDB
- * (weave_pdb_find); *woven gets weave_is_woven.  Returns the number of
- * sites, or -1 with the errors of lt_file_read, img_load, weave_is_woven and
- * weave_list. */
-long weave_list_file(const char *path, void (*fn)(void *ctx, const struct weave_site *s), void *ctx, int *woven);
+ * (weave_pdb_find); for a woven assembly, the sites it timed (weave_list).
+ * Returns the number of sites, or -1 with the errors of lt_file_read,
+ * img_load and weave_list. */
+long weave_list_file(const char *path, void (*fn)(void *ctx, const struct weave_site *s), void *ctx);
 
 #endif

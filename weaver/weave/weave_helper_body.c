@@ -29,36 +29,103 @@ static void slot(struct em *e, uint32_t arr, uint32_t idx, int32_t width, int32_
 	}
 }
 
+/* Console.Error.WriteLine("LockTime: warning: " + name + "=" + <local 0> + rest):
+ * the one line a LOCKTIME_* variable LockTime cannot take gets. */
+static void emit_setting_warning(struct weave_helper *h, struct em *e, const char *name, const char *rest)
+{
+	char head[64];
+
+	snprintf(head, sizeof head, "LockTime: warning: %s=", name);
+	em_tok(e, IL_CALL, ref(h, WM_CONSOLE_ERROR));
+	em_i4(e, 3);
+	em_tok(e, IL_NEWARR, h->refs.type[WT_STRING]);
+	for (int k = 0; k < 3; k++) {
+		em_op(e, IL_DUP);
+		em_i4(e, k);
+		if (k == 1)
+			em_ldloc(e, 0);
+		else
+			weave_helper_ldstr(h, e, k == 0 ? head : rest);
+		em_op(e, IL_STELEM_REF);
+	}
+	em_tok(e, IL_CALL, ref(h, WM_STRING_CONCAT));
+	em_tok(e, IL_CALLVIRT, ref(h, WM_WRITELINE));
+}
+
+/* Disabled = LOCKTIME_DISABLED (local 0) is 1, true, yes or on, in any case;
+ * unset, empty, 0, false, no, off leave it false; anything else warns. */
+static void emit_disabled(struct weave_helper *h, struct em *e)
+{
+	static const char *const words[2][4] = { { "1", "TRUE", "YES", "ON" }, { "0", "FALSE", "NO", "OFF" } };
+	uint32_t yes = em_label(e), no = em_label(e), done = em_label(e);
+
+	weave_helper_ldstr(h, e, "LOCKTIME_DISABLED");
+	em_tok(e, IL_CALL, ref(h, WM_GETENV));
+	em_stloc(e, 0);
+	em_ldloc(e, 0);
+	em_tok(e, IL_CALL, ref(h, WM_STRING_ISNULLOREMPTY));
+	em_br(e, IL_BRTRUE, done);
+	/* the upper-cased value stays on the stack through the comparisons */
+	em_ldloc(e, 0);
+	em_tok(e, IL_CALLVIRT, ref(h, WM_STRING_TOUPPER));
+	for (int v = 0; v < 2; v++)
+		for (int k = 0; k < 4; k++) {
+			em_op(e, IL_DUP);
+			weave_helper_ldstr(h, e, words[v][k]);
+			em_tok(e, IL_CALL, ref(h, WM_STRING_EQUALS));
+			em_br(e, IL_BRTRUE, v == 0 ? yes : no);
+		}
+	em_op(e, IL_POP);
+	emit_setting_warning(h, e, "LOCKTIME_DISABLED", " is not 1, true, yes, on, 0, false, no or off: timing stays on");
+	em_br(e, IL_BR, done);
+	em_mark(e, yes);
+	em_op(e, IL_POP);
+	em_i4(e, 1);
+	em_tok(e, IL_STSFLD, fld(h, HF_DISABLED));
+	em_br(e, IL_BR, done);
+	em_mark(e, no);
+	em_op(e, IL_POP);
+	em_mark(e, done);
+}
+
 /* .cctor: read the environment once (docs/weaving.md). Locals: 0 string s,
  * 1 float64 parsed, 2 float64 ms. */
 static void emit_cctor(struct weave_helper *h, struct em *e)
 {
-	uint32_t keep_baked = em_label(e), have_output = em_label(e);
+	uint32_t keep_baked = em_label(e), bad_threshold = em_label(e), have_output = em_label(e), sink = em_label(e);
+	uint32_t is_stdout = em_label(e);
+	char rest[160];
 
-	weave_helper_ldstr(h, e, "LOCKTIME_DISABLED");
-	em_tok(e, IL_CALL, ref(h, WM_GETENV));
-	weave_helper_ldstr(h, e, "1");
-	em_tok(e, IL_CALL, ref(h, WM_STRING_EQUALS));
-	em_tok(e, IL_STSFLD, fld(h, HF_DISABLED));
+	emit_disabled(h, e);
 
 	/* ms = baked; an override parses with InvariantCulture and lies in [0, max] (NaN fails both tests) */
 	em_r8(e, h->threshold_ms);
 	em_stloc(e, 2);
 	weave_helper_ldstr(h, e, "LOCKTIME_THRESHOLD_MS");
 	em_tok(e, IL_CALL, ref(h, WM_GETENV));
+	em_stloc(e, 0);
+	em_ldloc(e, 0);
+	em_tok(e, IL_CALL, ref(h, WM_STRING_ISNULLOREMPTY));
+	em_br(e, IL_BRTRUE, keep_baked);
+	em_ldloc(e, 0);
 	em_i4(e, NUMBERSTYLES_FLOAT);
 	em_tok(e, IL_CALL, ref(h, WM_INVARIANT));
 	em_ldloca(e, 1);
 	em_tok(e, IL_CALL, ref(h, WM_DOUBLE_TRYPARSE));
-	em_br(e, IL_BRFALSE, keep_baked);
+	em_br(e, IL_BRFALSE, bad_threshold);
 	em_ldloc(e, 1);
 	em_r8(e, 0.0);
-	em_br(e, IL_BLT_UN, keep_baked);
+	em_br(e, IL_BLT_UN, bad_threshold);
 	em_ldloc(e, 1);
 	em_r8(e, HELPER_THRESHOLD_MS_MAX);
-	em_br(e, IL_BGT_UN, keep_baked);
+	em_br(e, IL_BGT_UN, bad_threshold);
 	em_ldloc(e, 1);
 	em_stloc(e, 2);
+	em_br(e, IL_BR, keep_baked);
+	em_mark(e, bad_threshold);
+	snprintf(rest, sizeof rest, " is not a number of milliseconds from 0 to %.0f: the threshold stays %g ms",
+		 HELPER_THRESHOLD_MS_MAX, h->threshold_ms);
+	emit_setting_warning(h, e, "LOCKTIME_THRESHOLD_MS", rest);
 	em_mark(e, keep_baked);
 	/* Threshold = (long)(ms * Stopwatch.Frequency / 1000.0) */
 	em_ldloc(e, 2);
@@ -69,7 +136,8 @@ static void emit_cctor(struct weave_helper *h, struct em *e)
 	em_op(e, IL_CONV_I8);
 	em_tok(e, IL_STSFLD, fld(h, HF_THRESHOLD));
 
-	/* Output = LOCKTIME_OUTPUT unless unset or empty, else the baked sink */
+	/* Output = LOCKTIME_OUTPUT unless unset or empty - stdout and stderr in
+	 * any case name the consoles - else the baked sink (the weaver wrote it so) */
 	weave_helper_ldstr(h, e, "LOCKTIME_OUTPUT");
 	em_tok(e, IL_CALL, ref(h, WM_GETENV));
 	em_stloc(e, 0);
@@ -78,7 +146,25 @@ static void emit_cctor(struct weave_helper *h, struct em *e)
 	em_br(e, IL_BRFALSE, have_output);
 	weave_helper_ldstr(h, e, h->output);
 	em_stloc(e, 0);
+	em_br(e, IL_BR, sink);
 	em_mark(e, have_output);
+	em_ldloc(e, 0);
+	em_tok(e, IL_CALLVIRT, ref(h, WM_STRING_TOUPPER));
+	em_op(e, IL_DUP);
+	weave_helper_ldstr(h, e, "STDOUT");
+	em_tok(e, IL_CALL, ref(h, WM_STRING_EQUALS));
+	em_br(e, IL_BRTRUE, is_stdout);
+	weave_helper_ldstr(h, e, "STDERR");
+	em_tok(e, IL_CALL, ref(h, WM_STRING_EQUALS));
+	em_br(e, IL_BRFALSE, sink);
+	weave_helper_ldstr(h, e, "stderr");
+	em_stloc(e, 0);
+	em_br(e, IL_BR, sink);
+	em_mark(e, is_stdout);
+	em_op(e, IL_POP);
+	weave_helper_ldstr(h, e, "stdout");
+	em_stloc(e, 0);
+	em_mark(e, sink);
 	em_ldloc(e, 0);
 	em_tok(e, IL_STSFLD, fld(h, HF_OUTPUT));
 

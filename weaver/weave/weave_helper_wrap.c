@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* What a wrapper does around the original call. */
 enum role { ROLE_NONE, ROLE_ACQUIRE, ROLE_RELEASE, ROLE_WAIT };
@@ -542,5 +543,25 @@ int weave_helper_sync(struct weave_helper *h, struct weave_sync_calls *out)
 	out->enter = h->sync_enter;
 	out->leave = h->sync_exit;
 	out->type_from_handle = h->refs.member[WM_GETTYPEFROMHANDLE];
+	return 0;
+}
+
+int weave_helper_kind_of(const char *name, enum weave_kind *out)
+{
+	if (strcmp(name, "Synchronized_Enter") == 0) {
+		*out = WEAVE_SYNCHRONIZED;
+		return 1;
+	}
+	/* "<kind name>" or "<kind name>_<n>" (see weave_helper_wrapper). */
+	for (int k = 0; k < WEAVE_KIND_COUNT; k++) {
+		size_t len = kinds[k].name ? strlen(kinds[k].name) : 0;
+		const char *rest = name + len;
+		if (!len || strncmp(name, kinds[k].name, len) != 0)
+			continue;
+		if (rest[0] && !(rest[0] == '_' && rest[1] && strspn(rest + 1, "0123456789") == strlen(rest + 1)))
+			continue;
+		*out = (enum weave_kind)k;
+		return 1;
+	}
 	return 0;
 }

@@ -35,6 +35,19 @@ int weave_refs_read(struct weave_ref **out, const char *const *paths, size_t n)
 	return 0;
 }
 
+int weave_key_read(const char *path, struct lt_rsa_key **out)
+{
+	uint8_t *data;
+	size_t size;
+	int rc;
+
+	if (lt_file_read(path, &data, &size) < 0)
+		return -1;
+	rc = lt_rsa_from_snk(out, data, size);
+	free(data);
+	return rc;
+}
+
 void weave_refs_free(struct weave_ref *refs, size_t n)
 {
 	for (size_t i = 0; refs && i < n; i++) {

@@ -23,6 +23,11 @@ int weave_refs_read(struct weave_ref **out, const char *const *paths, size_t n);
 /* Release what weave_refs_read made (n entries).  NULL is a no-op. */
 void weave_refs_free(struct weave_ref *refs, size_t n);
 
+/* The strong-name key pair of the .snk file at `path` (lt_file_read,
+ * lt_rsa_from_snk) into *out (release with lt_rsa_free).  Returns 0, or -1
+ * with LT_E_IO, LT_E_LIMIT, LT_E_KEY or LT_E_NOMEM. */
+int weave_key_read(const char *path, struct lt_rsa_key **out);
+
 /* The debug symbols of `img`, read from `assembly_path` (NULL: look only for
  * an embedded PDB), found once per weave.  In order:
  *  - an Embedded Portable PDB entry (pdb_find_embedded);

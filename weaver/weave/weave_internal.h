@@ -14,6 +14,9 @@ struct weave_call {
 	enum weave_kind kind;
 	uint32_t callee;      /* the call's token operand (MemberRef, MethodDef or MethodSpec) */
 	uint8_t callvirt;     /* 1 for callvirt, 0 for call */
+	uint8_t shared_line;  /* 1: another acquiring site is on its line: reports add the column */
+	uint32_t doc, line, column; /* its source (weave_sites_locate): Document row, 1-based line and
+				     * column; line 0 when there is none */
 };
 
 /* The helper type under construction. */
@@ -46,6 +49,12 @@ struct weave_sync_calls {
  * framework's GetTypeFromHandle.  Returns 0, or -1 (LT_E_NOMEM, LT_E_LIMIT,
  * LT_E_ENCODE). */
 int weave_helper_sync(struct weave_helper *h, struct weave_sync_calls *out);
+
+/* The kind of lock call a helper method named `name` wraps, as
+ * weave_helper_wrapper and weave_helper_sync name them ("Monitor_Enter",
+ * "Monitor_Enter_2", "Synchronized_Enter"...), into *out.  Returns 1, or 0
+ * for any other name (the helper's own methods, "_Timed" parts). */
+int weave_helper_kind_of(const char *name, enum weave_kind *out);
 
 /* Encode the helper's method bodies into img and free h (also on failure).
  * Returns 0, or -1. */

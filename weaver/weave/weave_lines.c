@@ -2,6 +2,8 @@
 #include "weave_lines.h"
 #include "lt_cursor.h"
 #include "lt_error.h"
+#include "lt_file.h"
+#include "lt_hash.h"
 #include "lt_mem.h"
 #include "pdb_seq.h"
 #include "sig.h"
@@ -17,6 +19,126 @@ struct wlines_memo {
 	struct pdb_seq seq;
 };
 
+/* Longest Document name LockTime reads, in bytes. */
+#define WLINES_MAX_NAME 4096
+
+/* Document row `doc`'s name (PortablePdb-Metadata.md "Document Name Blob":
+ * a separator byte, then compressed #Blob indexes of the UTF-8 parts, the
+ * separator between two parts) into buf[0..WLINES_MAX_NAME), NUL-terminated.
+ * Returns its length in bytes, or -1 for a bad row or blob, or a name too long. */
+static long document_name(const struct md_image *md, uint32_t doc, char *buf)
+{
+	const uint8_t *name, *part;
+	uint32_t len, part_len, index;
+	struct lt_cur c;
+	size_t at = 0;
+	uint8_t sep;
+	int first = 1;
+
+	if (doc == 0 || doc > md_rows(md, MD_DOCUMENT) ||
+	    md_blob(md, md_get(md, MD_DOCUMENT, doc, MD_DOCUMENT_NAME), &name, &len) < 0)
+		return -1;
+	c = lt_cur_init(name, len, LT_E_PDB, "Document name blob");
+	if (lt_cur_u8(&c, &sep) < 0)
+		return -1;
+	while (lt_cur_left(&c) > 0) {
+		if (sig_uint_decode(&c, &index) < 0 || md_blob(md, index, &part, &part_len) < 0)
+			return -1;
+		if (at + (sep && !first) + part_len >= WLINES_MAX_NAME)
+			return -1;
+		if (sep && !first)
+			buf[at++] = (char)sep;
+		memcpy(buf + at, part, part_len);
+		at += part_len;
+		first = 0;
+	}
+	buf[at] = 0;
+	return at ? (long)at : -1;
+}
+
+static int is_separator(char c)
+{
+	return c == '/' || c == '\\';
+}
+
+/* Which Document rows hold code: named by a MethodDebugInformation row
+ * (its Document, or the documents of its Sequence Points blob when that is
+ * 0), into used[doc - 1].  Documents without code (a generated
+ * AssemblyInfo.cs in obj/) do not count for the common folder.  Returns 0,
+ * or -1 with LT_E_NOMEM. */
+static int mark_code_documents(const struct md_image *md, uint8_t *used)
+{
+	uint32_t ndocs = md_rows(md, MD_DOCUMENT), doc, len;
+	const uint8_t *blob;
+	struct pdb_seq s;
+
+	for (uint32_t m = 1; m <= md_rows(md, MD_METHODDEBUGINFORMATION); m++) {
+		doc = md_get(md, MD_METHODDEBUGINFORMATION, m, MD_METHODDEBUGINFORMATION_DOCUMENT);
+		if (doc) {
+			used[doc <= ndocs ? doc - 1 : ndocs] = 1;
+			continue;
+		}
+		if (md_blob(md, md_get(md, MD_METHODDEBUGINFORMATION, m, MD_METHODDEBUGINFORMATION_SEQUENCEPOINTS),
+			    &blob, &len) < 0) {
+			lt_error_clear();
+			continue;
+		}
+		if (len == 0)
+			continue;
+		if (pdb_seq_decode(blob, len, 0, &s) < 0) {
+			if (lt_error_last()->code == LT_E_NOMEM)
+				return -1;
+			lt_error_clear();
+			continue;
+		}
+		for (uint32_t i = 0; i < s.n; i++)
+			used[s.points[i].document <= ndocs ? s.points[i].document - 1 : ndocs] = 1;
+		pdb_seq_free(&s);
+	}
+	return 0;
+}
+
+/* lines->common: the longest folder that holds every Document with code
+ * (every Document when none has).  Returns 0, or -1 with LT_E_NOMEM. */
+static int find_common_folder(struct wlines *lines)
+{
+	char first[WLINES_MAX_NAME], name[WLINES_MAX_NAME];
+	uint32_t ndocs = md_rows(lines->md, MD_DOCUMENT);
+	uint8_t *used = lt_calloc(ndocs + 1, 1);
+	long common = -1, len;
+	int any = 0;
+
+	if (!used)
+		return lt_nomem(NULL);
+	if (mark_code_documents(lines->md, used) < 0) {
+		free(used);
+		return -1;
+	}
+	for (uint32_t d = 0; d < ndocs; d++)
+		any |= used[d];
+	for (uint32_t d = 1; d <= ndocs; d++) {
+		if (any && !used[d - 1])
+			continue;
+		len = document_name(lines->md, d, common < 0 ? first : name);
+		if (len < 0)
+			continue;
+		if (common < 0) {
+			common = len;
+			continue;
+		}
+		for (long i = 0; i < common; i++)
+			if (i >= len || first[i] != name[i]) {
+				common = i;
+				break;
+			}
+	}
+	free(used);
+	while (common > 0 && !is_separator(first[common - 1]))
+		common--;
+	lines->common = common > 0 ? (size_t)common : 0;
+	return 0;
+}
+
 int wlines_init(struct wlines *out, const struct pdb_found *pdb)
 {
 	static const struct md_image none;
@@ -25,8 +147,20 @@ int wlines_init(struct wlines *out, const struct pdb_found *pdb)
 		       md_rows(&pdb->md, MD_METHODDEBUGINFORMATION) > 0;
 	out->md = out->has_pdb ? &pdb->md : &none;
 	out->memo = NULL;
-	if (out->has_pdb && !(out->memo = lt_calloc(1, sizeof *out->memo)))
+	out->sources = NULL;
+	out->common = 0;
+	if (!out->has_pdb)
+		return 0;
+	if (!(out->memo = lt_calloc(1, sizeof *out->memo)) ||
+	    !(out->sources = lt_calloc(md_rows(out->md, MD_DOCUMENT) + 1, sizeof *out->sources))) {
+		wlines_free(out);
 		return lt_nomem(NULL);
+	}
+	if (find_common_folder(out) < 0) {
+		wlines_free(out);
+		return -1;
+	}
+	return 0;
 	return 0;
 }
 
@@ -34,6 +168,11 @@ void wlines_free(struct wlines *lines)
 {
 	if (!lines || !lines->memo)
 		return;
+	if (lines->sources)
+		for (uint32_t d = 0; d < md_rows(lines->md, MD_DOCUMENT); d++)
+			free(lines->sources[d].text);
+	free(lines->sources);
+	lines->sources = NULL;
 	pdb_seq_free(&lines->memo->seq);
 	free(lines->memo);
 	lines->memo = NULL;
@@ -68,42 +207,104 @@ static int points_of(const struct wlines *lines, uint32_t methoddef, const struc
 	return m->ok;
 }
 
-/* The last part of Document row `doc`'s name (PortablePdb-Metadata.md
- * "Document Name Blob": separator byte, then compressed #Blob indexes of
- * the UTF-8 parts), past any '/' or '\' inside it, into buf like snprintf.
- * Returns 0, or -1 for a bad row or blob. */
-static int document_file(const struct md_image *md, uint32_t doc, char *buf, size_t n, uint32_t line)
+int wlines_format(const struct wlines *lines, uint32_t doc, uint32_t line, uint32_t column, char *buf, size_t n)
 {
-	const uint8_t *name, *part = NULL;
-	uint32_t len, part_len = 0, index;
-	struct lt_cur c;
-	size_t start = 0;
+	char name[WLINES_MAX_NAME];
+	long len = document_name(lines->md, doc, name);
+	size_t start = lines->common;
 
-	if (doc == 0 || doc > md_rows(md, MD_DOCUMENT) ||
-	    md_blob(md, md_get(md, MD_DOCUMENT, doc, MD_DOCUMENT_NAME), &name, &len) < 0)
+	if (len < 0)
+		return 0;
+	/* A name the common folder does not hold (the blob changed): its file name. */
+	if (start >= (size_t)len)
+		for (long i = start = 0; i < len; i++)
+			start = is_separator(name[i]) ? (size_t)i + 1 : start;
+	for (long i = 0; i < len; i++)
+		name[i] = name[i] == '\\' ? '/' : name[i];
+	if (column)
+		snprintf(buf, n, "%s:%u:%u", name + start, line, column);
+	else
+		snprintf(buf, n, "%s:%u", name + start, line);
+	return 1;
+}
+
+/* The digest a Document's HashAlgorithm GUID names (PortablePdb-Metadata.md
+ * "Document Table"; the GUIDs in #GUID byte order, II.24.2.5), -1 for others. */
+static int document_hash_alg(const uint8_t guid[16], enum lt_hash_alg *alg)
+{
+	static const uint8_t sha1[16] = { 0xec, 0x16, 0x18, 0xff, 0x5e, 0xaa, 0x10, 0x4d,
+					  0x87, 0xf7, 0x6f, 0x49, 0x63, 0x83, 0x34, 0x60 }; /* ff1816ec-aa5e-4d10-87f7-6f4963833460 */
+	static const uint8_t sha256[16] = { 0x0f, 0xd0, 0x29, 0x88, 0xb8, 0x11, 0x13, 0x42,
+					    0x87, 0x8b, 0x77, 0x0e, 0x85, 0x97, 0xac, 0x16 }; /* 8829d00f-11b8-4213-878b-770e8597ac16 */
+
+	if (memcmp(guid, sha1, 16) == 0)
+		*alg = LT_HASH_SHA1;
+	else if (memcmp(guid, sha256, 16) == 0)
+		*alg = LT_HASH_SHA256;
+	else
 		return -1;
-	c = lt_cur_init(name, len, LT_E_PDB, "Document name blob");
-	if (lt_cur_skip(&c, 1) < 0)
-		return -1;
-	while (lt_cur_left(&c) > 0)
-		if (sig_uint_decode(&c, &index) < 0 || md_blob(md, index, &part, &part_len) < 0)
-			return -1;
-	if (!part || part_len == 0)
-		return -1;
-	for (uint32_t i = 0; i < part_len; i++)
-		if (part[i] == '/' || part[i] == '\\')
-			start = i + 1;
-	snprintf(buf, n, "%.*s:%u", (int)(part_len - start), (const char *)part + start, line);
 	return 0;
 }
 
-int wlines_find(const struct wlines *lines, uint32_t methoddef, uint32_t il_offset, char *buf, size_t n)
+/* Read Document row doc's file into s when its hash matches the Document's.
+ * Returns 0, or -1 with LT_E_NOMEM. */
+static int read_source(const struct md_image *md, uint32_t doc, struct wlines_source *s)
 {
-	return wlines_point(lines, methoddef, il_offset, WLINES_AT_OR_BEFORE, buf, n, NULL);
+	char name[WLINES_MAX_NAME];
+	const uint8_t *guid, *hash;
+	uint8_t digest[LT_HASH_MAX];
+	enum lt_hash_alg alg;
+	uint32_t hash_len;
+	int hashed;
+
+	s->state = -1;
+	if (document_name(md, doc, name) < 0 ||
+	    md_guid(md, md_get(md, MD_DOCUMENT, doc, MD_DOCUMENT_HASHALGORITHM), &guid) < 0 ||
+	    md_blob(md, md_get(md, MD_DOCUMENT, doc, MD_DOCUMENT_HASH), &hash, &hash_len) < 0) {
+		lt_error_clear();
+		return 0;
+	}
+	if (document_hash_alg(guid, &alg) < 0 || hash_len != lt_hash_size(alg))
+		return 0;
+	if (lt_file_read(name, &s->text, &s->len) < 0)
+		goto none;
+	hashed = lt_hash_buf(alg, s->text, s->len, digest) == 0;
+	if (hashed && memcmp(digest, hash, hash_len) == 0) {
+		s->state = 1;
+		return 0;
+	}
+	free(s->text);
+	s->text = NULL;
+	s->len = 0;
+	if (hashed)
+		return 0; /* changed since the build */
+none:
+	if (lt_error_last()->code == LT_E_NOMEM) {
+		s->state = 0;
+		return -1;
+	}
+	lt_error_clear();
+	return 0;
+}
+
+int wlines_source(const struct wlines *lines, uint32_t doc, const uint8_t **text, size_t *len)
+{
+	struct wlines_source *s;
+
+	if (!lines->has_pdb || doc == 0 || doc > md_rows(lines->md, MD_DOCUMENT))
+		return 0;
+	s = &lines->sources[doc - 1];
+	if (s->state == 0 && read_source(lines->md, doc, s) < 0)
+		return -1;
+	if (s->state < 0)
+		return 0;
+	*text = s->text;
+	*len = s->len;
+	return 1;
 }
 
 int wlines_point(const struct wlines *lines, uint32_t methoddef, uint32_t il_offset, enum wlines_which which,
-		 char *buf, size_t n, uint32_t *point)
+		 struct pdb_seq_point *out)
 {
 	const struct pdb_seq *s = NULL;
 	const struct pdb_seq_point *found = NULL;
@@ -131,10 +332,9 @@ int wlines_point(const struct wlines *lines, uint32_t methoddef, uint32_t il_off
 			if (!s->points[i].hidden)
 				found = &s->points[i];
 	}
-	rc = found && document_file(lines->md, found->document, buf, n, found->start_line) == 0;
-	if (rc && point)
-		*point = found->offset;
-	return rc;
+	if (found)
+		*out = *found;
+	return found != NULL;
 }
 
 int wlines_span(const struct wlines *lines, uint32_t methoddef, uint32_t *doc, uint32_t *first, uint32_t *last)

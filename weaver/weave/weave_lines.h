@@ -10,12 +10,22 @@
 #include "image.h"
 #include "md_image.h"
 #include "pdb_find.h"
+#include "pdb_seq.h"
+
+/* A source file named by a Document row, read when first asked for. */
+struct wlines_source {
+	int state;      /* 0 not read yet, 1 text holds it, -1 missing or changed since the build */
+	uint8_t *text;  /* the file's bytes (owned) */
+	size_t len;
+};
 
 /* The portable PDB of an assembly, or nothing (has_pdb 0). */
 struct wlines {
 	int has_pdb;                /* 1 when md is a PDB whose id matches the assembly */
 	const struct md_image *md;  /* borrowed from the pdb_found */
 	struct wlines_memo *memo;   /* the sequence points of the method asked last (owned) */
+	size_t common;              /* bytes of the Document names' common folder, its last separator included */
+	struct wlines_source *sources; /* [Document row - 1], owned; a cache, so filled through const */
 };
 
 /* The lines of the debug symbols `pdb` found for an assembly (pdb_find.h,
@@ -23,34 +33,42 @@ struct wlines {
  * PDB_EMBEDDED) with MethodDebugInformation rows; anything else, and NULL,
  * gives out->has_pdb 0: debug info never fails a weave.  out borrows pdb,
  * which must outlive it.  The sequence points of one method are decoded
- * once however many of its sites ask.  Returns 0 (release with
- * wlines_free), or -1 with LT_E_NOMEM. */
+ * once however many of its sites ask.  Also finds the common folder of all
+ * Document names with code (PortablePdb-Metadata.md "Document Name Blob"),
+ * which reports leave out.  Returns 0 (release with wlines_free), or -1
+ * with LT_E_NOMEM. */
 int wlines_init(struct wlines *out, const struct pdb_found *pdb);
 
 /* Release what wlines_init allocated.  NULL is a no-op. */
 void wlines_free(struct wlines *lines);
 
-/* The source location of IL offset `il_offset` (bytes, in the input body) of
- * MethodDef `methoddef` (1-based row; its MethodDebugInformation row has the
- * same number): the line of the last non-hidden sequence point at an offset
- * <= il_offset, written as "<file name>:<line>" (the last part of the
- * Document name, PortablePdb-Metadata.md "Document Name Blob") into
- * buf[0..n) like snprintf.  Returns 1, or 0 when there is no PDB, no
- * sequence point, or the PDB's data is malformed (buf is then untouched),
- * or -1 with LT_E_NOMEM. */
-int wlines_find(const struct wlines *lines, uint32_t methoddef, uint32_t il_offset, char *buf, size_t n);
-
 /* Which sequence point wlines_point picks. */
 enum wlines_which {
-	WLINES_AT_OR_BEFORE, /* the last visible one at an offset <= il_offset (wlines_find) */
+	WLINES_AT_OR_BEFORE, /* the last visible one at an offset <= il_offset */
 	WLINES_AFTER,        /* the first visible one at an offset > il_offset */
 };
 
-/* As wlines_find, with the point chosen by `which`; *point (when not NULL)
- * gets the point's IL offset.  Returns 1, or 0 (buf and *point untouched),
- * or -1 with LT_E_NOMEM. */
+/* The visible sequence point of MethodDef `methoddef` (1-based row; its
+ * MethodDebugInformation row has the same number) chosen by `which` for IL
+ * offset `il_offset` (bytes, in the input body) into *out.  Returns 1, or 0
+ * when there is no PDB, no such point, or the PDB's data is malformed
+ * (*out untouched), or -1 with LT_E_NOMEM. */
 int wlines_point(const struct wlines *lines, uint32_t methoddef, uint32_t il_offset, enum wlines_which which,
-		 char *buf, size_t n, uint32_t *point);
+		 struct pdb_seq_point *out);
+
+/* "<path>:<line>" - or "<path>:<line>:<column>" when column is not 0 - into
+ * buf[0..n) like snprintf, where path is Document row `doc`'s name past the
+ * common folder of all documents ("Shop/Inventory.cs"), with '/' between
+ * folders.  Returns 1, or 0 for a bad row or name blob (buf untouched). */
+int wlines_format(const struct wlines *lines, uint32_t doc, uint32_t line, uint32_t column, char *buf, size_t n);
+
+/* The text of the source file Document row `doc` names, as the compiler
+ * read it: the file at that path, used only when its hash is the Document's
+ * Hash (SHA-1 or SHA-256, by HashAlgorithm; PortablePdb-Metadata.md
+ * "Document Table").  Read once, then kept.  Returns 1 with *text (borrowed)
+ * and *len bytes, or 0 when there is none (a moved or edited file, a path
+ * map, a hash LockTime does not compute), or -1 with LT_E_NOMEM. */
+int wlines_source(const struct wlines *lines, uint32_t doc, const uint8_t **text, size_t *len);
 
 /* The source lines MethodDef `methoddef`'s visible sequence points cover in
  * the document of its first one: *doc gets that Document row, *first and

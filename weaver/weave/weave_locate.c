@@ -1,10 +1,12 @@
-/* weave_locate.c - the source location a lock site reports: the sequence point covering its call, corrected for C# 13 `lock` on a Lock. */
+/* weave_locate.c - the source location a lock site reports: the sequence point covering its call, found from the source for C# 13 `lock` on a Lock. */
 #include "weave_pass.h"
 #include "il_body.h"
 #include "image_body.h"
 #include "lt_error.h"
+#include "lt_mem.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* VB names a lambda "_Lambda$__<method ordinal>-<lambda ordinal>" (Roslyn
@@ -70,33 +72,127 @@ static int statement_ends_between(const struct img *img, struct weave_input_body
 	return ends && !stop;
 }
 
-/* Roslyn lowers `lock (x)` on a System.Threading.Lock to `using
- * (x.EnterScope())` and emits no sequence point for it: the point before
- * the EnterScope call is then the statement before the lock (or the block's
- * `{`), which a statement end between that point and the call gives away.
- * The lock's own block is then the nearest line: its `{` (Debug builds) or
- * its first statement (Release builds), the next visible point. */
-int weave_site_line(const struct img *img, const struct wlines *lines, const struct weave_call *c,
-		    struct weave_input_body *ib, char *buf, size_t n)
+/* A sequence point over one character: a `{` or `}` (Roslyn puts one on
+ * each brace of a block in Debug builds, and on a method's `{` in Release). */
+static int is_brace(const struct pdb_seq_point *p)
 {
-	uint32_t point;
-	int rc = wlines_point(lines, c->methoddef, c->il_offset, WLINES_AT_OR_BEFORE, buf, n, &point);
-
-	if (rc <= 0 || c->kind != WEAVE_LOCK_ENTERSCOPE)
-		return rc;
-	if ((rc = statement_ends_between(img, ib, c->methoddef, point, c->il_offset)) <= 0)
-		return rc < 0 ? -1 : 1;
-	return wlines_point(lines, c->methoddef, c->il_offset, WLINES_AFTER, buf, n, NULL) < 0 ? -1 : 1;
+	return p->start_line == p->end_line && p->end_column == p->start_column + 1;
 }
 
-int weave_location(const struct img *img, const struct wlines *lines, const struct weave_call *c,
-		   struct weave_input_body *ib, char *buf, size_t n)
+/* The `lock` statement of Lock.EnterScope call c, between visible points
+ * prev (have_prev 0: none) and next: see weave_sites_locate.  Returns 0, or
+ * -1 with LT_E_NOMEM. */
+static int lock_statement(const struct img *img, const struct wlines *lines, struct weave_input_body *ib,
+			   const struct weave_call *c, int have_prev, const struct pdb_seq_point *prev, const struct pdb_seq_point *next,
+			   struct weave_call *out)
 {
-	int rc = weave_site_line(img, lines, c, ib, buf, n);
+	const uint8_t *text;
+	size_t len;
+	int same_doc = have_prev && prev->document == next->document, rc;
 
-	if (rc == 0)
-		snprintf(buf, n, "IL_%04x", c->il_offset);
-	return rc < 0 ? -1 : 0;
+	out->doc = next->document;
+	if ((rc = wlines_source(lines, next->document, &text, &len)) < 0)
+		return -1;
+	if (rc && weave_csharp_last_lock(text, len, same_doc ? prev->start_line : 1, same_doc ? prev->start_column : 1,
+					 next->start_line, next->start_column, &out->line, &out->column))
+		return 0;
+	if (have_prev && !is_brace(prev)) {
+		if ((rc = statement_ends_between(img, ib, c->methoddef, prev->offset, c->il_offset)) < 0)
+			return -1;
+		if (!rc) {
+			/* A compiler that gives the lock its own point. */
+			out->doc = prev->document;
+			out->line = prev->start_line;
+			out->column = prev->start_column;
+			return 0;
+		}
+	}
+	/* Without the source: Debug builds put a point on the block's `{`,
+	 * which mostly sits on the line after the lock's - unless that is the
+	 * line of the statement before: then the `{` is on the lock's line;
+	 * Release builds begin with the
+	 * block's first statement, and the lock is taken to follow the
+	 * statement before. */
+	if (is_brace(next))
+		out->line = !same_doc || prev->end_line + 1 < next->start_line ? next->start_line - 1 : next->start_line;
+	else
+		out->line = same_doc && prev->end_line < next->start_line ? prev->end_line + 1 : next->start_line;
+	out->line = out->line ? out->line : 1;
+	out->column = out->line == next->start_line ? next->start_column : 0;
+	return 0;
+}
+
+/* Locate acquiring site c (see weave_sites_locate), reading its method's
+ * input body through ib.  Returns 0, or -1 with LT_E_NOMEM. */
+static int locate(const struct img *img, const struct wlines *lines, struct weave_input_body *ib,
+		  struct weave_call *c)
+{
+	struct pdb_seq_point prev, next;
+	int have_prev = wlines_point(lines, c->methoddef, c->il_offset, WLINES_AT_OR_BEFORE, &prev), have_next = 0;
+
+	if (have_prev < 0)
+		return -1;
+	if (c->kind == WEAVE_LOCK_ENTERSCOPE &&
+	    (have_next = wlines_point(lines, c->methoddef, c->il_offset, WLINES_AFTER, &next)) < 0)
+		return -1;
+	if (have_next)
+		return lock_statement(img, lines, ib, c, have_prev, &prev, &next, c);
+	if (have_prev) {
+		c->doc = prev.document;
+		c->line = prev.start_line;
+		c->column = prev.start_column;
+	}
+	return 0;
+}
+
+static int by_line(const void *a, const void *b)
+{
+	const struct weave_call *x = *(const struct weave_call *const *)a, *y = *(const struct weave_call *const *)b;
+
+	if (x->doc != y->doc)
+		return x->doc < y->doc ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+int weave_sites_locate(const struct img *img, const struct wlines *lines, struct weave_sites *sites)
+{
+	struct weave_input_body ib = { 0 };
+	struct weave_call **order;
+	size_t n = 0, i;
+
+	if (!lines->has_pdb || sites->n == 0)
+		return 0;
+	order = lt_malloc(sites->n * sizeof *order);
+	if (!order)
+		return lt_nomem(NULL);
+	for (i = 0; i < sites->n; i++) {
+		struct weave_call *c = &sites->calls[i];
+		if (!weave_kind_acquires(c->kind))
+			continue;
+		/* Sites come in MethodDef order: ib decodes each method once. */
+		if (locate(img, lines, &ib, c) < 0) {
+			weave_input_body_free(&ib);
+			free(order);
+			return -1;
+		}
+		if (c->line)
+			order[n++] = c;
+	}
+	weave_input_body_free(&ib);
+	qsort(order, n, sizeof *order, by_line);
+	for (i = 0; i + 1 < n; i++)
+		if (by_line(&order[i], &order[i + 1]) == 0)
+			order[i]->shared_line = order[i + 1]->shared_line = 1;
+	free(order);
+	return 0;
+}
+
+int weave_location(const struct wlines *lines, const struct weave_call *c, char *buf, size_t n)
+{
+	if (c->line && wlines_format(lines, c->doc, c->line, c->shared_line ? c->column : 0, buf, n))
+		return 1;
+	snprintf(buf, n, "IL_%04x", c->il_offset);
+	return 0;
 }
 
 static int name_starts(const struct md_image *md, enum md_table_id t, uint32_t row, unsigned col, const char *prefix)

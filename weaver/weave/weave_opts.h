@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "lt_error.h"
+#include "lt_rsa.h"
 #include "pdb_find.h"
 #include "weave_kind.h"
 
@@ -25,6 +26,11 @@ struct weave_opts {
 	const struct weave_ref *refs; /* reference assemblies to resolve framework types (borrowed) */
 	size_t nrefs;
 	const struct pdb_found *pdb;  /* the input's debug symbols, for source lines (NULL: none) */
+	const char *const *include; /* patterns of the methods woven (none: all; weave_sites_filter) */
+	size_t ninclude;
+	const char *const *exclude; /* patterns of the methods left alone */
+	size_t nexclude;
+	const struct lt_rsa_key *key; /* weave_file: signs a strong-named assembly again (NULL: none; borrowed) */
 };
 
 /* One acquisition site, as `locktime list` shows it. */
@@ -34,6 +40,7 @@ struct weave_site {
 	uint32_t il_offset;        /* offset of the call in the input body */
 	enum weave_kind kind;
 	char location[300];        /* "<file>:<line>" from debug info, else "" */
+	int woven;                 /* 1: read back from a woven assembly (weave_list_woven) */
 };
 
 #endif

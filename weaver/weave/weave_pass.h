@@ -97,6 +97,32 @@ int weave_sites_find(const struct weave_names *names, struct weave_sites *out);
 /* Release the list.  NULL is a no-op. */
 void weave_sites_free(struct weave_sites *s);
 
+/* The sites of an assembly woven by LockTime (weave_is_woven 1): every call
+ * from outside the helper type to one of its acquiring wrappers, with the
+ * method name and location baked in before it, in MethodDef then IL order;
+ * il_offset is the call's offset in the woven body, woven is 1.  Calls `fn`
+ * for each; returns the number of sites, or -1 (LT_E_BODY, LT_E_METADATA). */
+long weave_list_woven(const struct img *img, void (*fn)(void *ctx, const struct weave_site *s), void *ctx);
+
+/* ---- Choosing (weave_filter.c) ---- */
+
+/* Whether `name` matches one of patterns[0..n): each a ';'-separated list
+ * of patterns over "Namespace.Type::Method" (weave_site_method's names),
+ * '*' matching any run of characters, spaces around a pattern ignored.
+ * Returns 1 or 0. */
+int weave_pattern_match(const char *const *patterns, size_t n, const char *name);
+
+/* Drop from `sites` the calls of the methods left alone - all calls of a
+ * MethodDef together: those that carry an attribute named
+ * LockTimeIgnoreAttribute (any namespace; II.22.10), or whose type, an
+ * enclosing type or the assembly does, or that report under the name of
+ * such a method (its lambdas, iterators, async state machines); and by
+ * name (weave_site_method) those not matching opts->include (when it has
+ * patterns) or matching opts->exclude.  Returns 0, or -1 with
+ * LT_E_METADATA (a bad CustomAttribute row), LT_E_NOMEM. */
+int weave_sites_filter(const struct weave_names *names, const struct wlines *lines, const struct weave_opts *opts,
+		       struct weave_sites *sites);
+
 /* ---- Rewriting (weave_rewrite.c) ---- */
 
 /* Redirect the lock calls calls[0..n) (all in one MethodDef, in IL order,
@@ -135,7 +161,7 @@ int weave_rewrite_method(struct img *img, struct weave_helper *h, const struct w
 int weave_sync_wrap(struct img *img, struct weave_helper *h, const struct weave_names *names, struct il_body *b,
 		    uint32_t row, uint32_t method_tok, uint32_t location_tok);
 
-/* ---- Locations (weave_locate.c) ---- */
+/* ---- Locations (weave_locate.c, weave_csharp.c) ---- */
 
 /* The input body of one method, decoded at its first Lock.EnterScope site
  * and kept for the others, so that a method of n such sites is decoded once
@@ -148,18 +174,33 @@ struct weave_input_body {
 /* Release ib's body and zero it.  A zeroed one is a no-op. */
 void weave_input_body_free(struct weave_input_body *ib);
 
-/* The source line of site c as "<file>:<line>" into buf[0..n) like
- * snprintf: the last visible sequence point at or before its call (the one
- * covering the statement); for a Lock.EnterScope call that point is not the
- * lock's when a statement ends between it and the call (C# 13 `lock` on a
- * Lock, for which Roslyn emits no sequence point), and the next visible
- * point - the lock's block - is used instead.  Reads c's input body from
- * img for that test, through ib (decoded once per method: call it with one
- * ib for all the sites of a method, before the method's body is encoded).
- * Returns 1, or 0 when `lines` has none (buf untouched), or -1 with
- * LT_E_NOMEM. */
-int weave_site_line(const struct img *img, const struct wlines *lines, const struct weave_call *c,
-		    struct weave_input_body *ib, char *buf, size_t n);
+/* The source of every acquiring site of `sites` into its doc, line and
+ * column (weave_call): the start of the last visible sequence point at or
+ * before its call (the statement holding it).  C# 13 `lock` on a
+ * System.Threading.Lock - a Lock.EnterScope call - has no sequence point of
+ * its own (Roslyn): the point before the call is the statement before the
+ * lock or a `{`, the one after it the lock's block.  The lock keyword is
+ * then looked for between the two in the source file (wlines_source);
+ * without the file it is taken to be on the line above the block's `{`
+ * (Debug builds) or on the line after the statement before (Release
+ * builds: there is no `{` point), at most the block's first line.  Sites
+ * that share a line get shared_line 1.  Reads the input
+ * bodies of img.  Returns 0, or -1 with LT_E_NOMEM. */
+int weave_sites_locate(const struct img *img, const struct wlines *lines, struct weave_sites *sites);
+
+/* In C# source text[0..len), from (from_line, from_column) up to, not
+ * including, (to_line, to_column) - 1-based, as sequence points give them,
+ * columns in characters - the last `lock` keyword that a '(' follows,
+ * outside comments, string and character literals (C# 6.3.3, 6.4.5): its
+ * line and column into *line and *column.  Returns 1, or 0 when there is none. */
+int weave_csharp_last_lock(const uint8_t *text, size_t len, uint32_t from_line, uint32_t from_column,
+			   uint32_t to_line, uint32_t to_column, uint32_t *line, uint32_t *column);
+
+/* The location string of site c (located by weave_sites_locate):
+ * "<path>:<line>", with ":<column>" when another site shares the line
+ * (wlines_format), into buf[0..n) like snprintf.  Returns 1, or 0 with buf
+ * "IL_<4 hex digits of its IL offset>" when c has no source line. */
+int weave_location(const struct wlines *lines, const struct weave_call *c, char *buf, size_t n);
 
 /* The user-facing name of the method holding a site, MethodDef `row`
  * (weave_names_method), where a VB lambda "_Lambda$__N-M" - whose name does
@@ -170,11 +211,5 @@ int weave_site_line(const struct img *img, const struct wlines *lines, const str
  * LT_E_NOMEM. */
 int weave_site_method(const struct weave_names *names, const struct wlines *lines, uint32_t row, char *buf,
 		      size_t n);
-
-/* The location string of site c: weave_site_line's (with ib), else
- * "IL_<4 hex digits of its IL offset>", into buf[0..n) like snprintf.
- * Returns 0, or -1 with LT_E_NOMEM. */
-int weave_location(const struct img *img, const struct wlines *lines, const struct weave_call *c,
-		   struct weave_input_body *ib, char *buf, size_t n);
 
 #endif

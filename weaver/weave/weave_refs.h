@@ -27,6 +27,7 @@ enum wref_member {
 	WM_DOUBLE_TOSTRING,      /* instance string Double::ToString(string, IFormatProvider) */
 	WM_STRING_CONCAT,        /* string String::Concat(string[]) */
 	WM_STRING_EQUALS,        /* bool String::op_Equality(string, string) */
+	WM_STRING_TOUPPER,       /* string String::ToUpperInvariant() */
 	WM_STRING_ISNULLOREMPTY, /* bool String::IsNullOrEmpty(string) */
 	WM_CONSOLE_ERROR,        /* TextWriter Console::get_Error() */
 	WM_CONSOLE_OUT,          /* TextWriter Console::get_Out() */

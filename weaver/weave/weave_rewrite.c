@@ -95,7 +95,7 @@ static int check_no_boundary(const struct edits *ed, uint32_t start, uint32_t id
  * token of the method's name.  The body's instructions stay where they are:
  * the prefixes to drop and the ldstr pair to insert go into ed. */
 static int rewrite_call(struct img *img, struct weave_helper *h, const struct wlines *lines,
-			struct weave_input_body *ib, struct il_body *b, struct edits *ed, uint32_t idx,
+			struct il_body *b, struct edits *ed, uint32_t idx,
 			const struct weave_call *c, uint32_t method_tok)
 {
 	char location[sizeof ((struct weave_site *)0)->location];
@@ -106,8 +106,7 @@ static int rewrite_call(struct img *img, struct weave_helper *h, const struct wl
 	    weave_helper_wrapper(h, c->callee, c->kind, c->callvirt, &wrapper) < 0)
 		return -1;
 	if (weave_kind_acquires(c->kind)) {
-		if (weave_location(img, lines, c, ib, location, sizeof location) < 0)
-			return -1;
+		weave_location(lines, c, location, sizeof location);
 		strs[0].op = strs[1].op = IL_LDSTR;
 		strs[0].arg.token = method_tok;
 		if (check_no_boundary(ed, start, idx, c->il_offset) < 0 ||
@@ -144,7 +143,6 @@ int weave_rewrite_method(struct img *img, struct weave_helper *h, const struct w
 	int sync = sync_site != NULL, rc = -1;
 	char location[sizeof ((struct weave_site *)0)->location];
 	struct edits ed = { 0 };
-	struct weave_input_body ib = { 0 };
 	struct il_body b;
 	size_t k;
 
@@ -169,7 +167,7 @@ int weave_rewrite_method(struct img *img, struct weave_helper *h, const struct w
 	for (k = 0; k < n; k++) {
 		if (weave_kind_acquires(calls[k].kind) && method_token(img, names, lines, row, &method_tok) < 0)
 			goto done;
-		if (rewrite_call(img, h, lines, &ib, &b, &ed, at[k], &calls[k], method_tok) < 0) {
+		if (rewrite_call(img, h, lines, &b, &ed, at[k], &calls[k], method_tok) < 0) {
 			lt_error_prefix("MethodDef row %u: ", row);
 			goto done;
 		}
@@ -180,14 +178,13 @@ int weave_rewrite_method(struct img *img, struct weave_helper *h, const struct w
 	}
 	/* The synchronized method's site is the start of its body. */
 	if (sync_site) {
-		if (weave_location(img, lines, sync_site, &ib, location, sizeof location) < 0 ||
-		    method_token(img, names, lines, row, &method_tok) < 0 || img_string_token(img, location, &location_tok) < 0 ||
+		weave_location(lines, sync_site, location, sizeof location);
+		if (method_token(img, names, lines, row, &method_tok) < 0 || img_string_token(img, location, &location_tok) < 0 ||
 		    weave_sync_wrap(img, h, names, &b, row, method_tok, location_tok) < 0)
 			goto done;
 	}
 	rc = img_encode_body(img, row, &b);
 done:
-	weave_input_body_free(&ib);
 	edits_free(&ed);
 	free(at);
 	il_body_free(&b);

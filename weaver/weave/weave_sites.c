@@ -285,7 +285,8 @@ static int push(struct weave_sites *s, uint32_t row, uint32_t offset, enum weave
 {
 	if (lt_grow(&s->calls, &s->cap, s->n + 1, sizeof *s->calls) < 0)
 		return -1;
-	s->calls[s->n++] = (struct weave_call){ row, offset, kind, callee, (uint8_t)callvirt };
+	s->calls[s->n++] = (struct weave_call){ .methoddef = row, .il_offset = offset, .kind = kind, .callee = callee,
+						.callvirt = (uint8_t)callvirt };
 	return 0;
 }
 

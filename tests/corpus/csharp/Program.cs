@@ -17,6 +17,7 @@ public static class Program
         ExplicitMonitor.Run();
 #if NET9_0_OR_GREATER
         LockType.Run();
+        Shop.Lines.Run();
 #endif
         Shapes.Run();
         Generics.Run();

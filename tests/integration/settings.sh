@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Settings a user can mistype are never ignored without a word (the MSBuild booleans: msbuild.sh):
+#   - --threshold-ms states its range when it refuses a value; --output-sink STDOUT is the console;
+#   - at run time, on .NET and on Mono: LOCKTIME_DISABLED takes 1/true/yes/on and 0/false/no/off in
+#     any case, and anything else gives one "LockTime: warning:" line naming it and keeps timing on;
+#     a bad LOCKTIME_THRESHOLD_MS gives one warning and keeps the baked threshold;
+#     LOCKTIME_OUTPUT=STDOUT (any case) is the console, never a file named STDOUT.
+source "$(dirname "$0")/../lib.sh"
+LT=${LOCKTIME:-$LT_BUILD/san/locktime}
+
+check "ltcheck builds" tools_build || exit 1
+check "corpus builds" corpus_build || exit 1
+
+threshold_range() {
+	local out
+	out=$("$LT" weave --threshold-ms 2e9 "$LT_TMP/none.dll" 2>&1) && return 1
+	echo "$out"
+	grep -q "error LT012: --threshold-ms: '2e9' is not a number of milliseconds from 0 to 1000000000" <<<"$out"
+}
+check "--threshold-ms past its limit: refused, the message says the range" threshold_range
+
+# Woven copies: the C# corpus program (.NET) and the Mono one; RUN runs one with the environment given.
+mkdir -p "$LT_TMP/net" "$LT_TMP/mono"
+cp "$LT_CORPUS"/csharp/Release/* "$LT_TMP/net/"
+cp "$LT_CORPUS/mono/Release/MonoLocks.exe" "$LT_TMP/mono/"
+check "weave the .NET program, --output-sink STDOUT" "$LT" weave -q --output-sink STDOUT "$LT_TMP/net/LockCorpus.dll"
+check "weave the Mono program" "$LT" weave -q "$LT_TMP/mono/MonoLocks.exe"
+check "the woven .NET program verifies" ltcheck verify "$LT_TMP/net/LockCorpus.dll"
+check "the woven .NET program JIT-compiles" ltcheck jit "$LT_TMP/net/LockCorpus.dll"
+
+sink_is_console() {
+	(cd "$LT_TMP/net" && LOCKTIME_THRESHOLD_MS=0 dotnet LockCorpus.dll >"$LT_TMP/out" 2>"$LT_TMP/err") || return 1
+	grep -q '^LockTime: ' "$LT_TMP/out" && ! grep -q '^LockTime: ' "$LT_TMP/err" && [ ! -e "$LT_TMP/net/STDOUT" ]
+}
+check "--output-sink STDOUT: reports on stdout, no file STDOUT" sink_is_console
+
+# run_with RUNNER FILE VAR=VALUE...: stderr in $LT_TMP/err (reports and warnings go there)
+run_with() {
+	local runner=$1 file=$2
+	shift 2
+	(cd "$(dirname "$file")" && env LOCKTIME_OUTPUT=stderr "$@" "$runner" "$file" >/dev/null 2>"$LT_TMP/err")
+}
+reports() { grep -q '^LockTime: [^ ]* held' "$LT_TMP/err"; }
+warnings() { grep -c '^LockTime: warning: ' "$LT_TMP/err"; }
+
+disabled_values() { # RUNNER FILE
+	local v
+	for v in 1 true TRUE Yes on ON; do
+		run_with "$1" "$2" LOCKTIME_THRESHOLD_MS=0 LOCKTIME_DISABLED=$v || return 1
+		! reports || { echo "LOCKTIME_DISABLED=$v: still reports"; return 1; }
+		[ "$(warnings)" = 0 ] || { echo "LOCKTIME_DISABLED=$v: warned"; return 1; }
+	done
+	for v in 0 false FALSE No off "" ; do
+		run_with "$1" "$2" LOCKTIME_THRESHOLD_MS=0 LOCKTIME_DISABLED=$v || return 1
+		reports || { echo "LOCKTIME_DISABLED=$v: no report"; return 1; }
+		[ "$(warnings)" = 0 ] || { echo "LOCKTIME_DISABLED=$v: warned"; return 1; }
+	done
+}
+bad_disabled() { # RUNNER FILE
+	run_with "$1" "$2" LOCKTIME_THRESHOLD_MS=0 LOCKTIME_DISABLED=maybe || return 1
+	grep '^LockTime: warning' "$LT_TMP/err"
+	[ "$(warnings)" = 1 ] && grep -q '^LockTime: warning: LOCKTIME_DISABLED=maybe is not 1, true, yes, on, 0, false, no or off: timing stays on$' "$LT_TMP/err" && reports
+}
+bad_threshold() { # RUNNER FILE
+	local v
+	for v in abc -5 1e13; do
+		run_with "$1" "$2" LOCKTIME_THRESHOLD_MS=$v || return 1
+		[ "$(warnings)" = 1 ] && grep -q "^LockTime: warning: LOCKTIME_THRESHOLD_MS=$v is not a number of milliseconds from 0 to 1000000000000: the threshold stays 1 ms\$" "$LT_TMP/err" ||
+			{ cat "$LT_TMP/err" | head -n 3; return 1; }
+	done
+}
+output_any_case() { # RUNNER FILE
+	local v
+	for v in STDOUT Stdout; do
+		(cd "$(dirname "$2")" && LOCKTIME_THRESHOLD_MS=0 LOCKTIME_OUTPUT=$v "$1" "$2" >"$LT_TMP/out" 2>/dev/null) || return 1
+		grep -q '^LockTime: ' "$LT_TMP/out" && [ ! -e "$(dirname "$2")/$v" ] || { echo "LOCKTIME_OUTPUT=$v"; return 1; }
+	done
+}
+for pair in "dotnet:$LT_TMP/net/LockCorpus.dll" "mono:$LT_TMP/mono/MonoLocks.exe"; do
+	runner=${pair%%:*} file=${pair#*:}
+	check "$runner: LOCKTIME_DISABLED takes 1/true/yes/on and 0/false/no/off in any case, no warning" disabled_values "$runner" "$file"
+	check "$runner: LOCKTIME_DISABLED=maybe: one warning naming it, timing stays on" bad_disabled "$runner" "$file"
+	check "$runner: a bad LOCKTIME_THRESHOLD_MS: one warning naming it and the threshold kept" bad_threshold "$runner" "$file"
+	check "$runner: LOCKTIME_OUTPUT=STDOUT/Stdout: the console, no file" output_any_case "$runner" "$file"
+done

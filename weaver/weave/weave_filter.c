@@ -1,0 +1,187 @@
+/* weave_filter.c - which lock sites are woven: --include/--exclude patterns over method names, and LockTimeIgnoreAttribute. */
+#include "weave_pass.h"
+#include "lt_error.h"
+#include "lt_mem.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The attribute that keeps LockTime away, matched by type name in any
+ * namespace (as Fody's add-ins match theirs): no reference is needed. */
+#define IGNORE_ATTRIBUTE "LockTimeIgnoreAttribute"
+
+/* Whether s matches pat[0..plen): '*' any run of characters, all else itself. */
+static int glob(const char *pat, size_t plen, const char *s)
+{
+	size_t p = 0, star = (size_t)-1, mark = 0, i = 0, n = strlen(s);
+
+	while (i < n) {
+		if (p < plen && pat[p] == '*') {
+			star = p++;
+			mark = i;
+		} else if (p < plen && pat[p] == s[i]) {
+			p++;
+			i++;
+		} else if (star != (size_t)-1) {
+			p = star + 1;
+			i = ++mark;
+		} else {
+			return 0;
+		}
+	}
+	while (p < plen && pat[p] == '*')
+		p++;
+	return p == plen;
+}
+
+int weave_pattern_match(const char *const *patterns, size_t n, const char *name)
+{
+	for (size_t k = 0; k < n; k++) {
+		for (const char *p = patterns[k];; ) {
+			size_t len = strcspn(p, ";");
+			const char *b = p, *e = p + len;
+			/* spaces around a pattern are not part of it */
+			while (b < e && (*b == ' ' || *b == '\t'))
+				b++;
+			while (e > b && (e[-1] == ' ' || e[-1] == '\t'))
+				e--;
+			if (e > b && glob(b, (size_t)(e - b), name))
+				return 1;
+			if (!p[len])
+				break;
+			p += len + 1;
+		}
+	}
+	return 0;
+}
+
+/* What carries IGNORE_ATTRIBUTE: MethodDef and TypeDef rows, the assembly. */
+struct ignored {
+	uint8_t *method, *type; /* [row], 1-based rows */
+	int assembly;
+	char (*names)[512];     /* user-facing names of the attributed methods */
+	size_t nnames, cap;
+};
+
+/* The name of the type of attribute constructor `ctor` (a MethodDef or
+ * MemberRef token, II.22.10 CustomAttributeType) into *name, or NULL for
+ * a generic attribute (a TypeSpec parent) or none.  Returns 0, or -1 with
+ * LT_E_METADATA. */
+static int attribute_name(const struct weave_names *names, uint32_t ctor, const char **name)
+{
+	const struct md_image *md = &names->img->md;
+	uint32_t type = 0, parent, row = ctor & 0xFFFFFF;
+
+	*name = NULL;
+	if (ctor >> 24 == MD_METHODDEF) {
+		type = weave_names_owner(names, row);
+		return type ? md_string(md, md_get(md, MD_TYPEDEF, type, MD_TYPEDEF_NAME), name) : 0;
+	}
+	/* A null Type or Class cell (row 0) names nothing. */
+	if (ctor >> 24 != MD_MEMBERREF || row == 0 || row > md_rows(md, MD_MEMBERREF))
+		return 0;
+	if (md_coded_decode(MD_CI_MEMBERREFPARENT, md_get(md, MD_MEMBERREF, row, MD_MEMBERREF_CLASS), &parent) < 0)
+		return -1;
+	row = parent & 0xFFFFFF;
+	if (parent >> 24 == MD_TYPEREF && row >= 1 && row <= md_rows(md, MD_TYPEREF))
+		return md_string(md, md_get(md, MD_TYPEREF, row, MD_TYPEREF_NAME), name);
+	if (parent >> 24 == MD_TYPEDEF && row >= 1 && row <= md_rows(md, MD_TYPEDEF))
+		return md_string(md, md_get(md, MD_TYPEDEF, row, MD_TYPEDEF_NAME), name);
+	return 0;
+}
+
+/* Find what carries the attribute (II.22.10 CustomAttribute: Parent, Type). */
+static int find_ignored(const struct weave_names *names, const struct wlines *lines, struct ignored *ig)
+{
+	const struct md_image *md = &names->img->md;
+	uint32_t parent, ctor;
+	const char *name;
+
+	memset(ig, 0, sizeof *ig);
+	ig->method = lt_calloc(names->nmethods + 1, 1);
+	ig->type = lt_calloc(names->ntypes + 1, 1);
+	if (!ig->method || !ig->type)
+		return lt_nomem(NULL);
+	for (uint32_t r = 1; r <= md_rows(md, MD_CUSTOMATTRIBUTE); r++) {
+		if (md_coded_decode(MD_CI_CUSTOMATTRIBUTETYPE, md_get(md, MD_CUSTOMATTRIBUTE, r, MD_CUSTOMATTRIBUTE_TYPE), &ctor) < 0 ||
+		    md_coded_decode(MD_CI_HASCUSTOMATTRIBUTE, md_get(md, MD_CUSTOMATTRIBUTE, r, MD_CUSTOMATTRIBUTE_PARENT), &parent) < 0 ||
+		    attribute_name(names, ctor, &name) < 0)
+			return lt_error_prefix("CustomAttribute row %u: ", r);
+		if (!name || strcmp(name, IGNORE_ATTRIBUTE) != 0)
+			continue;
+		if (parent >> 24 == MD_METHODDEF && (parent & 0xFFFFFF) <= names->nmethods)
+			ig->method[parent & 0xFFFFFF] = 1;
+		else if (parent >> 24 == MD_TYPEDEF && (parent & 0xFFFFFF) <= names->ntypes)
+			ig->type[parent & 0xFFFFFF] = 1;
+		else if (parent >> 24 == MD_ASSEMBLY)
+			ig->assembly = 1;
+	}
+	/* A method's lambdas, iterators and async state machines report under
+	 * its name: they are left alone with it. */
+	for (uint32_t m = 1; m <= names->nmethods; m++) {
+		if (!ig->method[m])
+			continue;
+		if (lt_grow(&ig->names, &ig->cap, ig->nnames + 1, sizeof *ig->names) < 0)
+			return -1;
+		if (weave_site_method(names, lines, m, ig->names[ig->nnames], sizeof ig->names[0]) < 0)
+			return -1;
+		ig->nnames++;
+	}
+	return 0;
+}
+
+static void ignored_free(struct ignored *ig)
+{
+	free(ig->method);
+	free(ig->type);
+	free(ig->names);
+}
+
+/* Whether the sites of MethodDef row, reported as `name`, are left alone. */
+static int left_alone(const struct weave_names *names, const struct ignored *ig, const struct weave_opts *opts,
+		      uint32_t row, const char *name)
+{
+	uint32_t type = weave_names_owner(names, row);
+
+	if (ig->assembly || ig->method[row])
+		return 1;
+	for (int depth = 0; type && depth < WEAVE_MAX_NESTING; depth++, type = names->enclosing[type - 1])
+		if (ig->type[type])
+			return 1;
+	for (size_t i = 0; i < ig->nnames; i++)
+		if (strcmp(ig->names[i], name) == 0)
+			return 1;
+	if (opts->ninclude && !weave_pattern_match(opts->include, opts->ninclude, name))
+		return 1;
+	return weave_pattern_match(opts->exclude, opts->nexclude, name);
+}
+
+int weave_sites_filter(const struct weave_names *names, const struct wlines *lines, const struct weave_opts *opts,
+		       struct weave_sites *sites)
+{
+	struct ignored ig;
+	char name[512];
+	size_t kept = 0, i = 0, j;
+	int rc = -1;
+
+	if (find_ignored(names, lines, &ig) < 0)
+		goto done;
+	while (i < sites->n) {
+		uint32_t row = sites->calls[i].methoddef;
+		for (j = i; j < sites->n && sites->calls[j].methoddef == row; j++)
+			;
+		if (weave_site_method(names, lines, row, name, sizeof name) < 0)
+			goto done;
+		/* A method's calls stay or go together: an Enter and its Exit. */
+		if (!left_alone(names, &ig, opts, row, name)) {
+			memmove(&sites->calls[kept], &sites->calls[i], (j - i) * sizeof *sites->calls);
+			kept += j - i;
+		}
+		i = j;
+	}
+	sites->n = kept;
+	rc = 0;
+done:
+	ignored_free(&ig);
+	return rc;
+}
