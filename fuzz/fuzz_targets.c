@@ -258,7 +258,7 @@ int fuzz_pdb(const uint8_t *data, size_t size)
 	lt_error_clear();
 	if (fuzz_expect(md_read(&pdb.md, data, size)) < 0)
 		return -1;
-	if (fuzz_expect(wlines_init(&lines, pdb.md.has_pdb ? &pdb : NULL)) < 0) {
+	if (fuzz_expect(wlines_init(&lines, pdb.md.has_pdb ? &pdb : NULL, NULL)) < 0) {
 		md_free(&pdb.md);
 		return -1;
 	}

@@ -38,7 +38,7 @@ static struct img *load_corpus(void)
 static void open_lines(struct wlines *l, struct pdb_found *f, const struct img *img, const char *path)
 {
 	assert_int_equal(weave_pdb_find(f, img, path), 0);
-	assert_int_equal(wlines_init(l, f), 0);
+	assert_int_equal(wlines_init(l, f, lt_file_read), 0);
 }
 
 /* weave_list_pdb with the PDB found beside `path`. */
@@ -49,7 +49,7 @@ static long list_path(const struct img *img, const char *path, void (*fn)(void *
 	long n;
 
 	assert_int_equal(weave_pdb_find(&f, img, path), 0);
-	n = weave_list_pdb(img, &f, fn, ctx);
+	n = weave_list_pdb(img, &f, lt_file_read, fn, ctx);
 	pdb_found_free(&f);
 	return n;
 }

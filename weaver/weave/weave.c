@@ -20,6 +20,7 @@ static int scan(const struct img *img, struct weave_names *names, struct weave_s
 }
 
 long weave_list_pdb(const struct img *img, const struct pdb_found *pdb,
+		    int (*read_source)(const char *path, uint8_t **data, size_t *size),
 		    void (*fn)(void *ctx, const struct weave_site *s), void *ctx)
 {
 	struct weave_names names;
@@ -34,7 +35,7 @@ long weave_list_pdb(const struct img *img, const struct pdb_found *pdb,
 		return woven < 0 ? -1 : weave_list_woven(img, fn, ctx);
 	if (scan(img, &names, &sites) < 0)
 		return -1;
-	if (wlines_init(&lines, pdb) < 0) {
+	if (wlines_init(&lines, pdb, read_source) < 0) {
 		count = -1;
 		sites.n = 0;
 	} else if (weave_sites_locate(img, &lines, &sites) < 0) {
@@ -67,7 +68,7 @@ long weave_list_pdb(const struct img *img, const struct pdb_found *pdb,
 
 long weave_list(const struct img *img, void (*fn)(void *ctx, const struct weave_site *s), void *ctx)
 {
-	return weave_list_pdb(img, NULL, fn, ctx);
+	return weave_list_pdb(img, NULL, NULL, fn, ctx);
 }
 
 int weave_is_woven(const struct img *img)
@@ -180,7 +181,7 @@ int weave_image(struct img *img, const struct weave_opts *opts, enum weave_outco
 	}
 	if (scan(img, &names, &sites) < 0)
 		return -1;
-	if (wlines_init(&lines, sites.n ? opts->pdb : NULL) < 0 || weave_sites_filter(&names, &lines, opts, &sites) < 0)
+	if (wlines_init(&lines, sites.n ? opts->pdb : NULL, opts->read_source) < 0 || weave_sites_filter(&names, &lines, opts, &sites) < 0)
 		goto done;
 	for (i = 0; i < sites.n; i++)
 		acquiring += weave_kind_acquires(sites.calls[i].kind);

@@ -29,8 +29,10 @@ long weave_list(const struct img *img, void (*fn)(void *ctx, const struct weave_
 
 /* weave_list with each site's location filled ("<file>:<line>", else "")
  * from the assembly's portable PDB `pdb` (see wlines_init; NULL: no debug
- * info, as weave_list). */
+ * info, as weave_list), the source files it names read with read_source
+ * (as lt_file_read; NULL: none) for the line of a C# 13 lock. */
 long weave_list_pdb(const struct img *img, const struct pdb_found *pdb,
+		    int (*read_source)(const char *path, uint8_t **data, size_t *size),
 		    void (*fn)(void *ctx, const struct weave_site *s), void *ctx);
 
 /* Weave every site of `img` in memory: add the helper type, rewrite the

@@ -35,6 +35,7 @@ int weave_job_run(struct weave_job *j, struct img *img, const struct weave_opts 
 	if (symbols && weave_pdb_find(&j->found, img, in_path) < 0)
 		return -1;
 	with_pdb.pdb = &j->found;
+	with_pdb.read_source = symbols ? lt_file_read : NULL;
 	if (weave_image(img, &with_pdb, &j->outcome, &j->nsites) < 0)
 		return -1;
 	if (j->outcome != WEAVE_WOVEN)
@@ -151,7 +152,7 @@ long weave_list_file(const char *path, void (*fn)(void *ctx, const struct weave_
 
 	if (lt_file_read(path, &data, &size) == 0 && img_load(&img, data, size) == 0 &&
 	    weave_pdb_find(&pdb, img, path) == 0)
-		n = weave_list_pdb(img, &pdb, fn, ctx);
+		n = weave_list_pdb(img, &pdb, lt_file_read, fn, ctx);
 	pdb_found_free(&pdb);
 	img_free(img);
 	return n;

@@ -40,7 +40,8 @@ struct weave_job {
 /* Weave `img` (loaded with img_load) in memory: refuse a reference assembly
  * (weave_refuse_reference); with `symbols`, find its debug symbols once
  * (weave_pdb_find: embedded, and beside in_path when not NULL) for the site
- * lines; weave_image with opts; when woven, bring the symbols up to date
+ * lines, and read the source files they name (lt_file_read, as
+ * opts->read_source) for the line of a C# 13 lock; weave_image with opts; when woven, bring the symbols up to date
  * (weave_pdb_update, for the output out_path).  The caller lays img out and
  * writes it only for j->outcome WEAVE_WOVEN.  Returns 0 (release *j with
  * weave_job_free), or -1 with the errors of weave_image and LT_E_NOMEM. */

@@ -2,7 +2,6 @@
 #include "weave_lines.h"
 #include "lt_cursor.h"
 #include "lt_error.h"
-#include "lt_file.h"
 #include "lt_hash.h"
 #include "lt_mem.h"
 #include "pdb_seq.h"
@@ -139,7 +138,7 @@ static int find_common_folder(struct wlines *lines)
 	return 0;
 }
 
-int wlines_init(struct wlines *out, const struct pdb_found *pdb)
+int wlines_init(struct wlines *out, const struct pdb_found *pdb, wlines_reader read)
 {
 	static const struct md_image none;
 
@@ -149,6 +148,7 @@ int wlines_init(struct wlines *out, const struct pdb_found *pdb)
 	out->memo = NULL;
 	out->sources = NULL;
 	out->common = 0;
+	out->read = read;
 	if (!out->has_pdb)
 		return 0;
 	if (!(out->memo = lt_calloc(1, sizeof *out->memo)) ||
@@ -248,7 +248,7 @@ static int document_hash_alg(const uint8_t guid[16], enum lt_hash_alg *alg)
 
 /* Read Document row doc's file into s when its hash matches the Document's.
  * Returns 0, or -1 with LT_E_NOMEM. */
-static int read_source(const struct md_image *md, uint32_t doc, struct wlines_source *s)
+static int read_source(const struct md_image *md, wlines_reader read, uint32_t doc, struct wlines_source *s)
 {
 	char name[WLINES_MAX_NAME];
 	const uint8_t *guid, *hash;
@@ -266,7 +266,9 @@ static int read_source(const struct md_image *md, uint32_t doc, struct wlines_so
 	}
 	if (document_hash_alg(guid, &alg) < 0 || hash_len != lt_hash_size(alg))
 		return 0;
-	if (lt_file_read(name, &s->text, &s->len) < 0)
+	if (!read)
+		return 0;
+	if (read(name, &s->text, &s->len) < 0)
 		goto none;
 	hashed = lt_hash_buf(alg, s->text, s->len, digest) == 0;
 	if (hashed && memcmp(digest, hash, hash_len) == 0) {
@@ -294,7 +296,7 @@ int wlines_source(const struct wlines *lines, uint32_t doc, const uint8_t **text
 	if (!lines->has_pdb || doc == 0 || doc > md_rows(lines->md, MD_DOCUMENT))
 		return 0;
 	s = &lines->sources[doc - 1];
-	if (s->state == 0 && read_source(lines->md, doc, s) < 0)
+	if (s->state == 0 && read_source(lines->md, lines->read, doc, s) < 0)
 		return -1;
 	if (s->state < 0)
 		return 0;

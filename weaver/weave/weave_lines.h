@@ -12,6 +12,11 @@
 #include "pdb_find.h"
 #include "pdb_seq.h"
 
+/* Reads the file at `path` into *data (owned, released with free) and *size
+ * bytes, as lt_file_read: returns 0, or -1 with the error set.  The edge of
+ * the pipeline gives it (weave_job_run): passes open no file themselves. */
+typedef int (*wlines_reader)(const char *path, uint8_t **data, size_t *size);
+
 /* A source file named by a Document row, read when first asked for. */
 struct wlines_source {
 	int state;      /* 0 not read yet, 1 text holds it, -1 missing or changed since the build */
@@ -26,18 +31,20 @@ struct wlines {
 	struct wlines_memo *memo;   /* the sequence points of the method asked last (owned) */
 	size_t common;              /* bytes of the Document names' common folder, its last separator included */
 	struct wlines_source *sources; /* [Document row - 1], owned; a cache, so filled through const */
+	wlines_reader read;         /* reads the source files (NULL: none is read) */
 };
 
 /* The lines of the debug symbols `pdb` found for an assembly (pdb_find.h,
  * weave_pdb_find): used when they are a matching portable PDB (PDB_FILE,
  * PDB_EMBEDDED) with MethodDebugInformation rows; anything else, and NULL,
  * gives out->has_pdb 0: debug info never fails a weave.  out borrows pdb,
- * which must outlive it.  The sequence points of one method are decoded
+ * which must outlive it; `read` (NULL: none) reads the source files
+ * wlines_source gives.  The sequence points of one method are decoded
  * once however many of its sites ask.  Also finds the common folder of all
  * Document names with code (PortablePdb-Metadata.md "Document Name Blob"),
  * which reports leave out.  Returns 0 (release with wlines_free), or -1
  * with LT_E_NOMEM. */
-int wlines_init(struct wlines *out, const struct pdb_found *pdb);
+int wlines_init(struct wlines *out, const struct pdb_found *pdb, wlines_reader read);
 
 /* Release what wlines_init allocated.  NULL is a no-op. */
 void wlines_free(struct wlines *lines);
@@ -63,7 +70,7 @@ int wlines_point(const struct wlines *lines, uint32_t methoddef, uint32_t il_off
 int wlines_format(const struct wlines *lines, uint32_t doc, uint32_t line, uint32_t column, char *buf, size_t n);
 
 /* The text of the source file Document row `doc` names, as the compiler
- * read it: the file at that path, used only when its hash is the Document's
+ * read it: the file at that path (read with lines->read; none without it), used only when its hash is the Document's
  * Hash (SHA-1 or SHA-256, by HashAlgorithm; PortablePdb-Metadata.md
  * "Document Table").  Read once, then kept.  Returns 1 with *text (borrowed)
  * and *len bytes, or 0 when there is none (a moved or edited file, a path

@@ -31,6 +31,9 @@ struct weave_opts {
 	const char *const *exclude; /* patterns of the methods left alone */
 	size_t nexclude;
 	const struct lt_rsa_key *key; /* weave_file: signs a strong-named assembly again (NULL: none; borrowed) */
+	/* Reads a source file the PDB names, for the line of a C# 13 lock (as
+	 * lt_file_read; NULL: no source is read; weave_job_run sets it). */
+	int (*read_source)(const char *path, uint8_t **data, size_t *size);
 };
 
 /* One acquisition site, as `locktime list` shows it. */
