@@ -104,7 +104,7 @@ check "host program builds" dotnet build "$LT_ROOT/tests/runtime/Host/Host.cspro
 host() { # OUT ERR ARGS... (with the caller's environment): sets host_rc
 	local out=$1 err=$2
 	shift 2
-	dotnet "$LT_TMP/host/Host.dll" "$@" >"$out" 2>"$err"
+	timeout 120 dotnet "$LT_TMP/host/Host.dll" "$@" >"$out" 2>"$err"
 	host_rc=$?
 }
 # expect NAME CONDITION DETAIL: ok when CONDITION (a shell test string) holds.
