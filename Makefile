@@ -20,20 +20,21 @@ LIB_ALL := $(sort $(filter-out weaver/cli/%,$(wildcard weaver/*/*.c)))
 LIB_SRC := $(filter-out weaver/core/lt_file_win.c,$(LIB_ALL))
 CLI_SRC := $(sort $(wildcard weaver/cli/*.c))
 INC     := $(addprefix -I,$(sort $(dir $(wildcard weaver/*/*.h)))) -Ibuild/gen
-# Generated at build time (weaver/report): the pprof messages (protoc-c) and the HTML page as bytes.
-GEN     := build/gen/rp_profile.pb-c.c build/gen/rp_page.c
+# Generated at build time: the pprof messages (protoc-c) and the HTML page as bytes (weaver/report),
+# the run-time template as bytes (weaver/runtime).
+GEN     := build/gen/rp_profile.pb-c.c build/gen/rp_page.c build/gen/runtime_template.c
 HDRS    := $(wildcard weaver/*/*.h) build/gen/rp_profile.pb-c.h
 UNIT    := $(sort $(wildcard tests/unit/test_*.c))
 TOOLS   := $(sort $(wildcard tests/tools/*.c))
 
-DEB_PKGS := gcc make pkg-config libzip-dev libmxml-dev zlib1g-dev libmbedtls-dev libjansson-dev libprotobuf-c-dev protobuf-c-compiler libcmocka-dev mono-devel mono-utils mono-xbuild clang libclang-rt-dev strace cmake dpkg-dev unzip python3 golang-go chromium nodejs \
+DEB_PKGS := gcc make pkg-config libzip-dev libmxml-dev zlib1g-dev libmbedtls-dev libjansson-dev libprotobuf-c-dev protobuf-c-compiler libcmocka-dev mono-devel mono-utils mono-xbuild clang libclang-rt-dev strace cmake dpkg-dev unzip python3 golang-go chromium nodejs python3-jsonschema \
 	file gcc-aarch64-linux-gnu libc6-dev-arm64-cross libmxml-dev:arm64 zlib1g-dev:arm64 libmbedtls-dev:arm64 libjansson-dev:arm64 libprotobuf-c-dev:arm64 \
 	gcc-mingw-w64-x86-64 mingw-w64-x86-64-dev qemu-user-static wine wine64
 
 all: build/locktime runtime
 
 # The run-time template (weaver/runtime/README.md): C# built with the .NET SDK (deterministic), then
-# build/runtime_template.c, its bytes as a C array for the weaver's merger (not linked into locktime yet).
+# build/gen/runtime_template.c, its bytes as a C array that every build of the weaver links.
 RUNTIME_SRC := $(sort $(wildcard weaver/runtime/*.cs)) weaver/runtime/LockTime.Runtime.csproj weaver/runtime/Directory.Build.props
 RUNTIME_DLL := build/runtime/LockTime.Runtime.dll
 
@@ -42,10 +43,11 @@ $(RUNTIME_DLL): $(RUNTIME_SRC)
 		-c Release -o build/runtime -nologo -v q -nodeReuse:false -p:UseSharedCompilation=false
 	touch $@
 
-build/runtime_template.c: $(RUNTIME_DLL) weaver/runtime/embed.py
+build/gen/runtime_template.c: $(RUNTIME_DLL) weaver/runtime/embed.py
+	@mkdir -p build/gen
 	python3 weaver/runtime/embed.py $(RUNTIME_DLL) $@ lt_runtime_template
 
-runtime: build/runtime_template.c
+runtime: build/gen/runtime_template.c
 
 build/gen/rp_profile.pb-c.c build/gen/rp_profile.pb-c.h &: weaver/report/rp_profile.proto
 	@mkdir -p build/gen

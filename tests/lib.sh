@@ -14,6 +14,9 @@ LT_BUILD=$LT_ROOT/build
 LT_CORPUS=$LT_BUILD/corpus
 LT_LTCHECK=$LT_BUILD/tools/ltcheck/ltcheck.dll
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
+# Woven programs print no summary at exit unless a test asks for one (env -u LOCKTIME_SUMMARY):
+# most tests read the lines per slow lock alone.
+export LOCKTIME_SUMMARY=0
 
 # How many lines of a failing command's output check shows.
 LT_TAIL_LINES=${LT_TAIL_LINES:-15}

@@ -35,7 +35,7 @@ reported_at() { # REPORTS METHOD LOCATION
 }
 
 # `list` on the woven assembly: the sites of the input's list (method, kind, location as reports
-# print it; the IL offsets are the woven body's), each marked "(woven)".
+# print it; "-" for the IL offset, which a woven assembly no longer knows), each marked "(woven)".
 woven_list_same() { # INPUT_LIST WOVEN_DLL
 	"$LT" list "$2" >"$LT_TMP/woven.list" || return 1
 	grep -vc ' (woven)$' "$LT_TMP/woven.list" | grep -qx 0 || { echo "unmarked:"; grep -v ' (woven)$' "$LT_TMP/woven.list"; return 1; }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The run-time template (weaver/runtime, C#), end to end:
-#   - it builds deterministically, build/runtime_template.c holds its exact bytes, ltcheck verifies and
+#   - it builds deterministically, build/gen/runtime_template.c holds its exact bytes, ltcheck verifies and
 #     JIT-compiles it, and `ltcheck template` finds nothing outside the subset the merger copies, nor
 #     (but the clock) anything Mono's mscorlib lacks;
 #   - `ltcheck template` names each thing outside it in tests/runtime/BadTemplate (a closure, async
@@ -48,7 +48,7 @@ extern const uint8_t lt_runtime_template[];
 extern const size_t lt_runtime_template_len;
 int main(void) { return fwrite(lt_runtime_template, 1, lt_runtime_template_len, stdout) == lt_runtime_template_len ? 0 : 1; }
 C
-	gcc -std=c11 -Wall -Werror -o "$LT_TMP/dump" "$LT_TMP/dump.c" "$LT_BUILD/runtime_template.c" &&
+	gcc -std=c11 -Wall -Werror -o "$LT_TMP/dump" "$LT_TMP/dump.c" "$LT_BUILD/gen/runtime_template.c" &&
 		"$LT_TMP/dump" >"$LT_TMP/dump.dll" && cmp "$DLL" "$LT_TMP/dump.dll"
 }
 check "runtime_template.c holds the template's bytes" embedded_bytes

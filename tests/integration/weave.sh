@@ -19,14 +19,15 @@ LT=${LOCKTIME:-$LT_BUILD/san/locktime}
 check "ltcheck builds" tools_build || exit 1
 check "corpus builds" corpus_build || exit 1
 
-# One report line: what the helper writes (docs/weaving.md), nothing else on the line.
-REPORT_RE='^LockTime: [^ ]+ (held [0-9]+\.[0-9]{3} ms, waited [0-9]+\.[0-9]{3} ms|waited [0-9]+\.[0-9]{3} ms, not acquired) at [^ ]+$'
+# One report line: what the run-time writes (weaver/runtime/README.md), the holder when it is known,
+# nothing else on the line.
+REPORT_RE='^LockTime: [^ ]+ (held [0-9]+\.[0-9]{3} ms, waited [0-9]+\.[0-9]{3} ms|waited [0-9]+\.[0-9]{3} ms, not acquired) at [^ ]+( \(held by [^ ]+ at [^ ]+\))?$'
 
 # Every acquisition site that `list` names appears in the reports, but the C# corpus's
 # Exceptions::Misuse, whose lock calls all throw (a null lock, a bad timeout...) and acquire nothing.
 all_sites_report() { # INPUT REPORTS
 	"$LT" list "$1" | awk '$1 !~ /::Misuse$/ { print $1 " at " (NF >= 4 ? $4 : $2) }' | sort -u >"$LT_TMP/listed" || return 1
-	sed -nE 's/^LockTime: ([^ ]+) .* at ([^ ]+)$/\1 at \2/p' "$2" | sort -u >"$LT_TMP/reported"
+	sed -nE 's/^LockTime: ([^ ]+) (held|waited) [^(]* at ([^ ]+)( \(held by .*\))?$/\1 at \3/p' "$2" | sort -u >"$LT_TMP/reported"
 	[ -s "$LT_TMP/listed" ] && comm -23 "$LT_TMP/listed" "$LT_TMP/reported" | tee "$LT_TMP/missing" && [ ! -s "$LT_TMP/missing" ]
 }
 

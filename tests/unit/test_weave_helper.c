@@ -1,15 +1,24 @@
-/* test_weave_helper.c - unit tests of LockTime's helper type: the <LockTime> TypeDef, its wrappers and bodies, on real assemblies. */
+/* test_weave_helper.c - unit tests of the helper type <LockTime>: the run-time merged, the options baked, the call-site stubs, on real assemblies. */
 #include <math.h>
 
 #include "weave_fixture.h"
 
-/* The helper's fields (4 of them [ThreadStatic]) and fixed methods (docs/weaving.md). */
-#define HELPER_FIELDS 8
-#define HELPER_THREAD_STATIC 4
-static const char *const helper_methods[] = {
-	".cctor", "Push", "Grow", "Pop", "Shift", "Report", "ReportNotAcquired", "Ms", "Write",
-};
-#define HELPER_METHODS (sizeof helper_methods / sizeof helper_methods[0])
+/* The ldstr of a baked default's body (`ldstr "..."; ret`) as UTF-8 into buf. */
+static void baked_string(struct img *img, const char *method, char *buf, size_t n)
+{
+	uint32_t row = find_method(&img->md, "<LockTime>Baked", method);
+	const uint8_t *b;
+	size_t len;
+	struct il_body body;
+
+	assert_int_not_equal(row, 0);
+	assert_int_equal(img_method_body(img, row, &b, &len), 0);
+	assert_int_equal(il_decode(b, len, &body), 0);
+	assert_int_equal(body.n, 2);
+	assert_int_equal(body.ins[0].op, IL_LDSTR);
+	assert_int_equal(img_string_of_token(img, body.ins[0].arg.token, buf, n), 0);
+	il_body_free(&body);
+}
 
 /* The n-th (0-based) MemberRef `name` on a TypeRef named `type`, or 0. */
 static uint32_t find_memberref(const struct md_image *md, const char *type, const char *name, unsigned nth)
@@ -39,16 +48,15 @@ static struct sig_method *methoddef_sig(const struct md_image *md, uint32_t tok)
 }
 
 /* Write the image, load the result, and check the helper: the last TypeDef,
- * named <LockTime>, extending the resolved Object, its HELPER_FIELDS fields
- * (HELPER_THREAD_STATIC of them [ThreadStatic]) and `nmethods` methods, each
- * with a body il_decode reads.
- * Returns the reloaded image (free with img_free). */
+ * named <LockTime>, after the merged run-time (<LockTime>Api), extending
+ * what Api extends, with no fields and `nmethods` methods, each with a body
+ * il_decode reads.  Returns the reloaded image (free with img_free). */
 static struct img *write_and_check(struct img *img, uint32_t nmethods)
 {
 	struct lt_buf out = LT_BUF_INIT;
 	struct img *again;
 	struct md_image *md;
-	uint32_t t, fields, methods, nfields, nmeth, attrs = 0;
+	uint32_t t, methods, api = 0;
 
 	assert_int_equal(img_write(img, &out), 0);
 	if (img_load(&again, out.data, out.len) < 0)
@@ -57,14 +65,13 @@ static struct img *write_and_check(struct img *img, uint32_t nmethods)
 	t = md_rows(md, MD_TYPEDEF);
 	assert_string_equal(str(md, MD_TYPEDEF, t, MD_TYPEDEF_NAME), WEAVE_HELPER_TYPE);
 	assert_int_equal(md_get(md, MD_TYPEDEF, t, MD_TYPEDEF_FLAGS), 0x00100180);
-	fields = md_get(md, MD_TYPEDEF, t, MD_TYPEDEF_FIELDLIST);
+	for (uint32_t r = 1; r < t; r++)
+		api = strcmp(str(md, MD_TYPEDEF, r, MD_TYPEDEF_NAME), "<LockTime>Api") == 0 ? r : api;
+	assert_int_not_equal(api, 0);
+	assert_int_equal(md_get(md, MD_TYPEDEF, t, MD_TYPEDEF_EXTENDS), md_get(md, MD_TYPEDEF, api, MD_TYPEDEF_EXTENDS));
+	assert_int_equal(md_get(md, MD_TYPEDEF, t, MD_TYPEDEF_FIELDLIST), md_rows(md, MD_FIELD) + 1);
 	methods = md_get(md, MD_TYPEDEF, t, MD_TYPEDEF_METHODLIST);
-	nfields = md_rows(md, MD_FIELD) + 1 - fields;
-	nmeth = md_rows(md, MD_METHODDEF) + 1 - methods;
-	assert_int_equal(nfields, HELPER_FIELDS);
-	assert_int_equal(nmeth, nmethods);
-	for (uint32_t i = 0; i < HELPER_METHODS; i++)
-		assert_string_equal(str(md, MD_METHODDEF, methods + i, MD_METHODDEF_NAME), helper_methods[i]);
+	assert_int_equal(md_rows(md, MD_METHODDEF) + 1 - methods, nmethods);
 	for (uint32_t r = methods; r <= md_rows(md, MD_METHODDEF); r++) {
 		const uint8_t *b;
 		size_t len;
@@ -77,14 +84,6 @@ static struct img *write_and_check(struct img *img, uint32_t nmethods)
 			fail_msg("%s: %s", str(md, MD_METHODDEF, r, MD_METHODDEF_NAME), lt_error_last()->msg);
 		il_body_free(&body);
 	}
-	for (uint32_t r = 1; r <= md_rows(md, MD_CUSTOMATTRIBUTE); r++) {
-		uint32_t parent;
-		assert_int_equal(md_coded_decode(MD_CI_HASCUSTOMATTRIBUTE,
-						 md_get(md, MD_CUSTOMATTRIBUTE, r, MD_CUSTOMATTRIBUTE_PARENT), &parent), 0);
-		if (md_token_table(parent) == MD_FIELD && md_token_row(parent) >= fields)
-			attrs++;
-	}
-	assert_int_equal(attrs, HELPER_THREAD_STATIC);
 	return again;
 }
 
@@ -104,7 +103,7 @@ static void test_helper_mono_system(void **state)
 	assert_int_not_equal(enter, 0);
 	assert_int_not_equal(exit_, 0);
 	assert_int_not_equal(wait, 0);
-	ok(weave_helper_begin(img, &default_opts, &h));
+	ok(weave_helper_begin(img, &default_opts, no_sites(img), &h));
 	ok(weave_helper_wrapper(h, enter, WEAVE_MONITOR_ENTER_TAKEN, 0, &w1));
 	ok(weave_helper_wrapper(h, exit_, WEAVE_MONITOR_EXIT, 0, &w2));
 	ok(weave_helper_wrapper(h, wait, WEAVE_MONITOR_WAIT, 0, &w3));
@@ -112,21 +111,20 @@ static void test_helper_mono_system(void **state)
 	assert_int_equal(w4, w1);
 	assert_int_equal(md_token_table(w1), MD_METHODDEF);
 	assert_string_equal(str(md, MD_METHODDEF, md_token_row(w1), MD_METHODDEF_NAME), "Monitor_Enter_Taken");
-	/* (object, bool&, string, string) */
+	/* (object, bool&, int32 site) */
 	s = methoddef_sig(md, w1);
 	assert_int_equal(s->conv, SIG_CONV_DEFAULT);
-	assert_int_equal(s->nparams, 4);
+	assert_int_equal(s->nparams, 3);
 	assert_int_equal(s->params[0]->elem, SIG_OBJECT);
 	assert_int_equal(s->params[1]->elem, SIG_BYREF);
-	assert_int_equal(s->params[2]->elem, SIG_STRING);
-	assert_int_equal(s->params[3]->elem, SIG_STRING);
+	assert_int_equal(s->params[2]->elem, SIG_I4);
 	sig_method_free(s);
 	s = methoddef_sig(md, w2);
 	assert_int_equal(s->nparams, 1);
 	sig_method_free(s);
 	ok(weave_helper_end(h));
 	/* Enter: the inlinable front and its _Timed part; Exit; Wait. */
-	again = write_and_check(img, HELPER_METHODS + 4);
+	again = write_and_check(img, 4);
 	img_free(again);
 	img_free(img);
 }
@@ -146,7 +144,7 @@ static void test_helper_lock_wrappers(void **state)
 	static const uint8_t try_enter_int[] = { SIG_HASTHIS, 1, SIG_BOOLEAN, SIG_I4 };
 	static const uint8_t monitor_try_ref[] = { SIG_CONV_DEFAULT, 3, SIG_VOID, SIG_OBJECT, SIG_I4, SIG_BYREF, SIG_BOOLEAN };
 	static const uint8_t monitor_wait[] = { SIG_CONV_DEFAULT, 2, SIG_BOOLEAN, SIG_OBJECT, SIG_I4 };
-	uint32_t m_scope, m_dispose, m_try, m_exit, m_mtry, m_wait, w[7], pop_scopes = 0;
+	uint32_t m_scope, m_dispose, m_try, m_exit, m_mtry, m_wait, w[7];
 	struct weave_helper *h;
 	struct sig_method *s;
 
@@ -162,7 +160,7 @@ static void test_helper_lock_wrappers(void **state)
 	m_exit = add_memberref(md, lock, "Exit", dispose, sizeof dispose);
 	m_mtry = add_memberref(md, monitor, "TryEnter", monitor_try_ref, sizeof monitor_try_ref);
 	m_wait = add_memberref(md, monitor, "Wait", monitor_wait, sizeof monitor_wait);
-	ok(weave_helper_begin(img, &default_opts, &h));
+	ok(weave_helper_begin(img, &default_opts, no_sites(img), &h));
 	ok(weave_helper_wrapper(h, m_scope, WEAVE_LOCK_ENTERSCOPE, 1, &w[0]));
 	ok(weave_helper_wrapper(h, m_dispose, WEAVE_SCOPE_DISPOSE, 0, &w[1]));
 	ok(weave_helper_wrapper(h, m_try, WEAVE_LOCK_TRYENTER, 1, &w[2]));
@@ -173,11 +171,11 @@ static void test_helper_lock_wrappers(void **state)
 	ok(weave_helper_wrapper(h, m_try, WEAVE_LOCK_TRYENTER, 0, &w[6]));
 	assert_int_not_equal(w[6], w[2]);
 	assert_string_equal(str(md, MD_METHODDEF, md_token_row(w[6]), MD_METHODDEF_NAME), "Lock_TryEnter_2");
-	/* EnterScope wrapper: valuetype Scope (class Lock, string, string) */
+	/* EnterScope stub: valuetype Scope (class Lock, int32 site) */
 	s = methoddef_sig(md, w[0]);
 	assert_int_equal(s->ret->elem, SIG_VALUETYPE);
 	assert_int_equal(s->ret->token, scope);
-	assert_int_equal(s->nparams, 3);
+	assert_int_equal(s->nparams, 2);
 	assert_int_equal(s->params[0]->elem, SIG_CLASS);
 	assert_int_equal(s->params[0]->token, lock);
 	sig_method_free(s);
@@ -189,17 +187,14 @@ static void test_helper_lock_wrappers(void **state)
 	assert_int_equal(s->params[0]->inner->token, scope);
 	sig_method_free(s);
 	ok(weave_helper_end(h));
-	for (uint32_t r = 1; r <= md_rows(md, MD_METHODDEF); r++)
-		pop_scopes += strcmp(str(md, MD_METHODDEF, r, MD_METHODDEF_NAME), "PopScope") == 0;
-	assert_int_equal(pop_scopes, 1);
-	/* Four acquiring wrappers (a front and a _Timed part each), three others, PopScope. */
-	again = write_and_check(img, HELPER_METHODS + 4 * 2 + 3 + 1);
+	/* Four acquiring stubs (a front and a _Timed part each), three others. */
+	again = write_and_check(img, 4 * 2 + 3);
 	img_free(again);
 	img_free(img);
 }
 
-/* The Lock.Scope wrapper's PopScope tests `isinst Lock` with the Lock TypeRef. */
-static void test_helper_pop_scope_isinst(void **state)
+/* The Lock.Scope.Dispose stub calls the original, then the run-time's ReleasedScope. */
+static void test_stub_scope_dispose(void **state)
 {
 	struct img *img = load(NET_REF);
 	struct md_image *md = &img->md;
@@ -207,67 +202,83 @@ static void test_helper_pop_scope_isinst(void **state)
 	uint32_t lock = add_typeref(md, runtime, "System.Threading", "Lock");
 	uint32_t scope = add_typeref(md, lock, "", "Scope");
 	static const uint8_t dispose[] = { SIG_HASTHIS, 0, SIG_VOID };
-	uint32_t m = add_memberref(md, scope, "Dispose", dispose, sizeof dispose), w, isinst = 0;
+	uint32_t m = add_memberref(md, scope, "Dispose", dispose, sizeof dispose), w, released, original = 0, after = 0;
 	struct weave_helper *h;
-
-	(void)state;
-	ok(weave_helper_begin(img, &default_opts, &h));
-	ok(weave_helper_wrapper(h, m, WEAVE_SCOPE_DISPOSE, 0, &w));
-	ok(weave_helper_end(h));
-	for (uint32_t r = 1; r <= md_rows(md, MD_METHODDEF); r++) {
-		const uint8_t *b;
-		size_t len;
-		struct il_body body;
-		if (strcmp(str(md, MD_METHODDEF, r, MD_METHODDEF_NAME), "PopScope"))
-			continue;
-		assert_int_equal(img_method_body(img, r, &b, &len), 0);
-		assert_int_equal(il_decode(b, len, &body), 0);
-		for (uint32_t i = 0; i < body.n; i++)
-			if (body.ins[i].op == IL_ISINST) {
-				assert_int_equal(body.ins[i].arg.token, lock);
-				isinst++;
-			}
-		il_body_free(&body);
-	}
-	assert_int_equal(isinst, 1);
-	img_free(img);
-}
-
-/* The .cctor bakes the threshold and the output sink. */
-static void test_helper_baked_options(void **state)
-{
-	struct weave_opts o = { .threshold_ms = 2.5, .output = "/tmp/lock\xC3\xA9s.txt" };
-	static const uint16_t want[] = { '/', 't', 'm', 'p', '/', 'l', 'o', 'c', 'k', 0xE9, 's', '.', 't', 'x', 't' };
-	struct img *img = load(NET_REF);
-	struct md_image *md = &img->md;
-	struct weave_helper *h;
-	uint32_t cctor = md_rows(md, MD_METHODDEF) + 1, found_r8 = 0, found_str = 0;
 	const uint8_t *b;
 	size_t len;
 	struct il_body body;
 
 	(void)state;
-	ok(weave_helper_begin(img, &o, &h));
+	ok(weave_helper_begin(img, &default_opts, no_sites(img), &h));
+	ok(weave_helper_wrapper(h, m, WEAVE_SCOPE_DISPOSE, 0, &w));
 	ok(weave_helper_end(h));
-	assert_string_equal(str(md, MD_METHODDEF, cctor, MD_METHODDEF_NAME), ".cctor");
-	assert_int_equal(img_method_body(img, cctor, &b, &len), 0);
+	released = find_method(md, "<LockTime>Api", "ReleasedScope");
+	assert_int_not_equal(released, 0);
+	assert_int_equal(img_method_body(img, md_token_row(w), &b, &len), 0);
 	assert_int_equal(il_decode(b, len, &body), 0);
 	for (uint32_t i = 0; i < body.n; i++) {
-		const uint8_t *u;
-		uint32_t ulen;
-		double v;
-		if (body.ins[i].op == IL_LDC_R8) {
-			memcpy(&v, &body.ins[i].arg.bits, sizeof v);
-			found_r8 += v == 2.5;
-		}
-		if (body.ins[i].op == IL_LDSTR) {
-			assert_int_equal(md_us(md, body.ins[i].arg.token & 0xFFFFFF, &u, &ulen), 0);
-			found_str += ulen == sizeof want + 1 && memcmp(u, want, sizeof want) == 0;
-		}
+		if (body.ins[i].op == IL_CALL && body.ins[i].arg.token == m)
+			original = i + 1;
+		if (body.ins[i].op == IL_CALL && body.ins[i].arg.token == md_token(MD_METHODDEF, released) && original)
+			after++;
 	}
-	assert_int_equal(found_r8, 1);
-	assert_int_equal(found_str, 1);
 	il_body_free(&body);
+	assert_int_not_equal(original, 0);
+	assert_int_equal(after, 1);
+	img_free(img);
+}
+
+/* The weave's options become the bodies of the run-time's Baked methods. */
+static void test_helper_baked_options(void **state)
+{
+	struct weave_opts o = { .threshold_ms = 2.5, .output = "/tmp/lock\xC3\xA9s.txt", .summary = "3",
+				.report = "/tmp/run-{pid}.json", .lock_order = "0" };
+	struct img *img = load(NET_REF), *dflt = load(NET_REF);
+	struct weave_helper *h;
+	char buf[64];
+
+	(void)state;
+	ok(weave_helper_begin(img, &o, no_sites(img), &h));
+	ok(weave_helper_end(h));
+	baked_string(img, "ThresholdMs", buf, sizeof buf);
+	assert_string_equal(buf, "2.5");
+	baked_string(img, "Output", buf, sizeof buf);
+	assert_string_equal(buf, "/tmp/lock\xC3\xA9s.txt");
+	baked_string(img, "Summary", buf, sizeof buf);
+	assert_string_equal(buf, "3");
+	baked_string(img, "Report", buf, sizeof buf);
+	assert_string_equal(buf, "/tmp/run-{pid}.json");
+	baked_string(img, "LockOrder", buf, sizeof buf);
+	assert_string_equal(buf, "0");
+	/* not given: the template's own defaults */
+	ok(weave_helper_begin(dflt, &default_opts, no_sites(dflt), &h));
+	ok(weave_helper_end(h));
+	baked_string(dflt, "Summary", buf, sizeof buf);
+	assert_string_equal(buf, "10");
+	baked_string(dflt, "Report", buf, sizeof buf);
+	assert_string_equal(buf, "");
+	baked_string(dflt, "LockOrder", buf, sizeof buf);
+	assert_string_equal(buf, "1");
+	img_free(dflt);
+	img_free(img);
+}
+
+/* Options the run-time could not take are refused before anything is merged. */
+static void test_helper_bad_options(void **state)
+{
+	static const struct weave_opts bad[] = {
+		{ .threshold_ms = 1, .summary = "" }, { .threshold_ms = 1, .summary = "-1" },
+		{ .threshold_ms = 1, .summary = "1x" }, { .threshold_ms = 1, .summary = "12345678901" },
+		{ .threshold_ms = 1, .lock_order = "on" }, { .threshold_ms = 1, .report = "/tmp/\xC3(" },
+	};
+	struct img *img = load(NET_REF);
+	struct weave_helper *h;
+	uint32_t types = md_rows(&img->md, MD_TYPEDEF);
+
+	(void)state;
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		expect_error(weave_helper_begin(img, &bad[i], no_sites(img), &h), LT_E_WEAVE);
+	assert_int_equal(md_rows(&img->md, MD_TYPEDEF), types);
 	img_free(img);
 }
 
@@ -277,9 +288,9 @@ static void test_helper_woven_twice(void **state)
 	struct weave_helper *h;
 
 	(void)state;
-	ok(weave_helper_begin(img, &default_opts, &h));
+	ok(weave_helper_begin(img, &default_opts, no_sites(img), &h));
 	ok(weave_helper_end(h));
-	expect_error(weave_helper_begin(img, &default_opts, &h), LT_E_WEAVE);
+	expect_error(weave_helper_begin(img, &default_opts, no_sites(img), &h), LT_E_WEAVE);
 	img_free(img);
 }
 
@@ -290,9 +301,9 @@ static void test_helper_bad_threshold(void **state)
 	struct weave_helper *h;
 
 	(void)state;
-	expect_error(weave_helper_begin(img, &neg, &h), LT_E_WEAVE);
-	expect_error(weave_helper_begin(img, &nan_, &h), LT_E_WEAVE);
-	expect_error(weave_helper_begin(img, &big, &h), LT_E_WEAVE);
+	expect_error(weave_helper_begin(img, &neg, no_sites(img), &h), LT_E_WEAVE);
+	expect_error(weave_helper_begin(img, &nan_, no_sites(img), &h), LT_E_WEAVE);
+	expect_error(weave_helper_begin(img, &big, no_sites(img), &h), LT_E_WEAVE);
 	img_free(img);
 }
 
@@ -303,7 +314,7 @@ static void test_helper_empty_output(void **state)
 	struct weave_helper *h;
 
 	(void)state;
-	expect_error(weave_helper_begin(img, &o, &h), LT_E_WEAVE);
+	expect_error(weave_helper_begin(img, &o, no_sites(img), &h), LT_E_WEAVE);
 	img_free(img);
 }
 
@@ -314,7 +325,7 @@ static void test_helper_output_not_utf8(void **state)
 	struct weave_helper *h;
 
 	(void)state;
-	expect_error(weave_helper_begin(img, &o, &h), LT_E_WEAVE);
+	expect_error(weave_helper_begin(img, &o, no_sites(img), &h), LT_E_WEAVE);
 	assert_non_null(strstr(lt_error_last()->msg, "UTF-8"));
 	img_free(img);
 }
@@ -327,7 +338,7 @@ static void test_helper_pointer_tables(void **state)
 
 	(void)state;
 	assert_int_equal(md_append_row(&img->md, MD_METHODPTR, &cell, &row), 0);
-	expect_error(weave_helper_begin(img, &default_opts, &h), LT_E_WEAVE);
+	expect_error(weave_helper_begin(img, &default_opts, no_sites(img), &h), LT_E_WEAVE);
 	img_free(img);
 }
 
@@ -344,7 +355,7 @@ static void test_helper_unresolvable_framework(void **state)
 	for (uint32_t t = 1; t <= md_rows(md, MD_TYPEDEF); t++)
 		if (strcmp(str(md, MD_TYPEDEF, t, MD_TYPEDEF_NAME), "Console") == 0)
 			md_set(md, MD_TYPEDEF, t, MD_TYPEDEF_NAME, idx);
-	expect_error(weave_helper_begin(img, &default_opts, &h), LT_E_WEAVE);
+	expect_error(weave_helper_begin(img, &default_opts, no_sites(img), &h), LT_E_WEAVE);
 	assert_non_null(strstr(lt_error_last()->msg, "Console"));
 	img_free(img);
 }
@@ -381,7 +392,7 @@ static void test_wrapper_refusals(void **state)
 		uint32_t m = add_memberref(md, monitor, refusals[i].name, refusals[i].sig, refusals[i].len);
 		struct weave_helper *h;
 
-		ok(weave_helper_begin(img, &default_opts, &h));
+		ok(weave_helper_begin(img, &default_opts, no_sites(img), &h));
 		if (weave_helper_wrapper(h, m, refusals[i].kind, 0, &w) != -1 || lt_error_last()->code != refusals[i].code)
 			fail_msg("refusal %zu: got LT%03d %s", i, lt_error_last()->code, lt_error_last()->msg);
 		weave_helper_free(h);
@@ -396,7 +407,7 @@ static void test_wrapper_bad_tokens(void **state)
 	uint32_t w;
 
 	(void)state;
-	ok(weave_helper_begin(img, &default_opts, &h));
+	ok(weave_helper_begin(img, &default_opts, no_sites(img), &h));
 	expect_error(weave_helper_wrapper(h, md_token(MD_METHODSPEC, 1), WEAVE_MONITOR_ENTER, 0, &w), LT_E_WEAVE);
 	expect_error(weave_helper_wrapper(h, md_token(MD_TYPEDEF, 1), WEAVE_MONITOR_ENTER, 0, &w), LT_E_WEAVE);
 	expect_error(weave_helper_wrapper(h, md_token(MD_MEMBERREF, 0xFFFFFF), WEAVE_MONITOR_ENTER, 0, &w), LT_E_WEAVE);
@@ -427,7 +438,7 @@ static void test_wrapper_methoddef_callee(void **state)
 			callee = md_token(MD_METHODDEF, r);
 	}
 	assert_int_not_equal(callee, 0);
-	ok(weave_helper_begin(img, &default_opts, &h));
+	ok(weave_helper_begin(img, &default_opts, no_sites(img), &h));
 	ok(weave_helper_wrapper(h, callee, WEAVE_MONITOR_EXIT, 0, &w));
 	s = methoddef_sig(md, w);
 	assert_int_equal(s->nparams, 1);
@@ -435,7 +446,7 @@ static void test_wrapper_methoddef_callee(void **state)
 	assert_int_equal(s->ret->elem, SIG_VOID);
 	sig_method_free(s);
 	ok(weave_helper_end(h));
-	again = write_and_check(img, HELPER_METHODS + 1);
+	again = write_and_check(img, 1);
 	img_free(again);
 	img_free(img);
 }
@@ -446,6 +457,7 @@ static void test_helper_us_heap_full(void **state)
 	struct img *img = load(NET_REF);
 	uint32_t n = 8u << 20, index;
 	uint16_t *units = calloc(n, sizeof *units);
+	const struct weave_site_table *sites = no_sites(img);
 	struct weave_helper *h;
 
 	(void)state;
@@ -454,25 +466,7 @@ static void test_helper_us_heap_full(void **state)
 		units[i] = 'a';
 	assert_int_equal(md_add_us(&img->md, units, n, &index), 0);
 	free(units);
-	expect_error(weave_helper_begin(img, &default_opts, &h), LT_E_LIMIT);
-	img_free(img);
-}
-
-/* A Scope whose declaring type is not nested in a TypeRef. */
-static void test_wrapper_scope_not_nested(void **state)
-{
-	struct img *img = load(NET_REF);
-	struct md_image *md = &img->md;
-	uint32_t runtime = md_token(MD_ASSEMBLYREF, assemblyref_row(md, "System.Runtime"));
-	uint32_t scope = add_typeref(md, runtime, "System.Threading", "Scope"), w;
-	static const uint8_t dispose[] = { SIG_HASTHIS, 0, SIG_VOID };
-	uint32_t m = add_memberref(md, scope, "Dispose", dispose, sizeof dispose);
-	struct weave_helper *h;
-
-	(void)state;
-	ok(weave_helper_begin(img, &default_opts, &h));
-	expect_error(weave_helper_wrapper(h, m, WEAVE_SCOPE_DISPOSE, 0, &w), LT_E_WEAVE);
-	weave_helper_free(h);
+	expect_error(weave_helper_begin(img, &default_opts, sites, &h), LT_E_LIMIT);
 	img_free(img);
 }
 
@@ -489,7 +483,7 @@ static void test_wrapper_typespec_owner(void **state)
 	assert_int_equal(md_add_blob(md, spec, sizeof spec, &blob), 0);
 	assert_int_equal(md_append_row(md, MD_TYPESPEC, &blob, &row), 0);
 	m = add_memberref(md, md_token(MD_TYPESPEC, row), "Enter", enter, sizeof enter);
-	ok(weave_helper_begin(img, &default_opts, &h));
+	ok(weave_helper_begin(img, &default_opts, no_sites(img), &h));
 	expect_error(weave_helper_wrapper(h, m, WEAVE_LOCK_ENTER, 1, &w), LT_E_WEAVE);
 	weave_helper_free(h);
 	img_free(img);
@@ -500,8 +494,9 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_helper_mono_system),
 		cmocka_unit_test(test_helper_lock_wrappers),
-		cmocka_unit_test(test_helper_pop_scope_isinst),
+		cmocka_unit_test(test_stub_scope_dispose),
 		cmocka_unit_test(test_helper_baked_options),
+		cmocka_unit_test(test_helper_bad_options),
 		cmocka_unit_test(test_helper_woven_twice),
 		cmocka_unit_test(test_helper_bad_threshold),
 		cmocka_unit_test(test_helper_empty_output),
@@ -512,7 +507,6 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_wrapper_bad_tokens),
 		cmocka_unit_test(test_wrapper_methoddef_callee),
 		cmocka_unit_test(test_helper_us_heap_full),
-		cmocka_unit_test(test_wrapper_scope_not_nested),
 		cmocka_unit_test(test_wrapper_typespec_owner),
 	};
 	if (argc > 1)

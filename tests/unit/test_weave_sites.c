@@ -726,13 +726,36 @@ static long count_acquiring(const struct weave_sites *s, long *calls)
 
 /* In a woven image: calls to methods of the helper type, and those that
  * follow two ldstr. */
-static void count_wrapper_calls(const struct img *img, long *calls, long *with_strings)
+/* The value of an ldc.i4 form (a site id pushed before a stub call), or -1 for another op. */
+static long site_id(const struct il_instr *in)
+{
+	if (in->op >= IL_LDC_I4_0 && in->op <= IL_LDC_I4_8)
+		return (long)(in->op - IL_LDC_I4_0);
+	return in->op == IL_LDC_I4_S || in->op == IL_LDC_I4 ? (long)in->arg.i : -1;
+}
+
+/* Whether a stub named `name` releases or waits (its arguments are the callee's alone). */
+static int is_release_or_wait(const char *name)
+{
+	static const char *const kinds[] = { "Monitor_Exit", "Monitor_Wait", "Lock_Exit", "Scope_Dispose", "Synchronized_Exit" };
+
+	for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+		if (strncmp(name, kinds[k], strlen(kinds[k])) == 0)
+			return 1;
+	return 0;
+}
+
+/* Every stub call outside the helper type (*calls), and the acquiring ones with a site id
+ * before them (*with_site): ids 0..nsites-1, each once. */
+static void count_wrapper_calls(const struct img *img, long nsites, long *calls, long *with_site)
 {
 	const struct md_image *md = &img->md;
 	struct weave_names names;
 	uint32_t helper = md_rows(md, MD_TYPEDEF);
+	uint8_t *seen = calloc((size_t)nsites + 1, 1);
 
-	*calls = *with_strings = 0;
+	assert_non_null(seen);
+	*calls = *with_site = 0;
 	assert_int_equal(weave_names_is_helper(md, helper), 1);
 	assert_int_equal(weave_names_init(&names, img), 0);
 	for (uint32_t m = 1; m <= md_rows(md, MD_METHODDEF); m++) {
@@ -752,11 +775,20 @@ static void count_wrapper_calls(const struct img *img, long *calls, long *with_s
 			    weave_names_owner(&names, md_token_row(tok)) != helper)
 				continue;
 			(*calls)++;
-			*with_strings += i >= 2 && b.ins[i - 1].op == IL_LDSTR && b.ins[i - 2].op == IL_LDSTR;
+			const char *name;
+			assert_int_equal(md_string(md, md_get(md, MD_METHODDEF, md_token_row(tok), MD_METHODDEF_NAME), &name), 0);
+			if (!is_release_or_wait(name) &&
+			    i >= 1 && site_id(&b.ins[i - 1]) >= 0) {
+				long id = site_id(&b.ins[i - 1]);
+				assert_true(id < nsites && !seen[id]);
+				seen[id] = 1;
+				(*with_site)++;
+			}
 		}
 		il_body_free(&b);
 	}
 	weave_names_free(&names);
+	free(seen);
 }
 
 static void test_weave_system(void **state)
@@ -766,7 +798,7 @@ static void test_weave_system(void **state)
 	struct weave_sites sites;
 	enum weave_outcome outcome;
 	struct listed l = { 0 };
-	long acquiring, calls, nsites = -1, wcalls, wstrings;
+	long acquiring, calls, nsites = -1, wcalls, wsites;
 
 	(void)state;
 	find(img, &names, &sites);
@@ -777,11 +809,11 @@ static void test_weave_system(void **state)
 	assert_int_equal(nsites, acquiring);
 
 	woven = reload(img);
-	count_wrapper_calls(woven, &wcalls, &wstrings);
+	count_wrapper_calls(woven, acquiring, &wcalls, &wsites);
 	assert_int_equal(wcalls, calls);
-	assert_int_equal(wstrings, acquiring);
+	assert_int_equal(wsites, acquiring);
 	/* No lock call is left outside the helper: the list of a woven assembly
-	 * is its timed sites, read back from the wrapper calls. */
+	 * is its timed sites, read back from its site table. */
 	assert_int_equal(weave_list(woven, on_woven_site, &l), acquiring);
 	assert_int_equal(l.n, acquiring);
 	assert_int_equal(weave_image(woven, &opts, &outcome, &nsites), 0);
@@ -810,18 +842,18 @@ static void test_weave_deterministic(void **state)
 	lt_buf_free(&out[1]);
 }
 
-/* The UTF-8 text of the ldstr token `tok` (ASCII only). */
-static void us_text(const struct img *img, uint32_t tok, char *buf, size_t size)
-{
-	const uint8_t *p;
-	uint32_t len, i;
+/* The site of id `want` among those weave_list gives (in id order for a woven assembly). */
+struct nth_site {
+	long want, at;
+	struct weave_site found;
+};
 
-	assert_int_equal(tok >> 24, 0x70);
-	assert_int_equal(md_us(&img->md, tok & 0xFFFFFF, &p, &len), 0);
-	assert_true(len % 2 == 1 && len / 2 < size);
-	for (i = 0; i < len / 2; i++)
-		buf[i] = (char)p[2 * i];
-	buf[i] = '\0';
+static void site_of(void *ctx, const struct weave_site *s)
+{
+	struct nth_site *n = ctx;
+
+	if (n->at++ == n->want)
+		n->found = *s;
 }
 
 static void test_weave_tail_and_branch(void **state)
@@ -833,11 +865,12 @@ static void test_weave_tail_and_branch(void **state)
 	static const uint8_t code[] = { 0x14, 0x2B, 0x00, 0xFE, 0x14, 0x28, 0xEE, 0xEE, 0xEE, 0xEE, 0x2A };
 	struct weave_sites sites;
 	uint32_t row, ntypes;
-	char name[512], text[512];
+	char name[512];
 	const uint8_t *body;
 	struct il_body b;
+	struct nth_site site = { 0 };
 	size_t len;
-	long nsites;
+	long nsites, id;
 
 	(void)state;
 	find(img, &names, &sites);
@@ -849,24 +882,26 @@ static void test_weave_tail_and_branch(void **state)
 
 	assert_int_equal(img_method_body(img, row, &body, &len), 0);
 	assert_int_equal(il_decode(body, len, &b), 0);
-	assert_int_equal(b.n, 6);
+	assert_int_equal(b.n, 5);
 	assert_int_equal(b.ins[0].op, IL_LDNULL);
 	assert_int_equal(b.ins[1].op, IL_BR_S);
-	assert_int_equal(b.ins[1].arg.target, b.ins[2].id); /* the branch runs the ldstr pair */
-	assert_int_equal(b.ins[2].op, IL_LDSTR);
-	assert_int_equal(b.ins[3].op, IL_LDSTR);
-	assert_int_equal(b.ins[4].op, IL_CALL);               /* tail. is gone */
-	assert_int_equal(md_token_table(b.ins[4].arg.token), MD_METHODDEF);
-	assert_int_equal(b.ins[5].op, IL_RET);
-	/* call <LockTime>::wrapper; ldstr method; ldstr location (the input offset of the call) */
+	assert_int_equal(b.ins[1].arg.target, b.ins[2].id); /* the branch runs the site id */
+	id = site_id(&b.ins[2]);
+	assert_true(id >= 0);
+	assert_int_equal(b.ins[3].op, IL_CALL);               /* tail. is gone */
+	assert_int_equal(md_token_table(b.ins[3].arg.token), MD_METHODDEF);
+	assert_int_equal(b.ins[4].op, IL_RET);
+	/* call <LockTime>::stub, the last TypeDef; the site table names the method and the
+	 * location (the input offset of the call) */
 	assert_int_equal(weave_names_init(&names, img), 0);
-	assert_int_equal(weave_names_owner(&names, md_token_row(b.ins[4].arg.token)), ntypes + 1);
+	assert_int_equal(weave_names_owner(&names, md_token_row(b.ins[3].arg.token)), md_rows(&img->md, MD_TYPEDEF));
+	assert_true(md_rows(&img->md, MD_TYPEDEF) > ntypes + 1); /* the run-time's types, then the helper */
 	assert_int_equal(weave_names_method(&names, row, name, sizeof name), 0);
 	weave_names_free(&names);
-	us_text(img, b.ins[2].arg.token, text, sizeof text);
-	assert_string_equal(text, name);
-	us_text(img, b.ins[3].arg.token, text, sizeof text);
-	assert_string_equal(text, "IL_0005");
+	site.want = id;
+	assert_true(weave_list(img, site_of, &site) > id);
+	assert_string_equal(site.found.method, name);
+	assert_string_equal(site.found.location, "IL_0005");
 	il_body_free(&b);
 	img_free(img);
 }

@@ -81,25 +81,24 @@ static unsigned count_op(const struct il_body *b, enum il_op op)
 }
 
 /* The shape every woven synchronized body has: the object stored in a
- * local and Synchronized_Enter(obj, "method", "location") first; one finally
+ * local and Synchronized_Enter(obj, site) first; one finally
  * clause, the outermost, covering everything from the first original
  * instruction to Synchronized_Exit(obj); endfinally; one ret, the last
  * instruction.  Returns the index of the first original instruction. */
 static uint32_t check_wrapped(const struct img *img, const struct il_body *b, int is_static)
 {
-	uint32_t first = is_static ? 2 : 1, enter = first + 4, fin = 0, ret_at = b->n - 1;
+	uint32_t first = is_static ? 2 : 1, enter = first + 3, fin = 0, ret_at = b->n - 1;
 	const struct il_eh *outer = NULL;
 	uint32_t *map;
 
 	if (is_static) {
 		assert_int_equal(b->ins[0].op, IL_LDTOKEN);
-		assert_string_equal(callee_name(img, &b->ins[1]), "GetTypeFromHandle");
+		assert_string_equal(callee_name(img, &b->ins[1]), "TypeOf");
 	} else {
 		assert_int_equal(b->ins[0].op, IL_LDARG_0);
 	}
 	assert_int_equal(b->ins[first].op, IL_DUP);
-	assert_int_equal(b->ins[first + 2].op, IL_LDSTR);
-	assert_int_equal(b->ins[first + 3].op, IL_LDSTR);
+	assert_true(b->ins[first + 2].op >= IL_LDC_I4_M1 && b->ins[first + 2].op <= IL_LDC_I4);
 	assert_string_equal(callee_name(img, &b->ins[enter]), "Synchronized_Enter");
 	assert_int_equal(calls_to(img, b, "Synchronized_Exit"), 1);
 	assert_int_equal(count_op(b, IL_RET), 1);
@@ -370,20 +369,20 @@ static void test_wrapper_timing(void **state)
 		struct weave_helper *h;
 		struct il_body front, timed;
 
-		ok(weave_helper_begin(img, &default_opts, &h));
+		ok(weave_helper_begin(img, &default_opts, no_sites(img), &h));
 		ok(weave_helper_wrapper(h, m, c->kind, c->callvirt, &w));
 		ok(weave_helper_end(h));
 		/* The front: the Disabled test, the original, and a call of the _Timed part. */
 		body(img, md_token_row(w), &front);
 		assert_int_equal(front.ins[0].op, IL_LDSFLD);
 		assert_int_equal(calls_to(img, &front, c->name), 1);
-		assert_int_equal(calls_to(img, &front, "GetTimestamp"), 0);
+		assert_int_equal(calls_to(img, &front, "Ticks"), 0);
 		/* inlined at every site, so that Disabled folds it away */
 		assert_int_equal(md_get(md, MD_METHODDEF, md_token_row(w), MD_METHODDEF_IMPLFLAGS), 0x0100);
 		timed_body(img, w, &timed);
-		if (calls_to(img, &timed, "GetTimestamp") != c->stamps || calls_to(img, &timed, "TryEnter") != c->try_twin +
+		if (calls_to(img, &timed, "Ticks") != c->stamps || calls_to(img, &timed, "TryEnter") != c->try_twin +
 		    (strcmp(c->name, "TryEnter") == 0))
-			fail_msg("case %zu: %u stamps, %u TryEnter calls", i, calls_to(img, &timed, "GetTimestamp"),
+			fail_msg("case %zu: %u stamps, %u TryEnter calls", i, calls_to(img, &timed, "Ticks"),
 				 calls_to(img, &timed, "TryEnter"));
 		/* The twin is a MemberRef on the callee's own TypeRef. */
 		for (uint32_t k = 0; k < timed.n && c->try_twin; k++) {
@@ -423,14 +422,14 @@ static void test_wrapper_enter_scope_reenters(void **state)
 	assert_int_equal(sig_token_encode(&sig, scope), 0);
 	m = add_memberref(md, lock, "EnterScope", sig.data, sig.len);
 	lt_buf_free(&sig);
-	ok(weave_helper_begin(img, &default_opts, &h));
+	ok(weave_helper_begin(img, &default_opts, no_sites(img), &h));
 	ok(weave_helper_wrapper(h, m, WEAVE_LOCK_ENTERSCOPE, 1, &w));
 	ok(weave_helper_end(h));
 	timed_body(img, w, &timed);
 	assert_int_equal(calls_to(img, &timed, "TryEnter"), 1);
 	assert_int_equal(calls_to(img, &timed, "EnterScope"), 2);
 	assert_int_equal(calls_to(img, &timed, "Exit"), 1);
-	assert_int_equal(calls_to(img, &timed, "GetTimestamp"), 2);
+	assert_int_equal(calls_to(img, &timed, "Ticks"), 2);
 	assert_int_equal(count_op(&timed, IL_CALLVIRT), 4);
 	il_body_free(&timed);
 	img_free(img);
@@ -448,7 +447,7 @@ static void test_wrapper_corlib_twin(void **state)
 		struct md_image *md = &img->md;
 		uint32_t monitor = 0, enter = 0, w, idx;
 		struct weave_helper *h;
-		struct il_body timed;
+		struct il_body timed, clock;
 		const uint8_t *p;
 		uint32_t len;
 
@@ -466,12 +465,15 @@ static void test_wrapper_corlib_twin(void **state)
 				md_set(md, MD_METHODDEF, r, MD_METHODDEF_NAME, idx);
 		}
 		assert_int_not_equal(enter, 0);
-		ok(weave_helper_begin(img, &default_opts, &h));
+		ok(weave_helper_begin(img, &default_opts, no_sites(img), &h));
 		ok(weave_helper_wrapper(h, enter, WEAVE_MONITOR_ENTER, 0, &w));
 		ok(weave_helper_end(h));
 		timed_body(img, w, &timed);
-		/* the clock is mscorlib's own: DateTime.GetSystemTimeAsFileTime */
-		assert_int_equal(calls_to(img, &timed, "GetSystemTimeAsFileTime"), 2);
+		/* the merged clock, whose body is mscorlib's own: DateTime.GetSystemTimeAsFileTime */
+		assert_int_equal(calls_to(img, &timed, "Ticks"), 2);
+		body(img, find_method(md, "<LockTime>Clock", "Ticks"), &clock);
+		assert_int_equal(calls_to(img, &clock, "GetSystemTimeAsFileTime"), 1);
+		il_body_free(&clock);
 		assert_int_equal(calls_to(img, &timed, "TryEnter"), renamed ? 0 : 1);
 		il_body_free(&timed);
 		img_free(img);
@@ -486,7 +488,7 @@ static void test_sync_pair_memoized(void **state)
 	struct weave_helper *h;
 
 	(void)state;
-	ok(weave_helper_begin(img, &default_opts, &h));
+	ok(weave_helper_begin(img, &default_opts, no_sites(img), &h));
 	ok(weave_helper_sync(h, &a));
 	ok(weave_helper_sync(h, &b));
 	ok(weave_helper_end(h));
@@ -494,8 +496,7 @@ static void test_sync_pair_memoized(void **state)
 	assert_int_equal(a.leave, b.leave);
 	assert_string_equal(str(&img->md, MD_METHODDEF, md_token_row(a.enter), MD_METHODDEF_NAME), "Synchronized_Enter");
 	assert_string_equal(str(&img->md, MD_METHODDEF, md_token_row(a.leave), MD_METHODDEF_NAME), "Synchronized_Exit");
-	assert_string_equal(str(&img->md, MD_MEMBERREF, md_token_row(a.type_from_handle), MD_MEMBERREF_NAME),
-			    "GetTypeFromHandle");
+	assert_string_equal(str(&img->md, MD_METHODDEF, md_token_row(a.type_of), MD_METHODDEF_NAME), "TypeOf");
 	img_free(img);
 }
 

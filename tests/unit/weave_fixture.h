@@ -124,6 +124,33 @@ static inline uint32_t add_memberref(struct md_image *md, uint32_t parent, const
 }
 
 /* rc must be 0; else fail with the recorded error. */
+/* A site table for a weave without sites: its assembly name only. */
+static inline const struct weave_site_table *no_sites(struct img *img)
+{
+	static struct weave_site_table t;
+
+	memset(&t, 0, sizeof t);
+	assert_int_equal(img_string_token(img, "LockCorpus", &t.assembly), 0);
+	return &t;
+}
+
+/* The MethodDef row of `method` in top-level TypeDef `type`, or 0. */
+static inline uint32_t find_method(const struct md_image *md, const char *type, const char *method)
+{
+	uint32_t n = md_rows(md, MD_TYPEDEF);
+
+	for (uint32_t t = 1; t <= n; t++) {
+		uint32_t first = md_get(md, MD_TYPEDEF, t, MD_TYPEDEF_METHODLIST);
+		uint32_t end = t < n ? md_get(md, MD_TYPEDEF, t + 1, MD_TYPEDEF_METHODLIST) : md_rows(md, MD_METHODDEF) + 1;
+		if (strcmp(str(md, MD_TYPEDEF, t, MD_TYPEDEF_NAME), type))
+			continue;
+		for (uint32_t r = first; r < end; r++)
+			if (strcmp(str(md, MD_METHODDEF, r, MD_METHODDEF_NAME), method) == 0)
+				return r;
+	}
+	return 0;
+}
+
 static inline void ok(int rc)
 {
 	if (rc != 0)

@@ -27,7 +27,12 @@ void cli_print_site(const char *prefix, const struct weave_site *s)
 {
 	/* <Type>::<Method> IL_xxxx <kind> [<file>:<line>] [(woven)]: the location
 	 * is what woven reports print after "at" (the IL offset when there is no
-	 * line); a woven site's offset is its wrapper call's in the woven body. */
-	printf("%s%s%s IL_%04x %s%s%s%s\n", prefix ? prefix : "", prefix ? ": " : "", s->method, s->il_offset,
+	 * line); a woven site, read back from the site table, has no input
+	 * offset: "-" stands in its place. */
+	char offset[16] = "-";
+
+	if (!s->woven)
+		snprintf(offset, sizeof offset, "IL_%04x", s->il_offset);
+	printf("%s%s%s %s %s%s%s%s\n", prefix ? prefix : "", prefix ? ": " : "", s->method, offset,
 	       weave_kind_name(s->kind), s->location[0] ? " " : "", s->location, s->woven ? " (woven)" : "");
 }

@@ -16,6 +16,24 @@
  * HELPER_THRESHOLD_MS_MAX from LOCKTIME_THRESHOLD_MS). */
 #define CLI_THRESHOLD_MS_MAX 1e9
 
+/* Largest --summary: the run-time prints at most this many rows of each table. */
+#define CLI_SUMMARY_MAX 100000
+
+/* A switch's value, as the run-time reads LOCKTIME_* switches (1/true/yes/on,
+ * 0/false/no/off, any case): "1" or "0", or NULL for anything else. */
+static const char *switch_value(const char *s)
+{
+	static const char *const on[] = { "1", "true", "yes", "on" }, *const off[] = { "0", "false", "no", "off" };
+
+	for (unsigned i = 0; i < 4; i++) {
+		if (!strcasecmp(s, on[i]))
+			return "1";
+		if (!strcasecmp(s, off[i]))
+			return "0";
+	}
+	return NULL;
+}
+
 /* A list of strings: reference paths, or --include/--exclude patterns. */
 struct refs {
 	char **paths;
@@ -116,6 +134,9 @@ int cli_weave(int argc, char **argv)
 		{ "include", required_argument, NULL, 'i' },
 		{ "exclude", required_argument, NULL, 'x' },
 		{ "key", required_argument, NULL, 'k' },
+		{ "summary", required_argument, NULL, 'S' },
+		{ "report", required_argument, NULL, 'R' },
+		{ "lock-order", required_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct weave_opts opts = { .threshold_ms = 1.0, .output = "stderr" };
@@ -125,6 +146,7 @@ int cli_weave(int argc, char **argv)
 	struct lt_rsa_key *key = NULL;
 	int c, i, verbosity = 0, failed = 0;
 	char *end;
+	long rows;
 
 	optind = 1;
 	opterr = 0; /* getopt's own message is not in LT0NN form: the default case says it */
@@ -160,6 +182,29 @@ int cli_weave(int argc, char **argv)
 			patterns = c == 'i' ? &include : &exclude;
 			if ((optarg[0] == '@' ? refs_add_file(patterns, optarg + 1) : refs_add(patterns, optarg)) < 0) {
 				cli_report_error(optarg);
+				goto usage;
+			}
+			break;
+		case 'S':
+			rows = strtol(optarg, &end, 10);
+			if (*end || end == optarg || !strchr("0123456789", optarg[0]) || rows < 0 || rows > CLI_SUMMARY_MAX) {
+				fprintf(stderr, "locktime: error LT%03d: --summary: '%s' is not a number of rows from 0 to %d\n",
+					LT_E_USAGE, optarg, CLI_SUMMARY_MAX);
+				goto usage;
+			}
+			opts.summary = optarg;
+			break;
+		case 'R':
+			if (!*optarg) {
+				fprintf(stderr, "locktime: error LT%03d: --report: empty (a file path; {pid} is the process id)\n",
+					LT_E_USAGE);
+				goto usage;
+			}
+			opts.report = optarg;
+			break;
+		case 'L':
+			if (!(opts.lock_order = switch_value(optarg))) {
+				fprintf(stderr, "locktime: error LT%03d: --lock-order: '%s' is not on or off\n", LT_E_USAGE, optarg);
 				goto usage;
 			}
 			break;

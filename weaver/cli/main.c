@@ -13,6 +13,9 @@ static const char usage[] =
 	"         -o, --output PATH                 write here instead (one input)\n"
 	"         --threshold-ms X                  report threshold baked in (default 1; 0 = every lock)\n"
 	"         --output-sink S                   default report sink baked in: stderr, stdout or a path\n"
+	"         --summary N                       rows of the summary at exit baked in (default 10; 0 = none)\n"
+	"         --report PATH                     report file baked in, written at exit ({pid} = process id)\n"
+	"         --lock-order on|off               follow the lock order for potential deadlocks (default on)\n"
 	"         -r, --reference PATH              assembly to resolve framework types against\n"
 	"                                           (repeatable; @FILE = one path a line)\n"
 	"         --include PATTERNS                weave only methods matching one (Namespace.Type::Method,\n"
@@ -36,7 +39,9 @@ static const char usage[] =
 	"       locktime --help | --version\n"
 	"\n"
 	"At run time: LOCKTIME_THRESHOLD_MS overrides the threshold, LOCKTIME_OUTPUT the sink,\n"
-	"LOCKTIME_DISABLED=1 (true, yes, on) turns timing off; a bad value is one warning line.\n";
+	"LOCKTIME_SUMMARY the rows, LOCKTIME_REPORT the report (LOCKTIME_REPORT_INTERVAL_S: also every\n"
+	"N seconds), LOCKTIME_LOCK_ORDER=0 stops following the lock order, LOCKTIME_DISABLED=1 (true,\n"
+	"yes, on) turns timing off; a bad value is one warning line.\n";
 
 static int run(int argc, char **argv);
 

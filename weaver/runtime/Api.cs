@@ -146,6 +146,15 @@ namespace LockTime.Runtime
             }
         }
 
+        /// <summary>
+        /// The lock of a static <c>[MethodImpl(Synchronized)]</c> method: the <see cref="Type"/> of its
+        /// class, which the runtime locks around the body (the stub passes <c>ldtoken</c> of the class).
+        /// </summary>
+        internal static object TypeOf(RuntimeTypeHandle type)
+        {
+            return Type.GetTypeFromHandle(type);
+        }
+
         /// <summary>A TryEnter of <paramref name="site"/> failed after waiting from <paramref name="start"/> to <paramref name="end"/>.</summary>
         internal static void NotAcquired(int site, long start, long end)
         {

@@ -3,8 +3,11 @@
 #include "weave_pass.h"
 #include "lt_error.h"
 #include "lt_hash.h"
+#include "lt_mem.h"
+#include "weave_merge.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Index the image and find its lock calls. */
@@ -81,6 +84,64 @@ int weave_is_woven(const struct img *img)
 	return 0;
 }
 
+/* The ldstr token of the assembly's simple name (II.22.2 Assembly; a
+ * module without one: its Module name, II.22.30). */
+static int assembly_name(struct img *img, uint32_t *out)
+{
+	const struct md_image *md = &img->md;
+	const char *name;
+	int is_asm = md_rows(md, MD_ASSEMBLY) > 0;
+
+	if (md_string(md, is_asm ? md_get(md, MD_ASSEMBLY, 1, MD_ASSEMBLY_NAME) : md_get(md, MD_MODULE, 1, MD_MODULE_NAME),
+		      &name) < 0)
+		return lt_error_prefix("%s row 1: ", is_asm ? "Assembly" : "Module");
+	return img_string_token(img, name, out);
+}
+
+/* Number the acquiring sites of `sites` (weave_call.site, in their order)
+ * and make the site table's rows: *rows (owned) gets one per site. */
+static int site_table(struct img *img, const struct weave_names *names, const struct wlines *lines,
+		      struct weave_sites *sites, struct weave_site_table *t, struct weave_site_row **rows)
+{
+	char method[sizeof ((struct weave_site *)0)->method], text[sizeof ((struct weave_site *)0)->location];
+	uint32_t kinds[WEAVE_KIND_COUNT] = { 0 }, method_tok = 0, empty, n = 0, row = 0;
+
+	*rows = NULL;
+	memset(t, 0, sizeof *t);
+	if (assembly_name(img, &t->assembly) < 0 || img_string_token(img, "", &empty) < 0)
+		return -1;
+	if (!(*rows = lt_calloc(sites->n + 1, sizeof **rows)))
+		return lt_nomem("the site table");
+	for (size_t i = 0; i < sites->n; i++) {
+		struct weave_call *c = &sites->calls[i];
+		struct weave_site_row *r = &(*rows)[n];
+		if (!weave_kind_acquires(c->kind))
+			continue;
+		if (c->methoddef != row) {
+			if (weave_site_method(names, lines, c->methoddef, method, sizeof method) < 0 ||
+			    img_string_token(img, method, &method_tok) < 0)
+				return -1;
+			row = c->methoddef;
+		}
+		r->method = method_tok;
+		r->file = empty;
+		r->line = c->line;
+		weave_location(lines, c, text, sizeof text);
+		if (img_string_token(img, text, &r->location) < 0)
+			return -1;
+		if (c->line && wlines_path(lines, c->doc, text, sizeof text) &&
+		    img_string_token(img, text, &r->file) < 0)
+			return -1;
+		if (!kinds[c->kind] && img_string_token(img, weave_kind_name(c->kind), &kinds[c->kind]) < 0)
+			return -1;
+		r->kind = kinds[c->kind];
+		c->site = n++;
+	}
+	t->rows = *rows;
+	t->n = n;
+	return 0;
+}
+
 /* A size limit a method passed (LT_E_LIMIT: only hostile bodies do) names
  * the method as users know it; other errors say what broke as they are.
  * Returns -1. */
@@ -99,14 +160,14 @@ static int limit_in(const struct weave_names *names, uint32_t row)
 
 /* Rewrite every method that has lock sites, one run of sites per method. */
 static int rewrite_all(struct img *img, struct weave_helper *h, const struct weave_names *names,
-		       const struct wlines *lines, const struct weave_sites *sites)
+		       const struct weave_sites *sites)
 {
 	size_t i = 0, j;
 
 	while (i < sites->n) {
 		for (j = i; j < sites->n && sites->calls[j].methoddef == sites->calls[i].methoddef; j++)
 			;
-		if (weave_rewrite_method(img, h, names, lines, &sites->calls[i], j - i) < 0)
+		if (weave_rewrite_method(img, h, names, &sites->calls[i], j - i) < 0)
 			return limit_in(names, sites->calls[i].methoddef);
 		i = j;
 	}
@@ -131,7 +192,7 @@ static int renew_mvid(struct img *img, const struct weave_opts *opts)
 	const uint8_t *old = NULL;
 	uint32_t index = md_rows(md, MD_MODULE) ? md_get(md, MD_MODULE, 1, MD_MODULE_MVID) : 0;
 	struct lt_hash *h;
-	char options[600];
+	char options[1200];
 	int n, rc;
 
 	if (md_rows(md, MD_MODULE) == 0)
@@ -139,7 +200,9 @@ static int renew_mvid(struct img *img, const struct weave_opts *opts)
 	/* Mvid index 0 (none) is allowed by md_read: zeros stand for it. */
 	if (index && md_guid(md, index, &old) < 0)
 		return lt_error_prefix("Module row 1: ");
-	n = snprintf(options, sizeof options, "LockTime %.17g %s", opts->threshold_ms, opts->output ? opts->output : "");
+	n = snprintf(options, sizeof options, "LockTime %.17g %s|%s|%s|%s", opts->threshold_ms, opts->output ? opts->output : "",
+		     opts->summary ? opts->summary : "", opts->report ? opts->report : "",
+		     opts->lock_order ? opts->lock_order : "");
 	if (lt_hash_new(&h, LT_HASH_SHA1) < 0)
 		return -1;
 	rc = lt_hash_update(h, old ? old : guid, 16) < 0 ||
@@ -166,6 +229,8 @@ int weave_image(struct img *img, const struct weave_opts *opts, enum weave_outco
 {
 	struct weave_names names;
 	struct weave_sites sites;
+	struct weave_site_table table;
+	struct weave_site_row *rows = NULL;
 	struct weave_helper *h;
 	struct wlines lines;
 	long acquiring = 0;
@@ -189,9 +254,10 @@ int weave_image(struct img *img, const struct weave_opts *opts, enum weave_outco
 		rc = 0;
 		goto done;
 	}
-	if (weave_helper_begin(img, opts, &h) < 0)
+	if (weave_sites_locate(img, &lines, &sites) < 0 || site_table(img, &names, &lines, &sites, &table, &rows) < 0 ||
+	    weave_helper_begin(img, opts, &table, &h) < 0)
 		goto done;
-	rc = weave_sites_locate(img, &lines, &sites) < 0 ? -1 : rewrite_all(img, h, &names, &lines, &sites);
+	rc = rewrite_all(img, h, &names, &sites);
 	if (rc < 0) {
 		weave_helper_free(h);
 		goto done;
@@ -203,6 +269,7 @@ int weave_image(struct img *img, const struct weave_opts *opts, enum weave_outco
 	*nsites = acquiring;
 	rc = 0;
 done:
+	free(rows);
 	wlines_free(&lines);
 	weave_sites_free(&sites);
 	weave_names_free(&names);

@@ -1,4 +1,4 @@
-/* weave_helper.c - LockTime's helper type <LockTime>: its TypeDef, fields, rows, and body encoding. */
+/* weave_helper.c - the helper type <LockTime>: the run-time merged in, its TypeDef, rows and stub bodies encoded. */
 #include "weave_helper_int.h"
 #include "lt_error.h"
 #include "lt_mem.h"
@@ -6,34 +6,32 @@
 #include "md_find.h"
 #include "sig.h"
 
+#include <stdio.h>
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* TypeDef flags (II.23.1.15): NotPublic | Abstract | Sealed | BeforeFieldInit. */
 #define HELPER_TYPE_FLAGS 0x00100180u
-/* Field flags (II.23.1.5). */
-enum { HFA_PRIVATE = 0x0001, HFA_STATIC = 0x0010, HFA_INITONLY = 0x0020 };
 
-static const struct field_info {
-	const char *name;
-	uint16_t flags;
-	uint8_t sig[3];    /* FieldSig (II.23.2.4) */
-	uint8_t siglen;
-	uint8_t thread_static;
-} fields[HF_COUNT] = {
-	[HF_DISABLED] = { "Disabled", HFA_PRIVATE | HFA_STATIC | HFA_INITONLY, { SIG_CONV_FIELD, SIG_BOOLEAN }, 2, 0 },
-	[HF_THRESHOLD] = { "Threshold", HFA_PRIVATE | HFA_STATIC | HFA_INITONLY, { SIG_CONV_FIELD, SIG_I8 }, 2, 0 },
-	[HF_OUTPUT] = { "Output", HFA_PRIVATE | HFA_STATIC | HFA_INITONLY, { SIG_CONV_FIELD, SIG_STRING }, 2, 0 },
-	[HF_GATE] = { "Gate", HFA_PRIVATE | HFA_STATIC | HFA_INITONLY, { SIG_CONV_FIELD, SIG_OBJECT }, 2, 0 },
-	[HF_FRAMES] = { "Frames", HFA_PRIVATE | HFA_STATIC, { SIG_CONV_FIELD, SIG_SZARRAY, SIG_OBJECT }, 3, 1 },
-	[HF_TIMES] = { "Times", HFA_PRIVATE | HFA_STATIC, { SIG_CONV_FIELD, SIG_SZARRAY, SIG_I8 }, 3, 1 },
-	[HF_DEPTH] = { "Depth", HFA_PRIVATE | HFA_STATIC, { SIG_CONV_FIELD, SIG_I4 }, 2, 1 },
-	[HF_REPORTING] = { "Reporting", HFA_PRIVATE | HFA_STATIC, { SIG_CONV_FIELD, SIG_BOOLEAN }, 2, 1 },
+/* Largest threshold baked in: the run-time's own limit for LOCKTIME_THRESHOLD_MS (Settings.cs). */
+#define HELPER_THRESHOLD_MS_MAX 1e12
+
+/* The template names of the hooks (enum hhook). */
+static const char *const hook_names[HK_COUNT] = {
+	[HK_OFF] = "LockTime.Runtime.Api::Off",
+	[HK_TICKS] = "LockTime.Runtime.Clock::Ticks",
+	[HK_ACQUIRED] = "LockTime.Runtime.Api::Acquired",
+	[HK_ACQUIRED_SCOPE] = "LockTime.Runtime.Api::AcquiredScope",
+	[HK_WAITING] = "LockTime.Runtime.Api::Waiting",
+	[HK_RELEASED] = "LockTime.Runtime.Api::Released",
+	[HK_RELEASED_SCOPE] = "LockTime.Runtime.Api::ReleasedScope",
+	[HK_WAIT_BEGINS] = "LockTime.Runtime.Api::WaitBegins",
+	[HK_WAITED] = "LockTime.Runtime.Api::Waited",
+	[HK_NOT_ACQUIRED] = "LockTime.Runtime.Api::NotAcquired",
+	[HK_TYPE_OF] = "LockTime.Runtime.Api::TypeOf",
 };
-
-/* A custom attribute blob with no arguments: prolog 0x0001, NumNamed 0 (II.23.3). */
-static const uint8_t empty_attribute[4] = { 0x01, 0x00, 0x00, 0x00 };
 
 int weave_helper_add_method(struct weave_helper *h, const char *name, uint16_t flags, const uint8_t *sig, size_t len,
 		      uint32_t *out)
@@ -76,103 +74,154 @@ int weave_helper_add_body(struct weave_helper *h, uint32_t method, struct em *e,
 	return 0;
 }
 
-void weave_helper_ldstr(struct weave_helper *h, struct em *e, const char *s)
-{
-	uint32_t tok;
-
-	if (e->failed)
-		return;
-	if (img_string_token(h->img, s, &tok) < 0)
-		e->failed = 1;
-	else
-		em_tok(e, IL_LDSTR, tok);
-}
-
-/* The fields, and [ThreadStatic] on the per-thread ones (II.22.10; md_write
- * sorts CustomAttribute by Parent). */
-static int add_fields(struct weave_helper *h)
-{
-	struct md_image *md = &h->img->md;
-
-	for (unsigned f = 0; f < HF_COUNT; f++) {
-		uint32_t cells[MD_FIELD_COLS] = { fields[f].flags }, ca[MD_CUSTOMATTRIBUTE_COLS], row;
-		if (md_add_string(md, fields[f].name, &cells[MD_FIELD_NAME]) < 0 ||
-		    md_add_blob(md, fields[f].sig, fields[f].siglen, &cells[MD_FIELD_SIGNATURE]) < 0 ||
-		    md_append_row(md, MD_FIELD, cells, &row) < 0)
-			return -1;
-		h->field[f] = md_token(MD_FIELD, row);
-		if (!fields[f].thread_static)
-			continue;
-		if (md_coded_encode(MD_CI_HASCUSTOMATTRIBUTE, h->field[f], &ca[MD_CUSTOMATTRIBUTE_PARENT]) < 0 ||
-		    md_coded_encode(MD_CI_CUSTOMATTRIBUTETYPE, h->refs.member[WM_THREADSTATIC_CTOR],
-				    &ca[MD_CUSTOMATTRIBUTE_TYPE]) < 0 ||
-		    md_add_blob(md, empty_attribute, sizeof empty_attribute, &ca[MD_CUSTOMATTRIBUTE_VALUE]) < 0 ||
-		    md_append_row(md, MD_CUSTOMATTRIBUTE, ca, &row) < 0)
-			return -1;
-	}
-	return 0;
-}
-
-/* II.22.37: the helper is the last TypeDef, so every Field and MethodDef
- * appended from now on is in its lists and no existing token moves. */
+/* II.22.37: the helper is the last TypeDef, after the merged run-time's, so
+ * every MethodDef appended from now on is in its list and no existing token
+ * moves.  It extends System.Object as the merged Api class does (its
+ * Extends, already resolved in the target's framework). */
 static int add_typedef(struct weave_helper *h)
 {
 	struct md_image *md = &h->img->md;
-	uint32_t cells[MD_TYPEDEF_COLS] = { HELPER_TYPE_FLAGS };
+	uint32_t cells[MD_TYPEDEF_COLS] = { HELPER_TYPE_FLAGS }, api = 0;
+	uint32_t n = md_rows(md, MD_TYPEDEF);
 
+	for (uint32_t t = n; t >= 1 && !api; t--)
+		if (md_get(md, MD_TYPEDEF, t, MD_TYPEDEF_METHODLIST) <= md_token_row(h->hook[HK_ACQUIRED]))
+			api = t;
+	if (!api)
+		return lt_error_set(LT_E_WEAVE, "the merged run-time's Api class has no TypeDef");
+	cells[MD_TYPEDEF_EXTENDS] = md_get(md, MD_TYPEDEF, api, MD_TYPEDEF_EXTENDS);
 	cells[MD_TYPEDEF_FIELDLIST] = md_rows(md, MD_FIELD) + 1;
 	cells[MD_TYPEDEF_METHODLIST] = md_rows(md, MD_METHODDEF) + 1;
 	if (md_add_string(md, WEAVE_HELPER_TYPE, &cells[MD_TYPEDEF_NAME]) < 0 ||
-	    md_coded_encode(MD_CI_TYPEDEFORREF, h->refs.type[WT_OBJECT], &cells[MD_TYPEDEF_EXTENDS]) < 0 ||
 	    md_append_row(md, MD_TYPEDEF, cells, &h->typedef_row) < 0)
 		return -1;
 	return 0;
 }
 
-/* What the helper cannot be added to, or with. */
-static int check_target(const struct md_image *md, const struct weave_opts *opts)
+/* The weave's options that the run-time cannot be given (Baked.*, parsed as
+ * its LOCKTIME_* variables are: Settings.cs). */
+static int check_options(const struct weave_opts *opts)
 {
-	const char *name;
+	const char *const texts[2][2] = { { "output", opts->output }, { "report", opts->report } };
 
 	if (!isfinite(opts->threshold_ms) || opts->threshold_ms < 0 || opts->threshold_ms > HELPER_THRESHOLD_MS_MAX)
 		return lt_error_set(LT_E_WEAVE, "threshold %g ms: not between 0 and %g", opts->threshold_ms,
 				    HELPER_THRESHOLD_MS_MAX);
 	if (opts->output && !opts->output[0])
 		return lt_error_set(LT_E_WEAVE, "empty output name");
-	/* Baked into the helper as a .NET string: a path that is not UTF-8
-	 * would name another file. */
-	if (opts->output && !lt_utf8_valid(opts->output))
-		return lt_error_set(LT_E_WEAVE, "output \"%.60s\" is not valid UTF-8", opts->output);
-	/* II.24.2.6: with FieldPtr / MethodPtr / ParamPtr (uncompressed #-
-	 * metadata) lists go through the pointer tables; not supported. */
-	if (md_rows(md, MD_FIELDPTR) || md_rows(md, MD_METHODPTR) || md_rows(md, MD_PARAMPTR))
-		return lt_error_set(LT_E_WEAVE, "metadata with FieldPtr/MethodPtr/ParamPtr tables (II.24.2.6): not supported");
-	for (uint32_t r = 1; r <= md_rows(md, MD_TYPEDEF); r++) {
-		if (md_string(md, md_get(md, MD_TYPEDEF, r, MD_TYPEDEF_NAME), &name) < 0)
-			return -1;
-		if (strcmp(name, WEAVE_HELPER_TYPE) == 0)
-			return lt_error_set(LT_E_WEAVE, "TypeDef row %u: the assembly already has LockTime's helper type", r);
-	}
+	/* Baked into the run-time as .NET strings: a path that is not UTF-8 would name another file. */
+	for (unsigned i = 0; i < 2; i++)
+		if (texts[i][1] && !lt_utf8_valid(texts[i][1]))
+			return lt_error_set(LT_E_WEAVE, "%s \"%.60s\" is not valid UTF-8", texts[i][0], texts[i][1]);
+	if (opts->summary && (!opts->summary[0] || strspn(opts->summary, "0123456789") != strlen(opts->summary) ||
+			      strlen(opts->summary) > 9))
+		return lt_error_set(LT_E_WEAVE, "summary \"%.20s\": not a number of rows", opts->summary);
+	if (opts->lock_order && strcmp(opts->lock_order, "0") && strcmp(opts->lock_order, "1"))
+		return lt_error_set(LT_E_WEAVE, "lock order \"%.20s\": not 0 or 1", opts->lock_order);
 	return 0;
 }
 
-int weave_helper_begin(struct img *img, const struct weave_opts *opts, struct weave_helper **out)
+/* The run-time template, linked in (build/gen/runtime_template.c), as an image of its own. */
+static int load_template(struct img **out)
+{
+	uint8_t *copy = lt_malloc(lt_runtime_template_len);
+
+	if (!copy)
+		return lt_nomem("the run-time template");
+	memcpy(copy, lt_runtime_template, lt_runtime_template_len);
+	if (img_load(out, copy, lt_runtime_template_len) < 0)
+		return lt_error_prefix("the run-time template: ");
+	return 0;
+}
+
+/* Merge the run-time with the options baked in and the site table, and
+ * look up the hooks (enum hhook) among the merged members. */
+static int merge_runtime(struct weave_helper *h, const struct weave_opts *opts, const struct weave_site_table *sites)
+{
+	char threshold[32];
+	struct weave_subst substs[8];
+	struct weave_merge_map map;
+	struct img *tmpl;
+	size_t n = 0;
+	int rc;
+
+	snprintf(threshold, sizeof threshold, "%.17g", opts->threshold_ms);
+	substs[n++] = (struct weave_subst){ .method = "LockTime.Runtime.Baked::ThresholdMs", .kind = WEAVE_SUBST_STRING,
+					    .string = threshold };
+	substs[n++] = (struct weave_subst){ .method = "LockTime.Runtime.Baked::Output", .kind = WEAVE_SUBST_STRING,
+					    .string = opts->output ? opts->output : "stderr" };
+	if (opts->summary)
+		substs[n++] = (struct weave_subst){ .method = "LockTime.Runtime.Baked::Summary",
+						    .kind = WEAVE_SUBST_STRING, .string = opts->summary };
+	if (opts->report)
+		substs[n++] = (struct weave_subst){ .method = "LockTime.Runtime.Baked::Report", .kind = WEAVE_SUBST_STRING,
+						    .string = opts->report };
+	if (opts->lock_order)
+		substs[n++] = (struct weave_subst){ .method = "LockTime.Runtime.Baked::LockOrder",
+						    .kind = WEAVE_SUBST_STRING, .string = opts->lock_order };
+	substs[n++] = (struct weave_subst){ .method = "LockTime.Runtime.Clock::Ticks", .kind = WEAVE_SUBST_CORLIB_TIMESTAMP };
+	substs[n++] = (struct weave_subst){ .method = "LockTime.Runtime.Clock::Frequency",
+					    .kind = WEAVE_SUBST_CORLIB_FREQUENCY };
+	substs[n++] = (struct weave_subst){ .method = "LockTime.Runtime.SiteList::Load", .kind = WEAVE_SUBST_EMIT,
+					    .emit = weave_helper_site_list, .ctx = (void *)sites };
+	if (load_template(&tmpl) < 0)
+		return -1;
+	rc = weave_merge(h->img, tmpl, opts, substs, n, &map);
+	img_free(tmpl);
+	if (rc == 1)
+		return lt_error_set(LT_E_WEAVE, "the assembly already holds LockTime's run-time types");
+	if (rc < 0)
+		return -1;
+	for (unsigned k = 0; k < HK_COUNT && rc == 0; k++)
+		if (!weave_merge_find(&map, hook_names[k], &h->hook[k]))
+			rc = lt_error_set(LT_E_WEAVE, "the run-time template has no %s", hook_names[k]);
+	weave_merge_map_free(&map);
+	return rc;
+}
+
+int weave_helper_begin(struct img *img, const struct weave_opts *opts, const struct weave_site_table *sites,
+		       struct weave_helper **out)
 {
 	struct weave_helper *h;
 
-	if (check_target(&img->md, opts) < 0)
+	if (check_options(opts) < 0)
 		return -1;
 	if (!(h = lt_calloc(1, sizeof *h)))
 		return lt_nomem(NULL);
 	h->img = img;
-	h->threshold_ms = opts->threshold_ms;
-	h->output = opts->output ? opts->output : "stderr";
-	if (wref_resolve(img, opts, &h->refs) < 0 || add_typedef(h) < 0 || add_fields(h) < 0 || hbody_add_all(h) < 0) {
+	if (merge_runtime(h, opts, sites) < 0 || add_typedef(h) < 0) {
 		weave_helper_free(h);
 		return -1;
 	}
-	h->output = NULL; /* borrowed from opts: used by the .cctor only */
 	*out = h;
+	return 0;
+}
+
+int weave_helper_site_list(void *ctx, struct img *target, const struct weave_merge_map *map, struct em *e)
+{
+	const struct weave_site_table *t = ctx;
+	uint32_t begin, define;
+
+	(void)target;
+	if (!weave_merge_find(map, "LockTime.Runtime.SiteTable::Begin", &begin) ||
+	    !weave_merge_find(map, "LockTime.Runtime.SiteTable::Define", &define))
+		return lt_error_set(LT_E_WEAVE, "the run-time template has no SiteTable::Begin or SiteTable::Define");
+	em_ldarg(e, 0);
+	em_tok(e, IL_LDSTR, t->assembly);
+	em_i4(e, (int32_t)t->n);
+	em_tok(e, IL_CALL, begin);
+	for (uint32_t i = 0; i < t->n; i++) {
+		const struct weave_site_row *r = &t->rows[i];
+		em_ldarg(e, 0);
+		em_i4(e, (int32_t)i);
+		em_tok(e, IL_LDSTR, r->method);
+		em_tok(e, IL_LDSTR, r->location);
+		em_tok(e, IL_LDSTR, r->file);
+		em_i4(e, (int32_t)r->line);
+		em_tok(e, IL_LDSTR, r->kind);
+		em_tok(e, IL_CALL, define);
+	}
+	em_op(e, IL_RET);
 	return 0;
 }
 
@@ -221,6 +270,5 @@ void weave_helper_free(struct weave_helper *h)
 		il_body_free(&h->bodies[i].body);
 	free(h->bodies);
 	free(h->wrappers);
-	free(h->scopes);
 	free(h);
 }

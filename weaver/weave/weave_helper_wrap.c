@@ -1,5 +1,6 @@
-/* weave_helper_wrap.c - the helper's wrappers: one static timed twin per distinct lock API call. */
+/* weave_helper_wrap.c - the call-site stubs: one static timed twin per distinct lock API call, calling the merged run-time. */
 #include "weave_helper_int.h"
+#include "weave_refs.h"
 #include "lt_error.h"
 #include "lt_mem.h"
 #include "sig.h"
@@ -59,10 +60,12 @@ enum acquired { ACQ_ALWAYS, ACQ_RESULT, ACQ_TAKEN };
 
 /* How an acquiring wrapper measures the wait (docs/weaving.md). */
 enum timing {
-	TIME_WAIT,    /* a timestamp before and after the original: wait = t1 - t0 */
+	TIME_WAIT,    /* a timestamp before and after the original: wait = t1 - t0 (a TryEnter
+	                 with a timeout: no fast try, which could take the lock where an invalid
+	                 timeout throws; so its contention and holder are not known) */
 	TIME_FAST,    /* blocking Enter: its TryEnter twin first; acquired there = wait 0
 	                 and one timestamp, else TIME_WAIT around the original */
-	TIME_NO_WAIT, /* TryEnter without a timeout never blocks: one timestamp after it, wait 0 */
+	TIME_NO_WAIT, /* TryEnter without a timeout never blocks: one timestamp before it, wait 0 */
 };
 
 /* Wrapper locals: 0 int64 t0, 1 int64 t1, 2 the callee's result (if any). */
@@ -162,20 +165,12 @@ static void emit_original(struct em *e, const struct callee *c, int keep_result)
 		em_stloc(e, W_RESULT);
 }
 
-/* Push t1 - t0: the ticks spent inside the original call. */
-static void emit_elapsed(struct em *e)
-{
-	em_ldloc(e, W_T1);
-	em_ldloc(e, W_T0);
-	em_op(e, IL_SUB);
-}
-
-/* if (Disabled) return original(args); */
-static void emit_disabled(struct weave_helper *h, struct em *e, const struct callee *c)
+/* if (Api.Off) return original(args); */
+static void emit_off(struct weave_helper *h, struct em *e, const struct callee *c)
 {
 	uint32_t timed = em_label(e);
 
-	em_tok(e, IL_LDSFLD, h->field[HF_DISABLED]);
+	em_tok(e, IL_LDSFLD, h->hook[HK_OFF]);
 	em_br(e, IL_BRFALSE, timed);
 	emit_original(e, c, 0);
 	em_op(e, IL_RET);
@@ -184,75 +179,93 @@ static void emit_disabled(struct weave_helper *h, struct em *e, const struct cal
 
 static void emit_timestamp(struct weave_helper *h, struct em *e, uint32_t local)
 {
-	em_tok(e, IL_CALL, h->refs.member[WM_GETTIMESTAMP]);
+	em_tok(e, IL_CALL, h->hook[HK_TICKS]);
 	em_stloc(e, local);
 }
 
-/* TIME_FAST: t0 = GetTimestamp(); if (TryEnter(args)) { Push(lock, method, location, t0, 0); return; }
- * or, for a twin that re-enters:
- *   if (TryEnter(args)) { r = original(args); Exit(args); Push(...); return r; }
- * The clock is read before the lock is taken, not inside it: the lock is not
- * held longer for it, and when TryEnter fails t0 is where the wait began. */
-static void emit_fast(struct weave_helper *h, struct em *e, const struct callee *c, const struct fast_calls *fast,
-		      enum acquired acq, int returns)
+/* The fast try: its twin given the lock arguments (the lock or `this`, and
+ * `taken`), leaving "acquired" as a bool. */
+static void emit_try(struct em *e, const struct callee *c, const struct fast_calls *fast, enum acquired acq)
 {
-	uint32_t slow = em_label(e);
-
-	emit_timestamp(h, e, W_T0);
-	emit_original(e, &(struct callee){ .token = fast->try_enter, .op = c->op, .nargs = c->nargs }, 0);
+	em_ldarg(e, 0);
+	if (acq == ACQ_TAKEN)
+		em_ldarg(e, c->nargs - 1);
+	em_tok(e, c->op, fast->try_enter);
 	if (acq == ACQ_TAKEN) {
 		em_ldarg(e, c->nargs - 1);
 		em_op(e, IL_LDIND_U1);
 	}
+}
+
+/* Api.Acquired[Scope](lock, site, t0, t<acquired>, contended) */
+static void emit_acquired(struct weave_helper *h, struct em *e, const struct callee *c, enum weave_kind kind,
+			  uint32_t acquired_local, int contended)
+{
+	em_ldarg(e, 0);
+	em_ldarg(e, c->nargs);
+	em_ldloc(e, W_T0);
+	em_ldloc(e, acquired_local);
+	em_i4(e, contended);
+	em_tok(e, IL_CALL, h->hook[kind == WEAVE_LOCK_ENTERSCOPE ? HK_ACQUIRED_SCOPE : HK_ACQUIRED]);
+}
+
+/* TIME_FAST: t0 = Ticks(); if (TryEnter(lock args)) { Api.Acquired(lock, site, t0, t0, false); return; }
+ * or, for a twin that re-enters:
+ *   if (TryEnter(lock args)) { r = original(args); Exit(args); Api.AcquiredScope(...); return r; }
+ * then Api.Waiting(lock): the thread is about to block.  The clock is read
+ * before the lock is taken, not inside it: the lock is not held longer for
+ * it, and when the try fails t0 is where the wait began. */
+static void emit_fast(struct weave_helper *h, struct em *e, const struct callee *c, enum weave_kind kind,
+		      const struct fast_calls *fast, enum acquired acq, int returns)
+{
+	uint32_t slow = em_label(e);
+
+	emit_timestamp(h, e, W_T0);
+	emit_try(e, c, fast, acq);
 	em_br(e, IL_BRFALSE, slow);
 	if (fast->exit) {
 		emit_original(e, c, returns);
 		emit_original(e, &(struct callee){ .token = fast->exit, .op = c->op, .nargs = c->nargs }, 0);
 	}
-	em_ldarg(e, 0);
-	em_ldarg(e, c->nargs);
-	em_ldarg(e, c->nargs + 1);
-	em_ldloc(e, W_T0);
-	em_i4(e, 0);
-	em_op(e, IL_CONV_I8);
-	em_tok(e, IL_CALL, h->method[HM_PUSH]);
+	emit_acquired(h, e, c, kind, W_T0, 0);
 	if (returns)
 		em_ldloc(e, W_RESULT);
 	em_op(e, IL_RET);
 	em_mark(e, slow);
+	em_ldarg(e, 0);
+	em_tok(e, IL_CALL, h->hook[HK_WAITING]);
 }
 
-/* An acquiring wrapper: if (Disabled) return original(args); return
- * timed(args, method, location).  Small enough for the JIT to inline, and
- * then, Disabled being a static readonly field of an initialized class, to
- * fold into a plain call of the original (or of `timed`). */
+/* An acquiring stub: if (Api.Off) return original(args); return
+ * timed(args, site).  Small enough for the JIT to inline, and then, Off
+ * being a static readonly field of an initialized class, to fold into a
+ * plain call of the original (or of `timed`). */
 static void emit_front(struct weave_helper *h, struct em *e, const struct callee *c, uint32_t timed)
 {
-	emit_disabled(h, e, c);
-	for (uint32_t a = 0; a < c->nargs + 2; a++)
+	emit_off(h, e, c);
+	for (uint32_t a = 0; a < c->nargs + 1; a++)
 		em_ldarg(e, a);
 	em_tok(e, IL_CALL, timed);
 	em_op(e, IL_RET);
 }
 
-/* docs/weaving.md, the timed part of an acquiring wrapper: args are the
- * callee's, then (string method, string location); `fast` holds the
- * twins for TIME_FAST. */
-static void emit_acquire(struct weave_helper *h, struct em *e, const struct callee *c, enum acquired acq,
-			 enum timing timing, const struct fast_calls *fast, int returns)
+/* docs/weaving.md, the timed part of an acquiring stub: args are the
+ * callee's, then (int32 site); `fast` holds the twins for TIME_FAST. */
+static void emit_acquire(struct weave_helper *h, struct em *e, const struct callee *c, enum weave_kind kind,
+			 enum acquired acq, enum timing timing, const struct fast_calls *fast, int returns)
 {
 	uint32_t done = em_label(e), failed = em_label(e); /* failed: unused for ACQ_ALWAYS */
-	uint32_t method = c->nargs, location = c->nargs + 1;
 
 	if (timing == TIME_FAST)
-		emit_fast(h, e, c, fast, acq, returns); /* sets t0 */
-	else if (timing != TIME_NO_WAIT)
+		emit_fast(h, e, c, kind, fast, acq, returns); /* sets t0 */
+	else
 		emit_timestamp(h, e, W_T0);
 	emit_original(e, c, returns);
-	emit_timestamp(h, e, W_T1);
-	if (timing == TIME_NO_WAIT) { /* t0 = t1: the wait is 0 */
-		em_ldloc(e, W_T1);
-		em_stloc(e, W_T0);
+	if (timing == TIME_NO_WAIT) { /* it never blocks: t1 = t0, the wait is 0 */
+		em_ldloc(e, W_T0);
+		em_stloc(e, W_T1);
+	} else {
+		emit_timestamp(h, e, W_T1);
 	}
 	if (acq == ACQ_RESULT) {
 		em_ldloc(e, W_RESULT);
@@ -262,24 +275,15 @@ static void emit_acquire(struct weave_helper *h, struct em *e, const struct call
 		em_op(e, IL_LDIND_U1);
 		em_br(e, IL_BRFALSE, failed);
 	}
-	/* Push(lock, method, location, t1, t1 - t0) */
-	em_ldarg(e, 0);
-	em_ldarg(e, method);
-	em_ldarg(e, location);
-	em_ldloc(e, W_T1);
-	emit_elapsed(e);
-	em_tok(e, IL_CALL, h->method[HM_PUSH]);
+	/* contended: only past a failed fast try is it known that the thread waited */
+	emit_acquired(h, e, c, kind, W_T1, timing == TIME_FAST);
 	if (acq != ACQ_ALWAYS) {
 		em_br(e, IL_BR, done);
-		/* not acquired: report when the wait reached the threshold */
 		em_mark(e, failed);
-		emit_elapsed(e);
-		em_tok(e, IL_LDSFLD, h->field[HF_THRESHOLD]);
-		em_br(e, IL_BLT, done);
-		em_ldarg(e, method);
-		em_ldarg(e, location);
-		emit_elapsed(e);
-		em_tok(e, IL_CALL, h->method[HM_REPORT_FAILED]);
+		em_ldarg(e, c->nargs);
+		em_ldloc(e, W_T0);
+		em_ldloc(e, W_T1);
+		em_tok(e, IL_CALL, h->hook[HK_NOT_ACQUIRED]);
 	}
 	em_mark(e, done);
 	if (returns)
@@ -287,21 +291,21 @@ static void emit_acquire(struct weave_helper *h, struct em *e, const struct call
 	em_op(e, IL_RET);
 }
 
-/* Releasing wrapper: the original first (its exceptions are unchanged), then
- * if (!Disabled) Pop(arg 0) / PopScope(). */
-static void emit_release(struct weave_helper *h, struct em *e, const struct callee *c, uint32_t pop_scope,
+/* Releasing stub: the original first (its exceptions are unchanged), then
+ * if (!Api.Off) Api.Released(arg 0) / Api.ReleasedScope(). */
+static void emit_release(struct weave_helper *h, struct em *e, const struct callee *c, enum weave_kind kind,
 			 int returns)
 {
 	uint32_t done = em_label(e);
 
 	emit_original(e, c, returns);
-	em_tok(e, IL_LDSFLD, h->field[HF_DISABLED]);
+	em_tok(e, IL_LDSFLD, h->hook[HK_OFF]);
 	em_br(e, IL_BRTRUE, done);
-	if (pop_scope) {
-		em_tok(e, IL_CALL, pop_scope);
+	if (kind == WEAVE_SCOPE_DISPOSE) {
+		em_tok(e, IL_CALL, h->hook[HK_RELEASED_SCOPE]);
 	} else {
 		em_ldarg(e, 0);
-		em_tok(e, IL_CALL, h->method[HM_POP]);
+		em_tok(e, IL_CALL, h->hook[HK_RELEASED]);
 	}
 	em_mark(e, done);
 	if (returns)
@@ -309,56 +313,36 @@ static void emit_release(struct weave_helper *h, struct em *e, const struct call
 	em_op(e, IL_RET);
 }
 
-/* Monitor.Wait wrapper: Shift(arg 0, time spent inside Wait). */
+/* Monitor.Wait stub: Api.WaitBegins(arg 0); t0 = Ticks(); r = original(args);
+ * Api.Waited(arg 0, Ticks() - t0): the time inside is no hold. */
 static void emit_wait(struct weave_helper *h, struct em *e, const struct callee *c, int returns)
 {
-	emit_disabled(h, e, c);
+	emit_off(h, e, c);
+	em_ldarg(e, 0);
+	em_tok(e, IL_CALL, h->hook[HK_WAIT_BEGINS]);
 	emit_timestamp(h, e, W_T0);
 	emit_original(e, c, returns);
 	em_ldarg(e, 0);
-	em_tok(e, IL_CALL, h->refs.member[WM_GETTIMESTAMP]);
+	em_tok(e, IL_CALL, h->hook[HK_TICKS]);
 	em_ldloc(e, W_T0);
 	em_op(e, IL_SUB);
-	em_tok(e, IL_CALL, h->method[HM_SHIFT]);
+	em_tok(e, IL_CALL, h->hook[HK_WAITED]);
 	if (returns)
 		em_ldloc(e, W_RESULT);
 	em_op(e, IL_RET);
 }
 
-/* The Lock type enclosing Lock.Scope `scope` (a TypeRef whose
- * ResolutionScope is a TypeRef, II.22.38; or a nested TypeDef, II.22.32). */
-static int lock_of_scope(const struct md_image *md, uint32_t scope, uint32_t *out)
-{
-	uint32_t row = md_token_row(scope);
-
-	if (md_token_table(scope) == MD_TYPEREF) {
-		if (md_coded_decode(MD_CI_RESOLUTIONSCOPE, md_get(md, MD_TYPEREF, row, MD_TYPEREF_RESOLUTIONSCOPE),
-				    out) < 0)
-			return -1;
-		if (md_token_table(*out) == MD_TYPEREF)
-			return 0;
-	} else {
-		for (uint32_t r = 1; r <= md_rows(md, MD_NESTEDCLASS); r++) {
-			if (md_get(md, MD_NESTEDCLASS, r, MD_NESTEDCLASS_NESTEDCLASS) == row) {
-				*out = md_token(MD_TYPEDEF, md_get(md, MD_NESTEDCLASS, r, MD_NESTEDCLASS_ENCLOSINGCLASS));
-				return 0;
-			}
-		}
-	}
-	return lt_error_set(LT_E_WEAVE, "Scope type 0x%08x is not nested in a Lock type", scope);
-}
-
 /* Build the wrapper's signature and locals (II.23.2.1, II.23.2.6): the
  * callee's `this` (CLASS owner, or BYREF VALUETYPE owner for Lock.Scope),
- * its params, and (string, string) for acquiring kinds. */
+ * its params, and (int32 site) for acquiring kinds. */
 static int wrapper_sigs(const struct callee *c, enum weave_kind kind, struct lt_buf *sig, struct lt_buf *locals)
 {
 	struct sig_type owner = { .elem = kind == WEAVE_SCOPE_DISPOSE ? SIG_VALUETYPE : SIG_CLASS, .token = c->owner };
-	struct sig_type by_ref = { .elem = SIG_BYREF, .inner = &owner }, str = { .elem = SIG_STRING };
+	struct sig_type by_ref = { .elem = SIG_BYREF, .inner = &owner }, site = { .elem = SIG_I4 };
 	struct sig_type i8 = { .elem = SIG_I8 };
 	const struct sig_type *this_type = kind == WEAVE_SCOPE_DISPOSE ? &by_ref : &owner, *a0;
 	struct sig_type **params, *local_types[3] = { &i8, &i8, c->sig->ret };
-	uint32_t n = c->nargs + (kinds[kind].role == ROLE_ACQUIRE ? 2 : 0), k = 0;
+	uint32_t n = c->nargs + (kinds[kind].role == ROLE_ACQUIRE ? 1 : 0), k = 0;
 	struct sig_method m = { .conv = SIG_CONV_DEFAULT, .ret = c->sig->ret, .sentinel = SIG_NO_SENTINEL };
 	struct sig_list l = { .kind = SIG_CONV_LOCAL_SIG, .count = c->sig->ret->elem == SIG_VOID ? 2 : 3,
 			      .types = local_types };
@@ -374,8 +358,8 @@ static int wrapper_sigs(const struct callee *c, enum weave_kind kind, struct lt_
 		params[k++] = (struct sig_type *)this_type;
 	for (uint32_t i = 0; i < c->sig->nparams; i++)
 		params[k++] = c->sig->params[i];
-	while (k < n)
-		params[k++] = &str;
+	if (k < n)
+		params[k++] = &site;
 	m.nparams = n;
 	m.params = params;
 	rc = sig_method_encode(&m, sig) < 0 || sig_list_encode(&l, locals) < 0 ? -1 : 0;
@@ -417,7 +401,7 @@ static int add_wrapper(struct weave_helper *h, const struct callee *c, enum weav
 	const struct kind_info *k = &kinds[kind];
 	struct lt_buf sig = LT_BUF_INIT, locals = LT_BUF_INIT;
 	int returns = c->sig->ret->elem != SIG_VOID, rc = -1;
-	uint32_t pop_scope = 0, lock_token, timed = 0;
+	uint32_t timed = 0;
 	struct fast_calls fast = { 0, 0 };
 	enum acquired acq = ACQ_ALWAYS;
 	enum timing timing = TIME_WAIT;
@@ -428,9 +412,6 @@ static int add_wrapper(struct weave_helper *h, const struct callee *c, enum weav
 	if (wrapper_sigs(c, kind, &sig, &locals) < 0 ||
 	    (k->role == ROLE_ACQUIRE &&
 	     (acquired_test(c, k, &acq) < 0 || choose_timing(h, c, k, acq, &timing, &fast) < 0)))
-		goto done;
-	if (kind == WEAVE_SCOPE_DISPOSE &&
-	    (lock_of_scope(&h->img->md, c->owner, &lock_token) < 0 || hbody_pop_scope(h, lock_token, &pop_scope) < 0))
 		goto done;
 	if (h->named[kind]++)
 		snprintf(name, sizeof name, "%s_%u", k->name, h->named[kind]);
@@ -444,7 +425,7 @@ static int add_wrapper(struct weave_helper *h, const struct callee *c, enum weav
 		if (weave_helper_add_method(h, timed_name, HMA_PRIVATE | HMA_STATIC | HMA_HIDEBYSIG, sig.data,
 					    sig.len, &timed) < 0)
 			goto done;
-		emit_acquire(h, &e, c, acq, timing, &fast, returns);
+		emit_acquire(h, &e, c, kind, acq, timing, &fast, returns);
 		if (weave_helper_add_body(h, timed, &e, locals.data, locals.len, returns) < 0)
 			goto done;
 		em_init(&e);
@@ -452,14 +433,14 @@ static int add_wrapper(struct weave_helper *h, const struct callee *c, enum weav
 		rc = weave_helper_add_body(h, *out, &e, NULL, 0, returns);
 	} else {
 		if (k->role == ROLE_RELEASE)
-			emit_release(h, &e, c, pop_scope, returns);
+			emit_release(h, &e, c, kind, returns);
 		else
 			emit_wait(h, &e, c, returns);
 		rc = weave_helper_add_body(h, *out, &e, locals.data, locals.len, returns);
 	}
-	/* Fronts and releases are inlined at every site: with Disabled set the
-	 * JIT then folds them into the plain call (a release's Pop call would
-	 * otherwise keep it from inlining on its own). */
+	/* Fronts and releases are inlined at every site: with Api.Off set the
+	 * JIT then folds them into the plain call (a release's Released call
+	 * would otherwise keep it from inlining on its own). */
 	if (rc == 0 && k->role != ROLE_WAIT)
 		md_set(&h->img->md, MD_METHODDEF, md_token_row(*out), MD_METHODDEF_IMPLFLAGS, MIA_AGGRESSIVE_INLINING);
 done:
@@ -493,25 +474,24 @@ int weave_helper_wrapper(struct weave_helper *h, uint32_t callee, enum weave_kin
 	return rc;
 }
 
-/* Synchronized_Enter(object lock, string method, string location):
- *   if (!Disabled) Push(lock, method, location, GetTimestamp(), 0);
- * Synchronized_Exit(object lock): if (!Disabled) Pop(lock); */
+/* Synchronized_Enter(object lock, int32 site):
+ *   if (!Api.Off) { t = Ticks(); Api.Acquired(lock, site, t, t, false); }
+ * Synchronized_Exit(object lock): if (!Api.Off) Api.Released(lock); */
 static void emit_sync(struct weave_helper *h, struct em *e, int enter)
 {
 	uint32_t done = em_label(e);
 
-	em_tok(e, IL_LDSFLD, h->field[HF_DISABLED]);
+	em_tok(e, IL_LDSFLD, h->hook[HK_OFF]);
 	em_br(e, IL_BRTRUE, done);
 	em_ldarg(e, 0);
 	if (enter) {
 		em_ldarg(e, 1);
-		em_ldarg(e, 2);
-		em_tok(e, IL_CALL, h->refs.member[WM_GETTIMESTAMP]);
+		em_tok(e, IL_CALL, h->hook[HK_TICKS]);
+		em_op(e, IL_DUP);
 		em_i4(e, 0);
-		em_op(e, IL_CONV_I8);
-		em_tok(e, IL_CALL, h->method[HM_PUSH]);
+		em_tok(e, IL_CALL, h->hook[HK_ACQUIRED]);
 	} else {
-		em_tok(e, IL_CALL, h->method[HM_POP]);
+		em_tok(e, IL_CALL, h->hook[HK_RELEASED]);
 	}
 	em_mark(e, done);
 	em_op(e, IL_RET);
@@ -519,7 +499,7 @@ static void emit_sync(struct weave_helper *h, struct em *e, int enter)
 
 int weave_helper_sync(struct weave_helper *h, struct weave_sync_calls *out)
 {
-	static const uint8_t enter_sig[] = { SIG_CONV_DEFAULT, 3, SIG_VOID, SIG_OBJECT, SIG_STRING, SIG_STRING };
+	static const uint8_t enter_sig[] = { SIG_CONV_DEFAULT, 2, SIG_VOID, SIG_OBJECT, SIG_I4 };
 	static const uint8_t exit_sig[] = { SIG_CONV_DEFAULT, 1, SIG_VOID, SIG_OBJECT };
 	uint16_t flags = HMA_ASSEMBLY | HMA_STATIC | HMA_HIDEBYSIG;
 	uint32_t en, ex;
@@ -542,26 +522,6 @@ int weave_helper_sync(struct weave_helper *h, struct weave_sync_calls *out)
 	}
 	out->enter = h->sync_enter;
 	out->leave = h->sync_exit;
-	out->type_from_handle = h->refs.member[WM_GETTYPEFROMHANDLE];
-	return 0;
-}
-
-int weave_helper_kind_of(const char *name, enum weave_kind *out)
-{
-	if (strcmp(name, "Synchronized_Enter") == 0) {
-		*out = WEAVE_SYNCHRONIZED;
-		return 1;
-	}
-	/* "<kind name>" or "<kind name>_<n>" (see weave_helper_wrapper). */
-	for (int k = 0; k < WEAVE_KIND_COUNT; k++) {
-		size_t len = kinds[k].name ? strlen(kinds[k].name) : 0;
-		const char *rest = name + len;
-		if (!len || strncmp(name, kinds[k].name, len) != 0)
-			continue;
-		if (rest[0] && !(rest[0] == '_' && rest[1] && strspn(rest + 1, "0123456789") == strlen(rest + 1)))
-			continue;
-		*out = (enum weave_kind)k;
-		return 1;
-	}
+	out->type_of = h->hook[HK_TYPE_OF];
 	return 0;
 }

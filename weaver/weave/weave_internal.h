@@ -1,5 +1,6 @@
 /* weave_internal.h - what the weaving passes share: the lock calls found in
- * method bodies, and the helper type that times them (docs/weaving.md). */
+ * method bodies, the site table, and the helper type whose stubs time them
+ * (docs/weaving.md). */
 #ifndef WEAVE_INTERNAL_H
 #define WEAVE_INTERNAL_H
 
@@ -17,44 +18,61 @@ struct weave_call {
 	uint8_t shared_line;  /* 1: another acquiring site is on its line: reports add the column */
 	uint32_t doc, line, column; /* its source (weave_sites_locate): Document row, 1-based line and
 				     * column; line 0 when there is none */
+	uint32_t site;        /* acquiring calls: the site id (0-based, dense) its stub is given */
 };
 
-/* The helper type under construction. */
+/* One row of the site table a woven assembly carries (the run-time's
+ * SiteList.Load), its strings as #US tokens of the target. */
+struct weave_site_row {
+	uint32_t method;       /* ldstr token: "Namespace.Type::Method" */
+	uint32_t location;     /* ldstr token: "File.cs:42" (":column" when shared) or "IL_001c" */
+	uint32_t file;         /* ldstr token: the document's full path, "" when none */
+	uint32_t line;         /* 1-based source line, 0 none */
+	uint32_t kind;         /* ldstr token: weave_kind_name */
+};
+
+/* The acquiring sites of one weave: row i is site id i (weave_call.site). */
+struct weave_site_table {
+	uint32_t assembly;     /* ldstr token of the assembly's simple name (II.22.2) */
+	const struct weave_site_row *rows;
+	uint32_t n;
+};
+
+/* The helper type under construction: the call-site stubs. */
 struct weave_helper;
 
-/* Append the helper TypeDef `<LockTime>` as the last TypeDef of img, with
- * its fields, .cctor and the record/report methods (docs/weaving.md), with
- * every framework type it needs resolved against the target's own framework
- * (opts->refs, else its AssemblyRefs).  Returns 0 and *out, or -1
- * (LT_E_WEAVE when a framework type cannot be resolved, LT_E_NOMEM). */
-int weave_helper_begin(struct img *img, const struct weave_opts *opts, struct weave_helper **out);
+/* Merge LockTime's run-time (the template, lt_runtime_template) into img,
+ * with the weave's options baked in (Baked.*: threshold, sink, and the
+ * summary, report and lock order when given) and `sites` as its site
+ * table, then append the helper TypeDef `<LockTime>` (the last TypeDef) for
+ * the call-site stubs.  Every framework type the run-time needs is
+ * resolved in the target's framework (opts->refs, else its AssemblyRefs).
+ * Returns 0 and *out, or -1 (LT_E_WEAVE: a bad option, a framework member
+ * the target lacks, merged types there already; weave_merge's errors,
+ * LT_E_NOMEM).  On failure img is half-edited: the caller drops it. */
+int weave_helper_begin(struct img *img, const struct weave_opts *opts, const struct weave_site_table *sites,
+		       struct weave_helper **out);
 
-/* The MethodDef token of the wrapper for calls to `callee` of `kind` made
- * with call (callvirt = 0) or callvirt (1), adding the wrapper on first use.
- * Acquiring wrappers take the callee's arguments plus (string method,
- * string location); others take exactly the callee's arguments.
- * Returns 0, or -1 (LT_E_WEAVE, LT_E_SIGNATURE, LT_E_NOMEM). */
+/* The MethodDef token of the stub for calls to `callee` of `kind` made
+ * with call (callvirt = 0) or callvirt (1), adding the stub on first use.
+ * Acquiring stubs take the callee's arguments plus (int32 site); others
+ * take exactly the callee's arguments (weaver/runtime/README.md has their
+ * shapes).  Returns 0, or -1 (LT_E_WEAVE, LT_E_SIGNATURE, LT_E_NOMEM). */
 int weave_helper_wrapper(struct weave_helper *h, uint32_t callee, enum weave_kind kind, int callvirt,
 			 uint32_t *out_token);
 
 /* What a [MethodImpl(Synchronized)] body calls to be timed. */
 struct weave_sync_calls {
-	uint32_t enter;            /* void (object lock, string method, string location): a frame acquired now, no wait */
-	uint32_t leave;            /* void (object lock): release the frame and report (docs/weaving.md) */
-	uint32_t type_from_handle; /* Type Type::GetTypeFromHandle(RuntimeTypeHandle): a static method's lock */
+	uint32_t enter;            /* void (object lock, int32 site): a frame acquired now, no wait */
+	uint32_t leave;            /* void (object lock): the frame released */
+	uint32_t type_of;          /* object (RuntimeTypeHandle): a static method's lock, the Type */
 };
 
 /* The tokens of *out: the helper's Synchronized_Enter / Synchronized_Exit
- * (added on first use; both do nothing under LOCKTIME_DISABLED) and the
- * framework's GetTypeFromHandle.  Returns 0, or -1 (LT_E_NOMEM, LT_E_LIMIT,
+ * (added on first use; both do nothing when the run-time is off) and the
+ * run-time's TypeOf.  Returns 0, or -1 (LT_E_NOMEM, LT_E_LIMIT,
  * LT_E_ENCODE). */
 int weave_helper_sync(struct weave_helper *h, struct weave_sync_calls *out);
-
-/* The kind of lock call a helper method named `name` wraps, as
- * weave_helper_wrapper and weave_helper_sync name them ("Monitor_Enter",
- * "Monitor_Enter_2", "Synchronized_Enter"...), into *out.  Returns 1, or 0
- * for any other name (the helper's own methods, "_Timed" parts). */
-int weave_helper_kind_of(const char *name, enum weave_kind *out);
 
 /* Encode the helper's method bodies into img and free h (also on failure).
  * Returns 0, or -1. */
@@ -63,7 +81,8 @@ int weave_helper_end(struct weave_helper *h);
 /* Free without finishing (error paths).  NULL is a no-op. */
 void weave_helper_free(struct weave_helper *h);
 
-/* The name of the helper TypeDef; its presence marks a woven assembly. */
+/* The name of the helper TypeDef; it, or a merged run-time type
+ * (WEAVE_MERGE_PREFIX), marks a woven assembly. */
 #define WEAVE_HELPER_TYPE "<LockTime>"
 
 #endif

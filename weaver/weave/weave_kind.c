@@ -2,6 +2,7 @@
 #include "weave_kind.h"
 
 #include <stdint.h>
+#include <string.h>
 
 static const struct {
 	const char *name;
@@ -28,4 +29,15 @@ const char *weave_kind_name(enum weave_kind k)
 int weave_kind_acquires(enum weave_kind k)
 {
 	return (unsigned)k < WEAVE_KIND_COUNT && kinds[k].acquires;
+}
+
+int weave_kind_of_name(const char *name, enum weave_kind *out)
+{
+	for (int k = 0; k < WEAVE_KIND_COUNT; k++) {
+		if (strcmp(kinds[k].name, name) == 0) {
+			*out = (enum weave_kind)k;
+			return 1;
+		}
+	}
+	return 0;
 }

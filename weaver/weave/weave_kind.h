@@ -22,6 +22,11 @@ enum weave_kind {
 /* Short name of a kind, as `locktime list` prints it ("Monitor.Enter"). */
 const char *weave_kind_name(enum weave_kind k);
 
+/* The first kind whose weave_kind_name is `name` into *out (kinds that
+ * share a name, as the two Monitor.Enter overloads, give the first).
+ * Returns 1, or 0 for a name of no kind. */
+int weave_kind_of_name(const char *name, enum weave_kind *out);
+
 /* 1 for the kinds that acquire a lock (listed as sites), 0 otherwise. */
 int weave_kind_acquires(enum weave_kind k);
 

@@ -228,6 +228,18 @@ int wlines_format(const struct wlines *lines, uint32_t doc, uint32_t line, uint3
 	return 1;
 }
 
+int wlines_path(const struct wlines *lines, uint32_t doc, char *buf, size_t n)
+{
+	char name[WLINES_MAX_NAME];
+	long len = lines->has_pdb ? document_name(lines->md, doc, name) : -1;
+
+	if (len < 0)
+		return 0;
+	name[len] = 0;
+	snprintf(buf, n, "%s", name);
+	return 1;
+}
+
 /* The digest a Document's HashAlgorithm GUID names (PortablePdb-Metadata.md
  * "Document Table"; the GUIDs in #GUID byte order, II.24.2.5), -1 for others. */
 static int document_hash_alg(const uint8_t guid[16], enum lt_hash_alg *alg)

@@ -69,6 +69,11 @@ int wlines_point(const struct wlines *lines, uint32_t methoddef, uint32_t il_off
  * folders.  Returns 1, or 0 for a bad row or name blob (buf untouched). */
 int wlines_format(const struct wlines *lines, uint32_t doc, uint32_t line, uint32_t column, char *buf, size_t n);
 
+/* Document row `doc`'s name as the PDB holds it (the full path the compiler
+ * was given) into buf[0..n) like snprintf.  Returns 1, or 0 without a PDB,
+ * for a bad row or name blob (buf untouched). */
+int wlines_path(const struct wlines *lines, uint32_t doc, char *buf, size_t n);
+
 /* The text of the source file Document row `doc` names, as the compiler
  * read it: the file at that path (read with lines->read; none without it), used only when its hash is the Document's
  * Hash (SHA-1 or SHA-256, by HashAlgorithm; PortablePdb-Metadata.md

@@ -17,6 +17,11 @@
  * type marks a merged assembly. */
 #define WEAVE_MERGE_PREFIX "<LockTime>"
 
+/* LockTime's run-time template (weaver/runtime, built by make into
+ * build/gen/runtime_template.c): the assembly's bytes and their count. */
+extern const uint8_t lt_runtime_template[];
+extern const size_t lt_runtime_template_len;
+
 /* How the body of a template method is replaced at merge time (the
  * template's own body is then not copied, nor anything only it uses). */
 enum weave_subst_kind {

@@ -2,6 +2,7 @@
 #include "weave_pass.h"
 #include "lt_error.h"
 #include "lt_mem.h"
+#include "weave_merge.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -88,7 +89,7 @@ int weave_names_is_helper(const struct md_image *md, uint32_t row)
 	if (md_string(md, md_get(md, MD_TYPEDEF, row, MD_TYPEDEF_NAME), &name) < 0 ||
 	    md_string(md, md_get(md, MD_TYPEDEF, row, MD_TYPEDEF_NAMESPACE), &ns) < 0)
 		return lt_error_prefix("TypeDef row %u: ", row);
-	return strcmp(name, WEAVE_HELPER_TYPE) == 0 && ns[0] == '\0';
+	return ns[0] == '\0' && strncmp(name, WEAVE_MERGE_PREFIX, strlen(WEAVE_MERGE_PREFIX)) == 0;
 }
 
 /* A piece of a name: s[0..len). */

@@ -23,6 +23,10 @@ struct weave_ref {
 struct weave_opts {
 	double threshold_ms;       /* report threshold baked in (default 1; 0 = every lock) */
 	const char *output;        /* default sink baked in: "stderr", "stdout" or a path */
+	/* Baked into the run-time as text, LOCKTIME_* overriding them; NULL: the run-time's default. */
+	const char *summary;       /* rows of the summary at exit, digits ("0": none; default 10) */
+	const char *report;        /* report file path, {pid} replaced at run time (default none) */
+	const char *lock_order;    /* "1" lock order followed (default), "0" off */
 	const struct weave_ref *refs; /* reference assemblies to resolve framework types (borrowed) */
 	size_t nrefs;
 	const struct pdb_found *pdb;  /* the input's debug symbols, for source lines (NULL: none) */

@@ -44,8 +44,10 @@ uint32_t weave_names_owner(const struct weave_names *n, uint32_t row);
  * 0, or -1 with LT_E_METADATA (a bad Extends coded index or #Strings index). */
 int weave_names_is_valuetype(const struct weave_names *n, uint32_t row);
 
-/* Whether TypeDef `row` is the top-level helper type WEAVE_HELPER_TYPE.
- * Returns 1 or 0, or -1 with LT_E_METADATA for a bad #Strings index. */
+/* Whether TypeDef `row` is LockTime's: the helper type WEAVE_HELPER_TYPE or
+ * a merged run-time type (WEAVE_MERGE_PREFIX), top-level in the empty
+ * namespace.  Returns 1 or 0, or -1 with LT_E_METADATA for a bad #Strings
+ * index. */
 int weave_names_is_helper(const struct md_image *md, uint32_t row);
 
 /* The user-facing name of MethodDef `row` (1-based) into buf[0..size)
@@ -97,11 +99,13 @@ int weave_sites_find(const struct weave_names *names, struct weave_sites *out);
 /* Release the list.  NULL is a no-op. */
 void weave_sites_free(struct weave_sites *s);
 
-/* The sites of an assembly woven by LockTime (weave_is_woven 1): every call
- * from outside the helper type to one of its acquiring wrappers, with the
- * method name and location baked in before it, in MethodDef then IL order;
- * il_offset is the call's offset in the woven body, woven is 1.  Calls `fn`
- * for each; returns the number of sites, or -1 (LT_E_BODY, LT_E_METADATA). */
+/* The sites of an assembly woven by LockTime (weave_is_woven 1), read back
+ * from the site table its merged SiteList.Load defines (weave_helper_site_list),
+ * in site id order: method, location and kind as the run-time reports them;
+ * methoddef and il_offset are 0 (a woven body no longer says where its
+ * calls came from), woven is 1.  Calls `fn` for each; returns the number of
+ * sites, or -1 (LT_E_BODY, LT_E_METADATA: no site table, or one that is not
+ * the weaver's shape). */
 long weave_list_woven(const struct img *img, void (*fn)(void *ctx, const struct weave_site *s), void *ctx);
 
 /* ---- Choosing (weave_filter.c) ---- */
@@ -126,11 +130,10 @@ int weave_sites_filter(const struct weave_names *names, const struct wlines *lin
 /* ---- Rewriting (weave_rewrite.c) ---- */
 
 /* Redirect the lock calls calls[0..n) (all in one MethodDef, in IL order,
- * a WEAVE_SYNCHRONIZED entry first if any) to their wrappers in h: acquiring
- * calls get `ldstr method; ldstr location` ahead of them (location:
- * "<file>:<line>" from `lines` when it has one, else "IL_<offset>"), a
- * `tail.` prefix before a call is dropped; a synchronized method's body is
- * then timed as a hold (weave_sync_wrap); the body is re-encoded into img.
+ * a WEAVE_SYNCHRONIZED entry first if any) to their stubs in h: acquiring
+ * calls get `ldc.i4 <site id>` (weave_call.site) ahead of them, a `tail.`
+ * prefix before a call is dropped; a synchronized method's body is then
+ * timed as a hold (weave_sync_wrap); the body is re-encoded into img.
  * The calls are checked one by one and the body edited once (il_apply):
  * time linear in the body's size.
  * Returns 0, or -1 with LT_E_WEAVE (a clause boundary at an acquiring call,
@@ -139,19 +142,19 @@ int weave_sites_filter(const struct weave_names *names, const struct wlines *lin
  * the errors of img_decode_body / img_encode_body, weave_helper_wrapper,
  * weave_sync_wrap, LT_E_NOMEM. */
 int weave_rewrite_method(struct img *img, struct weave_helper *h, const struct weave_names *names,
-			 const struct wlines *lines, const struct weave_call *calls, size_t n);
+			 const struct weave_call *calls, size_t n);
 
 /* ---- Synchronized methods (weave_sync.c) ---- */
 
 /* Time body b of [MethodImpl(Synchronized)] MethodDef `row` as a hold of the
  * monitor the runtime takes around it - `this`, or for a static method the
- * Type object of its type (Type.GetTypeFromHandle(ldtoken T); a generic T
+ * Type object of its type (the run-time's Api.TypeOf(ldtoken T); a generic T
  * as a TypeSpec over its own parameters, II.23.2.14):
- *     obj = <that object>; Synchronized_Enter(obj, method, location);
+ *     obj = <that object>; Synchronized_Enter(obj, site);
  *     .try { <body, each ret now: stloc result; leave RET> }
  *     finally { Synchronized_Exit(obj); endfinally }
  *     RET: ldloc result; ret
- * method_tok and location_tok are the ldstr tokens of the site's strings.
+ * `site` is the site's id (weave_call.site).
  * Locals obj (object) and result (the return type) are added
  * (img_add_locals); `tail.` prefixes are dropped (III.2.4: no tail call
  * from a try block); clauses that ended at the end of the body end at the
@@ -159,7 +162,7 @@ int weave_rewrite_method(struct img *img, struct weave_helper *h, const struct w
  * leave a try block), LT_E_SIGNATURE, LT_E_METADATA, and the errors of
  * img_add_locals, weave_helper_sync, il_insert, LT_E_NOMEM. */
 int weave_sync_wrap(struct img *img, struct weave_helper *h, const struct weave_names *names, struct il_body *b,
-		    uint32_t row, uint32_t method_tok, uint32_t location_tok);
+		    uint32_t row, uint32_t site);
 
 /* ---- Locations (weave_locate.c, weave_csharp.c) ---- */
 

@@ -23,64 +23,6 @@ int wref_public_key_token(const uint8_t *key, size_t len, uint8_t out[8])
 	return 0;
 }
 
-static const struct type_info {
-	const char *ns, *name;
-} types[WT_COUNT] = {
-	[WT_OBJECT] = { "System", "Object" },
-	[WT_STRING] = { "System", "String" },
-	[WT_INT64] = { "System", "Int64" },
-	[WT_DOUBLE] = { "System", "Double" },
-	[WT_ENVIRONMENT] = { "System", "Environment" },
-	[WT_STOPWATCH] = { "System.Diagnostics", "Stopwatch" },
-	[WT_CULTUREINFO] = { "System.Globalization", "CultureInfo" },
-	[WT_NUMBERSTYLES] = { "System.Globalization", "NumberStyles" },
-	[WT_IFORMATPROVIDER] = { "System", "IFormatProvider" },
-	[WT_CONSOLE] = { "System", "Console" },
-	[WT_TEXTWRITER] = { "System.IO", "TextWriter" },
-	[WT_FILE] = { "System.IO", "File" },
-	[WT_MONITOR] = { "System.Threading", "Monitor" },
-	[WT_THREADSTATIC] = { "System", "ThreadStaticAttribute" },
-	[WT_TYPE] = { "System", "Type" },
-	[WT_RUNTIMETYPEHANDLE] = { "System", "RuntimeTypeHandle" },
-};
-
-/* Signature bytes (II.23.2.1-4) as a template for wref_sig. */
-#define SIG(...) .sig = { __VA_ARGS__ }, .siglen = sizeof((uint8_t[]){ __VA_ARGS__ })
-#define STATIC SIG_CONV_DEFAULT
-#define INSTANCE SIG_HASTHIS
-
-static const struct member_info {
-	enum wref_type owner;
-	uint8_t field; /* 1: a field (FieldSig), 0: a method */
-	const char *name;
-	uint8_t sig[8];
-	uint8_t siglen;
-} members[WM_COUNT] = {
-	[WM_OBJECT_CTOR] = { WT_OBJECT, 0, ".ctor", SIG(INSTANCE, 0, SIG_VOID) },
-	[WM_GETENV] = { WT_ENVIRONMENT, 0, "GetEnvironmentVariable", SIG(STATIC, 1, SIG_STRING, SIG_STRING) },
-	[WM_GETTIMESTAMP] = { WT_STOPWATCH, 0, "GetTimestamp", SIG(STATIC, 0, SIG_I8) },
-	[WM_FREQUENCY] = { WT_STOPWATCH, 1, "Frequency", SIG(SIG_CONV_FIELD, SIG_I8) },
-	[WM_INVARIANT] = { WT_CULTUREINFO, 0, "get_InvariantCulture", SIG(STATIC, 0, WREF_CLASS(WT_CULTUREINFO)) },
-	[WM_DOUBLE_TRYPARSE] = { WT_DOUBLE, 0, "TryParse",
-				 SIG(STATIC, 4, SIG_BOOLEAN, SIG_STRING, WREF_VALUETYPE(WT_NUMBERSTYLES),
-				     WREF_CLASS(WT_IFORMATPROVIDER), SIG_BYREF, SIG_R8) },
-	[WM_DOUBLE_TOSTRING] = { WT_DOUBLE, 0, "ToString",
-				 SIG(INSTANCE, 2, SIG_STRING, SIG_STRING, WREF_CLASS(WT_IFORMATPROVIDER)) },
-	[WM_STRING_CONCAT] = { WT_STRING, 0, "Concat", SIG(STATIC, 1, SIG_STRING, SIG_SZARRAY, SIG_STRING) },
-	[WM_STRING_EQUALS] = { WT_STRING, 0, "op_Equality", SIG(STATIC, 2, SIG_BOOLEAN, SIG_STRING, SIG_STRING) },
-	[WM_STRING_TOUPPER] = { WT_STRING, 0, "ToUpperInvariant", SIG(INSTANCE, 0, SIG_STRING) },
-	[WM_STRING_ISNULLOREMPTY] = { WT_STRING, 0, "IsNullOrEmpty", SIG(STATIC, 1, SIG_BOOLEAN, SIG_STRING) },
-	[WM_CONSOLE_ERROR] = { WT_CONSOLE, 0, "get_Error", SIG(STATIC, 0, WREF_CLASS(WT_TEXTWRITER)) },
-	[WM_CONSOLE_OUT] = { WT_CONSOLE, 0, "get_Out", SIG(STATIC, 0, WREF_CLASS(WT_TEXTWRITER)) },
-	[WM_WRITELINE] = { WT_TEXTWRITER, 0, "WriteLine", SIG(INSTANCE, 1, SIG_VOID, SIG_STRING) },
-	[WM_APPENDALLTEXT] = { WT_FILE, 0, "AppendAllText", SIG(STATIC, 2, SIG_VOID, SIG_STRING, SIG_STRING) },
-	[WM_MONITOR_ENTER] = { WT_MONITOR, 0, "Enter", SIG(STATIC, 2, SIG_VOID, SIG_OBJECT, SIG_BYREF, SIG_BOOLEAN) },
-	[WM_MONITOR_EXIT] = { WT_MONITOR, 0, "Exit", SIG(STATIC, 1, SIG_VOID, SIG_OBJECT) },
-	[WM_THREADSTATIC_CTOR] = { WT_THREADSTATIC, 0, ".ctor", SIG(INSTANCE, 0, SIG_VOID) },
-	[WM_GETTYPEFROMHANDLE] = { WT_TYPE, 0, "GetTypeFromHandle",
-				   SIG(STATIC, 1, WREF_CLASS(WT_TYPE), WREF_VALUETYPE(WT_RUNTIMETYPEHANDLE)) },
-};
-
 /* Clocks of a core library that has no Stopwatch: a static int64() method
  * of its own that another type of the assembly may call, and its ticks per
  * second.  Mono's mscorlib keeps Stopwatch in System.dll (which it cannot
@@ -570,20 +512,6 @@ int wref_type(struct wref_ctx *c, const char *ns, const char *name, uint32_t *ou
 	return md_typeref(c->md, scope, ns, name, out);
 }
 
-static int resolve_type(struct wref_ctx *c, enum wref_type t, uint32_t *out)
-{
-	uint32_t row;
-	int found;
-
-	if (c->corlib && t == WT_STOPWATCH) {
-		if ((found = find_typedef(c->md, types[t].ns, types[t].name, &row)) < 0)
-			return -1;
-		*out = found ? md_token(MD_TYPEDEF, row) : 0; /* 0: resolve_clock picks a clock of its own */
-		return 0;
-	}
-	return wref_type(c, types[t].ns, types[t].name, out);
-}
-
 /* The framework of a target without reference assemblies. */
 static int find_family(struct wref_ctx *c)
 {
@@ -598,24 +526,6 @@ static int find_family(struct wref_ctx *c)
 	}
 	return lt_error_set(LT_E_WEAVE, "cannot tell the target's framework: it references none of mscorlib, "
 			    "netstandard, System.Runtime, System.Private.CoreLib (pass --reference)");
-}
-
-int wref_sig(const struct wref *r, const uint8_t *tmpl, size_t n, struct lt_buf *out)
-{
-	for (size_t i = 0; i < n; i++) {
-		unsigned t = tmpl[i] & 0x3F;
-		if (tmpl[i] < 0x80) {
-			if (lt_buf_u8(out, tmpl[i]) < 0)
-				return -1;
-			continue;
-		}
-		if (t >= WT_COUNT)
-			return lt_error_set(LT_E_ENCODE, "signature template: type %u past %d", t, WT_COUNT);
-		if (lt_buf_u8(out, (tmpl[i] & 0x40) ? SIG_VALUETYPE : SIG_CLASS) < 0 ||
-		    sig_token_encode(out, r->type[t]) < 0)
-			return -1;
-	}
-	return 0;
 }
 
 /* The row of TypeDef `type_row`'s Field or MethodDef list (II.22.37: the
@@ -645,41 +555,6 @@ static int find_in_typedef(const struct md_image *md, enum md_table_id table, ui
 	return 0;
 }
 
-/* Member m of a TypeDef of the target: the Field or MethodDef in its list. */
-static int member_in_typedef(struct wref_ctx *c, enum wref_member m, uint32_t type_row, const struct lt_buf *sig,
-			     uint32_t *out)
-{
-	const struct member_info *mi = &members[m];
-	enum md_table_id table = mi->field ? MD_FIELD : MD_METHODDEF;
-	uint32_t row;
-	int found = find_in_typedef(c->md, table, type_row, mi->name, sig->data, (uint32_t)sig->len, &row);
-
-	if (found < 0)
-		return -1;
-	if (!found)
-		return lt_error_set(LT_E_WEAVE, "the target's %s.%s has no %s with the signature LockTime needs",
-				    types[mi->owner].ns, types[mi->owner].name, mi->name);
-	*out = md_token(table, row);
-	return 0;
-}
-
-static int resolve_member(struct wref_ctx *c, const struct wref *r, enum wref_member m, uint32_t *out)
-{
-	const struct member_info *mi = &members[m];
-	uint32_t owner = r->type[mi->owner];
-	struct lt_buf sig = LT_BUF_INIT;
-	int rc;
-
-	if (wref_sig(r, mi->sig, mi->siglen, &sig) < 0) {
-		lt_buf_free(&sig);
-		return -1;
-	}
-	rc = md_token_table(owner) == MD_TYPEDEF ? member_in_typedef(c, m, md_token_row(owner), &sig, out)
-						 : md_memberref(c->md, owner, mi->name, sig.data, (uint32_t)sig.len, out);
-	lt_buf_free(&sig);
-	return rc;
-}
-
 int wref_clock(struct wref_ctx *c, uint32_t *method, int64_t *hz)
 {
 	for (size_t i = 0; i < sizeof corlib_clocks / sizeof corlib_clocks[0]; i++) {
@@ -702,13 +577,6 @@ int wref_clock(struct wref_ctx *c, uint32_t *method, int64_t *hz)
 	}
 	return lt_error_set(LT_E_WEAVE, "the target is a core library without System.Diagnostics.Stopwatch and "
 			    "without a clock LockTime knows (System.DateTime.GetSystemTimeAsFileTime)");
-}
-
-/* A core library without Stopwatch: its own clock (wref_clock). */
-static int resolve_clock(struct wref_ctx *c, struct wref *r)
-{
-	r->member[WM_FREQUENCY] = 0;
-	return wref_clock(c, &r->member[WM_GETTIMESTAMP], &r->clock_hz);
 }
 
 /* The TypeDef nested in TypeDef `outer` of md named `name` (II.22.32): 1 with *row, 0, -1. */
@@ -963,31 +831,4 @@ void wref_close(struct wref_ctx *c)
 int wref_is_corlib(const struct wref_ctx *c)
 {
 	return c->corlib;
-}
-
-static int resolve_all(struct wref_ctx *c, struct wref *out)
-{
-	for (unsigned t = 0; t < WT_COUNT; t++)
-		if (resolve_type(c, (enum wref_type)t, &out->type[t]) < 0)
-			return -1;
-	for (unsigned m = 0; m < WM_COUNT; m++) {
-		if (members[m].owner == WT_STOPWATCH && out->type[WT_STOPWATCH] == 0)
-			continue;
-		if (resolve_member(c, out, (enum wref_member)m, &out->member[m]) < 0)
-			return -1;
-	}
-	return out->type[WT_STOPWATCH] == 0 ? resolve_clock(c, out) : 0;
-}
-
-int wref_resolve(struct img *img, const struct weave_opts *opts, struct wref *out)
-{
-	struct wref_ctx *c;
-	int rc;
-
-	memset(out, 0, sizeof *out);
-	if (wref_open(img, opts, &c) < 0)
-		return -1;
-	rc = resolve_all(c, out);
-	wref_close(c);
-	return rc;
 }

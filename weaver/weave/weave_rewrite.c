@@ -11,19 +11,19 @@
 
 /* What rewriting one method's calls collects, to edit its body in one pass
  * (il_apply) once every call is checked: the edits in ascending index
- * order, the ldstr pairs they insert, and where the clause boundaries are. */
+ * order, the site ids they insert, and where the clause boundaries are. */
 struct edits {
 	struct il_edit *e;
 	size_t n, cap;
-	struct il_instr *strs;   /* 2 per call (owned) */
-	uint32_t nstrs;
+	struct il_instr *ids;    /* ldc.i4 site, 1 per call (owned) */
+	uint32_t nids;
 	uint32_t *first_clause;  /* [index]: the first EH clause with a boundary there, UINT32_MAX none */
 };
 
 static void edits_free(struct edits *ed)
 {
 	free(ed->e);
-	free(ed->strs);
+	free(ed->ids);
 	free(ed->first_clause);
 }
 
@@ -32,10 +32,10 @@ static int edits_init(struct edits *ed, const struct il_body *b, size_t ncalls)
 	uint32_t *map = NULL;
 
 	memset(ed, 0, sizeof *ed);
-	ed->strs = lt_calloc(2 * ncalls + 1, sizeof *ed->strs);
+	ed->ids = lt_calloc(ncalls + 1, sizeof *ed->ids);
 	ed->first_clause = lt_malloc(((size_t)b->n + 1) * sizeof *ed->first_clause);
-	if (!ed->strs || !ed->first_clause || il_id_map(b, &map) < 0)
-		return ed->strs && ed->first_clause ? -1 : lt_nomem("lock call edits");
+	if (!ed->ids || !ed->first_clause || il_id_map(b, &map) < 0)
+		return ed->ids && ed->first_clause ? -1 : lt_nomem("lock call edits");
 	memset(ed->first_clause, 0xFF, ((size_t)b->n + 1) * sizeof *ed->first_clause);
 	for (uint32_t i = b->neh; i-- > 0;) {
 		const struct il_eh *c = &b->eh[i];
@@ -77,7 +77,7 @@ static int drop_prefixes(const struct il_body *b, struct edits *ed, uint32_t idx
  * takes over (from `start`): an acquiring call has its arguments on the
  * stack, so no block can start or end at it in valid IL (III.1.7.5,
  * I.12.4.2.8: blocks are entered and left with an empty stack), and the
- * ldstr pair inserted before it need not be placed. */
+ * site id inserted before it need not be placed. */
 static int check_no_boundary(const struct edits *ed, uint32_t start, uint32_t idx, uint32_t offset)
 {
 	uint32_t first = UINT32_MAX;
@@ -91,31 +91,27 @@ static int check_no_boundary(const struct edits *ed, uint32_t start, uint32_t id
 	return 0;
 }
 
-/* Redirect the call at index idx to its wrapper; method_tok is the ldstr
- * token of the method's name.  The body's instructions stay where they are:
- * the prefixes to drop and the ldstr pair to insert go into ed. */
-static int rewrite_call(struct img *img, struct weave_helper *h, const struct wlines *lines,
-			struct il_body *b, struct edits *ed, uint32_t idx,
-			const struct weave_call *c, uint32_t method_tok)
+/* Redirect the call at index idx to its stub.  The body's instructions stay
+ * where they are: the prefixes to drop and, for an acquiring call, the
+ * `ldc.i4 site` to insert before it go into ed. */
+static int rewrite_call(struct weave_helper *h, struct il_body *b, struct edits *ed, uint32_t idx,
+			const struct weave_call *c)
 {
-	char location[sizeof ((struct weave_site *)0)->location];
-	struct il_instr *strs = &ed->strs[ed->nstrs];
+	struct il_instr *id = &ed->ids[ed->nids];
 	uint32_t wrapper, start;
 
 	if (drop_prefixes(b, ed, idx, c->il_offset, &start) < 0 ||
 	    weave_helper_wrapper(h, c->callee, c->kind, c->callvirt, &wrapper) < 0)
 		return -1;
 	if (weave_kind_acquires(c->kind)) {
-		weave_location(lines, c, location, sizeof location);
-		strs[0].op = strs[1].op = IL_LDSTR;
-		strs[0].arg.token = method_tok;
-		if (check_no_boundary(ed, start, idx, c->il_offset) < 0 ||
-		    img_string_token(img, location, &strs[1].arg.token) < 0)
+		if (check_no_boundary(ed, start, idx, c->il_offset) < 0)
 			return -1;
-		ed->nstrs += 2;
-		/* Branches to the call run the ldstr pair: the call's own
+		id->op = IL_LDC_I4;
+		id->arg.i = c->site;
+		ed->nids++;
+		/* Branches to the call run the ldc.i4: the call's own
 		 * arguments are on the stack there already. */
-		if (edits_add(ed, &(struct il_edit){ .at = idx, .ins = strs, .n = 2, .retarget = IL_RT_BRANCH }) < 0)
+		if (edits_add(ed, &(struct il_edit){ .at = idx, .ins = id, .n = 1, .retarget = IL_RT_BRANCH }) < 0)
 			return -1;
 	}
 	b->ins[idx].op = IL_CALL;
@@ -123,25 +119,12 @@ static int rewrite_call(struct img *img, struct weave_helper *h, const struct wl
 	return 0;
 }
 
-/* The ldstr token of MethodDef row's user-facing name into *tok, made on
- * first use (*tok 0 until then). */
-static int method_token(struct img *img, const struct weave_names *names, const struct wlines *lines, uint32_t row,
-			uint32_t *tok)
-{
-	char method[sizeof ((struct weave_site *)0)->method];
-
-	if (*tok)
-		return 0;
-	return weave_site_method(names, lines, row, method, sizeof method) < 0 ? -1 : img_string_token(img, method, tok);
-}
-
 int weave_rewrite_method(struct img *img, struct weave_helper *h, const struct weave_names *names,
-			 const struct wlines *lines, const struct weave_call *calls, size_t n)
+			 const struct weave_call *calls, size_t n)
 {
-	uint32_t row = calls[0].methoddef, method_tok = 0, location_tok, *at = NULL, i;
+	uint32_t row = calls[0].methoddef, *at = NULL, i;
 	const struct weave_call *sync_site = calls[0].kind == WEAVE_SYNCHRONIZED ? &calls[0] : NULL;
 	int sync = sync_site != NULL, rc = -1;
-	char location[sizeof ((struct weave_site *)0)->location];
 	struct edits ed = { 0 };
 	struct il_body b;
 	size_t k;
@@ -165,9 +148,7 @@ int weave_rewrite_method(struct img *img, struct weave_helper *h, const struct w
 	if (edits_init(&ed, &b, n) < 0)
 		goto done;
 	for (k = 0; k < n; k++) {
-		if (weave_kind_acquires(calls[k].kind) && method_token(img, names, lines, row, &method_tok) < 0)
-			goto done;
-		if (rewrite_call(img, h, lines, &b, &ed, at[k], &calls[k], method_tok) < 0) {
+		if (rewrite_call(h, &b, &ed, at[k], &calls[k]) < 0) {
 			lt_error_prefix("MethodDef row %u: ", row);
 			goto done;
 		}
@@ -177,12 +158,8 @@ int weave_rewrite_method(struct img *img, struct weave_helper *h, const struct w
 		goto done;
 	}
 	/* The synchronized method's site is the start of its body. */
-	if (sync_site) {
-		weave_location(lines, sync_site, location, sizeof location);
-		if (method_token(img, names, lines, row, &method_tok) < 0 || img_string_token(img, location, &location_tok) < 0 ||
-		    weave_sync_wrap(img, h, names, &b, row, method_tok, location_tok) < 0)
-			goto done;
-	}
+	if (sync_site && weave_sync_wrap(img, h, names, &b, row, sync_site->site) < 0)
+		goto done;
 	rc = img_encode_body(img, row, &b);
 done:
 	edits_free(&ed);

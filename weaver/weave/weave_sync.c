@@ -120,7 +120,7 @@ static int leave_instead_of_ret(struct il_body *b, uint32_t end, uint32_t result
 }
 
 int weave_sync_wrap(struct img *img, struct weave_helper *h, const struct weave_names *names, struct il_body *b,
-		    uint32_t row, uint32_t method_tok, uint32_t location_tok)
+		    uint32_t row, uint32_t site)
 {
 	int is_static = !!(md_get(&img->md, MD_METHODDEF, row, MD_METHODDEF_FLAGS) & METHOD_STATIC);
 	struct il_instr pro[7], tail[5];
@@ -153,17 +153,16 @@ int weave_sync_wrap(struct img *img, struct weave_helper *h, const struct weave_
 	il_retarget(b, IL_ID_END, fin, IL_RT_TRY_END | IL_RT_HANDLER_END);
 	if (leave_instead_of_ret(b, body_end, obj + 1u, ret) < 0)
 		return -1;
-	/* obj = this | Type.GetTypeFromHandle(T); Synchronized_Enter(obj, method, location); */
+	/* obj = this | Api.TypeOf(T); Synchronized_Enter(obj, site); */
 	if (is_static) {
 		pro[np++] = (struct il_instr){ .op = IL_LDTOKEN, .arg.token = type_tok };
-		pro[np++] = (struct il_instr){ .op = IL_CALL, .arg.token = calls.type_from_handle };
+		pro[np++] = (struct il_instr){ .op = IL_CALL, .arg.token = calls.type_of };
 	} else {
 		pro[np++].op = IL_LDARG_0;
 	}
 	pro[np++].op = IL_DUP;
 	local_op(&pro[np++], 1, obj);
-	pro[np++] = (struct il_instr){ .op = IL_LDSTR, .arg.token = method_tok };
-	pro[np++] = (struct il_instr){ .op = IL_LDSTR, .arg.token = location_tok };
+	pro[np++] = (struct il_instr){ .op = IL_LDC_I4, .arg.i = site };
 	pro[np++] = (struct il_instr){ .op = IL_CALL, .arg.token = calls.enter };
 	if (il_insert(b, 0, pro, np) < 0)
 		return -1;

@@ -1,114 +1,110 @@
-/* weave_woven.c - the lock sites of an assembly LockTime has woven, read back from the calls to its wrappers. */
+/* weave_woven.c - the lock sites of an assembly LockTime has woven, read back from its site table. */
 #include "weave_pass.h"
 #include "il_body.h"
 #include "image_body.h"
 #include "lt_error.h"
+#include "weave_merge.h"
 
+#include <stdio.h>
 #include <string.h>
 
-/* II.22.26 MethodImplAttributes CodeType: 0 is IL. */
-#define IMPL_CODE_TYPE_MASK 0x0003u
+/* The merged type holding the site table, and its method (weave_helper_site_list). */
+#define SITE_LIST_TYPE WEAVE_MERGE_PREFIX "SiteList"
+#define SITE_LIST_METHOD "Load"
 
-struct woven_scan {
-	const struct md_image *md;
-	uint32_t helper_first, helper_end; /* the helper's MethodDef rows [first, end) */
-	int any;                           /* a call to one of them was met */
-};
-
-/* A MethodDef token of the helper type. */
-static int is_helper_call(const struct woven_scan *w, uint32_t token)
+/* The value of an ldc.i4 form (III.3.40) into *v: 1, or 0 for another op. */
+static int int_constant(const struct il_instr *in, int64_t *v)
 {
-	uint32_t row = token & 0xFFFFFF;
-
-	return token >> 24 == 0x06 && row >= 1 && row <= md_rows(w->md, MD_METHODDEF) && row >= w->helper_first &&
-	       row < w->helper_end;
-}
-
-static int note_call(void *ctx, uint32_t offset, enum il_op op, uint32_t token)
-{
-	struct woven_scan *w = ctx;
-
-	(void)offset;
-	(void)op;
-	w->any |= is_helper_call(w, token);
+	if (in->op >= IL_LDC_I4_M1 && in->op <= IL_LDC_I4_8) {
+		*v = (int64_t)(in->op - IL_LDC_I4_0);
+		return 1;
+	}
+	if (in->op == IL_LDC_I4_S || in->op == IL_LDC_I4) {
+		*v = in->arg.i;
+		return 1;
+	}
 	return 0;
 }
 
-/* The sites of MethodDef `row`: calls to an acquiring wrapper after the
- * `ldstr method; ldstr location` pair the weaver put before them
- * (weave_rewrite_method, weave_sync_wrap). */
-static long method_sites(const struct img *img, const struct woven_scan *w, uint32_t row,
-			 void (*fn)(void *ctx, const struct weave_site *s), void *ctx)
+/* The MethodDef row of SiteList.Load, 0 when the assembly has none. */
+static int site_list_row(const struct md_image *md, uint32_t *out)
 {
-	struct weave_site s;
-	struct il_body b;
-	long count = 0;
-	const char *name;
+	uint32_t ntypes = md_rows(md, MD_TYPEDEF), nmethods = md_rows(md, MD_METHODDEF);
+	const char *name, *ns;
 
-	if (img_decode_body(img, row, &b) < 0)
-		return lt_error_prefix("MethodDef row %u: ", row);
-	for (uint32_t i = 2; i < b.n; i++) {
-		const struct il_instr *in = &b.ins[i];
-		enum weave_kind kind;
-		if (in->op != IL_CALL || !is_helper_call(w, in->arg.token) || b.ins[i - 1].op != IL_LDSTR ||
-		    b.ins[i - 2].op != IL_LDSTR)
+	*out = 0;
+	for (uint32_t t = 1; t <= ntypes; t++) {
+		uint32_t first, end;
+		if (md_string(md, md_get(md, MD_TYPEDEF, t, MD_TYPEDEF_NAME), &name) < 0 ||
+		    md_string(md, md_get(md, MD_TYPEDEF, t, MD_TYPEDEF_NAMESPACE), &ns) < 0)
+			return lt_error_prefix("TypeDef row %u: ", t);
+		if (ns[0] || strcmp(name, SITE_LIST_TYPE) != 0)
 			continue;
-		if (md_string(w->md, md_get(w->md, MD_METHODDEF, in->arg.token & 0xFFFFFF, MD_METHODDEF_NAME), &name) < 0) {
-			count = -1;
-			break;
+		/* II.22.37: a type's methods run from its MethodList to the next type's. */
+		first = md_get(md, MD_TYPEDEF, t, MD_TYPEDEF_METHODLIST);
+		end = t < ntypes ? md_get(md, MD_TYPEDEF, t + 1, MD_TYPEDEF_METHODLIST) : nmethods + 1;
+		for (uint32_t m = first; m < end && m <= nmethods; m++) {
+			if (md_string(md, md_get(md, MD_METHODDEF, m, MD_METHODDEF_NAME), &name) < 0)
+				return lt_error_prefix("MethodDef row %u: ", m);
+			if (strcmp(name, SITE_LIST_METHOD) == 0) {
+				*out = m;
+				return 0;
+			}
 		}
-		if (!weave_helper_kind_of(name, &kind) || !weave_kind_acquires(kind))
-			continue;
-		memset(&s, 0, sizeof s);
-		s.methoddef = row;
-		s.il_offset = in->orig_offset;
-		s.kind = kind;
-		s.woven = 1;
-		if (img_string_of_token(img, b.ins[i - 2].arg.token, s.method, sizeof s.method) < 0 ||
-		    img_string_of_token(img, b.ins[i - 1].arg.token, s.location, sizeof s.location) < 0) {
-			count = -1;
-			break;
-		}
-		fn(ctx, &s);
-		count++;
 	}
-	il_body_free(&b);
-	return count < 0 ? lt_error_prefix("MethodDef row %u: ", row) : count;
+	return 0;
+}
+
+/* One Define call's arguments, the six instructions before the call at
+ * ins[i]: ldc.i4 id, ldstr method, ldstr location, ldstr file, ldc.i4 line,
+ * ldstr kind.  Returns 1 and *s, 0 for another call (Begin), -1 on error. */
+static int define_call(const struct img *img, const struct il_instr *ins, uint32_t i, struct weave_site *s)
+{
+	const struct il_instr *a = &ins[i - 6];
+	char kind[64];
+	int64_t id, line;
+
+	if (!int_constant(&a[0], &id) || a[1].op != IL_LDSTR || a[2].op != IL_LDSTR || a[3].op != IL_LDSTR ||
+	    !int_constant(&a[4], &line) || a[5].op != IL_LDSTR)
+		return 0;
+	memset(s, 0, sizeof *s);
+	s->woven = 1;
+	if (img_string_of_token(img, a[1].arg.token, s->method, sizeof s->method) < 0 ||
+	    img_string_of_token(img, a[2].arg.token, s->location, sizeof s->location) < 0 ||
+	    img_string_of_token(img, a[5].arg.token, kind, sizeof kind) < 0)
+		return -1;
+	if (!weave_kind_of_name(kind, &s->kind))
+		return lt_error_set(LT_E_METADATA, "site %lld: unknown lock kind \"%s\"", (long long)id, kind);
+	return 1;
 }
 
 long weave_list_woven(const struct img *img, void (*fn)(void *ctx, const struct weave_site *s), void *ctx)
 {
-	const struct md_image *md = &img->md;
-	struct woven_scan w = { md, 0, 0, 0 };
-	uint32_t ntypes = md_rows(md, MD_TYPEDEF), nmethods = md_rows(md, MD_METHODDEF), t;
-	long count = 0, n;
+	struct weave_site s;
+	struct il_body b;
+	uint32_t row;
+	long count = 0;
+	int rc;
 
-	for (t = 1; t <= ntypes && !w.helper_end; t++) {
-		int is = weave_names_is_helper(md, t);
-		if (is < 0)
-			return -1;
-		if (!is)
+	if (site_list_row(&img->md, &row) < 0)
+		return -1;
+	if (!row)
+		return lt_error_set(LT_E_METADATA, "woven by LockTime, but no %s::%s site table", SITE_LIST_TYPE,
+				    SITE_LIST_METHOD);
+	if (img_decode_body(img, row, &b) < 0)
+		return lt_error_prefix("%s::%s: ", SITE_LIST_TYPE, SITE_LIST_METHOD);
+	for (uint32_t i = 6; i < b.n; i++) {
+		if (b.ins[i].op != IL_CALL)
 			continue;
-		/* II.22.37: a type's methods run from its MethodList to the next type's. */
-		w.helper_first = md_get(md, MD_TYPEDEF, t, MD_TYPEDEF_METHODLIST);
-		w.helper_end = t < ntypes ? md_get(md, MD_TYPEDEF, t + 1, MD_TYPEDEF_METHODLIST) : nmethods + 1;
+		if ((rc = define_call(img, b.ins, i, &s)) < 0) {
+			count = -1;
+			break;
+		}
+		if (rc) {
+			fn(ctx, &s);
+			count++;
+		}
 	}
-	for (uint32_t row = 1; row <= nmethods; row++) {
-		const uint8_t *body;
-		size_t len;
-		if ((row >= w.helper_first && row < w.helper_end) ||
-		    (md_get(md, MD_METHODDEF, row, MD_METHODDEF_IMPLFLAGS) & IMPL_CODE_TYPE_MASK) != 0)
-			continue;
-		if (img_method_body(img, row, &body, &len) < 0)
-			return lt_error_prefix("MethodDef row %u: ", row);
-		w.any = 0;
-		if (body && il_scan_calls(body, len, note_call, &w) < 0)
-			return lt_error_prefix("MethodDef row %u: ", row);
-		if (!w.any)
-			continue;
-		if ((n = method_sites(img, &w, row, fn, ctx)) < 0)
-			return -1;
-		count += n;
-	}
-	return count;
+	il_body_free(&b);
+	return count < 0 ? lt_error_prefix("%s::%s: ", SITE_LIST_TYPE, SITE_LIST_METHOD) : count;
 }

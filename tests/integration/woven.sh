@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# The run-time a weave merges, end to end (tests/woven: an app and its library, each woven on its
+# own), on .NET and on .NET Framework under Mono:
+#   - 16 threads taking one lock 1,000 times each: exactly 16,000 acquisitions for that site;
+#   - a 60 ms holder and a waiter: hold max >= 50 ms and wait max >= 40 ms at their lines, the
+#     waiter's line naming the holder;
+#   - 50 nested locks around a 20 ms sleep at threshold 0: every one reports 20-25 ms held
+#     (reporting never lengthens a hold);
+#   - one summary at exit and one report (LOCKTIME_REPORT, {pid}) with both assemblies' sites,
+#     valid against docs/report-format.schema.json; the baked --summary and --report;
+#   - the program's output unchanged; every method, merged ones included, JIT-compiles.
+source "$(dirname "$0")/../lib.sh"
+LT=${LOCKTIME:-$LT_BUILD/san/locktime}
+
+check "ltcheck builds" tools_build || exit 1
+
+build_app() {
+	cp -r "$LT_ROOT/tests/woven" "$LT_TMP/src" &&
+	dotnet build "$LT_TMP/src/App/App.csproj" -c Release -nologo -v q -p:UseSharedCompilation=false \
+		>"$LT_TMP/build.log" 2>&1 || { tail -20 "$LT_TMP/build.log"; return 1; }
+}
+check "the app and its library build" build_app || exit 1
+NET=$LT_TMP/src/App/bin/Release/net10.0
+FX=$LT_TMP/src/App/bin/Release/net48
+(cd "$NET" && dotnet App.dll >"$LT_TMP/expected")
+cp -r "$NET" "$LT_TMP/plain"
+weave_both() { # DIR APP
+	"$LT" weave -q --threshold-ms 0 "$1/$2" "$1/Lib.dll" && "$LT" list "$1/Lib.dll" | grep -q '(woven)$'
+}
+check "weave the .NET app and library" weave_both "$NET" App.dll || exit 1
+check "weave the .NET Framework app and library" weave_both "$FX" App.exe
+check "every method of the woven app JIT-compiles" ltcheck jit "$NET/App.dll"
+check "every method of the woven library JIT-compiles" ltcheck jit "$NET/Lib.dll"
+
+# run RUNNER DIR FILE VAR=VALUE...: stdout in $LT_TMP/out, stderr in $LT_TMP/err, summary printed.
+run() {
+	local runner=$1 dir=$2 file=$3
+	shift 3
+	(cd "$dir" && env -u LOCKTIME_SUMMARY "$@" timeout 120 "$runner" "$file" >"$LT_TMP/out" 2>"$LT_TMP/err")
+}
+
+# site REPORT METHOD FIELD: one field of one site of a report, printed with python.
+site() {
+	python3 - "$@" <<'PY'
+import json, sys
+rep, method, field = sys.argv[1:4]
+sites = [s for s in json.load(open(rep))["sites"] if s["method"] == method]
+assert len(sites) == 1, "%d sites %s" % (len(sites), method)
+v = sites[0]
+for k in field.split("."):
+    v = v[k]
+print(v)
+PY
+}
+
+valid_report() { # REPORT
+	python3 - "$1" "$LT_ROOT/docs/report-format.schema.json" <<'PY'
+import json, sys, jsonschema
+jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))
+assemblies = sorted({s["assembly"] for s in json.load(open(sys.argv[1]))["sites"]})
+print("assemblies:", assemblies)
+assert assemblies == ["App", "Lib"], assemblies
+PY
+}
+
+one_process() { # NAME RUNNER DIR FILE
+	local name=$1 runner=$2 dir=$3 file=$4 rep
+	rm -f "$LT_TMP"/run-*.json
+	check "$name: runs" run "$runner" "$dir" "$file" "LOCKTIME_REPORT=$LT_TMP/run-{pid}.json" || return
+	check_same "$name: same output" "$LT_TMP/expected" "$LT_TMP/out"
+	rep=$(ls "$LT_TMP"/run-*.json 2>/dev/null | head -1)
+	check "$name: one report file, named by the process id" test "$(ls "$LT_TMP"/run-*.json | wc -l)" = 1 -a -n "$rep"
+	check "$name: the report validates against the schema, with both assemblies' sites" valid_report "$rep"
+	check "$name: 16 threads x 1,000: exactly 16,000 acquisitions" test "$(site "$rep" Program::Count acquisitions)" = 16000
+	check "$name: the holder held >= 50 ms" python3 -c "import sys; sys.exit(not float('$(site "$rep" Program::Hold hold_ms.max)') >= 50)"
+	check "$name: the waiter waited >= 40 ms" python3 -c "import sys; sys.exit(not float('$(site "$rep" Program::Wait wait_ms.max)') >= 40)"
+	check "$name: the library's Ledger.Post: 100 acquisitions" test "$(site "$rep" Woven.Lib.Ledger::Post acquisitions)" = 100
+	check "$name: the waiter's line names the holder" grep -qE '^LockTime: Program::Wait held [0-9.]+ ms, waited [0-9.]+ ms at Program\.cs:[0-9]+ \(held by Program::Hold at Program\.cs:[0-9]+\)$' "$LT_TMP/err"
+	check "$name: one summary at exit, both assemblies" test "$(grep -c '^LockTime: summary: [0-9]* sites in 2 assemblies' "$LT_TMP/err")" = 1
+	nested_holds() {
+		local holds
+		holds=$(sed -nE 's/^LockTime: Program::Nested held ([0-9]+\.[0-9]{3}) ms, .*/\1/p' "$LT_TMP/err")
+		echo "$(wc -l <<<"$holds") nested holds: $(tr '\n' ' ' <<<"$holds" | cut -c1-200)"
+		[ "$(wc -l <<<"$holds")" = 50 ] && awk '$1 < 20 || $1 > 25 { bad = 1 } END { exit bad }' <<<"$holds"
+	}
+	check "$name: 50 nested locks around 20 ms: each held 20-25 ms" nested_holds
+}
+one_process ".NET" dotnet "$NET" App.dll
+one_process "Mono" mono "$FX" App.exe
+
+# The baked defaults: a summary of 2 rows and a report path, no LOCKTIME_* given; LOCKTIME_SUMMARY
+# still overrides the rows.
+baked() {
+	local b=$LT_TMP/baked
+	rm -rf "$b" && cp -r "$LT_TMP/plain" "$b" &&
+	"$LT" weave -q --summary 2 --report "$b/baked-{pid}.json" --lock-order off "$b/App.dll" "$b/Lib.dll" &&
+	run dotnet "$b" App.dll || return 1
+	grep '^LockTime: top' "$LT_TMP/err"
+	grep -q '^LockTime: top 2 sites' "$LT_TMP/err" && valid_report "$(ls "$b"/baked-*.json)" || return 1
+	run dotnet "$b" App.dll LOCKTIME_SUMMARY=0 && ! grep -q '^LockTime: summary' "$LT_TMP/err"
+}
+check "--summary 2 --report PATH baked in; LOCKTIME_SUMMARY=0 overrides" baked

@@ -1,0 +1,69 @@
+// Program.cs - what a woven program's run-time must count exactly: 16 threads taking one lock 1,000
+// times each (Count), a holder keeping a lock 60 ms while another thread waits (Hold, Wait), 50
+// nested locks around a 20 ms sleep (Nested), and the library's lock (Ledger.Post).
+using System;
+using System.Threading;
+using Woven.Lib;
+
+internal static class Program
+{
+    private static readonly object counter = new object();
+    private static readonly object contended = new object();
+    private static readonly object[] nest = new object[50];
+    private static long count;
+
+    private static void Count()
+    {
+        for (int i = 0; i < 1000; i++)
+            lock (counter)
+                count++;
+    }
+
+    private static void Hold(ManualResetEventSlim held)
+    {
+        lock (contended)
+        {
+            held.Set();
+            Thread.Sleep(60);
+        }
+    }
+
+    private static void Wait()
+    {
+        lock (contended)
+            count++;
+    }
+
+    private static void Nested(int depth)
+    {
+        if (depth == nest.Length)
+        {
+            Thread.Sleep(20);
+            return;
+        }
+        lock (nest[depth])
+            Nested(depth + 1);
+    }
+
+    private static void Main()
+    {
+        for (int i = 0; i < nest.Length; i++)
+            nest[i] = new object();
+        Nested(0);
+        var threads = new Thread[16];
+        for (int i = 0; i < threads.Length; i++)
+            (threads[i] = new Thread(Count)).Start();
+        foreach (var t in threads)
+            t.Join();
+        var held = new ManualResetEventSlim();
+        var holder = new Thread(() => Hold(held));
+        holder.Start();
+        held.Wait();
+        Wait();
+        holder.Join();
+        var ledger = new Ledger();
+        for (int i = 0; i < 100; i++)
+            ledger.Post(i);
+        Console.WriteLine("count " + count + ", ledger " + ledger.Total);
+    }
+}
