@@ -6,6 +6,8 @@
 #     waiter's line naming the holder;
 #   - 50 nested locks around a 20 ms sleep at threshold 0: every one reports 20-25 ms held
 #     (reporting never lengthens a hold);
+#   - holder blame (waited_behind, blamed_wait_ms) and potential deadlocks: Transfer both ways, the
+#     app's and the library's locks both ways;
 #   - one summary at exit and one report (LOCKTIME_REPORT, {pid}) with both assemblies' sites,
 #     valid against docs/report-format.schema.json; the baked --summary and --report;
 #   - the program's output unchanged; every method, merged ones included, JIT-compiles.
@@ -76,6 +78,11 @@ one_process() { # NAME RUNNER DIR FILE
 	check "$name: the waiter waited >= 40 ms" python3 -c "import sys; sys.exit(not float('$(site "$rep" Program::Wait wait_ms.max)') >= 40)"
 	check "$name: the library's Ledger.Post: 100 acquisitions" test "$(site "$rep" Woven.Lib.Ledger::Post acquisitions)" = 100
 	check "$name: the waiter's line names the holder" grep -qE '^LockTime: Program::Wait held [0-9.]+ ms, waited [0-9.]+ ms at Program\.cs:[0-9]+ \(held by Program::Hold at Program\.cs:[0-9]+\)$' "$LT_TMP/err"
+	check "$name: the holder is charged the wait it caused (blamed_wait_ms >= 40)" python3 -c "import sys; sys.exit(not float('$(site "$rep" Program::Hold blamed_wait_ms)') >= 40)"
+	check "$name: the waiter waited behind the holder" python3 -c "import json,sys; w=[s for s in json.load(open('$rep'))['sites'] if s['method']=='Program::Wait'][0]['waited_behind']; sys.exit(not (w and w[0]['method']=='Program::Hold' and w[0]['wait_ms']>=40))"
+	check "$name: Transfer both ways: a potential deadlock, on its lines" grep -qE '^LockTime: potential deadlock: Program\.cs:[0-9]+ then Program\.cs:[0-9]+ \(Program::Transfer\), and in the other order at Program\.cs:[0-9]+ then Program\.cs:[0-9]+ \(Program::Transfer\)$' "$LT_TMP/err"
+	check "$name: the app's and the library's locks both ways: a potential deadlock across assemblies" grep -qE '^LockTime: potential deadlock: Program\.cs:[0-9]+ then Ledger\.cs:[0-9]+ \(Program::AppThenLibrary then Woven\.Lib\.Ledger::Post\), and in the other order at Ledger\.cs:[0-9]+ then Program\.cs:[0-9]+ \(Woven\.Lib\.Ledger::Under then Program::Inside\)$' "$LT_TMP/err"
+	check "$name: two cycles in the report" python3 -c "import json,sys; sys.exit(len(json.load(open('$rep'))['lock_order_cycles']) != 2)"
 	check "$name: one summary at exit, both assemblies" test "$(grep -c '^LockTime: summary: [0-9]* sites in 2 assemblies' "$LT_TMP/err")" = 1
 	nested_holds() {
 		local holds

@@ -1,6 +1,7 @@
 // Program.cs - what a woven program's run-time must count exactly: 16 threads taking one lock 1,000
 // times each (Count), a holder keeping a lock 60 ms while another thread waits (Hold, Wait), 50
-// nested locks around a 20 ms sleep (Nested), and the library's lock (Ledger.Post).
+// nested locks around a 20 ms sleep (Nested), the library's lock (Ledger.Post), and two potential
+// deadlocks: Transfer both ways, and the app's and the library's locks in both orders.
 using System;
 using System.Threading;
 using Woven.Lib;
@@ -10,7 +11,31 @@ internal static class Program
     private static readonly object counter = new object();
     private static readonly object contended = new object();
     private static readonly object[] nest = new object[50];
+    private static readonly object account1 = new object(), account2 = new object(), app = new object();
     private static long count;
+
+    // The classic potential deadlock: called once as (1, 2), then as (2, 1), on one thread.
+    private static void Transfer(object from, object to)
+    {
+        lock (from)
+        {
+            lock (to)
+                count++;
+        }
+    }
+
+    // The app's lock then the library's, and the library's then the app's: a cycle across assemblies.
+    private static void AppThenLibrary(Ledger ledger)
+    {
+        lock (app)
+            ledger.Post(0);
+    }
+
+    private static void Inside()
+    {
+        lock (app)
+            count++;
+    }
 
     private static void Count()
     {
@@ -62,8 +87,12 @@ internal static class Program
         Wait();
         holder.Join();
         var ledger = new Ledger();
-        for (int i = 0; i < 100; i++)
+        for (int i = 0; i < 99; i++)
             ledger.Post(i);
+        Transfer(account1, account2);
+        Transfer(account2, account1);
+        AppThenLibrary(ledger);
+        ledger.Under(Inside);
         Console.WriteLine("count " + count + ", ledger " + ledger.Total);
     }
 }

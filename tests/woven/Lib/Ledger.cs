@@ -1,4 +1,4 @@
-// Ledger.cs - the library's lock: one site, taken 100 times by the app.
+// Ledger.cs - the library's lock: Post taken 100 times by the app; Under runs the app's code inside it.
 namespace Woven.Lib
 {
     public sealed class Ledger
@@ -10,6 +10,13 @@ namespace Woven.Lib
         {
             lock (gate)
                 total += amount;
+        }
+
+        /// <summary>Runs <paramref name="action"/> while holding the ledger's lock.</summary>
+        public void Under(System.Action action)
+        {
+            lock (gate)
+                action();
         }
 
         public long Total
