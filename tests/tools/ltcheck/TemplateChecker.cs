@@ -62,7 +62,7 @@ internal static class TemplateChecker
         ("Api", "WaitBegins", "void(object)", null),
         ("Api", "Waited", "void(object,int64)", null),
         ("Api", "NotAcquired", "void(int32,int64,int64)", null),
-        ("Api", "TypeOf", "object(System.RuntimeTypeHandle)", null),
+        ("Api", "TypeOf", "object([netstandard]System.RuntimeTypeHandle)", null),
     ];
 
     /// <summary>Prints each violation (with <paramref name="libraries"/>, also each framework reference they lack) and "template: N types, N methods: ok" or "... N violations"; true when none.</summary>
