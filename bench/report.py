@@ -26,8 +26,9 @@ COMMANDS = {
     "build": "bash bench/build/run.sh",
     "runtime": "bash bench/runtime/run.sh",
     "size": "bash bench/size/run.sh",
+    "sink": "bash bench/sink/run.sh",
 }
-SUMMARY = re.compile(r"^(weave|scaling|fit|build|runtime|size):")
+SUMMARY = re.compile(r"^(weave|scaling|fit|build|runtime|size|sink):")
 # Progress and self-check lines of the runtime part, not figures.
 PROGRESS = re.compile(r"^runtime: (round \d|check:|building|JIT code|  (plain|woven|<LockTime>))")
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make bench: every benchmark, one after another, then their figures into BENCHMARKS.md.
-#   bench/run.sh [weave] [scaling] [calls] [lockmethods] [build] [runtime] [size]     (default: all seven)
+#   bench/run.sh [weave] [scaling] [calls] [lockmethods] [build] [runtime] [size] [sink]  (default: all eight)
 #   calls: one method of 1,000 to 32,000 lock calls (verified, not JIT-compiled: the JIT takes
 #   minutes on such a method; BENCHMARKS.md has a one-off JIT check at 20,000), lockmethods:
 #   10,000 to 100,000 methods that all hold a lock, JIT-compiled; each fitted with a line.
@@ -14,7 +14,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 parts=("$@")
-[ ${#parts[@]} -gt 0 ] || parts=(weave scaling calls lockmethods build runtime size)
+[ ${#parts[@]} -gt 0 ] || parts=(weave scaling calls lockmethods build runtime size sink)
 mkdir -p build/bench
 
 make -s build/locktime build/static/locktime
@@ -26,6 +26,7 @@ declare -A cmd=(
 	[build]="bash bench/build/run.sh"
 	[runtime]="bash bench/runtime/run.sh"
 	[size]="bash bench/size/run.sh"
+	[sink]="bash bench/sink/run.sh"
 )
 status=0
 # The weave figures compare like with like only if the reference weaver does locktime's job.
@@ -34,7 +35,7 @@ if [[ " ${parts[*]} " == *" weave "* ]] && ! bash bench/cecil/check.sh >build/be
 	status=1
 fi
 for part in "${parts[@]}"; do
-	[ -n "${cmd[$part]:-}" ] || { echo "bench/run.sh: no part '$part' (weave, scaling, calls, lockmethods, build, runtime, size)" >&2; exit 2; }
+	[ -n "${cmd[$part]:-}" ] || { echo "bench/run.sh: no part '$part' (weave, scaling, calls, lockmethods, build, runtime, size, sink)" >&2; exit 2; }
 	echo "== $part: ${cmd[$part]}"
 	if ! ${cmd[$part]} 2>&1 | tee "build/bench/$part.log"; then
 		echo "bench/run.sh: $part failed (build/bench/$part.log)" >&2

@@ -28,6 +28,7 @@ namespace LockTime.Runtime
         long dropped;
         readonly object gate = new object();
         readonly Dictionary<string, TextWriter> sinks = new Dictionary<string, TextWriter>();
+        readonly StringBuilder line = new StringBuilder(160);
 
         /// <summary>
         /// A queue entry: the sink, the site's method and location, hold (-1: not acquired) and wait in ns,
@@ -63,21 +64,54 @@ namespace LockTime.Runtime
         /// </summary>
         internal static string Format(object[] entry)
         {
+            return Format(entry, new StringBuilder(160));
+        }
+
+        /// <summary>As <see cref="Format(object[])"/>, built in <paramref name="sb"/> (cleared first): the writer reuses one.</summary>
+        internal static string Format(object[] entry, StringBuilder sb)
+        {
             if (entry.Length == 2)
                 return (string)entry[1];
             long[] times = (long[])entry[3];
-            string method = (string)entry[1], location = (string)entry[2];
             string holder = entry.Length > 4 ? entry[4] as string : null;
-            string by = holder == null ? "" : " (held by " + holder + ")";
-            if (times[0] < 0)
-                return "LockTime: " + method + " waited " + Ms(times[1]) + " ms, not acquired at " + location + by;
-            return "LockTime: " + method + " held " + Ms(times[0]) + " ms, waited " + Ms(times[1]) + " ms at " + location + by;
+            sb.Length = 0;
+            sb.Append("LockTime: ").Append((string)entry[1]);
+            if (times[0] < 0) {
+                AppendMs(sb.Append(" waited "), times[1]).Append(" ms, not acquired at ");
+            } else {
+                AppendMs(sb.Append(" held "), times[0]).Append(" ms, waited ");
+                AppendMs(sb, times[1]).Append(" ms at ");
+            }
+            sb.Append((string)entry[2]);
+            if (holder != null)
+                sb.Append(" (held by ").Append(holder).Append(')');
+            return sb.ToString();
         }
 
-        /// <summary>Nanoseconds as milliseconds with three decimals (invariant culture).</summary>
+        /// <summary>Nanoseconds as milliseconds with three decimals, rounded to the nearest microsecond.</summary>
         internal static string Ms(long ns)
         {
-            return (ns / 1e6).ToString("F3", CultureInfo.InvariantCulture);
+            return AppendMs(new StringBuilder(24), ns).ToString();
+        }
+
+        /// <summary>
+        /// Appends <paramref name="ns"/> nanoseconds as milliseconds with three decimals (<c>12.345</c>), in
+        /// integer arithmetic: the writer formats every line, and a double's formatting costs it most.
+        /// </summary>
+        internal static StringBuilder AppendMs(StringBuilder sb, long ns)
+        {
+            if (ns < 0) {
+                sb.Append('-');
+                ns = ns == long.MinValue ? long.MaxValue : -ns;
+            }
+            long us = ns / 1000 + (ns % 1000 >= 500 ? 1 : 0);
+            long frac = us % 1000;
+            sb.Append((us / 1000).ToString(CultureInfo.InvariantCulture)).Append('.');
+            if (frac < 100)
+                sb.Append('0');
+            if (frac < 10)
+                sb.Append('0');
+            return sb.Append(frac.ToString(CultureInfo.InvariantCulture));
         }
 
         /// <summary>Queues an entry, or drops and counts it when the queue is full. Never blocks, never throws.</summary>
@@ -109,7 +143,7 @@ namespace LockTime.Runtime
                 while (queue.TryDequeue(out e)) {
                     Interlocked.Decrement(ref queued);
                     any = true;
-                    Write((string)e[0], Format(e));
+                    Write((string)e[0], Format(e, line));
                 }
                 if (any)
                     Flush();
