@@ -35,8 +35,8 @@ public static class Program
         bool disabled = Environment.GetEnvironmentVariable("LOCKTIME_DISABLED") == "1";
         if (!WeaveCheck.Run(expectDisabled: disabled, exercise: false))
             return 1;
-        // The checks have run the woven helper's static constructor: a method compiled from here on
-        // sees its Disabled flag as the constant it is.
+        // The checks have started the merged run-time (Api's static constructor): a method compiled
+        // from here on sees its Off flag as the constant it is.
         // Each first call compiles its loop (and then the wrappers it calls, when not inlined): with
         // DOTNET_JitDisasm the Increment listings come in this order - plain, woven, plain, woven.
         new plain::LockBench.MonitorCounter().Increment(1);
