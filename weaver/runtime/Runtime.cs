@@ -30,6 +30,8 @@ namespace LockTime.Runtime
         static int finished;
         static int pid;                    /* read once, by the first report */
         static bool reportWarned;
+        static Collector metricsOwner;     /* the owner's only: whose settings and thread record the Meter uses */
+        static object meter;               /* the process's Meter "LockTime", or null (Metrics.Start) */
 
         /// <summary>Starts from the environment and the baked site table. Returns true when timing is off.</summary>
         internal static bool Start()
@@ -112,6 +114,7 @@ namespace LockTime.Runtime
             thread.Name = "LockTime writer";
             order = new LockOrder();
             cycleSink = c.Settings.Output;
+            metricsOwner = c;
             order.CycleLine = new Action<string>(Cycle);
             registry = Registry.Create(writer, thread, order);
             startUtc = DateTime.UtcNow;
@@ -139,12 +142,17 @@ namespace LockTime.Runtime
             }
         }
 
-        /// <summary>The writer thread: drains the line queue, writes the periodic report, sleeps 10 ms when idle.</summary>
+        /// <summary>
+        /// The writer thread: first creates the process's Meter (off the program's threads: loading
+        /// System.Diagnostics.DiagnosticSource and reflecting over it takes a while), then drains the line
+        /// queue, writes the periodic report, sleeps 10 ms when idle.
+        /// </summary>
         static void WriterLoop()
         {
             ThreadRecord own = new ThreadRecord(0);
             own.Busy = true;
             ThreadRecord.Current = own;
+            meter = Metrics.Start(metricsOwner, metricsOwner.Settings.MetricsSites);
             while (true) {
                 try {
                     bool any = writer.Drain();

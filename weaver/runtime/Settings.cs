@@ -21,6 +21,10 @@ namespace LockTime.Runtime
         internal const int SummaryMax = 1000000;
         internal const double IntervalMax = 1e9;
 
+        /// <summary>The most sites the Meter gives a series of their own (LOCKTIME_METRICS): the default and the largest accepted.</summary>
+        internal const int MetricsDefault = 20;
+        internal const int MetricsMax = 1000;
+
         internal bool Disabled;
         internal double ThresholdMs = 1;
         /// <summary>"stderr", "stdout", or a file path.</summary>
@@ -32,6 +36,8 @@ namespace LockTime.Runtime
         internal double ReportIntervalS;
         /// <summary>Whether the lock order is followed for potential deadlocks (LOCKTIME_LOCK_ORDER).</summary>
         internal bool LockOrder = true;
+        /// <summary>The most sites the Meter "LockTime" tags (LOCKTIME_METRICS); 0 = no Meter.</summary>
+        internal int MetricsSites = MetricsDefault;
         internal readonly List<string> Warnings = new List<string>();
 
         /// <summary>The settings from the process environment and the baked defaults.</summary>
@@ -45,6 +51,7 @@ namespace LockTime.Runtime
                          Environment.GetEnvironmentVariable("LOCKTIME_REPORT_INTERVAL_S"),
                          Baked.ThresholdMs(), Baked.Output(), Baked.Summary(), Baked.Report());
             s.ParseLockOrder(Environment.GetEnvironmentVariable("LOCKTIME_LOCK_ORDER"), Baked.LockOrder());
+            s.ParseMetrics(Environment.GetEnvironmentVariable("LOCKTIME_METRICS"));
             return s;
         }
 
@@ -56,6 +63,14 @@ namespace LockTime.Runtime
         {
             LockOrder = Switch("the baked lock order (LockTimeLockOrder)", baked, true, "1 (lock order on)", "0 (lock order off)");
             LockOrder = Switch("LOCKTIME_LOCK_ORDER", value, LockOrder, "1 (lock order on)", "0 (lock order off)");
+        }
+
+        /// <summary><see cref="MetricsSites"/> from LOCKTIME_METRICS: a whole number of sites, 0 = no Meter.</summary>
+        internal void ParseMetrics(string value)
+        {
+            double d;
+            if (Number("LOCKTIME_METRICS", value, MetricsMax, true, MetricsDefault.ToString(CultureInfo.InvariantCulture), out d))
+                MetricsSites = (int)d;
         }
 
         /// <summary>

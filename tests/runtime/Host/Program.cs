@@ -1,6 +1,6 @@
 // Program.cs - lock scenarios through hand-written call-site stubs, for tests/integration/runtime.sh.
 //   Host nested | threads | contended | waiters | waitblame | exit | library | many | interval REPORT
-//        | transfer | cycle3 | nocycle | libcycle | stress
+//        | transfer | cycle3 | nocycle | libcycle | stress | metrics SECONDS IDLE-SECONDS
 using System;
 using System.IO;
 using System.Threading;
@@ -185,6 +185,33 @@ internal static class Program
                 t.Join();
             Console.WriteLine("counters: " + string.Join(" ", counters));
             Console.WriteLine("locks taken: " + taken);
+            break;
+        }
+        case "metrics": { // 4 threads on one lock at Program.cs:11, :12 (held 1 ms) and :13 for SECONDS, then IDLE-SECONDS without locks
+            double seconds = double.Parse(args[1], System.Globalization.CultureInfo.InvariantCulture);
+            double idle = double.Parse(args[2], System.Globalization.CultureInfo.InvariantCulture);
+            object l = new object();
+            long taken = 0;
+            var clock = System.Diagnostics.Stopwatch.StartNew();
+            var threads = new Thread[4];
+            for (int k = 0; k < threads.Length; k++) {
+                threads[k] = new Thread(() => {
+                    long mine = 0;
+                    while (clock.Elapsed.TotalSeconds < seconds) {
+                        Enter(l, 1); Exit(l);
+                        Enter(l, 2); Thread.Sleep(1); Exit(l);
+                        Enter(l, 3); Exit(l);
+                        mine += 3;
+                    }
+                    Interlocked.Add(ref taken, mine);
+                });
+                threads[k].Start();
+            }
+            foreach (var t in threads)
+                t.Join();
+            Console.WriteLine("locks taken: " + taken);
+            Console.Out.Flush();
+            Thread.Sleep(TimeSpan.FromSeconds(idle));
             break;
         }
         case "exit": {

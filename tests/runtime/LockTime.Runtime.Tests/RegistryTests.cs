@@ -27,7 +27,7 @@ internal sealed class RuntimeCopy
 
     /// <summary>Starts the copy with sites "Asm.Type::M{i}" at "F{i}.cs:{i+1}" and the given settings; true when off.</summary>
     public bool Start(string assembly, int sites, string slot, string output, string summary = "10", string report = "",
-                      string? threshold = null)
+                      string? threshold = null, string? metrics = null)
     {
         object table = Activator.CreateInstance(T("SiteTable"), nonPublic: true)!;
         T("SiteTable").GetMethod("Begin", BindingFlags.Instance | BindingFlags.NonPublic)!.Invoke(table, [assembly, sites]);
@@ -35,8 +35,13 @@ internal sealed class RuntimeCopy
             T("SiteTable").GetMethod("Define", BindingFlags.Instance | BindingFlags.NonPublic)!
                 .Invoke(table, [i, $"{assembly}.Type::M{i}", $"F{i}.cs:{i + 1}", $"/src/{assembly}/F{i}.cs", i + 1, "Monitor.Enter"]);
         object settings = Call("Settings", "Parse", null, threshold, output, summary, report, null, "1000", "stderr", "10", "")!;
+        T("Settings").GetMethod("ParseMetrics", BindingFlags.Instance | BindingFlags.NonPublic)!.Invoke(settings, [metrics]);
         return (bool)Call("Runtime", "StartWith", table, settings, slot)!;
     }
+
+    /// <summary>A static field of the copy's type <paramref name="type"/>.</summary>
+    public object? Field(string type, string field) =>
+        T(type).GetField(field, BindingFlags.Static | BindingFlags.NonPublic)!.GetValue(null);
 
     public long Ticks() => (long)Call("Clock", "Ticks")!;
 

@@ -120,4 +120,24 @@ public class SettingsTests
         else
             Assert.Equal([warning], s.Warnings);
     }
+
+    [Theory]
+    [InlineData(null, 20, null)]
+    [InlineData("", 20, null)]
+    [InlineData("0", 0, null)]
+    [InlineData(" 5 ", 5, null)]
+    [InlineData("1000", 1000, null)]
+    [InlineData("1001", 20, "LockTime: warning: LOCKTIME_METRICS=\"1001\" is not a whole number from 0 to 1000; using 20")]
+    [InlineData("on", 20, "LockTime: warning: LOCKTIME_METRICS=\"on\" is not a whole number from 0 to 1000; using 20")]
+    [InlineData("2.5", 20, "LockTime: warning: LOCKTIME_METRICS=\"2.5\" is not a whole number from 0 to 1000; using 20")]
+    public void MetricsTakeANumberOfSites(string? value, int sites, string? warning)
+    {
+        var s = Parse();
+        s.ParseMetrics(value);
+        Assert.Equal(sites, s.MetricsSites);
+        if (warning == null)
+            Assert.Empty(s.Warnings);
+        else
+            Assert.Equal([warning], s.Warnings);
+    }
 }
