@@ -16,13 +16,16 @@
 #     site that held its lock, the holder is charged), potential deadlocks from the lock order (the
 #     transfer case, three locks on three threads, a cycle across the app and the library; none for
 #     one order, re-entry and Monitor.Wait; LOCKTIME_LOCK_ORDER=0), 64 threads on 8 locks giving the
-#     same results with and without the run-time; the same program built for net48 under Mono.
+#     same results with and without the run-time; the live metrics read by dotnet-counters (a dotnet tool
+#     installed into build/dotnet-tools from the configured NuGet sources), per site, against the
+#     report; the same program built for net48 under Mono (no Meter there).
 source "$(dirname "$0")/../lib.sh"
 DLL=$LT_BUILD/runtime/LockTime.Runtime.dll
 export MSBUILDDISABLENODEREUSE=1 DOTNET_CLI_USE_MSBUILD_SERVER=0
 DOTNET_OPTS=(-c Release -nologo -v q -nodeReuse:false -p:UseSharedCompilation=false)
 # The LOCKTIME_* variables of the caller must not change what the scenarios expect.
-unset LOCKTIME_DISABLED LOCKTIME_THRESHOLD_MS LOCKTIME_OUTPUT LOCKTIME_SUMMARY LOCKTIME_REPORT LOCKTIME_REPORT_INTERVAL_S LOCKTIME_LOCK_ORDER
+unset LOCKTIME_DISABLED LOCKTIME_THRESHOLD_MS LOCKTIME_OUTPUT LOCKTIME_SUMMARY LOCKTIME_REPORT LOCKTIME_REPORT_INTERVAL_S LOCKTIME_LOCK_ORDER \
+	LOCKTIME_METRICS
 
 check "ltcheck builds" tools_build || exit 1
 # ltcheck without the corpus (lib.sh's ltcheck builds the corpus first; nothing here reads it).
@@ -274,6 +277,51 @@ for w in 'LOCKTIME_DISABLED="maybe" is not 1/true/yes/on or 0/false/no/off; usin
 done
 expect "bad values: nothing else warns" '[ "$(grep -c "warning" "$LT_TMP/b.err")" -eq 4 ]' "$(cat "$LT_TMP/b.err")"
 
+# Live metrics: dotnet-counters (installed into build/, from the configured NuGet sources) collects the Meter
+# "LockTime" of the host while 4 threads lock; its rates per second, summed over the run, are the report's
+# totals less what its first collection saw: one acquisition a site, taken before (uncontended, its hold and
+# wait at most the site's max). LOCKTIME_METRICS=0: none (dotnet-counters then writes `"Events": ]`).
+COUNTERS=$LT_BUILD/dotnet-tools/dotnet-counters
+COUNTERS_VERSION=10.0.750501
+counters_install() {
+	[ -x "$COUNTERS" ] && "$COUNTERS" --version 2>/dev/null | grep -q "^${COUNTERS_VERSION%.*}" && return 0
+	rm -rf "$LT_BUILD/dotnet-tools"
+	dotnet tool install dotnet-counters --version "$COUNTERS_VERSION" --tool-path "$LT_BUILD/dotnet-tools" >"$LT_TMP/counters.log" 2>&1 ||
+		{ cat "$LT_TMP/counters.log"; return 1; }
+}
+counters() { # OUT.json REPORT.json METRICS BEFORE SECONDS AFTER: dotnet-counters collect around the host's metrics scenario
+	LOCKTIME_REPORT=$2 LOCKTIME_METRICS=$3 timeout 120 "$COUNTERS" collect --counters LockTime --refresh-interval 1 --format json -o "$1" \
+		-- dotnet "$LT_TMP/host/Host.dll" metrics "$4" "$5" "$6" >"$1.log" 2>&1
+}
+if check "dotnet-counters installs (a dotnet tool)" counters_install; then
+	counters "$LT_TMP/counters.json" "$LT_TMP/mc.json" "" 3 3 3
+	expect "metrics: dotnet-counters gives each site's counts and times, tagged, as the report has them" \
+		'python3 - "$LT_TMP/counters.json" "$LT_TMP/mc.json" <<"PY"
+import collections, json, sys
+events = json.load(open(sys.argv[1]))["Events"]
+report = json.load(open(sys.argv[2]))
+sums = collections.defaultdict(float)
+for e in events:
+    assert e["provider"] == "LockTime" and e["counterType"] == "Rate", e
+    tags = dict(t.split("=", 1) for t in e["tags"].split(","))
+    sums[(e["name"].split(" ")[0], tags["code.function.name"], tags["code.file.path"], int(tags["code.line.number"]))] += e["value"]
+sites = report["sites"]
+assert len(sites) == 3 and len(sums) == 4 * 3, sorted(sums)
+for s in sites:
+    k = (s["method"], s["file"], s["line"])
+    assert sums[("locktime.acquisitions",) + k] == s["acquisitions"] - 1, (k, sums[("locktime.acquisitions",) + k], s["acquisitions"])
+    assert sums[("locktime.contentions",) + k] == s["contended"], (k, s["contended"])
+    for name, field in (("locktime.wait.time", "wait_ms"), ("locktime.hold.time", "hold_ms")):
+        got, total, first = sums[(name,) + k] * 1000, s[field]["total"], s[field]["max"]
+        assert total - first - 1e-6 * total - 0.001 <= got <= total + 1e-6 * total + 0.001, (k, name, got, total, first)
+assert sum(s["contended"] for s in sites) > 0 and [s for s in sites if s["location"] == "Program.cs:12"][0]["hold_ms"]["total"] > 1000
+PY' "$(cat "$LT_TMP/counters.json.log"; head -c 2000 "$LT_TMP/counters.json" 2>/dev/null)"
+	counters "$LT_TMP/counters-off.json" "$LT_TMP/mc-off.json" 0 1 1 2
+	expect "metrics: LOCKTIME_METRICS=0 gives dotnet-counters nothing" \
+		'[ -s "$LT_TMP/mc-off.json" ] && grep -q "\"Events\"" "$LT_TMP/counters-off.json" && ! grep -q "\"provider\"" "$LT_TMP/counters-off.json"' \
+		"$(cat "$LT_TMP/counters-off.json.log"; head -c 2000 "$LT_TMP/counters-off.json" 2>/dev/null)"
+fi
+
 # The same program for net48, under Mono: its Console, files and threads, System.dll's Process found by
 # reflection for the pid, and a netstandard2.0 library beside it.
 if check "host program builds for net48" dotnet build "$LT_ROOT/tests/runtime/Host/Host.csproj" "${DOTNET_OPTS[@]}" -f net48 -o "$LT_TMP/host48"; then
@@ -290,6 +338,10 @@ if check "host program builds for net48" dotnet build "$LT_ROOT/tests/runtime/Ho
 		"$(cat "$LT_TMP/mono-lc.err")"
 	(cd "$LT_TMP" && timeout 120 mono "$LT_TMP/host48/Host.exe" contended >"$LT_TMP/mono-c.out" 2>"$LT_TMP/mono-c.err")
 	expect "mono: the waiter's line names the holder" '[ "$(grep -cE "$holder_line" "$LT_TMP/mono-c.err")" -eq 1 ]' "$(cat "$LT_TMP/mono-c.err")"
+	(cd "$LT_TMP" && timeout 120 mono "$LT_TMP/host48/Host.exe" metrics 0.2 0.3 0.2 >"$LT_TMP/mono-m.out" 2>"$LT_TMP/mono-m.err")
+	expect "mono: the metrics scenario runs without a Meter, nothing said of it" \
+		'grep -q "^locks taken: " "$LT_TMP/mono-m.out" && grep -q "^LockTime: summary: 3 sites in 1 assembly" "$LT_TMP/mono-m.err" && ! grep -qiE "warning|exception|metric" "$LT_TMP/mono-m.err"' \
+		"$(cat "$LT_TMP/mono-m.out" "$LT_TMP/mono-m.err")"
 	(cd "$LT_TMP" && timeout 120 mono "$LT_TMP/host48/Host.exe" exit >"$LT_TMP/mono-exit.out" 2>"$LT_TMP/mono-exit.err")
 	mono_rc=$?
 	# Seen once (2026-12-01, a loaded machine): Mono hung in Environment.Exit with the run-time's

@@ -1,6 +1,6 @@
 // Program.cs - lock scenarios through hand-written call-site stubs, for tests/integration/runtime.sh.
 //   Host nested | threads | contended | waiters | waitblame | exit | library | many | interval REPORT
-//        | transfer | cycle3 | nocycle | libcycle | stress | metrics SECONDS IDLE-SECONDS
+//        | transfer | cycle3 | nocycle | libcycle | stress | metrics BEFORE SECONDS AFTER
 using System;
 using System.IO;
 using System.Threading;
@@ -187,11 +187,16 @@ internal static class Program
             Console.WriteLine("locks taken: " + taken);
             break;
         }
-        case "metrics": { // 4 threads on one lock at Program.cs:11, :12 (held 1 ms) and :13 for SECONDS, then IDLE-SECONDS without locks
-            double seconds = double.Parse(args[1], System.Globalization.CultureInfo.InvariantCulture);
-            double idle = double.Parse(args[2], System.Globalization.CultureInfo.InvariantCulture);
+        case "metrics": { // each of Program.cs:11, :12, :13 once, BEFORE seconds idle, SECONDS of 4 threads on them (:12 held 1 ms), AFTER idle
+            var inv = System.Globalization.CultureInfo.InvariantCulture;
+            double before = double.Parse(args[1], inv), seconds = double.Parse(args[2], inv), after = double.Parse(args[3], inv);
             object l = new object();
-            long taken = 0;
+            for (int site = 1; site <= 3; site++) {
+                Enter(l, site);
+                Exit(l);
+            }
+            Thread.Sleep(TimeSpan.FromSeconds(before)); // a listener's first collection sees one acquisition each
+            long taken = 3;
             var clock = System.Diagnostics.Stopwatch.StartNew();
             var threads = new Thread[4];
             for (int k = 0; k < threads.Length; k++) {
@@ -210,8 +215,7 @@ internal static class Program
             foreach (var t in threads)
                 t.Join();
             Console.WriteLine("locks taken: " + taken);
-            Console.Out.Flush();
-            Thread.Sleep(TimeSpan.FromSeconds(idle));
+            Thread.Sleep(TimeSpan.FromSeconds(after)); // and its last one all of them
             break;
         }
         case "exit": {
