@@ -289,8 +289,10 @@ counters_install() {
 	dotnet tool install dotnet-counters --version "$COUNTERS_VERSION" --tool-path "$LT_BUILD/dotnet-tools" >"$LT_TMP/counters.log" 2>&1 ||
 		{ cat "$LT_TMP/counters.log"; return 1; }
 }
+# The report is written every 0.5 s: dotnet-counters may end the program it started while its exit
+# handler still writes (a report's temporary file left behind), and the last one while idle has it all.
 counters() { # OUT.json REPORT.json METRICS BEFORE SECONDS AFTER: dotnet-counters collect around the host's metrics scenario
-	LOCKTIME_REPORT=$2 LOCKTIME_METRICS=$3 timeout 120 "$COUNTERS" collect --counters LockTime --refresh-interval 1 --format json -o "$1" \
+	LOCKTIME_REPORT=$2 LOCKTIME_REPORT_INTERVAL_S=0.5 LOCKTIME_METRICS=$3 timeout 120 "$COUNTERS" collect --counters LockTime --refresh-interval 1 --format json -o "$1" \
 		-- dotnet "$LT_TMP/host/Host.dll" metrics "$4" "$5" "$6" >"$1.log" 2>&1
 }
 if check "dotnet-counters installs (a dotnet tool)" counters_install; then
