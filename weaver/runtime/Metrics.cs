@@ -85,6 +85,9 @@ namespace LockTime.Runtime
                 ConstructorInfo create = meterType.GetConstructor(name);
                 if (linq == null || counter == null || create == null)
                     return null;
+                MethodInfo selectMany = SelectMany(linq), range = linq.GetMethod("Range"), cast = linq.GetMethod("Cast");
+                if (selectMany == null || range == null || cast == null)
+                    return null;
                 MethodInfo longCounter = counter.MakeGenericMethod(typeof(long));
                 MethodInfo doubleCounter = counter.MakeGenericMethod(typeof(double));
                 ConstructorInfo longMeasurement = MeasurementOf(longCounter, typeof(long));
@@ -95,15 +98,14 @@ namespace LockTime.Runtime
                 object[] args = new object[1];
                 args[0] = MeterName;
                 object meter = create.Invoke(args);
-                Add(meter, longCounter, linq, "locktime.acquisitions", "{acquisition}",
-                    "Locks acquired (and released) at the site", new Func<int, IEnumerable<object>>(m.ObserveAcquisitions));
-                Add(meter, longCounter, linq, "locktime.contentions", "{contention}",
-                    "Acquisitions at the site that had to wait: the lock was held by another thread",
-                    new Func<int, IEnumerable<object>>(m.ObserveContentions));
-                Add(meter, doubleCounter, linq, "locktime.wait.time", "s",
-                    "Time threads waited to acquire the lock at the site", new Func<int, IEnumerable<object>>(m.ObserveWait));
-                Add(meter, doubleCounter, linq, "locktime.hold.time", "s",
-                    "Time the lock taken at the site was held (not counting Monitor.Wait)", new Func<int, IEnumerable<object>>(m.ObserveHold));
+                Add(meter, longCounter, cast, Lazy(selectMany, range, new Func<int, IEnumerable<object>>(m.ObserveAcquisitions)),
+                    "locktime.acquisitions", "{acquisition}", "Locks acquired (and released) at the site");
+                Add(meter, longCounter, cast, Lazy(selectMany, range, new Func<int, IEnumerable<object>>(m.ObserveContentions)),
+                    "locktime.contentions", "{contention}", "Acquisitions at the site that had to wait: the lock was held by another thread");
+                Add(meter, doubleCounter, cast, Lazy(selectMany, range, new Func<int, IEnumerable<object>>(m.ObserveWait)),
+                    "locktime.wait.time", "s", "Time threads waited to acquire the lock at the site");
+                Add(meter, doubleCounter, cast, Lazy(selectMany, range, new Func<int, IEnumerable<object>>(m.ObserveHold)),
+                    "locktime.hold.time", "s", "Time the lock taken at the site was held (not counting Monitor.Wait)");
                 return meter;
             } catch (Exception) {
                 return null;
@@ -142,16 +144,9 @@ namespace LockTime.Runtime
             return measurement.GetConstructor(p);
         }
 
-        /// <summary>
-        /// Creates an observable counter of <paramref name="meter"/> whose callback enumerates
-        /// <paramref name="observe"/>'s measurements anew at each collection (see the class).
-        /// </summary>
-        static void Add(object meter, MethodInfo counter, Type linq, string name, string unit, string description,
-                        Func<int, IEnumerable<object>> observe)
+        /// <summary><c>Enumerable.SelectMany&lt;TSource, TResult&gt;(IEnumerable&lt;TSource&gt;, Func&lt;TSource, IEnumerable&lt;TResult&gt;&gt;)</c> (not the overload with the index), or null.</summary>
+        static MethodInfo SelectMany(Type linq)
         {
-            Type callback = counter.GetParameters()[1].ParameterType;
-            Type measurement = callback.GetGenericArguments()[0].GetGenericArguments()[0];
-            MethodInfo selectMany = null;
             MethodInfo[] all = linq.GetMethods(BindingFlags.Public | BindingFlags.Static);
             for (int i = 0; i < all.Length; i++) {
                 MethodInfo m = all[i];
@@ -159,18 +154,32 @@ namespace LockTime.Runtime
                     continue;
                 ParameterInfo[] p = m.GetParameters();
                 if (p.Length == 2 && p[1].ParameterType.GetGenericArguments().Length == 2)
-                    selectMany = m; /* SelectMany(source, Func<TSource, IEnumerable<TResult>>), not the one with the index */
+                    return m;
             }
-            if (selectMany == null)
-                return;
-            object[] range = new object[2];
-            range[0] = 0;
-            range[1] = 1;
+            return null;
+        }
+
+        /// <summary><c>Enumerable.SelectMany(Enumerable.Range(0, 1), observe)</c>: each enumeration calls <paramref name="observe"/> once.</summary>
+        static object Lazy(MethodInfo selectMany, MethodInfo range, Func<int, IEnumerable<object>> observe)
+        {
+            object[] one = new object[2];
+            one[0] = 0;
+            one[1] = 1;
             object[] many = new object[2];
-            many[0] = linq.GetMethod("Range").Invoke(null, range);
+            many[0] = range.Invoke(null, one);
             many[1] = observe;
-            object lazy = selectMany.MakeGenericMethod(typeof(int), typeof(object)).Invoke(null, many);
-            Delegate observeValues = Delegate.CreateDelegate(callback, lazy, linq.GetMethod("Cast").MakeGenericMethod(measurement));
+            return selectMany.MakeGenericMethod(typeof(int), typeof(object)).Invoke(null, many);
+        }
+
+        /// <summary>
+        /// Creates the observable counter <paramref name="name"/> of <paramref name="meter"/> whose callback is
+        /// <c>Enumerable.Cast&lt;Measurement&lt;T&gt;&gt;</c> bound to <paramref name="lazy"/> (see the class).
+        /// </summary>
+        static void Add(object meter, MethodInfo counter, MethodInfo cast, object lazy, string name, string unit, string description)
+        {
+            Type callback = counter.GetParameters()[1].ParameterType;
+            Type measurement = callback.GetGenericArguments()[0].GetGenericArguments()[0];
+            Delegate observeValues = Delegate.CreateDelegate(callback, lazy, cast.MakeGenericMethod(measurement));
             object[] args = new object[4];
             args[0] = name;
             args[1] = observeValues;
