@@ -10,7 +10,9 @@
 #     app's and the library's locks both ways;
 #   - one summary at exit and one report (LOCKTIME_REPORT, {pid}) with both assemblies' sites,
 #     valid against docs/report-format.schema.json; the baked --summary and --report;
-#   - the program's output unchanged; every method, merged ones included, JIT-compiles.
+#   - the program's output unchanged; every method, merged ones included, JIT-compiles;
+#   - `weave -v` says which get live metrics (docs/metrics.md): the .NET app, the netstandard
+#     library when the program runs on .NET 6+, not the .NET Framework app.
 source "$(dirname "$0")/../lib.sh"
 LT=${LOCKTIME:-$LT_BUILD/san/locktime}
 
@@ -26,11 +28,21 @@ NET=$LT_TMP/src/App/bin/Release/net10.0
 FX=$LT_TMP/src/App/bin/Release/net48
 (cd "$NET" && dotnet App.dll >"$LT_TMP/expected")
 cp -r "$NET" "$LT_TMP/plain"
+cp -r "$FX" "$LT_TMP/plain48"
 weave_both() { # DIR APP
 	"$LT" weave -q --threshold-ms 0 "$1/$2" "$1/Lib.dll" && "$LT" list "$1/Lib.dll" | grep -q '(woven)$'
 }
 check "weave the .NET app and library" weave_both "$NET" App.dll || exit 1
 check "weave the .NET Framework app and library" weave_both "$FX" App.exe
+verbose_metrics() { # IN: what weave -v says of its live metrics
+	"$LT" weave -v -o "$LT_TMP/v.out" "$1" | sed -n "s|^$1: \(.*live metrics.*\)|\1|p"
+}
+check "weave -v: the .NET app has live metrics" \
+	test "$(verbose_metrics "$LT_TMP/plain/App.dll")" = 'live metrics: the Meter "LockTime" (.NETCoreApp,Version=v10.0)'
+check "weave -v: the .NET Framework app has none" \
+	test "$(verbose_metrics "$LT_TMP/plain48/App.exe")" = 'no live metrics: .NETFramework,Version=v4.8 has no System.Diagnostics.Metrics (.NET 6 and later have)'
+check "weave -v: the library has them when the program runs on .NET 6+" \
+	test "$(verbose_metrics "$LT_TMP/plain/Lib.dll")" = 'live metrics when the program runs on .NET 6 or later (.NETStandard,Version=v2.0)'
 check "every method of the woven app JIT-compiles" ltcheck jit "$NET/App.dll"
 check "every method of the woven library JIT-compiles" ltcheck jit "$NET/Lib.dll"
 

@@ -2,6 +2,7 @@
 #include "weave_file.h"
 #include "lt_error.h"
 #include "lt_file.h"
+#include "weave_framework.h"
 #include "weave_inputs.h"
 
 #include <stdio.h>
@@ -41,6 +42,10 @@ int weave_job_run(struct weave_job *j, struct img *img, const struct weave_opts 
 	if (j->outcome != WEAVE_WOVEN)
 		return 0;
 	j->strong_named = img_is_strong_named(img);
+	if (weave_target_framework(img, j->framework, sizeof j->framework) < 0) {
+		lt_error_clear(); /* what -v says of the metrics, not a reason to refuse the weave */
+		j->framework[0] = '\0';
+	}
 	/* The PDB is rewritten and the debug entries set before the image is
 	 * laid out. */
 	return symbols ? weave_pdb_update(&j->pdb, img, &j->found, in_path, out_path) : 0;

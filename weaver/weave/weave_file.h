@@ -35,13 +35,15 @@ struct weave_job {
 	int resigned;             /* WEAVE_WOVEN, weave_file: signed again with opts->key */
 	struct pdb_found found;   /* its debug symbols, found once (PDB_NONE without symbols) */
 	struct pdb_update pdb;    /* WEAVE_WOVEN: the symbols brought up to date */
+	char framework[96];       /* WEAVE_WOVEN: its TargetFrameworkAttribute (weave_target_framework), "" when none or unreadable */
 };
 
 /* Weave `img` (loaded with img_load) in memory: refuse a reference assembly
  * (weave_refuse_reference); with `symbols`, find its debug symbols once
  * (weave_pdb_find: embedded, and beside in_path when not NULL) for the site
  * lines, and read the source files they name (lt_file_read, as
- * opts->read_source) for the line of a C# 13 lock; weave_image with opts; when woven, bring the symbols up to date
+ * opts->read_source) for the line of a C# 13 lock; weave_image with opts; when woven, read its framework
+ * (j->framework: a malformed attribute leaves it "", it matters only to -v) and bring the symbols up to date
  * (weave_pdb_update, for the output out_path).  The caller lays img out and
  * writes it only for j->outcome WEAVE_WOVEN.  Returns 0 (release *j with
  * weave_job_free), or -1 with the errors of weave_image and LT_E_NOMEM. */

@@ -63,33 +63,6 @@ struct ignored {
 	size_t nnames, cap;
 };
 
-/* The name of the type of attribute constructor `ctor` (a MethodDef or
- * MemberRef token, II.22.10 CustomAttributeType) into *name, or NULL for
- * a generic attribute (a TypeSpec parent) or none.  Returns 0, or -1 with
- * LT_E_METADATA. */
-static int attribute_name(const struct weave_names *names, uint32_t ctor, const char **name)
-{
-	const struct md_image *md = &names->img->md;
-	uint32_t type = 0, parent, row = ctor & 0xFFFFFF;
-
-	*name = NULL;
-	if (ctor >> 24 == MD_METHODDEF) {
-		type = weave_names_owner(names, row);
-		return type ? md_string(md, md_get(md, MD_TYPEDEF, type, MD_TYPEDEF_NAME), name) : 0;
-	}
-	/* A null Type or Class cell (row 0) names nothing. */
-	if (ctor >> 24 != MD_MEMBERREF || row == 0 || row > md_rows(md, MD_MEMBERREF))
-		return 0;
-	if (md_coded_decode(MD_CI_MEMBERREFPARENT, md_get(md, MD_MEMBERREF, row, MD_MEMBERREF_CLASS), &parent) < 0)
-		return -1;
-	row = parent & 0xFFFFFF;
-	if (parent >> 24 == MD_TYPEREF && row >= 1 && row <= md_rows(md, MD_TYPEREF))
-		return md_string(md, md_get(md, MD_TYPEREF, row, MD_TYPEREF_NAME), name);
-	if (parent >> 24 == MD_TYPEDEF && row >= 1 && row <= md_rows(md, MD_TYPEDEF))
-		return md_string(md, md_get(md, MD_TYPEDEF, row, MD_TYPEDEF_NAME), name);
-	return 0;
-}
-
 /* Find what carries the attribute (II.22.10 CustomAttribute: Parent, Type). */
 static int find_ignored(const struct weave_names *names, const struct wlines *lines, struct ignored *ig)
 {
@@ -105,7 +78,7 @@ static int find_ignored(const struct weave_names *names, const struct wlines *li
 	for (uint32_t r = 1; r <= md_rows(md, MD_CUSTOMATTRIBUTE); r++) {
 		if (md_coded_decode(MD_CI_CUSTOMATTRIBUTETYPE, md_get(md, MD_CUSTOMATTRIBUTE, r, MD_CUSTOMATTRIBUTE_TYPE), &ctor) < 0 ||
 		    md_coded_decode(MD_CI_HASCUSTOMATTRIBUTE, md_get(md, MD_CUSTOMATTRIBUTE, r, MD_CUSTOMATTRIBUTE_PARENT), &parent) < 0 ||
-		    attribute_name(names, ctor, &name) < 0)
+		    weave_names_attribute(&names->img->md, names, ctor, &name) < 0)
 			return lt_error_prefix("CustomAttribute row %u: ", r);
 		if (!name || strcmp(name, IGNORE_ATTRIBUTE) != 0)
 			continue;

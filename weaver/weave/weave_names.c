@@ -82,6 +82,28 @@ int weave_names_is_valuetype(const struct weave_names *n, uint32_t row)
 	return !(strcmp(own_ns, "System") == 0 && strcmp(own, "Enum") == 0);
 }
 
+int weave_names_attribute(const struct md_image *md, const struct weave_names *n, uint32_t ctor, const char **name)
+{
+	uint32_t type = 0, parent, row = ctor & 0xFFFFFF;
+
+	*name = NULL;
+	if (ctor >> 24 == MD_METHODDEF) {
+		type = n ? weave_names_owner(n, row) : 0;
+		return type ? md_string(md, md_get(md, MD_TYPEDEF, type, MD_TYPEDEF_NAME), name) : 0;
+	}
+	/* A null Type or Class cell (row 0) names nothing. */
+	if (ctor >> 24 != MD_MEMBERREF || row == 0 || row > md_rows(md, MD_MEMBERREF))
+		return 0;
+	if (md_coded_decode(MD_CI_MEMBERREFPARENT, md_get(md, MD_MEMBERREF, row, MD_MEMBERREF_CLASS), &parent) < 0)
+		return -1;
+	row = parent & 0xFFFFFF;
+	if (parent >> 24 == MD_TYPEREF && row >= 1 && row <= md_rows(md, MD_TYPEREF))
+		return md_string(md, md_get(md, MD_TYPEREF, row, MD_TYPEREF_NAME), name);
+	if (parent >> 24 == MD_TYPEDEF && row >= 1 && row <= md_rows(md, MD_TYPEDEF))
+		return md_string(md, md_get(md, MD_TYPEDEF, row, MD_TYPEDEF_NAME), name);
+	return 0;
+}
+
 int weave_names_is_helper(const struct md_image *md, uint32_t row)
 {
 	const char *name, *ns;
