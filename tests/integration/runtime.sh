@@ -296,7 +296,7 @@ counters() { # OUT.json REPORT.json METRICS BEFORE SECONDS AFTER: dotnet-counter
 		-- dotnet "$LT_TMP/host/Host.dll" metrics "$4" "$5" "$6" >"$1.log" 2>&1
 }
 if check "dotnet-counters installs (a dotnet tool)" counters_install; then
-	counters "$LT_TMP/counters.json" "$LT_TMP/mc.json" "" 3 3 3
+	counters "$LT_TMP/counters.json" "$LT_TMP/mc.json" "" 4 3 3
 	expect "metrics: dotnet-counters gives each site's counts and times, tagged, as the report has them" \
 		'python3 - "$LT_TMP/counters.json" "$LT_TMP/mc.json" <<"PY"
 import collections, json, sys

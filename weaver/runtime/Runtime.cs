@@ -33,6 +33,14 @@ namespace LockTime.Runtime
         static Collector metricsOwner;     /* the owner's only: whose settings and thread record the Meter uses */
         static object meter;               /* the process's Meter "LockTime", or null (Metrics.Start) */
 
+        /// <summary>
+        /// Seconds after the start at which the writer thread creates the Meter: loading
+        /// System.Diagnostics.DiagnosticSource and System.Linq and reflecting over them takes CPU that a
+        /// program's first locks should not compete with; a listener finds a Meter made later as well
+        /// (MeterListener, dotnet-counters and OpenTelemetry follow new instruments).
+        /// </summary>
+        internal const double MetricsDelayS = 1;
+
         /// <summary>Starts from the environment and the baked site table. Returns true when timing is off.</summary>
         internal static bool Start()
         {
@@ -143,18 +151,22 @@ namespace LockTime.Runtime
         }
 
         /// <summary>
-        /// The writer thread: first creates the process's Meter (off the program's threads: loading
-        /// System.Diagnostics.DiagnosticSource and reflecting over it takes a while), then drains the line
-        /// queue, writes the periodic report, sleeps 10 ms when idle.
+        /// The writer thread: drains the line queue, writes the periodic report, sleeps 10 ms when idle;
+        /// one second after the start it creates the process's Meter (<see cref="MetricsDelayS"/>).
         /// </summary>
         static void WriterLoop()
         {
             ThreadRecord own = new ThreadRecord(0);
             own.Busy = true;
             ThreadRecord.Current = own;
-            meter = Metrics.Start(metricsOwner, metricsOwner.Settings.MetricsSites);
+            long metricsAt = Clock.Ticks() + (long)(MetricsDelayS * Clock.Frequency());
+            bool metricsMade = false;
             while (true) {
                 try {
+                    if (!metricsMade && Clock.Ticks() >= metricsAt) {
+                        metricsMade = true;
+                        meter = Metrics.Start(metricsOwner, metricsOwner.Settings.MetricsSites);
+                    }
                     bool any = writer.Drain();
                     if (intervalTicks > 0 && Clock.Ticks() >= nextReport) {
                         nextReport = Clock.Ticks() + intervalTicks;

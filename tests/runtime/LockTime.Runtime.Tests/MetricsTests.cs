@@ -188,8 +188,10 @@ public class MetricsTests : IDisposable
         string sink = Path.Combine(dir, "none.log");
         var copy = new RuntimeCopy("metrics-none");
         Assert.False(copy.Start("MetNone", 1, slot, sink, summary: "0", threshold: "0", metrics: "0"));
+        Thread.Sleep(TimeSpan.FromSeconds(Runtime.MetricsDelayS + 0.2));
         copy.Lock(new object(), 0);
-        // The writer thread writes lines once it has made the Meter (or not): the line's arrival means it is past that.
+        // The writer thread makes the Meter (or not) before it writes the lines queued after the delay: once this
+        // line is out, it is past that.
         for (int i = 0; i < 400 && !(File.Exists(sink) && File.ReadAllText(sink).Contains(" held ")); i++)
             Thread.Sleep(50);
         Assert.Contains(" held ", File.ReadAllText(sink));
