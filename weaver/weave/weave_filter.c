@@ -78,7 +78,7 @@ static int find_ignored(const struct weave_names *names, const struct wlines *li
 	for (uint32_t r = 1; r <= md_rows(md, MD_CUSTOMATTRIBUTE); r++) {
 		if (md_coded_decode(MD_CI_CUSTOMATTRIBUTETYPE, md_get(md, MD_CUSTOMATTRIBUTE, r, MD_CUSTOMATTRIBUTE_TYPE), &ctor) < 0 ||
 		    md_coded_decode(MD_CI_HASCUSTOMATTRIBUTE, md_get(md, MD_CUSTOMATTRIBUTE, r, MD_CUSTOMATTRIBUTE_PARENT), &parent) < 0 ||
-		    weave_names_attribute(&names->img->md, names, ctor, &name) < 0)
+		    weave_names_attribute(names, ctor, &name) < 0)
 			return lt_error_prefix("CustomAttribute row %u: ", r);
 		if (!name || strcmp(name, IGNORE_ATTRIBUTE) != 0)
 			continue;

@@ -45,7 +45,7 @@ static int find_framework(const struct weave_names *n, char *buf, size_t size)
 			return lt_error_prefix("CustomAttribute row %u: ", r);
 		if (md_token_table(parent) != MD_ASSEMBLY)
 			continue;
-		if (weave_names_attribute(md, n, ctor, &name) < 0)
+		if (weave_names_attribute(n, ctor, &name) < 0)
 			return lt_error_prefix("CustomAttribute row %u: ", r);
 		if (!name || strcmp(name, TARGET_FRAMEWORK) != 0)
 			continue;

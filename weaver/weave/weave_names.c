@@ -82,13 +82,14 @@ int weave_names_is_valuetype(const struct weave_names *n, uint32_t row)
 	return !(strcmp(own_ns, "System") == 0 && strcmp(own, "Enum") == 0);
 }
 
-int weave_names_attribute(const struct md_image *md, const struct weave_names *n, uint32_t ctor, const char **name)
+int weave_names_attribute(const struct weave_names *n, uint32_t ctor, const char **name)
 {
+	const struct md_image *md = &n->img->md;
 	uint32_t type = 0, parent, row = ctor & 0xFFFFFF;
 
 	*name = NULL;
 	if (ctor >> 24 == MD_METHODDEF) {
-		type = n ? weave_names_owner(n, row) : 0;
+		type = weave_names_owner(n, row);
 		return type ? md_string(md, md_get(md, MD_TYPEDEF, type, MD_TYPEDEF_NAME), name) : 0;
 	}
 	/* A null Type or Class cell (row 0) names nothing. */

@@ -44,12 +44,11 @@ uint32_t weave_names_owner(const struct weave_names *n, uint32_t row);
  * 0, or -1 with LT_E_METADATA (a bad Extends coded index or #Strings index). */
 int weave_names_is_valuetype(const struct weave_names *n, uint32_t row);
 
-/* The name of the type of attribute constructor `ctor` of md (a MethodDef or
- * MemberRef token, II.22.10 CustomAttributeType) into *name, or NULL for a
- * generic attribute (a TypeSpec parent), none, or a MethodDef when `n` (the
- * index of md's image, which resolves a MethodDef's type) is NULL.  Returns
- * 0, or -1 with LT_E_METADATA. */
-int weave_names_attribute(const struct md_image *md, const struct weave_names *n, uint32_t ctor, const char **name);
+/* The name of the type of attribute constructor `ctor` (a MethodDef or
+ * MemberRef token of the indexed image, II.22.10 CustomAttributeType) into
+ * *name, or NULL for a generic attribute (a TypeSpec parent) or none.
+ * Returns 0, or -1 with LT_E_METADATA. */
+int weave_names_attribute(const struct weave_names *n, uint32_t ctor, const char **name);
 
 /* Whether TypeDef `row` is LockTime's: the helper type WEAVE_HELPER_TYPE or
  * a merged run-time type (WEAVE_MERGE_PREFIX), top-level in the empty
