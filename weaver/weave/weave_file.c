@@ -43,7 +43,9 @@ int weave_job_run(struct weave_job *j, struct img *img, const struct weave_opts 
 		return 0;
 	j->strong_named = img_is_strong_named(img);
 	if (weave_target_framework(img, j->framework, sizeof j->framework) < 0) {
-		lt_error_clear(); /* what -v says of the metrics, not a reason to refuse the weave */
+		if (lt_error_last()->code == LT_E_NOMEM)
+			return -1;
+		lt_error_clear(); /* a bad attribute: what -v says of the metrics, not a reason to refuse the weave */
 		j->framework[0] = '\0';
 	}
 	/* The PDB is rewritten and the debug entries set before the image is

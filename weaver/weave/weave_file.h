@@ -43,7 +43,7 @@ struct weave_job {
  * (weave_pdb_find: embedded, and beside in_path when not NULL) for the site
  * lines, and read the source files they name (lt_file_read, as
  * opts->read_source) for the line of a C# 13 lock; weave_image with opts; when woven, read its framework
- * (j->framework: a malformed attribute leaves it "", it matters only to -v) and bring the symbols up to date
+ * (j->framework: a malformed attribute leaves it "", it matters only to -v; out of memory fails) and bring the symbols up to date
  * (weave_pdb_update, for the output out_path).  The caller lays img out and
  * writes it only for j->outcome WEAVE_WOVEN.  Returns 0 (release *j with
  * weave_job_free), or -1 with the errors of weave_image and LT_E_NOMEM. */
