@@ -136,12 +136,17 @@ static void plain_scan(const struct img *img, long counts[P_COUNT])
 	free(owner);
 }
 
-/* Calls found by weave_sites_find, grouped like plain_scan. */
-static void site_counts(const struct weave_sites *s, long counts[P_COUNT], long *synchronized)
+/* Calls found by weave_sites_find, grouped like plain_scan; the acquiring
+ * calls of the kinds only listed (not Monitor's) counted in *untimed. */
+static void site_counts(const struct weave_sites *s, long counts[P_COUNT], long *synchronized, long *untimed)
 {
 	memset(counts, 0, P_COUNT * sizeof counts[0]);
-	*synchronized = 0;
+	*synchronized = *untimed = 0;
 	for (size_t i = 0; i < s->n; i++) {
+		if (!weave_kind_timed(s->calls[i].kind)) {
+			*untimed += weave_kind_acquires(s->calls[i].kind);
+			continue;
+		}
 		switch (s->calls[i].kind) {
 		case WEAVE_MONITOR_ENTER: case WEAVE_MONITOR_ENTER_TAKEN: counts[P_ENTER]++; break;
 		case WEAVE_MONITOR_TRYENTER: counts[P_TRYENTER]++; break;
@@ -192,20 +197,23 @@ static void check_against_plain_scan(const char *path, long at_least)
 	struct weave_names names;
 	struct weave_sites sites;
 	struct listed l;
-	long plain[P_COUNT], found[P_COUNT], sync;
+	long plain[P_COUNT], found[P_COUNT], sync, untimed;
 
 	plain_scan(img, plain);
 	find(img, &names, &sites);
-	site_counts(&sites, found, &sync);
+	site_counts(&sites, found, &sync, &untimed);
 	for (int k = 0; k < P_COUNT; k++) {
 		print_message("%s: Monitor.%s %ld (plain scan %ld)\n", path, plain_names[k], found[k], plain[k]);
 		assert_int_equal(found[k], plain[k]);
 	}
 	assert_true(found[P_ENTER] + found[P_TRYENTER] >= at_least);
-	/* weave_list reports the acquisitions only, synchronized methods included. */
+	/* weave_list reports the acquisitions only, synchronized methods and
+	 * the kinds only listed included (Mono's libraries use SemaphoreSlim). */
+	print_message("%s: %ld acquisitions of the kinds only listed\n", path, untimed);
+	assert_true(untimed > 0);
 	memset(&l, 0, sizeof l);
-	assert_int_equal(weave_list(img, on_site, &l), found[P_ENTER] + found[P_TRYENTER] + sync);
-	assert_int_equal(l.n, found[P_ENTER] + found[P_TRYENTER] + sync);
+	assert_int_equal(weave_list(img, on_site, &l), found[P_ENTER] + found[P_TRYENTER] + sync + untimed);
+	assert_int_equal(l.n, found[P_ENTER] + found[P_TRYENTER] + sync + untimed);
 	assert_int_equal(l.by_kind[WEAVE_MONITOR_ENTER] + l.by_kind[WEAVE_MONITOR_ENTER_TAKEN], found[P_ENTER]);
 	assert_int_equal(l.by_kind[WEAVE_SYNCHRONIZED], sync);
 	release(&names, &sites);
@@ -265,31 +273,46 @@ static uint32_t add_typeref(struct img *img, uint32_t scope_token, const char *n
 }
 
 /* A signature blob: sig[0..len) with each byte TYPE_HERE replaced by the
- * TypeDefOrRefEncoded form of `type` (II.23.2.8). */
+ * TypeDefOrRefEncoded form of `type` (II.23.2.8), each TYPE_HERE2 by `type2`'s. */
 #define TYPE_HERE 0xFF
-static uint32_t add_sig(struct img *img, const uint8_t *sig, uint32_t len, uint32_t type)
+#define TYPE_HERE2 0xFE
+static uint32_t add_sig2(struct img *img, const uint8_t *sig, uint32_t len, uint32_t type, uint32_t type2)
 {
 	struct lt_buf b = LT_BUF_INIT;
 	uint32_t ix;
 
 	for (uint32_t i = 0; i < len; i++)
-		assert_int_equal(sig[i] == TYPE_HERE ? sig_token_encode(&b, type) : lt_buf_u8(&b, sig[i]), 0);
+		assert_int_equal(sig[i] == TYPE_HERE    ? sig_token_encode(&b, type)
+				 : sig[i] == TYPE_HERE2 ? sig_token_encode(&b, type2)
+							: lt_buf_u8(&b, sig[i]),
+				 0);
 	assert_int_equal(md_add_blob(&img->md, b.data, (uint32_t)b.len, &ix), 0);
 	lt_buf_free(&b);
 	return ix;
 }
 
-/* A MemberRef on `parent` (a MemberRefParent token) with a signature built by add_sig. */
-static uint32_t add_memberref(struct img *img, uint32_t parent, const char *name, const uint8_t *sig, uint32_t len,
-			      uint32_t type)
+static uint32_t add_sig(struct img *img, const uint8_t *sig, uint32_t len, uint32_t type)
+{
+	return add_sig2(img, sig, len, type, 0);
+}
+
+/* A MemberRef on `parent` (a MemberRefParent token) with a signature built by add_sig2. */
+static uint32_t add_memberref2(struct img *img, uint32_t parent, const char *name, const uint8_t *sig, uint32_t len,
+			       uint32_t type, uint32_t type2)
 {
 	uint32_t cells[MD_MEMBERREF_COLS], row;
 
 	assert_int_equal(md_coded_encode(MD_CI_MEMBERREFPARENT, parent, &cells[MD_MEMBERREF_CLASS]), 0);
 	cells[MD_MEMBERREF_NAME] = add_str(img, name);
-	cells[MD_MEMBERREF_SIGNATURE] = add_sig(img, sig, len, type);
+	cells[MD_MEMBERREF_SIGNATURE] = add_sig2(img, sig, len, type, type2);
 	assert_int_equal(md_append_row(&img->md, MD_MEMBERREF, cells, &row), 0);
 	return md_token(MD_MEMBERREF, row);
+}
+
+static uint32_t add_memberref(struct img *img, uint32_t parent, const char *name, const uint8_t *sig, uint32_t len,
+			      uint32_t type)
+{
+	return add_memberref2(img, parent, name, sig, len, type, 0);
 }
 
 /* Replace the body of MethodDef `row` with a fat body (II.25.4.3) holding
@@ -343,21 +366,54 @@ static uint32_t free_method(const struct img *img, const struct weave_sites *sit
 	return 0;
 }
 
+/* A callee and the kind weave_sites_find must give its call (-1: none). */
+struct expected {
+	uint32_t token;
+	int kind;
+};
+
+/* Make the body of MethodDef `row`: callvirt e[i].token for each i (5 bytes each), then ret. */
+static void set_callvirts(struct img *img, uint32_t row, const struct expected *e, uint32_t n)
+{
+	uint8_t code[5 * 64 + 1];
+	uint32_t len = 0;
+
+	assert_true(n <= 64);
+	for (uint32_t i = 0; i < n; i++) {
+		code[len++] = 0x6F; /* callvirt */
+		lt_put32(code + len, e[i].token);
+		len += 4;
+	}
+	code[len++] = 0x2A; /* ret */
+	set_body(img, row, code, len, NULL);
+}
+
+/* A MethodDef of img with an IL body and no lock call (free_method), found afresh. */
+static uint32_t lockless_method(const struct img *img)
+{
+	struct weave_names names;
+	struct weave_sites sites;
+	uint32_t row;
+
+	find(img, &names, &sites);
+	row = free_method(img, &sites, 0);
+	release(&names, &sites);
+	return row;
+}
+
 static void test_lock_type_sites(void **state)
 {
 	struct img *img = load(SYSTEM_DLL);
 	struct weave_names names;
 	struct weave_sites sites;
 	uint32_t asm_ref = md_token(MD_ASSEMBLYREF, 1), lock, scope, timespan, spec, row, blob;
-	uint8_t code[256], tspec[2];
+	uint8_t tspec[2];
 	uint32_t len = 0, i;
-	struct { uint32_t token; int kind; } expect[24];
+	struct expected expect[24];
 	uint32_t nexpect = 0;
 
 	(void)state;
-	find(img, &names, &sites);
-	row = free_method(img, &sites, 0);
-	release(&names, &sites);
+	row = lockless_method(img);
 
 	lock = add_typeref(img, asm_ref, "System.Threading", "Lock");
 	scope = add_typeref(img, lock, "", "Scope");
@@ -389,13 +445,7 @@ static void test_lock_type_sites(void **state)
 	REF(add_typeref(img, asm_ref, "My.Threading", "Lock"), "Enter", -1, 0, 0x20, 0, SIG_VOID);
 	REF(lock, "Enter", -1, 0, 0x30, 1, 0, SIG_VOID);                     /* generic Enter<T>() */
 #undef REF
-	for (i = 0; i < nexpect; i++) {
-		code[len++] = 0x6F; /* callvirt */
-		lt_put32(code + len, expect[i].token);
-		len += 4;
-	}
-	code[len++] = 0x2A; /* ret */
-	set_body(img, row, code, len, NULL);
+	set_callvirts(img, row, expect, nexpect);
 
 	find(img, &names, &sites);
 	for (i = 0, len = 0; i < sites.n; i++) {
@@ -415,6 +465,175 @@ static void test_lock_type_sites(void **state)
 		len++;
 	assert_int_equal(len, nexpect);
 	release(&names, &sites);
+	img_free(img);
+}
+
+/* ---- Synthetic sites of the kinds only listed: ReaderWriterLockSlim,
+ * SemaphoreSlim, SpinLock, Mutex (receivers), ReaderWriterLock ---- */
+
+/* The kinds found in MethodDef `row` of img, in IL order, into kinds[] (at most max). */
+static size_t kinds_in(const struct img *img, uint32_t row, int *kinds, size_t max, uint32_t *offsets)
+{
+	struct weave_names names;
+	struct weave_sites sites;
+	size_t n = 0;
+
+	find(img, &names, &sites);
+	for (size_t i = 0; i < sites.n; i++) {
+		if (sites.calls[i].methoddef != row)
+			continue;
+		assert_true(n < max);
+		offsets[n] = sites.calls[i].il_offset;
+		kinds[n++] = sites.calls[i].kind;
+	}
+	release(&names, &sites);
+	return n;
+}
+
+static void test_more_lock_sites(void **state)
+{
+	struct img *img = load(SYSTEM_DLL);
+	uint32_t asm_ref = md_token(MD_ASSEMBLYREF, 1), row, rws, sem, spin, rwl, timespan, ct, task, task1, cookie;
+	uint32_t i, offsets[64];
+	struct expected expect[64];
+	uint32_t nexpect = 0;
+	int kinds[64];
+	size_t n, k;
+
+	(void)state;
+	row = lockless_method(img);
+	rws = add_typeref(img, asm_ref, "System.Threading", "ReaderWriterLockSlim");
+	sem = add_typeref(img, asm_ref, "System.Threading", "SemaphoreSlim");
+	spin = add_typeref(img, asm_ref, "System.Threading", "SpinLock");
+	rwl = add_typeref(img, asm_ref, "System.Threading", "ReaderWriterLock");
+	timespan = add_typeref(img, asm_ref, "System", "TimeSpan");
+	ct = add_typeref(img, asm_ref, "System.Threading", "CancellationToken");
+	task = add_typeref(img, asm_ref, "System.Threading.Tasks", "Task");
+	task1 = add_typeref(img, asm_ref, "System.Threading.Tasks", "Task`1");
+	cookie = add_typeref(img, asm_ref, "System.Threading", "LockCookie");
+	/* REF(parent, name, expected kind or -1, types for TYPE_HERE and TYPE_HERE2, signature bytes) */
+#define REF(parent, name, want, type, type2, ...) do { \
+		const uint8_t s_[] = { __VA_ARGS__ }; \
+		expect[nexpect].token = add_memberref2(img, parent, name, s_, sizeof s_, type, type2); \
+		expect[nexpect++].kind = want; \
+	} while (0)
+	REF(rws, "EnterReadLock", WEAVE_RWS_ENTER_READ, 0, 0, 0x20, 0, SIG_VOID);
+	REF(rws, "TryEnterReadLock", WEAVE_RWS_TRYENTER_READ, 0, 0, 0x20, 1, SIG_BOOLEAN, SIG_I4);
+	REF(rws, "TryEnterReadLock", WEAVE_RWS_TRYENTER_READ, timespan, 0, 0x20, 1, SIG_BOOLEAN, SIG_VALUETYPE, TYPE_HERE);
+	REF(rws, "ExitReadLock", WEAVE_RWS_EXIT_READ, 0, 0, 0x20, 0, SIG_VOID);
+	REF(rws, "EnterWriteLock", WEAVE_RWS_ENTER_WRITE, 0, 0, 0x20, 0, SIG_VOID);
+	REF(rws, "TryEnterWriteLock", WEAVE_RWS_TRYENTER_WRITE, 0, 0, 0x20, 1, SIG_BOOLEAN, SIG_I4);
+	REF(rws, "ExitWriteLock", WEAVE_RWS_EXIT_WRITE, 0, 0, 0x20, 0, SIG_VOID);
+	REF(rws, "EnterUpgradeableReadLock", WEAVE_RWS_ENTER_UPGRADEABLE, 0, 0, 0x20, 0, SIG_VOID);
+	REF(rws, "TryEnterUpgradeableReadLock", WEAVE_RWS_TRYENTER_UPGRADEABLE, timespan, 0, 0x20, 1, SIG_BOOLEAN,
+	    SIG_VALUETYPE, TYPE_HERE);
+	REF(rws, "ExitUpgradeableReadLock", WEAVE_RWS_EXIT_UPGRADEABLE, 0, 0, 0x20, 0, SIG_VOID);
+	REF(rws, "EnterReadLock", -1, 0, 0, 0x00, 0, SIG_VOID);                  /* static: none */
+	REF(sem, "Wait", WEAVE_SEM_WAIT, 0, 0, 0x20, 0, SIG_VOID);
+	REF(sem, "Wait", WEAVE_SEM_WAIT, ct, 0, 0x20, 1, SIG_VOID, SIG_VALUETYPE, TYPE_HERE);
+	REF(sem, "Wait", WEAVE_SEM_TRYWAIT, 0, 0, 0x20, 1, SIG_BOOLEAN, SIG_I4);
+	REF(sem, "Wait", WEAVE_SEM_TRYWAIT, timespan, ct, 0x20, 2, SIG_BOOLEAN, SIG_VALUETYPE, TYPE_HERE, SIG_VALUETYPE,
+	    TYPE_HERE2);
+	REF(sem, "WaitAsync", WEAVE_SEM_WAITASYNC, task, 0, 0x20, 0, SIG_CLASS, TYPE_HERE);
+	REF(sem, "WaitAsync", WEAVE_SEM_WAITASYNC, task, ct, 0x20, 1, SIG_CLASS, TYPE_HERE, SIG_VALUETYPE, TYPE_HERE2);
+	REF(sem, "WaitAsync", WEAVE_SEM_TRYWAITASYNC, task1, 0, 0x20, 1, SIG_GENERICINST, SIG_CLASS, TYPE_HERE, 1,
+	    SIG_BOOLEAN, SIG_I4);
+	REF(sem, "WaitAsync", WEAVE_SEM_TRYWAITASYNC, task1, ct, 0x20, 2, SIG_GENERICINST, SIG_CLASS, TYPE_HERE, 1,
+	    SIG_BOOLEAN, SIG_I4, SIG_VALUETYPE, TYPE_HERE2);
+	REF(sem, "WaitAsync", -1, task1, 0, 0x20, 1, SIG_GENERICINST, SIG_CLASS, TYPE_HERE, 1, SIG_I4, SIG_I4); /* Task<int> */
+	REF(sem, "WaitAsync", -1, task, 0, 0x20, 0, SIG_VALUETYPE, TYPE_HERE);   /* a valuetype Task: none */
+	REF(sem, "Release", WEAVE_SEM_RELEASE, 0, 0, 0x20, 0, SIG_I4);
+	REF(sem, "Release", WEAVE_SEM_RELEASE, 0, 0, 0x20, 1, SIG_I4, SIG_I4);
+	REF(spin, "Enter", WEAVE_SPIN_ENTER, 0, 0, 0x20, 1, SIG_VOID, SIG_BYREF, SIG_BOOLEAN);
+	REF(spin, "TryEnter", WEAVE_SPIN_TRYENTER, 0, 0, 0x20, 1, SIG_VOID, SIG_BYREF, SIG_BOOLEAN);
+	REF(spin, "TryEnter", WEAVE_SPIN_TRYENTER, 0, 0, 0x20, 2, SIG_VOID, SIG_I4, SIG_BYREF, SIG_BOOLEAN);
+	REF(spin, "TryEnter", WEAVE_SPIN_TRYENTER, timespan, 0, 0x20, 2, SIG_VOID, SIG_VALUETYPE, TYPE_HERE, SIG_BYREF,
+	    SIG_BOOLEAN);
+	REF(spin, "Exit", WEAVE_SPIN_EXIT, 0, 0, 0x20, 0, SIG_VOID);
+	REF(spin, "Exit", WEAVE_SPIN_EXIT, 0, 0, 0x20, 1, SIG_VOID, SIG_BOOLEAN);
+	REF(spin, "Enter", -1, 0, 0, 0x20, 0, SIG_VOID);                         /* no such overload */
+	REF(rwl, "AcquireReaderLock", WEAVE_RWL_ACQUIRE_READER, 0, 0, 0x20, 1, SIG_VOID, SIG_I4);
+	REF(rwl, "AcquireWriterLock", WEAVE_RWL_ACQUIRE_WRITER, timespan, 0, 0x20, 1, SIG_VOID, SIG_VALUETYPE, TYPE_HERE);
+	REF(rwl, "UpgradeToWriterLock", WEAVE_RWL_UPGRADE, cookie, 0, 0x20, 1, SIG_VALUETYPE, TYPE_HERE, SIG_I4);
+	REF(rwl, "DowngradeFromWriterLock", WEAVE_RWL_DOWNGRADE, cookie, 0, 0x20, 1, SIG_VOID, SIG_BYREF, SIG_VALUETYPE,
+	    TYPE_HERE);
+	REF(rwl, "ReleaseReaderLock", WEAVE_RWL_RELEASE_READER, 0, 0, 0x20, 0, SIG_VOID);
+	REF(rwl, "ReleaseWriterLock", WEAVE_RWL_RELEASE_WRITER, 0, 0, 0x20, 0, SIG_VOID);
+	REF(rwl, "AcquireReaderLock", -1, 0, 0, 0x20, 0, SIG_VOID);              /* no such overload */
+#undef REF
+	set_callvirts(img, row, expect, nexpect);
+
+	n = kinds_in(img, row, kinds, 64, offsets);
+	for (i = 0, k = 0; i < nexpect; i++) {
+		if (expect[i].kind < 0)
+			continue;
+		assert_true(k < n);
+		assert_int_equal(offsets[k], 5 * i);
+		assert_int_equal(kinds[k], expect[i].kind);
+		assert_false(weave_kind_timed((enum weave_kind)kinds[k]));
+		k++;
+	}
+	assert_int_equal(k, n);
+	img_free(img);
+}
+
+/* WaitHandle.WaitOne is a Mutex.WaitOne site by the class of its receiver. */
+static void test_mutex_receiver(void **state)
+{
+	struct img *img = load(SYSTEM_DLL);
+	uint32_t asm_ref = md_token(MD_ASSEMBLYREF, 1), row, mutex, event, handle, timespan;
+	uint32_t wait0, wait1, wait_t, mutex_ctor, event_ctor, release_mutex;
+	uint8_t code[256];
+	uint32_t len = 0, offsets[16], want[16], nwant = 0;
+	int kinds[16];
+	size_t n;
+
+	(void)state;
+	row = lockless_method(img);
+	mutex = add_typeref(img, asm_ref, "System.Threading", "Mutex");
+	event = add_typeref(img, asm_ref, "System.Threading", "AutoResetEvent");
+	handle = add_typeref(img, asm_ref, "System.Threading", "WaitHandle");
+	timespan = add_typeref(img, asm_ref, "System", "TimeSpan");
+	{
+		static const uint8_t w0[] = { 0x20, 0, SIG_BOOLEAN }, w1[] = { 0x20, 1, SIG_BOOLEAN, SIG_I4 };
+		static const uint8_t wt[] = { 0x20, 1, SIG_BOOLEAN, SIG_VALUETYPE, TYPE_HERE };
+		static const uint8_t ctor0[] = { 0x20, 0, SIG_VOID }, ctor1[] = { 0x20, 1, SIG_VOID, SIG_BOOLEAN };
+		wait0 = add_memberref(img, handle, "WaitOne", w0, sizeof w0, 0);
+		wait1 = add_memberref(img, handle, "WaitOne", w1, sizeof w1, 0);
+		wait_t = add_memberref(img, handle, "WaitOne", wt, sizeof wt, timespan);
+		mutex_ctor = add_memberref(img, mutex, ".ctor", ctor0, sizeof ctor0, 0);
+		event_ctor = add_memberref(img, event, ".ctor", ctor1, sizeof ctor1, 0);
+		release_mutex = add_memberref(img, mutex, "ReleaseMutex", ctor0, sizeof ctor0, 0);
+	}
+#define OP(b) (code[len++] = (uint8_t)(b))
+#define TOK(op, t) (OP(op), lt_put32(code + len, (t)), len += 4)
+#define SITE(op, t) (want[nwant++] = len, TOK(op, t))
+	/* newobj Mutex; callvirt WaitOne(): a site */
+	TOK(0x73, mutex_ctor); SITE(0x6F, wait0); OP(0x26);
+	/* newobj Mutex; ldc.i4 100; callvirt WaitOne(int): over the argument */
+	TOK(0x73, mutex_ctor); TOK(0x20, 100); SITE(0x6F, wait1); OP(0x26);
+	/* newobj Mutex; dup; callvirt WaitOne(); pop; callvirt ReleaseMutex(): dup passes it on */
+	TOK(0x73, mutex_ctor); OP(0x25); SITE(0x6F, wait0); OP(0x26); SITE(0x6F, release_mutex);
+	/* newobj AutoResetEvent(false); callvirt WaitOne(): an event, no site */
+	OP(0x16); TOK(0x73, event_ctor); TOK(0x6F, wait0); OP(0x26);
+	/* newobj Mutex; castclass WaitHandle; callvirt WaitOne(): a WaitHandle, no site */
+	TOK(0x73, mutex_ctor); TOK(0x74, handle); TOK(0x6F, wait0); OP(0x26);
+	/* ldnull; callvirt WaitOne(): unknown, no site */
+	OP(0x14); TOK(0x6F, wait0); OP(0x26);
+	/* newobj Mutex; br.s +0; callvirt WaitOne(TimeSpan) after a join: unknown, no site */
+	TOK(0x73, mutex_ctor); OP(0x2B); OP(0); TOK(0x6F, wait_t); OP(0x26);
+	OP(0x2A); /* ret */
+#undef SITE
+#undef TOK
+#undef OP
+	set_body(img, row, code, len, NULL);
+
+	n = kinds_in(img, row, kinds, 16, offsets);
+	assert_int_equal(n, nwant);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(offsets[i], want[i]);
+		assert_int_equal(kinds[i], i == n - 1 ? WEAVE_MUTEX_RELEASE : WEAVE_MUTEX_WAITONE);
+	}
 	img_free(img);
 }
 
@@ -710,17 +929,28 @@ static void test_corruption(void **state)
 
 /* ---- Weaving ---- */
 
+/* The timed acquiring sites of s, and in *calls its timed calls. */
 static long count_acquiring(const struct weave_sites *s, long *calls)
 {
 	long n = 0;
 
 	*calls = 0;
 	for (size_t i = 0; i < s->n; i++) {
-		if (s->calls[i].kind == WEAVE_SYNCHRONIZED)
+		if (s->calls[i].kind == WEAVE_SYNCHRONIZED || !weave_kind_timed(s->calls[i].kind))
 			continue;
 		(*calls)++;
 		n += weave_kind_acquires(s->calls[i].kind);
 	}
+	return n;
+}
+
+/* The calls of s of the kinds not timed (listed only). */
+static long count_untimed(const struct weave_sites *s)
+{
+	long n = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		n += !weave_kind_timed(s->calls[i].kind);
 	return n;
 }
 
@@ -798,11 +1028,14 @@ static void test_weave_system(void **state)
 	struct weave_sites sites;
 	enum weave_outcome outcome;
 	struct listed l = { 0 };
-	long acquiring, calls, nsites = -1, wcalls, wsites;
+	long acquiring, calls, nsites = -1, wcalls, wsites, untimed[2];
+	size_t nuntimed;
 
 	(void)state;
 	find(img, &names, &sites);
 	acquiring = count_acquiring(&sites, &calls);
+	nuntimed = sites.n;
+	untimed[0] = count_untimed(&sites);
 	release(&names, &sites);
 	assert_int_equal(weave_image(img, &opts, &outcome, &nsites), 0);
 	assert_int_equal(outcome, WEAVE_WOVEN);
@@ -812,6 +1045,14 @@ static void test_weave_system(void **state)
 	count_wrapper_calls(woven, acquiring, &wcalls, &wsites);
 	assert_int_equal(wcalls, calls);
 	assert_int_equal(wsites, acquiring);
+	/* The calls of the kinds only listed stay as they were. */
+	find(woven, &names, &sites);
+	untimed[1] = count_untimed(&sites);
+	release(&names, &sites);
+	print_message("calls of kinds only listed: %ld before weaving, %ld after (of %zu calls)\n", untimed[0],
+		      untimed[1], nuntimed);
+	assert_true(untimed[0] > 0);
+	assert_int_equal(untimed[1], untimed[0]);
 	/* No lock call is left outside the helper: the list of a woven assembly
 	 * is its timed sites, read back from its site table. */
 	assert_int_equal(weave_list(woven, on_woven_site, &l), acquiring);
@@ -919,6 +1160,20 @@ static void test_kinds(void **state)
 	assert_false(weave_kind_acquires(WEAVE_SCOPE_DISPOSE));
 	assert_false(weave_kind_acquires(WEAVE_MONITOR_WAIT));
 	assert_false(weave_kind_acquires(WEAVE_KIND_COUNT));
+	assert_true(weave_kind_timed(WEAVE_MONITOR_ENTER));
+	assert_true(weave_kind_timed(WEAVE_SYNCHRONIZED));
+	assert_true(weave_kind_timed(WEAVE_SCOPE_DISPOSE));
+	assert_false(weave_kind_timed(WEAVE_KIND_COUNT));
+	for (int k = WEAVE_RWS_ENTER_READ; k <= WEAVE_RWL_UPGRADE; k++) {
+		assert_true(weave_kind_acquires((enum weave_kind)k));
+		assert_false(weave_kind_timed((enum weave_kind)k));
+	}
+	for (int k = WEAVE_RWS_EXIT_READ; k <= WEAVE_RWL_DOWNGRADE; k++) {
+		assert_false(weave_kind_acquires((enum weave_kind)k));
+		assert_false(weave_kind_timed((enum weave_kind)k));
+	}
+	assert_string_equal(weave_kind_name(WEAVE_SEM_TRYWAITASYNC), "SemaphoreSlim.WaitAsync");
+	assert_string_equal(weave_kind_name(WEAVE_RWS_ENTER_UPGRADEABLE), "ReaderWriterLockSlim.EnterUpgradeableReadLock");
 }
 
 int main(int argc, char **argv)
@@ -929,6 +1184,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_mscorlib_sites),
 		cmocka_unit_test(test_facade_has_no_sites),
 		cmocka_unit_test(test_lock_type_sites),
+		cmocka_unit_test(test_more_lock_sites),
+		cmocka_unit_test(test_mutex_receiver),
 		cmocka_unit_test(test_names_demangle),
 		cmocka_unit_test(test_names_nested_real),
 		cmocka_unit_test(test_weave_system),

@@ -12,10 +12,37 @@ enum weave_kind {
 	WEAVE_LOCK_TRYENTER,        /* Lock.TryEnter(), (int), (TimeSpan) */
 	WEAVE_LOCK_ENTERSCOPE,      /* Lock.EnterScope() (C# 13 lock on a Lock) */
 	WEAVE_SYNCHRONIZED,         /* [MethodImpl(Synchronized)] method body */
-	WEAVE_MONITOR_EXIT,         /* releases and waits: not acquisition sites */
+	/* Listed, not timed yet (weave_kind_timed 0): */
+	WEAVE_RWS_ENTER_READ,       /* ReaderWriterLockSlim.EnterReadLock() */
+	WEAVE_RWS_TRYENTER_READ,    /* ReaderWriterLockSlim.TryEnterReadLock(int), (TimeSpan) */
+	WEAVE_RWS_ENTER_WRITE,      /* ...EnterWriteLock() */
+	WEAVE_RWS_TRYENTER_WRITE,   /* ...TryEnterWriteLock(int), (TimeSpan) */
+	WEAVE_RWS_ENTER_UPGRADEABLE,    /* ...EnterUpgradeableReadLock() */
+	WEAVE_RWS_TRYENTER_UPGRADEABLE, /* ...TryEnterUpgradeableReadLock(int), (TimeSpan) */
+	WEAVE_SEM_WAIT,             /* SemaphoreSlim.Wait(), (CancellationToken): void */
+	WEAVE_SEM_TRYWAIT,          /* SemaphoreSlim.Wait(int|TimeSpan [, CancellationToken]): bool */
+	WEAVE_SEM_WAITASYNC,        /* SemaphoreSlim.WaitAsync(), (CancellationToken): Task */
+	WEAVE_SEM_TRYWAITASYNC,     /* SemaphoreSlim.WaitAsync(int|TimeSpan [, CancellationToken]): Task<bool> */
+	WEAVE_SPIN_ENTER,           /* SpinLock.Enter(ref bool) (a struct: called on a managed pointer) */
+	WEAVE_SPIN_TRYENTER,        /* SpinLock.TryEnter(ref bool), (int, ref bool), (TimeSpan, ref bool) */
+	WEAVE_MUTEX_WAITONE,        /* WaitOne's five overloads on a Mutex (see weave_sites_find) */
+	WEAVE_RWL_ACQUIRE_READER,   /* ReaderWriterLock.AcquireReaderLock(int), (TimeSpan) */
+	WEAVE_RWL_ACQUIRE_WRITER,   /* ReaderWriterLock.AcquireWriterLock(int), (TimeSpan) */
+	WEAVE_RWL_UPGRADE,          /* ReaderWriterLock.UpgradeToWriterLock(int), (TimeSpan) */
+	/* Releases and waits: not acquisition sites. */
+	WEAVE_MONITOR_EXIT,
 	WEAVE_LOCK_EXIT,
 	WEAVE_SCOPE_DISPOSE,
 	WEAVE_MONITOR_WAIT,
+	WEAVE_RWS_EXIT_READ,        /* listed-only kinds' releases, not timed yet */
+	WEAVE_RWS_EXIT_WRITE,
+	WEAVE_RWS_EXIT_UPGRADEABLE,
+	WEAVE_SEM_RELEASE,          /* SemaphoreSlim.Release(), (int) */
+	WEAVE_SPIN_EXIT,            /* SpinLock.Exit(), (bool) */
+	WEAVE_MUTEX_RELEASE,        /* Mutex.ReleaseMutex() */
+	WEAVE_RWL_RELEASE_READER,   /* ReaderWriterLock.ReleaseReaderLock() */
+	WEAVE_RWL_RELEASE_WRITER,   /* ReaderWriterLock.ReleaseWriterLock() */
+	WEAVE_RWL_DOWNGRADE,        /* ReaderWriterLock.DowngradeFromWriterLock(ref LockCookie) */
 	WEAVE_KIND_COUNT
 };
 
@@ -29,5 +56,11 @@ int weave_kind_of_name(const char *name, enum weave_kind *out);
 
 /* 1 for the kinds that acquire a lock (listed as sites), 0 otherwise. */
 int weave_kind_acquires(enum weave_kind k);
+
+/* 1 for the kinds `locktime weave` times (Monitor, Lock, synchronized
+ * methods), 0 for those only `locktime list` shows until their call-site
+ * stubs exist (ReaderWriterLockSlim, SemaphoreSlim, SpinLock, Mutex,
+ * ReaderWriterLock): the weave leaves their calls as they are. */
+int weave_kind_timed(enum weave_kind k);
 
 #endif

@@ -92,8 +92,14 @@ struct weave_sites {
 
 /* Find every call and callvirt to a lock API (System.Threading.Monitor
  * Enter/TryEnter/Exit/Wait, System.Threading.Lock Enter/TryEnter/Exit/
- * EnterScope, Lock.Scope.Dispose, matched by namespace, type, name and
- * signature shape) in every MethodDef body of img but the helper type's,
+ * EnterScope, Lock.Scope.Dispose, and the kinds weave_kind_timed says are
+ * listed only: ReaderWriterLockSlim, SemaphoreSlim, SpinLock, Mutex,
+ * ReaderWriterLock; matched by namespace, type, name and signature shape)
+ * in every MethodDef body of img but the helper type's; a call of
+ * WaitHandle.WaitOne is a Mutex.WaitOne site when its receiver is
+ * statically a System.Threading.Mutex (weave_receiver_class: a local, an
+ * argument, a field or a call result of that class), else none - a Mutex
+ * reached through a WaitHandle-typed value is not found;
  * plus one WEAVE_SYNCHRONIZED entry (IL offset 0, callee 0) ahead of the
  * calls of each method with MethodImplAttributes Synchronized (II.23.1.11)
  * but instance methods of value types (the runtime refuses to load those:
@@ -104,6 +110,22 @@ int weave_sites_find(const struct weave_names *names, struct weave_sites *out);
 
 /* Release the list.  NULL is a no-op. */
 void weave_sites_free(struct weave_sites *s);
+
+/* ---- Receivers (weave_receiver.c) ---- */
+
+/* The static class of the receiver of call or callvirt b->ins[call] in body
+ * b of MethodDef `row` (decoded by img_decode_body: ids in code order): the
+ * instruction that pushed it is found by walking back over the call's
+ * arguments with each instruction's stack transition (III.1.7.5), within
+ * straight-line code (no branch, switch or EH clause entering between it
+ * and the call; `dup` passes its input on); when it is ldloc, ldarg (`this`
+ * of a class: its owner), ldfld, ldsfld, call/callvirt (the return type),
+ * newobj (the constructor's type), castclass or isinst, and that gives a
+ * CLASS (II.23.2.12), *out is that TypeDef, TypeRef or TypeSpec token; else
+ * *out is 0 (unknown).  Returns 0, or -1 with LT_E_METADATA or
+ * LT_E_SIGNATURE (a malformed signature on the way). */
+int weave_receiver_class(const struct weave_names *n, uint32_t row, const struct il_body *b, uint32_t call,
+			 uint32_t *out);
 
 /* The sites of an assembly woven by LockTime (weave_is_woven 1), read back
  * from the site table its merged SiteList.Load defines (weave_helper_site_list),
@@ -122,7 +144,8 @@ long weave_list_woven(const struct img *img, void (*fn)(void *ctx, const struct 
  * Returns 1 or 0. */
 int weave_pattern_match(const char *const *patterns, size_t n, const char *name);
 
-/* Drop from `sites` the calls of the methods left alone - all calls of a
+/* Drop from `sites` the calls of the kinds not timed (weave_kind_timed 0:
+ * listed only), and the calls of the methods left alone - all calls of a
  * MethodDef together: those that carry an attribute named
  * LockTimeIgnoreAttribute (any namespace; II.22.10), or whose type, an
  * enclosing type or the assembly does, or that report under the name of

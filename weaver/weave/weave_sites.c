@@ -1,6 +1,8 @@
-/* weave_sites.c - finding the calls to lock APIs (Monitor, Lock, Lock.Scope) in every method body. */
+/* weave_sites.c - finding the calls to lock APIs (Monitor, Lock, Lock.Scope, ReaderWriterLockSlim,
+ * SemaphoreSlim, SpinLock, Mutex, ReaderWriterLock) in every method body. */
 #include "weave_pass.h"
 #include "il_body.h"
+#include "image_body.h"
 #include "lt_error.h"
 #include "lt_mem.h"
 #include "sig.h"
@@ -22,34 +24,89 @@ struct lock_api {
 	uint8_t has_this;
 	const char *shape;
 	enum weave_kind kind;
+	const char *receiver; /* the class the receiver must have (weave_receiver_class), NULL: any */
 };
 
 #define MONITOR "System.Threading.Monitor"
 #define LOCK "System.Threading.Lock"
 #define SCOPE "System.Threading.Lock/Scope"
+#define RWSLIM "System.Threading.ReaderWriterLockSlim"
+#define SEMSLIM "System.Threading.SemaphoreSlim"
+#define SPIN "System.Threading.SpinLock"
+#define MUTEX "System.Threading.Mutex"
+#define WAITHANDLE "System.Threading.WaitHandle"
+#define RWLOCK "System.Threading.ReaderWriterLock"
+
+/* Two rows per timed overload pair: (int millisecondsTimeout) and (TimeSpan timeout). */
+#define TIMED(type, method, ret, kind) { type, method, 1, ret ":i", kind, NULL }, { type, method, 1, ret ":T", kind, NULL }
 
 static const struct lock_api lock_apis[] = {
-	{ MONITOR, "Enter", 0, "v:o", WEAVE_MONITOR_ENTER },
-	{ MONITOR, "Enter", 0, "v:o&z", WEAVE_MONITOR_ENTER_TAKEN },
-	{ MONITOR, "TryEnter", 0, "z:o", WEAVE_MONITOR_TRYENTER },
-	{ MONITOR, "TryEnter", 0, "v:o&z", WEAVE_MONITOR_TRYENTER },
-	{ MONITOR, "TryEnter", 0, "z:oi", WEAVE_MONITOR_TRYENTER },
-	{ MONITOR, "TryEnter", 0, "v:oi&z", WEAVE_MONITOR_TRYENTER },
-	{ MONITOR, "TryEnter", 0, "z:oT", WEAVE_MONITOR_TRYENTER },
-	{ MONITOR, "TryEnter", 0, "v:oT&z", WEAVE_MONITOR_TRYENTER },
-	{ MONITOR, "Exit", 0, "v:o", WEAVE_MONITOR_EXIT },
-	{ MONITOR, "Wait", 0, "z:o", WEAVE_MONITOR_WAIT },
-	{ MONITOR, "Wait", 0, "z:oi", WEAVE_MONITOR_WAIT },
-	{ MONITOR, "Wait", 0, "z:oT", WEAVE_MONITOR_WAIT },
-	{ MONITOR, "Wait", 0, "z:oiz", WEAVE_MONITOR_WAIT },
-	{ MONITOR, "Wait", 0, "z:oTz", WEAVE_MONITOR_WAIT },
-	{ LOCK, "Enter", 1, "v:", WEAVE_LOCK_ENTER },
-	{ LOCK, "TryEnter", 1, "z:", WEAVE_LOCK_TRYENTER },
-	{ LOCK, "TryEnter", 1, "z:i", WEAVE_LOCK_TRYENTER },
-	{ LOCK, "TryEnter", 1, "z:T", WEAVE_LOCK_TRYENTER },
-	{ LOCK, "Exit", 1, "v:", WEAVE_LOCK_EXIT },
-	{ LOCK, "EnterScope", 1, "S:", WEAVE_LOCK_ENTERSCOPE },
-	{ SCOPE, "Dispose", 1, "v:", WEAVE_SCOPE_DISPOSE },
+	{ MONITOR, "Enter", 0, "v:o", WEAVE_MONITOR_ENTER, NULL },
+	{ MONITOR, "Enter", 0, "v:o&z", WEAVE_MONITOR_ENTER_TAKEN, NULL },
+	{ MONITOR, "TryEnter", 0, "z:o", WEAVE_MONITOR_TRYENTER, NULL },
+	{ MONITOR, "TryEnter", 0, "v:o&z", WEAVE_MONITOR_TRYENTER, NULL },
+	{ MONITOR, "TryEnter", 0, "z:oi", WEAVE_MONITOR_TRYENTER, NULL },
+	{ MONITOR, "TryEnter", 0, "v:oi&z", WEAVE_MONITOR_TRYENTER, NULL },
+	{ MONITOR, "TryEnter", 0, "z:oT", WEAVE_MONITOR_TRYENTER, NULL },
+	{ MONITOR, "TryEnter", 0, "v:oT&z", WEAVE_MONITOR_TRYENTER, NULL },
+	{ MONITOR, "Exit", 0, "v:o", WEAVE_MONITOR_EXIT, NULL },
+	{ MONITOR, "Wait", 0, "z:o", WEAVE_MONITOR_WAIT, NULL },
+	{ MONITOR, "Wait", 0, "z:oi", WEAVE_MONITOR_WAIT, NULL },
+	{ MONITOR, "Wait", 0, "z:oT", WEAVE_MONITOR_WAIT, NULL },
+	{ MONITOR, "Wait", 0, "z:oiz", WEAVE_MONITOR_WAIT, NULL },
+	{ MONITOR, "Wait", 0, "z:oTz", WEAVE_MONITOR_WAIT, NULL },
+	{ LOCK, "Enter", 1, "v:", WEAVE_LOCK_ENTER, NULL },
+	{ LOCK, "TryEnter", 1, "z:", WEAVE_LOCK_TRYENTER, NULL },
+	TIMED(LOCK, "TryEnter", "z", WEAVE_LOCK_TRYENTER),
+	{ LOCK, "Exit", 1, "v:", WEAVE_LOCK_EXIT, NULL },
+	{ LOCK, "EnterScope", 1, "S:", WEAVE_LOCK_ENTERSCOPE, NULL },
+	{ SCOPE, "Dispose", 1, "v:", WEAVE_SCOPE_DISPOSE, NULL },
+	{ RWSLIM, "EnterReadLock", 1, "v:", WEAVE_RWS_ENTER_READ, NULL },
+	TIMED(RWSLIM, "TryEnterReadLock", "z", WEAVE_RWS_TRYENTER_READ),
+	{ RWSLIM, "ExitReadLock", 1, "v:", WEAVE_RWS_EXIT_READ, NULL },
+	{ RWSLIM, "EnterWriteLock", 1, "v:", WEAVE_RWS_ENTER_WRITE, NULL },
+	TIMED(RWSLIM, "TryEnterWriteLock", "z", WEAVE_RWS_TRYENTER_WRITE),
+	{ RWSLIM, "ExitWriteLock", 1, "v:", WEAVE_RWS_EXIT_WRITE, NULL },
+	{ RWSLIM, "EnterUpgradeableReadLock", 1, "v:", WEAVE_RWS_ENTER_UPGRADEABLE, NULL },
+	TIMED(RWSLIM, "TryEnterUpgradeableReadLock", "z", WEAVE_RWS_TRYENTER_UPGRADEABLE),
+	{ RWSLIM, "ExitUpgradeableReadLock", 1, "v:", WEAVE_RWS_EXIT_UPGRADEABLE, NULL },
+	{ SEMSLIM, "Wait", 1, "v:", WEAVE_SEM_WAIT, NULL },
+	{ SEMSLIM, "Wait", 1, "v:C", WEAVE_SEM_WAIT, NULL },
+	TIMED(SEMSLIM, "Wait", "z", WEAVE_SEM_TRYWAIT),
+	{ SEMSLIM, "Wait", 1, "z:iC", WEAVE_SEM_TRYWAIT, NULL },
+	{ SEMSLIM, "Wait", 1, "z:TC", WEAVE_SEM_TRYWAIT, NULL },
+	{ SEMSLIM, "WaitAsync", 1, "K:", WEAVE_SEM_WAITASYNC, NULL },
+	{ SEMSLIM, "WaitAsync", 1, "K:C", WEAVE_SEM_WAITASYNC, NULL },
+	TIMED(SEMSLIM, "WaitAsync", "B", WEAVE_SEM_TRYWAITASYNC),
+	{ SEMSLIM, "WaitAsync", 1, "B:iC", WEAVE_SEM_TRYWAITASYNC, NULL },
+	{ SEMSLIM, "WaitAsync", 1, "B:TC", WEAVE_SEM_TRYWAITASYNC, NULL },
+	{ SEMSLIM, "Release", 1, "i:", WEAVE_SEM_RELEASE, NULL },
+	{ SEMSLIM, "Release", 1, "i:i", WEAVE_SEM_RELEASE, NULL },
+	/* SpinLock is a struct: `this` is a managed pointer (ldflda or ldloca, then call). */
+	{ SPIN, "Enter", 1, "v:&z", WEAVE_SPIN_ENTER, NULL },
+	{ SPIN, "TryEnter", 1, "v:&z", WEAVE_SPIN_TRYENTER, NULL },
+	{ SPIN, "TryEnter", 1, "v:i&z", WEAVE_SPIN_TRYENTER, NULL },
+	{ SPIN, "TryEnter", 1, "v:T&z", WEAVE_SPIN_TRYENTER, NULL },
+	{ SPIN, "Exit", 1, "v:", WEAVE_SPIN_EXIT, NULL },
+	{ SPIN, "Exit", 1, "v:z", WEAVE_SPIN_EXIT, NULL },
+	/* WaitOne is declared on WaitHandle (compilers name the declaring type in
+	 * the MemberRef): a site when the receiver is statically a Mutex. */
+	{ WAITHANDLE, "WaitOne", 1, "z:", WEAVE_MUTEX_WAITONE, MUTEX },
+	{ WAITHANDLE, "WaitOne", 1, "z:i", WEAVE_MUTEX_WAITONE, MUTEX },
+	{ WAITHANDLE, "WaitOne", 1, "z:T", WEAVE_MUTEX_WAITONE, MUTEX },
+	{ WAITHANDLE, "WaitOne", 1, "z:iz", WEAVE_MUTEX_WAITONE, MUTEX },
+	{ WAITHANDLE, "WaitOne", 1, "z:Tz", WEAVE_MUTEX_WAITONE, MUTEX },
+	{ MUTEX, "WaitOne", 1, "z:", WEAVE_MUTEX_WAITONE, NULL },
+	TIMED(MUTEX, "WaitOne", "z", WEAVE_MUTEX_WAITONE),
+	{ MUTEX, "WaitOne", 1, "z:iz", WEAVE_MUTEX_WAITONE, NULL },
+	{ MUTEX, "WaitOne", 1, "z:Tz", WEAVE_MUTEX_WAITONE, NULL },
+	{ MUTEX, "ReleaseMutex", 1, "v:", WEAVE_MUTEX_RELEASE, NULL },
+	TIMED(RWLOCK, "AcquireReaderLock", "v", WEAVE_RWL_ACQUIRE_READER),
+	TIMED(RWLOCK, "AcquireWriterLock", "v", WEAVE_RWL_ACQUIRE_WRITER),
+	TIMED(RWLOCK, "UpgradeToWriterLock", "L", WEAVE_RWL_UPGRADE),
+	{ RWLOCK, "ReleaseReaderLock", 1, "v:", WEAVE_RWL_RELEASE_READER, NULL },
+	{ RWLOCK, "ReleaseWriterLock", 1, "v:", WEAVE_RWL_RELEASE_WRITER, NULL },
+	{ RWLOCK, "DowngradeFromWriterLock", 1, "v:&L", WEAVE_RWL_DOWNGRADE, NULL },
 };
 #define NAPIS (sizeof lock_apis / sizeof lock_apis[0])
 
@@ -134,10 +191,36 @@ static int type_name(const struct weave_names *n, uint32_t token, char *buf)
 	return 0;
 }
 
+#define TASK "System.Threading.Tasks.Task"
+
+/* The shape letter of a CLASS or VALUETYPE (`elem`) named `name` (see shape_type). */
+static char named_letter(uint8_t elem, const char *name)
+{
+	static const struct {
+		uint8_t elem;
+		char letter;
+		const char *name;
+	} named[] = {
+		{ SIG_VALUETYPE, 'T', "System.TimeSpan" },
+		{ SIG_VALUETYPE, 'S', SCOPE },
+		{ SIG_VALUETYPE, 'C', "System.Threading.CancellationToken" },
+		{ SIG_VALUETYPE, 'L', "System.Threading.LockCookie" },
+		{ SIG_CLASS, 'K', TASK },
+	};
+
+	for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
+		if (named[i].elem == elem && strcmp(named[i].name, name) == 0)
+			return named[i].letter;
+	return '?';
+}
+
 /* One letter for a parameter or return type of a lock API (custom
- * modifiers skipped): v void, z bool, o object, i int32, T valuetype
- * System.TimeSpan, S valuetype System.Threading.Lock/Scope, '?' otherwise;
- * a BYREF is '&' before its type.  Appends to shape[*len]. */
+ * modifiers skipped): v void, z bool, o object, i int32, and by name
+ * (II.23.2.12) T valuetype System.TimeSpan, S valuetype
+ * System.Threading.Lock/Scope, C valuetype System.Threading.CancellationToken,
+ * L valuetype System.Threading.LockCookie, K class
+ * System.Threading.Tasks.Task, B the generic instance Task`1<bool>; '?'
+ * otherwise; a BYREF is '&' before its type.  Appends to shape[*len]. */
 static int shape_type(const struct weave_names *n, const struct sig_type *t, char *shape, size_t *len)
 {
 	char name[NAME_MAX_LEN], c = '?';
@@ -158,9 +241,18 @@ static int shape_type(const struct weave_names *n, const struct sig_type *t, cha
 	case SIG_OBJECT: c = 'o'; break;
 	case SIG_I4: c = 'i'; break;
 	case SIG_VALUETYPE:
+	case SIG_CLASS:
 		if (type_name(n, t->token, name) < 0)
 			return -1;
-		c = strcmp(name, "System.TimeSpan") == 0 ? 'T' : strcmp(name, SCOPE) == 0 ? 'S' : '?';
+		c = named_letter(t->elem, name);
+		break;
+	case SIG_GENERICINST:
+		if (t->inst != SIG_CLASS || t->nargs != 1 || t->args[0]->elem != SIG_BOOLEAN ||
+		    md_token_table(t->token) == MD_TYPESPEC)
+			break;
+		if (type_name(n, t->token, name) < 0)
+			return -1;
+		c = strcmp(name, TASK "`1") == 0 ? 'B' : '?';
 		break;
 	default: break;
 	}
@@ -195,10 +287,10 @@ done:
 	return rc;
 }
 
-/* The lock API that method token `token` names: 1 with *out set, 0 when
- * it names none (MethodSpec: no lock API is generic), or -1 with
- * LT_E_METADATA or LT_E_SIGNATURE. */
-static int classify(const struct weave_names *n, uint32_t token, enum weave_kind *out)
+/* The lock API that method token `token` names: 1 with *out its index in
+ * lock_apis, 0 when it names none (MethodSpec: no lock API is generic), or
+ * -1 with LT_E_METADATA or LT_E_SIGNATURE. */
+static int classify(const struct weave_names *n, uint32_t token, size_t *out)
 {
 	const struct md_image *md = &n->img->md;
 	uint32_t row = md_token_row(token), type = 0, name_ix, sig_ix, plen;
@@ -243,7 +335,7 @@ static int classify(const struct weave_names *n, uint32_t token, enum weave_kind
 			return lt_error_prefix("method token 0x%08x: ", token);
 		have_shape = 1;
 		if (a->has_this == has_this && strcmp(a->shape, shape) == 0) {
-			*out = a->kind;
+			*out = i;
 			return 1;
 		}
 	}
@@ -251,19 +343,29 @@ static int classify(const struct weave_names *n, uint32_t token, enum weave_kind
 }
 
 /* Classification cache: one byte per MemberRef and MethodDef row. */
-enum { CACHE_UNKNOWN = 0, CACHE_NONE = 1, CACHE_KIND = 2 /* + kind */ };
+enum { CACHE_UNKNOWN = 0, CACHE_NONE = 1, CACHE_API = 2 /* + index in lock_apis */ };
+_Static_assert(CACHE_API + NAPIS <= UINT8_MAX, "a lock_apis index fits the cache byte");
+
+/* A call found whose receiver's class decides whether it is a site. */
+struct pending {
+	size_t at;            /* its index in finder.out */
+	const char *receiver; /* the class it must have */
+};
 
 struct finder {
 	const struct weave_names *n;
 	uint8_t *memberref, *methoddef; /* owned, index row - 1 */
 	struct weave_sites *out;
 	uint32_t row;                   /* the MethodDef being scanned */
+	struct pending *pending;        /* owned: the calls of `row` to check */
+	size_t npending, pending_cap;
 };
 
-static int classify_cached(struct finder *f, uint32_t token, enum weave_kind *out)
+static int classify_cached(struct finder *f, uint32_t token, const struct lock_api **out)
 {
 	uint32_t row = md_token_row(token);
 	uint8_t *slot = NULL;
+	size_t api = 0;
 	int rc;
 
 	if (md_token_table(token) == MD_MEMBERREF && row >= 1 && row <= md_rows(&f->n->img->md, MD_MEMBERREF))
@@ -271,12 +373,13 @@ static int classify_cached(struct finder *f, uint32_t token, enum weave_kind *ou
 	else if (md_token_table(token) == MD_METHODDEF && row >= 1 && row <= f->n->nmethods)
 		slot = &f->methoddef[row - 1];
 	if (slot && *slot != CACHE_UNKNOWN) {
-		*out = (enum weave_kind)(*slot - CACHE_KIND);
+		*out = *slot == CACHE_NONE ? NULL : &lock_apis[*slot - CACHE_API];
 		return *slot != CACHE_NONE;
 	}
-	rc = classify(f->n, token, out);
+	rc = classify(f->n, token, &api);
 	if (slot && rc >= 0)
-		*slot = (uint8_t)(rc ? CACHE_KIND + *out : CACHE_NONE);
+		*slot = (uint8_t)(rc ? CACHE_API + api : CACHE_NONE);
+	*out = rc > 0 ? &lock_apis[api] : NULL;
 	return rc;
 }
 
@@ -290,16 +393,71 @@ static int push(struct weave_sites *s, uint32_t row, uint32_t offset, enum weave
 	return 0;
 }
 
-/* One call or callvirt of MethodDef f->row (il_scan_calls): a site when it calls a lock API. */
+/* One call or callvirt of MethodDef f->row (il_scan_calls): a site when it
+ * calls a lock API, to be checked by its receiver when the API says so. */
 static int found_call(void *ctx, uint32_t offset, enum il_op op, uint32_t token)
 {
 	struct finder *f = ctx;
-	enum weave_kind kind = WEAVE_KIND_COUNT;
-	int hit = classify_cached(f, token, &kind);
+	const struct lock_api *api = NULL;
+	int hit = classify_cached(f, token, &api);
 
 	if (hit < 0)
 		return lt_error_prefix("IL_%04x: ", offset);
-	return hit ? push(f->out, f->row, offset, kind, token, op == IL_CALLVIRT) : 0;
+	if (!hit)
+		return 0;
+	if (api->receiver) {
+		if (lt_grow(&f->pending, &f->pending_cap, f->npending + 1, sizeof *f->pending) < 0)
+			return -1;
+		f->pending[f->npending++] = (struct pending){ f->out->n, api->receiver };
+	}
+	return push(f->out, f->row, offset, api->kind, token, op == IL_CALLVIRT);
+}
+
+/* The index in b of the instruction decoded at IL offset `offset`, or b->n. */
+static uint32_t at_offset(const struct il_body *b, uint32_t offset)
+{
+	uint32_t lo = 0, hi = b->n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (b->ins[mid].orig_offset < offset)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < b->n && b->ins[lo].orig_offset == offset ? lo : b->n;
+}
+
+/* Drop the pending calls of MethodDef f->row whose receiver is not
+ * statically of their class (weave_receiver_class; unknown: dropped). */
+static int check_receivers(struct finder *f)
+{
+	struct weave_sites *s = f->out;
+	struct il_body b;
+	char name[NAME_MAX_LEN];
+	size_t i, k, kept, first = f->pending[0].at;
+	int rc = -1;
+
+	if (img_decode_body(f->n->img, f->row, &b) < 0)
+		return -1;
+	for (i = 0; i < f->npending; i++) {
+		struct weave_call *c = &s->calls[f->pending[i].at];
+		uint32_t cls = 0;
+		if (weave_receiver_class(f->n, f->row, &b, at_offset(&b, c->il_offset), &cls) < 0 ||
+		    (cls && type_name(f->n, cls, name) < 0))
+			goto done;
+		if (!cls || strcmp(name, f->pending[i].receiver) != 0)
+			c->kind = WEAVE_KIND_COUNT; /* marked: not a site */
+	}
+	for (k = kept = first; k < s->n; k++)
+		if (s->calls[k].kind != WEAVE_KIND_COUNT)
+			s->calls[kept++] = s->calls[k];
+	s->n = kept;
+	rc = 0;
+done:
+	il_body_free(&b);
+	f->npending = 0;
+	return rc;
 }
 
 /* The lock calls of MethodDef `row`, appended to f->out. */
@@ -326,8 +484,10 @@ static int find_in_method(struct finder *f, uint32_t row)
 			return lt_error_prefix("MethodDef row %u: ", row);
 	}
 	f->row = row;
-	/* Reading only calls: the full decode is for the bodies that have sites. */
-	if (il_scan_calls(body, len, found_call, f) < 0)
+	f->npending = 0;
+	/* Reading only calls: the full decode is for the bodies that have sites
+	 * to check by their receiver. */
+	if (il_scan_calls(body, len, found_call, f) < 0 || (f->npending && check_receivers(f) < 0))
 		return lt_error_prefix("MethodDef row %u: ", row);
 	return 0;
 }
@@ -335,7 +495,7 @@ static int find_in_method(struct finder *f, uint32_t row)
 int weave_sites_find(const struct weave_names *names, struct weave_sites *out)
 {
 	const struct md_image *md = &names->img->md;
-	struct finder f = { names, NULL, NULL, out, 0 };
+	struct finder f = { names, NULL, NULL, out, 0, NULL, 0, 0 };
 	uint32_t row, helper = 0, t;
 	int rc = -1;
 
@@ -361,6 +521,7 @@ int weave_sites_find(const struct weave_names *names, struct weave_sites *out)
 done:
 	free(f.memberref);
 	free(f.methoddef);
+	free(f.pending);
 	if (rc < 0)
 		weave_sites_free(out);
 	return rc;
