@@ -16,7 +16,8 @@ namespace LtCheck;
 internal static class LockCounter
 {
     // Acquisitions only: every overload of each name counts (Monitor.Enter has 2, Monitor.TryEnter 6;
-    // Lock has Enter, EnterScope and three TryEnter). Exits and Wait/Pulse are not acquisitions.
+    // Lock has Enter, EnterScope and three TryEnter; SemaphoreSlim.Wait and WaitAsync 6 each...).
+    // Exits, releases and Wait/Pulse are not acquisitions.
     private static readonly HashSet<(string Type, string Method)> Acquire =
     [
         ("System.Threading.Monitor", "Enter"),
@@ -24,7 +25,26 @@ internal static class LockCounter
         ("System.Threading.Lock", "Enter"),
         ("System.Threading.Lock", "EnterScope"),
         ("System.Threading.Lock", "TryEnter"),
+        ("System.Threading.ReaderWriterLockSlim", "EnterReadLock"),
+        ("System.Threading.ReaderWriterLockSlim", "TryEnterReadLock"),
+        ("System.Threading.ReaderWriterLockSlim", "EnterWriteLock"),
+        ("System.Threading.ReaderWriterLockSlim", "TryEnterWriteLock"),
+        ("System.Threading.ReaderWriterLockSlim", "EnterUpgradeableReadLock"),
+        ("System.Threading.ReaderWriterLockSlim", "TryEnterUpgradeableReadLock"),
+        ("System.Threading.SemaphoreSlim", "Wait"),
+        ("System.Threading.SemaphoreSlim", "WaitAsync"),
+        ("System.Threading.SpinLock", "Enter"),
+        ("System.Threading.SpinLock", "TryEnter"),
+        ("System.Threading.Mutex", "WaitOne"),
+        ("System.Threading.ReaderWriterLock", "AcquireReaderLock"),
+        ("System.Threading.ReaderWriterLock", "AcquireWriterLock"),
+        ("System.Threading.ReaderWriterLock", "UpgradeToWriterLock"),
     ];
+
+    // WaitOne is declared on WaitHandle: a call of it is a Mutex acquisition when the receiver on the
+    // stack is statically a Mutex (StackTypes).
+    private const string WaitHandle = "System.Threading.WaitHandle";
+    private const string Mutex = "System.Threading.Mutex";
 
     /// <summary>Prints one line per site, "Type::Method IL_xxxx callee" or "Type::Method synchronized", and a total line.</summary>
     public static void Run(string file, TextWriter output)
@@ -45,19 +65,52 @@ internal static class LockCounter
             }
             if (md.RelativeVirtualAddress == 0 || (md.ImplAttributes & MethodImplAttributes.CodeTypeMask) != MethodImplAttributes.IL)
                 continue;
-            foreach (var ins in IlDecoder.Decode(pe.GetMethodBody(md.RelativeVirtualAddress).GetILReader()))
+            var body = pe.GetMethodBody(md.RelativeVirtualAddress);
+            var code = IlDecoder.Decode(body.GetILReader());
+            var receivers = new StackTypes(r, text, md, body).Before(code, ins => WaitOneArguments(r, text, ins));
+            foreach (var ins in code)
             {
                 if (ins.OpCode != OpCodes.Call && ins.OpCode != OpCodes.Callvirt)
                     continue;
                 var callee = MetadataTokens.EntityHandle(ins.Token);
                 var (type, name) = Names.MethodOwner(r, text, callee);
-                if (!Acquire.Contains((Names.WithoutScope(type), name)))
+                bool mutex = receivers.TryGetValue(ins.Offset, out var receiver) && receiver == Mutex;
+                if ((!Acquire.Contains((Names.WithoutScope(type), name)) && !mutex) || !IsApi(r, callee))
                     continue;
                 output.WriteLine($"{where} IL_{ins.Offset:x4} {Callee(r, text, callee)}");
                 calls++;
             }
         }
         output.WriteLine($"total {calls + synchronized}: {calls} call sites, {synchronized} synchronized methods");
+    }
+
+    /// <summary>
+    /// Whether the callee can be the lock API: a reference into another assembly is public, and inside the
+    /// core library only a public method is (a private overload, such as ReaderWriterLockSlim's
+    /// TryEnterReadLock(TimeoutTracker) under Mono, is its implementation).
+    /// </summary>
+    private static bool IsApi(MetadataReader r, EntityHandle callee)
+    {
+        if (callee.Kind == HandleKind.MethodSpecification)
+            callee = r.GetMethodSpecification((MethodSpecificationHandle)callee).Method;
+        return callee.Kind != HandleKind.MethodDefinition ||
+               (r.GetMethodDefinition((MethodDefinitionHandle)callee).Attributes & MethodAttributes.MemberAccessMask) == MethodAttributes.Public;
+    }
+
+    /// <summary>For a call of WaitHandle.WaitOne, its number of arguments (the receiver is that deep), else null.</summary>
+    private static int? WaitOneArguments(MetadataReader r, SignatureText text, Instruction ins)
+    {
+        if (ins.OpCode != OpCodes.Call && ins.OpCode != OpCodes.Callvirt)
+            return null;
+        var callee = MetadataTokens.EntityHandle(ins.Token);
+        if (callee.Kind != HandleKind.MemberReference && callee.Kind != HandleKind.MethodDefinition)
+            return null;
+        var (type, name) = Names.MethodOwner(r, text, callee);
+        if (Names.WithoutScope(type) != WaitHandle || name != "WaitOne")
+            return null;
+        return callee.Kind == HandleKind.MethodDefinition
+            ? r.GetMethodDefinition((MethodDefinitionHandle)callee).DecodeSignature(text, null).ParameterTypes.Length
+            : r.GetMemberReference((MemberReferenceHandle)callee).DecodeMethodSignature(text, null).ParameterTypes.Length;
     }
 
     /// <summary>The callee as "System.Threading.Monitor::TryEnter(object,int32,bool&amp;)", without scope or return type.</summary>
