@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# The lock types beside Monitor and Lock, end to end on tests/corpus/locks (built here by the .NET
+# SDK, Debug and Release): ReaderWriterLockSlim, SemaphoreSlim (Wait, WaitAsync in async methods),
+# SpinLock (a struct, on a field and a local), Mutex (WaitOne, declared on WaitHandle, on a field, a
+# local, a parameter, a property, in a lambda) and ReaderWriterLock:
+#   - `locktime list` names each acquisition with its kind at its marker's line ("// site: KIND"),
+#     marked "(not timed)", and nothing else: not WaitOne on a WaitHandle-typed value or an event;
+#   - an independent count (ltcheck locks) finds as many call sites;
+#   - `locktime weave` times only the Monitor lock and leaves every other lock call as it was; the
+#     woven program prints what the un-woven one prints (results and the exceptions of misuse:
+#     SynchronizationLockException, LockRecursionException, SemaphoreFullException,
+#     AbandonedMutexException...), ltcheck verify accepts it and every method JIT-compiles.
+source "$(dirname "$0")/../lib.sh"
+LT=${LOCKTIME:-$LT_BUILD/san/locktime}
+export MSBUILDDISABLENODEREUSE=1 DOTNET_CLI_USE_MSBUILD_SERVER=0
+SRC=$LT_ROOT/tests/corpus/locks
+
+check "ltcheck builds" tools_build || exit 1
+build_locks() { # CONFIG (output: build/corpus/locks/CONFIG, by tests/corpus/Directory.Build.props)
+	dotnet build "$SRC/Locks.csproj" -c "$1" -nologo -v q -nodeReuse:false -p:UseSharedCompilation=false >"$LT_TMP/build-$1.log" 2>&1 ||
+		{ tail -n 5 "$LT_TMP/build-$1.log"; return 1; }
+}
+
+# "KIND Locks.cs:LINE" for every "// site: KIND" marker, sorted.
+marked_sites() {
+	grep -nE '// site: [A-Za-z.]+$' "$SRC/Locks.cs" | sed -E 's/^([0-9]+):.*\/\/ site: ([^ ]+)$/\2 Locks.cs:\1/' | sort
+}
+
+# `list` FILE gives exactly the marked sites, each of a kind not timed marked so.
+listed_as_marked() { # FILE
+	"$LT" list "$1" >"$LT_TMP/list" || return 1
+	awk '{ print $3, $4 }' "$LT_TMP/list" | sort >"$LT_TMP/listed"
+	marked_sites >"$LT_TMP/marked"
+	echo "$(wc -l <"$LT_TMP/listed") sites listed, $(wc -l <"$LT_TMP/marked") marked"
+	diff "$LT_TMP/marked" "$LT_TMP/listed" || return 1
+	awk '$3 != "Monitor.Enter" && $0 !~ / \(not timed\)$/ { print "not marked (not timed): " $0; bad = 1 }
+		$3 == "Monitor.Enter" && NF != 4 { print "marked: " $0; bad = 1 } END { exit bad }' "$LT_TMP/list"
+}
+
+# `list` and ltcheck's independent count agree.
+count_agrees() { # FILE
+	local ours theirs
+	ours=$("$LT" list "$1" | wc -l)
+	theirs=$(ltcheck locks "$1" | sed -nE 's/^total [0-9]+: ([0-9]+) call sites.*/\1/p')
+	echo "locktime list: $ours; ltcheck: $theirs"
+	[ "$ours" = "$theirs" ]
+}
+
+# A call site of one of these types in ltcheck's list.
+OTHER_LOCKS=' System\.Threading\.(ReaderWriterLockSlim|SemaphoreSlim|SpinLock|Mutex|WaitHandle|ReaderWriterLock)::'
+
+# Woven: only the Monitor site timed; ltcheck still finds every other lock call in place.
+only_monitor_woven() { # INPUT WOVEN SAID
+	local before after
+	grep -q 'woven, 1 lock site timed' "$3" || { cat "$3"; return 1; }
+	"$LT" list "$2" >"$LT_TMP/woven.list" || return 1
+	grep -qE '^Locks\.Program::Main IL_[0-9a-f]+ Monitor\.Enter [^ ]+ \(woven\)$' "$LT_TMP/woven.list" &&
+		[ "$(wc -l <"$LT_TMP/woven.list")" = 1 ] || { cat "$LT_TMP/woven.list"; return 1; }
+	before=$(ltcheck locks "$1" | grep -cE "$OTHER_LOCKS")
+	after=$(ltcheck locks "$2" | grep -cE "$OTHER_LOCKS")
+	echo "lock calls other than Monitor's: $before before weaving, $after after"
+	[ "$before" -gt 0 ] && [ "$before" = "$after" ]
+}
+
+weave_into() { # FILE SAID
+	"$LT" weave --threshold-ms 0 "$1" >"$2" 2>&1 || { cat "$2"; return 1; }
+}
+
+for config in Debug Release; do
+	check "Locks builds ($config)" build_locks "$config" || continue
+	dll=$LT_CORPUS/locks/$config/Locks.dll
+	check "$config: list names every marked site with its kind and line, not timed" listed_as_marked "$dll"
+	check "$config: list matches an independent count" count_agrees "$dll"
+	dir=$LT_TMP/$config
+	rm -rf "$dir" && cp -r "$(dirname "$dll")" "$dir"
+	dotnet "$dll" >"$LT_TMP/expected.$config" 2>/dev/null
+	check "$config: weave" weave_into "$dir/Locks.dll" "$LT_TMP/said.$config" || continue
+	check "$config: only the Monitor lock is woven" only_monitor_woven "$dll" "$dir/Locks.dll" "$LT_TMP/said.$config"
+	check "$config: metadata reader accepts it" ltcheck verify "$dir/Locks.dll"
+	check "$config: every method JIT-compiles" ltcheck jit "$dir/Locks.dll"
+	dotnet "$dir/Locks.dll" >"$LT_TMP/actual.$config" 2>"$LT_TMP/reports.$config"
+	check_same "$config: same output, the same exceptions of misuse" "$LT_TMP/expected.$config" "$LT_TMP/actual.$config"
+done
