@@ -54,7 +54,7 @@ only_monitor_woven() { # INPUT WOVEN SAID
 	local before after
 	grep -q 'woven, 1 lock site timed' "$3" || { cat "$3"; return 1; }
 	"$LT" list "$2" >"$LT_TMP/woven.list" || return 1
-	grep -qE '^Locks\.Program::Main IL_[0-9a-f]+ Monitor\.Enter [^ ]+ \(woven\)$' "$LT_TMP/woven.list" &&
+	grep -qE '^Locks\.Program::Main - Monitor\.Enter [^ ]+ \(woven\)$' "$LT_TMP/woven.list" &&
 		[ "$(wc -l <"$LT_TMP/woven.list")" = 1 ] || { cat "$LT_TMP/woven.list"; return 1; }
 	before=$(ltcheck locks "$1" | grep -cE "$OTHER_LOCKS")
 	after=$(ltcheck locks "$2" | grep -cE "$OTHER_LOCKS")
