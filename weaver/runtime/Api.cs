@@ -1,6 +1,7 @@
 // Api.cs - the entry points the weaver's call-site stubs call: acquired, released, waited, not acquired.
 using System;
 using System.Runtime.CompilerServices;
+using System.Threading.Tasks;
 
 namespace LockTime.Runtime
 {
@@ -28,13 +29,144 @@ namespace LockTime.Runtime
         /// </summary>
         internal static void Acquired(object lockObject, int site, long start, long acquired, bool contended)
         {
-            Push(lockObject, site, start, acquired, contended, false);
+            Push(lockObject, site, start, acquired, contended, Frame.Exclusive);
         }
 
         /// <summary>As <see cref="Acquired"/>, for <c>Lock.EnterScope</c>: released by <see cref="ReleasedScope"/>.</summary>
         internal static void AcquiredScope(object lockObject, int site, long start, long acquired, bool contended)
         {
-            Push(lockObject, site, start, acquired, contended, true);
+            Push(lockObject, site, start, acquired, contended, Frame.Scope);
+        }
+
+        /// <summary>
+        /// As <see cref="Acquired"/>, for a read lock (<c>ReaderWriterLockSlim.EnterReadLock</c>,
+        /// <c>ReaderWriterLock.AcquireReaderLock</c>): a reader waiting meanwhile is not taken to wait
+        /// behind it; released by <see cref="ReleasedRead"/>.
+        /// </summary>
+        internal static void AcquiredRead(object lockObject, int site, long start, long acquired, bool contended)
+        {
+            Push(lockObject, site, start, acquired, contended, Frame.Read);
+        }
+
+        /// <summary>As <see cref="AcquiredRead"/>, for an upgradeable read lock (<c>EnterUpgradeableReadLock</c>): readers share it; released by <see cref="ReleasedUpgradeable"/>.</summary>
+        internal static void AcquiredUpgradeable(object lockObject, int site, long start, long acquired, bool contended)
+        {
+            Push(lockObject, site, start, acquired, contended, Frame.Upgradeable);
+        }
+
+        /// <summary>
+        /// As <see cref="Acquired"/>, for a <c>SpinLock</c>: a struct, which the stub cannot pass as an
+        /// object, so the frame has none - no holder is found for its waiters, no lock order is followed;
+        /// <see cref="ReleasedSpin"/> ends the innermost SpinLock frame.
+        /// </summary>
+        internal static void AcquiredSpin(int site, long start, long acquired, bool contended)
+        {
+            Push(null, site, start, acquired, contended, Frame.Spin);
+        }
+
+        /// <summary>
+        /// A <c>SemaphoreSlim.Wait</c> of <paramref name="semaphore"/> acquired (the stub's fast try is
+        /// <c>Wait(0)</c>). A semaphore created with a maximum of 1 is a lock: its hold lasts until
+        /// <see cref="ReleasedSemaphore"/>, on whichever thread. A counting semaphore's wait is recorded
+        /// now, its hold not (not applicable).
+        /// </summary>
+        internal static void AcquiredSemaphore(object semaphore, int site, long start, long acquired, bool contended)
+        {
+            try {
+                Collector c = Runtime.Current;
+                ThreadRecord t = Recorder(c);
+                if (t == null)
+                    return;
+                string[] behind = contended ? t.Behind : null;
+                t.Behind = null;
+                SemaphoreAcquired(semaphore, site, start, acquired, contended, behind);
+            } catch (Exception) {
+            }
+        }
+
+        /// <summary>
+        /// After <c>SemaphoreSlim.WaitAsync</c> (any overload) returned <paramref name="task"/>, the stub
+        /// having read <paramref name="start"/> before the call: the wait ends when the task completes. A
+        /// task completed already is recorded at once, with no allocation; else a continuation (of a
+        /// <see cref="PendingWait"/>, run synchronously when the task completes) records it then, the
+        /// semaphore's holder now being the one it waited behind. A <c>Task&lt;bool&gt;</c> that gives
+        /// false, a faulted or cancelled task: not acquired.
+        /// </summary>
+        internal static void AcquiredWhenDone(Task task, object semaphore, int site, long start)
+        {
+            try {
+                Collector c = Runtime.Current;
+                ThreadRecord t = Recorder(c);
+                if (t == null || task == null)
+                    return;
+                if (task.IsCompleted) {
+                    long now = Clock.Ticks();
+                    Task<bool> timed = task as Task<bool>;
+                    if (task.Status == TaskStatus.RanToCompletion && (timed == null || timed.Result))
+                        SemaphoreAcquired(semaphore, site, start, now, false, null);
+                    else
+                        c.Failed(t, site, now - start);
+                    return;
+                }
+                PendingWait p = new PendingWait();
+                p.Semaphore = semaphore;
+                p.Site = site;
+                p.Start = start;
+                p.Behind = c.FindHolder(semaphore, Frame.Exclusive);
+                task.ContinueWith(new Action<Task>(p.Done), TaskContinuationOptions.ExecuteSynchronously);
+            } catch (Exception) {
+            }
+        }
+
+        /// <summary>What <see cref="AcquiredSemaphore"/> and a <see cref="PendingWait"/> record, on the calling thread.</summary>
+        internal static void SemaphoreAcquired(object semaphore, int site, long start, long acquired, bool contended, string[] behind)
+        {
+            Collector c = Runtime.Current;
+            ThreadRecord t = Recorder(c);
+            if (t == null || semaphore == null)
+                return;
+            SemaphoreState s = c.Semaphores.Of(semaphore);
+            if (!s.IsLock) {
+                c.WaitOnly(t, site, acquired - start, contended, behind);
+                return;
+            }
+            Frame f = new Frame();
+            f.Lock = semaphore;
+            f.Site = site;
+            f.Acquired = acquired;
+            f.Wait = acquired - start;
+            f.Contended = contended;
+            f.Holder = behind;
+            lock (s) {
+                s.Hold = f;
+                s.Held = true;
+            }
+        }
+
+        /// <summary>
+        /// <paramref name="semaphore"/> was released (after the original <c>Release</c>): when it is a
+        /// lock held now, its hold ends here and is recorded on this thread; else nothing.
+        /// </summary>
+        internal static void ReleasedSemaphore(object semaphore)
+        {
+            try {
+                long now = Clock.Ticks();
+                Collector c = Runtime.Current;
+                ThreadRecord t = Recorder(c);
+                SemaphoreState s = t == null || semaphore == null ? null : c.Semaphores.Find(semaphore);
+                if (s == null || !s.IsLock)
+                    return;
+                Frame f;
+                lock (s) {
+                    if (!s.Held)
+                        return;
+                    f = s.Hold;
+                    s.Held = false;
+                    s.Hold = new Frame();
+                }
+                c.Released(t, f, now);
+            } catch (Exception) {
+            }
         }
 
         /// <summary>
@@ -44,25 +176,42 @@ namespace LockTime.Runtime
         /// </summary>
         internal static void Waiting(object lockObject)
         {
+            WaitingAs(lockObject, Frame.Exclusive);
+        }
+
+        /// <summary>As <see cref="Waiting"/>, before a blocking read lock call: only a holder that excludes readers (a writer) is its holder.</summary>
+        internal static void WaitingToRead(object lockObject)
+        {
+            WaitingAs(lockObject, Frame.Read);
+        }
+
+        /// <summary>As <see cref="Waiting"/>, before a blocking upgradeable read lock call: readers are not its holders.</summary>
+        internal static void WaitingToUpgrade(object lockObject)
+        {
+            WaitingAs(lockObject, Frame.Upgradeable);
+        }
+
+        static void WaitingAs(object lockObject, byte mode)
+        {
             try {
                 Collector c = Runtime.Current;
                 ThreadRecord t = Recorder(c);
                 if (t != null)
-                    t.Behind = c.FindHolder(lockObject);
+                    t.Behind = c.FindHolder(lockObject, mode);
             } catch (Exception) {
             }
         }
 
-        static void Push(object lockObject, int site, long start, long acquired, bool contended, bool scope)
+        static void Push(object lockObject, int site, long start, long acquired, bool contended, byte mode)
         {
             try {
                 Collector c = Runtime.Current;
                 ThreadRecord t = Recorder(c);
                 if (t == null)
                     return;
-                t.Push(lockObject, site, acquired, acquired - start, contended, scope);
+                t.Push(lockObject, site, acquired, acquired - start, contended, mode);
                 Action<object, int> order = c.OrderEnter;
-                if (order != null)
+                if (order != null && lockObject != null)
                     order(lockObject, c.OrderBase + site);
             } catch (Exception) {
             }
@@ -83,16 +232,34 @@ namespace LockTime.Runtime
         /// </summary>
         internal static void Released(object lockObject)
         {
-            Pop(lockObject, false);
+            Pop(lockObject, Frame.Exclusive);
         }
 
         /// <summary>A <c>Lock.Scope</c> was disposed: the innermost frame taken by EnterScope ends.</summary>
         internal static void ReleasedScope()
         {
-            Pop(null, true);
+            Pop(null, Frame.Scope);
         }
 
-        static void Pop(object lockObject, bool scope)
+        /// <summary>A read lock of <paramref name="lockObject"/> was released: its innermost read frame ends (a write frame of the same lock, taken with recursion, stays).</summary>
+        internal static void ReleasedRead(object lockObject)
+        {
+            Pop(lockObject, Frame.Read);
+        }
+
+        /// <summary>An upgradeable read lock of <paramref name="lockObject"/> was released: its innermost upgradeable frame ends.</summary>
+        internal static void ReleasedUpgradeable(object lockObject)
+        {
+            Pop(lockObject, Frame.Upgradeable);
+        }
+
+        /// <summary>A <c>SpinLock</c> was released (<c>Exit</c>): the innermost SpinLock frame ends.</summary>
+        internal static void ReleasedSpin()
+        {
+            Pop(null, Frame.Spin);
+        }
+
+        static void Pop(object lockObject, byte mode)
         {
             try {
                 long now = Clock.Ticks();
@@ -100,7 +267,7 @@ namespace LockTime.Runtime
                 ThreadRecord t = ThreadRecord.Current;
                 if (c == null || t == null || t.Depth == 0)
                     return;
-                int i = scope ? t.FindScope() : t.FindLock(lockObject);
+                int i = t.Find(lockObject, mode);
                 if (i < 0)
                     return;
                 Frame f = t.Remove(i);
@@ -108,7 +275,7 @@ namespace LockTime.Runtime
                     return;
                 c.Released(t, f, now);
                 Action<object> order = c.OrderExit;
-                if (order != null)
+                if (order != null && f.Lock != null)
                     order(f.Lock);
             } catch (Exception) {
             }

@@ -35,6 +35,9 @@ namespace LockTime.Runtime
         internal Action<object> OrderExit;
         internal int OrderBase;
 
+        /// <summary>The semaphores this copy has seen acquired: which are locks, and who holds those now.</summary>
+        internal readonly SemaphoreTable Semaphores = new SemaphoreTable();
+
         /// <summary>Per site, its name as a holder: { assembly, method, location } (one array per site, compared by reference first).</summary>
         internal readonly string[][] HolderNames;
 
@@ -78,11 +81,21 @@ namespace LockTime.Runtime
         /// The site at which another thread holds <paramref name="lockObject"/> now, as its name
         /// (<see cref="HolderNames"/>), or null: the frames of every listed thread, read without a lock
         /// (a slot's object and site only when its sequence was even and the same around them, see
-        /// <see cref="Frame.Seq"/>). Called only by a thread about to wait.
+        /// <see cref="Frame.Seq"/>), and the semaphore held as a lock. Called only by a thread about to
+        /// wait; the finder every copy lists in the registry (a waiter for an exclusive hold).
         /// </summary>
         internal string[] Holder(object lockObject)
         {
+            return Holder(lockObject, Frame.Exclusive);
+        }
+
+        /// <summary>As <see cref="Holder(object)"/> for a waiter in mode <paramref name="waiter"/>: frames it is not blocked by (<see cref="Frame.Blocks"/>: readers by readers) are passed over.</summary>
+        internal string[] Holder(object lockObject, byte waiter)
+        {
             try {
+                int held = Semaphores.HeldAt(lockObject);
+                if ((uint)held < (uint)HolderNames.Length)
+                    return HolderNames[held];
                 int n = Volatile.Read(ref threadCount);
                 ThreadRecord[] all = Volatile.Read(ref threads);
                 ThreadRecord me = ThreadRecord.Current;
@@ -98,7 +111,9 @@ namespace LockTime.Runtime
                             continue;
                         int site = Volatile.Read(ref frames[i].Site);
                         bool inWait = Volatile.Read(ref frames[i].InWait);
-                        if (Volatile.Read(ref frames[i].Seq) == seq && !inWait && (uint)site < (uint)HolderNames.Length)
+                        byte mode = Volatile.Read(ref frames[i].Mode);
+                        if (Volatile.Read(ref frames[i].Seq) == seq && !inWait && Frame.Blocks(mode, waiter) &&
+                            (uint)site < (uint)HolderNames.Length)
                             return HolderNames[site];
                     }
                 }
@@ -107,12 +122,16 @@ namespace LockTime.Runtime
             return null;
         }
 
-        /// <summary>Who holds <paramref name="lockObject"/>, asked of every copy in the process (<see cref="Finders"/>); null when none knows.</summary>
-        internal string[] FindHolder(object lockObject)
+        /// <summary>
+        /// Who holds <paramref name="lockObject"/> so that a waiter in mode <paramref name="waiter"/> waits,
+        /// asked of every copy in the process (<see cref="Finders"/>); null when none knows. A reader's or
+        /// upgrader's is looked for in this copy only: the registry's finders know no modes.
+        /// </summary>
+        internal string[] FindHolder(object lockObject, byte waiter)
         {
             List<Func<object, string[]>> finders = Finders;
-            if (finders == null)
-                return Holder(lockObject);
+            if (finders == null || waiter != Frame.Exclusive)
+                return Holder(lockObject, waiter);
             Func<object, string[]>[] all;
             lock (finders)
                 all = finders.ToArray();
@@ -149,6 +168,31 @@ namespace LockTime.Runtime
                 s.WaitedBehind(f.Holder, waitNs, 1);
             if (hold >= ThresholdTicks || f.Wait >= ThresholdTicks)
                 Slow(f.Site, holdNs, waitNs, f.Holder);
+        }
+
+        /// <summary>
+        /// Records an acquisition of <paramref name="site"/> whose hold is not measured (a counting
+        /// semaphore: the thread that releases it need not be the one that took it): the wait only, and
+        /// the line of a slow wait as a whole line, "hold not applicable".
+        /// </summary>
+        internal void WaitOnly(ThreadRecord t, int site, long waitTicks, bool contended, string[] holder)
+        {
+            SiteStats s = t.Stats(site);
+            if (s == null)
+                return;
+            long waitNs = Ns(waitTicks);
+            s.Acquisitions++;
+            if (contended)
+                s.Contended++;
+            s.Wait.Record(waitNs);
+            if (holder != null)
+                s.WaitedBehind(holder, waitNs, 1);
+            Action<object[]> lines = Lines;
+            if (waitTicks < ThresholdTicks || lines == null || ReferenceEquals(System.Threading.Thread.CurrentThread, Writer))
+                return;
+            lines(LineWriter.TextEntry(Settings.Output, "LockTime: " + Sites.Methods[site] + " waited " + LineWriter.Ms(waitNs) +
+                                       " ms at " + Sites.Locations[site] + " (hold not applicable)" +
+                                       (holder == null ? "" : " (held by " + holder[1] + " at " + holder[2] + ")")));
         }
 
         /// <summary>Records a TryEnter of <paramref name="site"/> that did not acquire, after waiting <paramref name="waitTicks"/>.</summary>

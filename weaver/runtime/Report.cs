@@ -120,6 +120,11 @@ namespace LockTime.Runtime
             sb.Append(", ");
             Json.Key(sb, "hold_ms");
             Durations(sb, s.Stats.Hold);
+            if (!s.Stats.HoldApplies()) {
+                sb.Append(", ");
+                Json.Key(sb, "hold_applies");
+                sb.Append("false");
+            }
             sb.Append(", ");
             Json.Key(sb, "blamed_wait_ms");
             Json.Ms(sb, s.BlamedNs);

@@ -73,6 +73,15 @@ namespace LockTime.Runtime
             return ReferenceEquals(a, b) || (a[0] == b[0] && a[1] == b[1] && a[2] == b[2]);
         }
 
+        /// <summary>
+        /// False when acquisitions were recorded without any hold: a counting semaphore's (its hold is not
+        /// applicable, <see cref="Collector.WaitOnly"/>).
+        /// </summary>
+        internal bool HoldApplies()
+        {
+            return Acquisitions == 0 || Hold.Count > 0;
+        }
+
         /// <summary>True when nothing was recorded.</summary>
         internal bool IsEmpty()
         {

@@ -70,9 +70,10 @@ namespace LockTime.Runtime
                 c[6] = LineWriter.Ms(t.Stats.Wait.Total);
                 c[7] = LineWriter.Ms(t.Stats.Wait.Max);
                 c[8] = LineWriter.Ms(t.Stats.Wait.Percentile(0.99));
-                c[9] = LineWriter.Ms(t.Stats.Hold.Total);
-                c[10] = LineWriter.Ms(t.Stats.Hold.Max);
-                c[11] = LineWriter.Ms(t.Stats.Hold.Percentile(0.99));
+                bool held = t.Stats.HoldApplies();
+                c[9] = held ? LineWriter.Ms(t.Stats.Hold.Total) : "n/a";
+                c[10] = held ? LineWriter.Ms(t.Stats.Hold.Max) : "n/a";
+                c[11] = held ? LineWriter.Ms(t.Stats.Hold.Percentile(0.99)) : "n/a";
                 c[12] = LineWriter.Ms(t.BlamedNs);
                 cells[i + 1] = c;
             }

@@ -14,13 +14,33 @@ namespace LockTime.Runtime
         internal long Acquired;   /* ticks */
         internal long Wait;       /* ticks */
         internal bool Contended;
-        internal bool Scope;      /* taken by Lock.EnterScope: released by Scope.Dispose */
+        /// <summary>How the lock is held: <see cref="Exclusive"/>, <see cref="Scope"/>, <see cref="Read"/>, <see cref="Upgradeable"/> or <see cref="Spin"/>.</summary>
+        internal byte Mode;
         /// <summary>Contended: the site that held the lock when this thread began to wait (<see cref="Collector.HolderName"/>), or null.</summary>
         internal string[] Holder;
         /// <summary>Odd while this slot is written (<see cref="ThreadRecord.Begin"/>): a reader on another thread takes Lock and Site only when it was even and unchanged around them.</summary>
         internal int Seq;
         /// <summary>True while the thread is inside <c>Monitor.Wait</c> on this lock: it holds the frame, not the lock.</summary>
         internal bool InWait;
+
+        /// <summary>A lock no other thread shares while it is held (Monitor, Lock, a write lock, a Mutex).</summary>
+        internal const byte Exclusive = 0;
+        /// <summary>Taken by <c>Lock.EnterScope</c>: released by <c>Scope.Dispose</c>, exclusive.</summary>
+        internal const byte Scope = 1;
+        /// <summary>A read lock: other readers and one upgradeable holder share it.</summary>
+        internal const byte Read = 2;
+        /// <summary>An upgradeable read lock: readers share it, other upgradeable and write locks do not.</summary>
+        internal const byte Upgradeable = 3;
+        /// <summary>A <c>SpinLock</c> (a struct: no object, <see cref="Lock"/> is null); released innermost first.</summary>
+        internal const byte Spin = 4;
+
+        /// <summary>Whether a thread asking for a lock in mode <paramref name="waiter"/> can wait for one held in <paramref name="held"/>: read with read or upgradeable do not block each other.</summary>
+        internal static bool Blocks(byte held, byte waiter)
+        {
+            if (held == Read)
+                return waiter != Read && waiter != Upgradeable;
+            return !(held == Upgradeable && waiter == Read);
+        }
     }
 
     /// <summary>
@@ -59,7 +79,7 @@ namespace LockTime.Runtime
         /// and <see cref="End"/>: a waiter reading this record from another thread
         /// (<see cref="Collector.Holder"/>) takes an object with its own site or nothing.
         /// </summary>
-        internal void Push(object lockObject, int site, long acquired, long wait, bool contended, bool scope)
+        internal void Push(object lockObject, int site, long acquired, long wait, bool contended, byte mode)
         {
             if (Depth == Frames.Length) {
                 Frame[] grown = new Frame[Frames.Length * 2];
@@ -71,7 +91,7 @@ namespace LockTime.Runtime
             Frames[Depth].Acquired = acquired;
             Frames[Depth].Wait = wait;
             Frames[Depth].Contended = contended;
-            Frames[Depth].Scope = scope;
+            Frames[Depth].Mode = mode;
             if (contended) { /* else Holder stays null: a free slot is cleared (Remove) */
                 Frames[Depth].Holder = Behind;
                 Behind = null;
@@ -90,13 +110,30 @@ namespace LockTime.Runtime
             return -1;
         }
 
+        /// <summary>
+        /// The index of the innermost frame a release in <paramref name="mode"/> ends, or -1: of
+        /// <paramref name="lockObject"/> held exclusively (a Lock.Scope frame too), read or upgradeable;
+        /// for <see cref="Frame.Scope"/> and <see cref="Frame.Spin"/> the innermost frame of that mode.
+        /// </summary>
+        internal int Find(object lockObject, byte mode)
+        {
+            for (int i = Depth - 1; i >= 0; i--) {
+                byte m = Frames[i].Mode;
+                if (mode == Frame.Scope || mode == Frame.Spin) {
+                    if (m == mode)
+                        return i;
+                } else if (ReferenceEquals(Frames[i].Lock, lockObject) &&
+                           (m == mode || (mode == Frame.Exclusive && m == Frame.Scope))) {
+                    return i;
+                }
+            }
+            return -1;
+        }
+
         /// <summary>The index of the innermost frame taken by EnterScope, or -1.</summary>
         internal int FindScope()
         {
-            for (int i = Depth - 1; i >= 0; i--)
-                if (Frames[i].Scope)
-                    return i;
-            return -1;
+            return Find(null, Frame.Scope);
         }
 
         /// <summary>Marks slot <paramref name="i"/> as being written (its sequence odd); returns the even sequence it had.</summary>
@@ -129,7 +166,7 @@ namespace LockTime.Runtime
                 Frames[j].Acquired = above.Acquired;
                 Frames[j].Wait = above.Wait;
                 Frames[j].Contended = above.Contended;
-                Frames[j].Scope = above.Scope;
+                Frames[j].Mode = above.Mode;
                 Frames[j].Holder = above.Holder;
                 Frames[j].InWait = above.InWait;
                 Volatile.Write(ref Frames[j].Lock, above.Lock);

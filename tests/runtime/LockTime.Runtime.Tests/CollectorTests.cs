@@ -30,8 +30,8 @@ public class CollectorTests
         var t = new ThreadRecord(4);
         object a = new(), b = new(), scope = new();
         for (int i = 0; i < 20; i++) // past the first 8: the stack grows
-            t.Push(i % 2 == 0 ? a : b, i, i, 0, false, false);
-        t.Push(scope, 99, 0, 0, false, true);
+            t.Push(i % 2 == 0 ? a : b, i, i, 0, false, Frame.Exclusive);
+        t.Push(scope, 99, 0, 0, false, Frame.Scope);
         Assert.Equal(21, t.Depth);
         Assert.Equal(20, t.FindScope());
         Assert.Equal(18, t.FindLock(a));
@@ -142,8 +142,8 @@ public class CollectorTests
         var holder = new Thread(() =>
         {
             var t = c.Thread();
-            t.Push(other, 0, 0, 0, false, false);
-            t.Push(gate, 1, 0, 0, false, false);
+            t.Push(other, 0, 0, 0, false, Frame.Exclusive);
+            t.Push(gate, 1, 0, 0, false, Frame.Exclusive);
             held.Set();
             inWait.Wait();
             t.SetInWait(gate, true);
@@ -169,7 +169,7 @@ public class CollectorTests
 
         var me = c.Thread();
         me.Behind = h;
-        me.Push(gate, 2, 5_000_000, 5_000_000, true, false);
+        me.Push(gate, 2, 5_000_000, 5_000_000, true, Frame.Exclusive);
         Assert.Null(me.Behind); // taken by the contended acquisition
         Frame f = me.Remove(me.FindLock(gate));
         Assert.Same(h, f.Holder);
