@@ -164,6 +164,42 @@ expect "blame: a thread inside Monitor.Wait is not the holder" \
 	 [ "$(report_field "$LT_TMP/wb.json" Program.cs:13 "[w[\"location\"] for w in s[\"waited_behind\"]]")" = "['"'"'Program.cs:12'"'"']" ]' \
 	"$(cat "$LT_TMP/wb.err" "$LT_TMP/wb.json")"
 
+# The other lock types through their stubs (Host/OtherLocks.cs): a 60 ms hold at the holder's site and
+# a waiter at the next; readers that overlap do not wait; a semaphore used as a lock (maximum 1) is held
+# until its Release on another thread, or across an await; a counting semaphore's hold is not applicable.
+held_and_waited() { # NAME SCENARIO HOLDER-LOCATION WAITER-LOCATION BLAMED(1/0)
+	# expect evaluates its condition in its own frame: the locations go through locals of this one.
+	local json=$LT_TMP/$2.json err=$LT_TMP/$2.err holder_at=$3 waiter_at=$4
+	LOCKTIME_REPORT="$json" host "$LT_TMP/$2.out" "$err" "$2"
+	expect "$1: hold >= 50 ms at the holder's line" \
+		'[ "$host_rc" -eq 0 ] && [ "$(report_field "$json" "$holder_at" "s[\"hold_ms\"][\"max\"] >= 50")" = True ]' "$(cat "$err" "$json")"
+	expect "$1: wait >= 40 ms at the waiter's line, contended" \
+		'[ "$(report_field "$json" "$waiter_at" "s[\"wait_ms\"][\"max\"] >= 40 and s[\"contended\"] == 1")" = True ]' "$(cat "$json")"
+	[ "$5" = 1 ] && expect "$1: the waiter waited behind the holder" \
+		'[ "$(report_field "$json" "$waiter_at" "[w[\"location\"] for w in s[\"waited_behind\"]]")" = "['"'"'$holder_at'"'"']" ]' "$(cat "$json")"
+	return 0
+}
+held_and_waited "ReaderWriterLockSlim: writer, then a reader" rwlock Program.cs:19 Program.cs:20 1
+held_and_waited "SemaphoreSlim(1, 1): released by another thread" semaphore Program.cs:21 Program.cs:22 1
+held_and_waited "SemaphoreSlim(1, 1): an async holder awaits Task.Delay(60), an async waiter" asyncgate Program.cs:23 Program.cs:24 1
+held_and_waited "SpinLock" spin Program.cs:26 Program.cs:27 0
+expect "SemaphoreSlim: the program's results" 'grep -qx "semaphore free: 1" "$LT_TMP/semaphore.out" && grep -qx "async take: True, free: 1" "$LT_TMP/asyncgate.out"' \
+	"$(cat "$LT_TMP/semaphore.out" "$LT_TMP/asyncgate.out")"
+LOCKTIME_REPORT="$LT_TMP/readers.json" host "$LT_TMP/readers.out" "$LT_TMP/readers.err" readers
+expect "ReaderWriterLockSlim: overlapping readers do not wait for each other" \
+	'[ "$(report_field "$LT_TMP/readers.json" Program.cs:20 "(s[\"acquisitions\"], s[\"contended\"], s[\"wait_ms\"][\"max\"] < 40, s[\"waited_behind\"], s[\"hold_ms\"][\"max\"] >= 50)")" = "(2, 0, True, [], True)" ]' \
+	"$(cat "$LT_TMP/readers.json")"
+expect "ReaderWriterLockSlim: a writer waits behind the readers" \
+	'[ "$(report_field "$LT_TMP/readers.json" Program.cs:19 "(s[\"contended\"], s[\"wait_ms\"][\"max\"] >= 40, [w[\"location\"] for w in s[\"waited_behind\"]])")" = "(1, True, ['"'"'Program.cs:20'"'"'])" ]' \
+	"$(cat "$LT_TMP/readers.json")"
+LOCKTIME_REPORT="$LT_TMP/counting.json" host "$LT_TMP/counting.out" "$LT_TMP/counting.err" counting
+expect "counting SemaphoreSlim: the wait, hold not applicable in the report" \
+	'[ "$(report_field "$LT_TMP/counting.json" Program.cs:25 "(s[\"acquisitions\"], s[\"wait_ms\"][\"max\"] >= 40, s.get(\"hold_applies\"), s[\"hold_ms\"][\"total\"])")" = "(4, True, False, 0)" ]' \
+	"$(cat "$LT_TMP/counting.json")"
+expect "counting SemaphoreSlim: the line and the summary say the hold is not applicable" \
+	'grep -qE "^LockTime: Host\.Pool::Take waited [0-9]+\.[0-9]{3} ms at Program\.cs:25 \(hold not applicable\)$" "$LT_TMP/counting.err" &&
+	 grep -qE "^LockTime:   Host\.Pool::Take +Program\.cs:25 .* n/a +n/a +n/a +[0-9.]+$" "$LT_TMP/counting.err"' "$(cat "$LT_TMP/counting.err")"
+
 # Potential deadlocks: the line when a cycle first appears, the report's cycles, the summary's list.
 cycles() { # FILE: the report's cycles as "held>acquired,held>acquired;..." (locations)
 	python3 -c 'import json, sys

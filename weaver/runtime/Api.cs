@@ -144,27 +144,47 @@ namespace LockTime.Runtime
         }
 
         /// <summary>
-        /// <paramref name="semaphore"/> was released (after the original <c>Release</c>): when it is a
-        /// lock held now, its hold ends here and is recorded on this thread; else nothing.
+        /// <paramref name="semaphore"/> is about to be released (before the original <c>Release</c>): when
+        /// it is a lock held now, its hold is taken off the semaphore now - once <c>Release</c> returns,
+        /// a waiter may have taken it already - and kept on this thread for <see cref="ReleasedSemaphore"/>.
+        /// </summary>
+        internal static void ReleasingSemaphore(object semaphore)
+        {
+            try {
+                Collector c = Runtime.Current;
+                ThreadRecord t = Recorder(c);
+                SemaphoreState s = t == null || semaphore == null ? null : c.Semaphores.Find(semaphore);
+                if (s == null || !s.IsLock)
+                    return;
+                lock (s) {
+                    if (!s.Held)
+                        return;
+                    t.Releasing = s.Hold;
+                    t.HasReleasing = true;
+                    s.Held = false;
+                    s.Hold = new Frame();
+                }
+            } catch (Exception) {
+            }
+        }
+
+        /// <summary>
+        /// After the original <c>Release</c> of <paramref name="semaphore"/>: the hold <see cref="ReleasingSemaphore"/>
+        /// took off it ends now and is recorded on this thread (whichever thread took the semaphore); else nothing.
         /// </summary>
         internal static void ReleasedSemaphore(object semaphore)
         {
             try {
                 long now = Clock.Ticks();
                 Collector c = Runtime.Current;
-                ThreadRecord t = Recorder(c);
-                SemaphoreState s = t == null || semaphore == null ? null : c.Semaphores.Find(semaphore);
-                if (s == null || !s.IsLock)
+                ThreadRecord t = ThreadRecord.Current;
+                if (c == null || t == null || !t.HasReleasing || !ReferenceEquals(t.Releasing.Lock, semaphore))
                     return;
-                Frame f;
-                lock (s) {
-                    if (!s.Held)
-                        return;
-                    f = s.Hold;
-                    s.Held = false;
-                    s.Hold = new Frame();
-                }
-                c.Released(t, f, now);
+                Frame f = t.Releasing;
+                t.HasReleasing = false;
+                t.Releasing = new Frame();
+                if (!t.Busy)
+                    c.Released(t, f, now);
             } catch (Exception) {
             }
         }

@@ -69,6 +69,10 @@ namespace LockTime.Runtime
         /// <summary>The holder found by <see cref="Api.Waiting"/>, taken by the next contended acquisition.</summary>
         internal string[] Behind;
 
+        /// <summary>The hold of a semaphore this thread is releasing (<see cref="Api.ReleasingSemaphore"/>), until <see cref="Api.ReleasedSemaphore"/> records it.</summary>
+        internal Frame Releasing;
+        internal bool HasReleasing;
+
         internal ThreadRecord(int sites)
         {
             Sites = new SiteStats[sites];

@@ -1,6 +1,7 @@
 // Program.cs - lock scenarios through hand-written call-site stubs, for tests/integration/runtime.sh.
 //   Host nested | threads | contended | waiters | waitblame | exit | library | many | interval REPORT
 //        | transfer | cycle3 | nocycle | libcycle | stress | metrics BEFORE SECONDS AFTER
+//        | rwlock | readers | semaphore | asyncgate | counting | spin
 using System;
 using System.IO;
 using System.Threading;
@@ -12,7 +13,9 @@ internal static class Program
     // Site i is Program.cs:(10 + i).
     private static readonly string[] Names = { "Host.Program::Nested", "Host.Program::Count", "Host.Program::Hold", "Host.Program::Wait",
                                                "Host.Bank::Transfer", "Host.Bank::Transfer", "Host.Program::First", "Host.Program::Second",
-                                               "Host.Program::Third" };
+                                               "Host.Program::Third", "Host.Cache::Write", "Host.Cache::Read", "Host.Gate::Hold",
+                                               "Host.Gate::Take", "Host.Gate::HoldAsync", "Host.Gate::TakeAsync", "Host.Pool::Take",
+                                               "Host.Spin::Hold", "Host.Spin::Take" };
 
     private static void Enter(object o, int site) => Stubs.Enter(o, site);
 
@@ -246,6 +249,14 @@ internal static class Program
                 t.Join();
             break;
         }
+        case "rwlock": // a writer at Program.cs:19 holds 60 ms while a reader at :20 waits
+        case "readers": // two readers at :20 overlap for 60 ms, then a writer at :19 waits for them
+        case "semaphore": // a max-1 semaphore taken at :21, released 60 ms later by another thread; a waiter at :22
+        case "asyncgate": // an async holder at :23 awaits Task.Delay(60) inside a max-1 semaphore; an async waiter at :24
+        case "counting": // a semaphore of 3 at :25: waits only, its hold not applicable
+        case "spin": // a SpinLock held 60 ms at :26 while a waiter at :27 spins
+            OtherLocks.Run(args[0]);
+            break;
         case "interval": {
             object l = new object();
             Enter(l, 1);

@@ -1,6 +1,7 @@
 // Stubs.cs - the call-site stubs the weaver will generate, written by hand, and the site table it will
 // bake; compiled into Host and HostLib, each with its own copy of the run-time (C# 7.3, like the template).
 using System.Threading;
+using System.Threading.Tasks;
 using LockTime.Runtime;
 
 namespace TestHost
@@ -53,6 +54,134 @@ namespace TestHost
             Monitor.Exit(o);
             if (!Api.Off)
                 Api.Released(o);
+        }
+        /// <summary>The stub of ReaderWriterLockSlim.EnterWriteLock(): TryEnterWriteLock(0) is the fast try.</summary>
+        internal static void EnterWrite(ReaderWriterLockSlim rw, int site)
+        {
+            if (Api.Off) {
+                rw.EnterWriteLock();
+                return;
+            }
+            long t0 = Clock.Ticks();
+            if (rw.TryEnterWriteLock(0)) {
+                Api.Acquired(rw, site, t0, t0, false);
+                return;
+            }
+            Api.Waiting(rw);
+            rw.EnterWriteLock();
+            Api.Acquired(rw, site, t0, Clock.Ticks(), true);
+        }
+
+        /// <summary>The stub of ReaderWriterLockSlim.ExitWriteLock().</summary>
+        internal static void ExitWrite(ReaderWriterLockSlim rw)
+        {
+            rw.ExitWriteLock();
+            if (!Api.Off)
+                Api.Released(rw);
+        }
+
+        /// <summary>The stub of ReaderWriterLockSlim.EnterReadLock(): a reader waits behind a writer only.</summary>
+        internal static void EnterRead(ReaderWriterLockSlim rw, int site)
+        {
+            if (Api.Off) {
+                rw.EnterReadLock();
+                return;
+            }
+            long t0 = Clock.Ticks();
+            if (rw.TryEnterReadLock(0)) {
+                Api.AcquiredRead(rw, site, t0, t0, false);
+                return;
+            }
+            Api.WaitingToRead(rw);
+            rw.EnterReadLock();
+            Api.AcquiredRead(rw, site, t0, Clock.Ticks(), true);
+        }
+
+        /// <summary>The stub of ReaderWriterLockSlim.ExitReadLock().</summary>
+        internal static void ExitRead(ReaderWriterLockSlim rw)
+        {
+            rw.ExitReadLock();
+            if (!Api.Off)
+                Api.ReleasedRead(rw);
+        }
+
+        /// <summary>The stub of SemaphoreSlim.Wait(): Wait(0) is the fast try.</summary>
+        internal static void SemWait(SemaphoreSlim sem, int site)
+        {
+            if (Api.Off) {
+                sem.Wait();
+                return;
+            }
+            long t0 = Clock.Ticks();
+            if (sem.Wait(0)) {
+                Api.AcquiredSemaphore(sem, site, t0, t0, false);
+                return;
+            }
+            Api.Waiting(sem);
+            sem.Wait();
+            Api.AcquiredSemaphore(sem, site, t0, Clock.Ticks(), true);
+        }
+
+        /// <summary>The stub of SemaphoreSlim.WaitAsync(): the wait ends when the task completes.</summary>
+        internal static Task SemWaitAsync(SemaphoreSlim sem, int site)
+        {
+            if (Api.Off)
+                return sem.WaitAsync();
+            long t0 = Clock.Ticks();
+            Task t = sem.WaitAsync();
+            Api.AcquiredWhenDone(t, sem, site, t0);
+            return t;
+        }
+
+        /// <summary>The stub of SemaphoreSlim.WaitAsync(int): not acquired when the task gives false.</summary>
+        internal static Task<bool> SemWaitAsync(SemaphoreSlim sem, int timeoutMs, int site)
+        {
+            if (Api.Off)
+                return sem.WaitAsync(timeoutMs);
+            long t0 = Clock.Ticks();
+            Task<bool> t = sem.WaitAsync(timeoutMs);
+            Api.AcquiredWhenDone(t, sem, site, t0);
+            return t;
+        }
+
+        /// <summary>
+        /// The stub of SemaphoreSlim.Release(): on whichever thread, it ends the hold of a semaphore used as
+        /// a lock, taken off the semaphore before the original (a waiter may take it as soon as it returns).
+        /// </summary>
+        internal static int SemRelease(SemaphoreSlim sem)
+        {
+            if (!Api.Off)
+                Api.ReleasingSemaphore(sem);
+            int before = sem.Release();
+            if (!Api.Off)
+                Api.ReleasedSemaphore(sem);
+            return before;
+        }
+
+        /// <summary>The stub of SpinLock.Enter(ref bool), on the caller's SpinLock by reference: TryEnter(ref bool) is the fast try.</summary>
+        internal static void SpinEnter(ref SpinLock spin, ref bool taken, int site)
+        {
+            if (Api.Off) {
+                spin.Enter(ref taken);
+                return;
+            }
+            long t0 = Clock.Ticks();
+            spin.TryEnter(ref taken);
+            if (taken) {
+                Api.AcquiredSpin(site, t0, t0, false);
+                return;
+            }
+            spin.Enter(ref taken);
+            if (taken)
+                Api.AcquiredSpin(site, t0, Clock.Ticks(), true);
+        }
+
+        /// <summary>The stub of SpinLock.Exit().</summary>
+        internal static void SpinExit(ref SpinLock spin)
+        {
+            spin.Exit();
+            if (!Api.Off)
+                Api.ReleasedSpin();
         }
     }
 }

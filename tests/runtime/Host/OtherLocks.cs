@@ -1,0 +1,108 @@
+// OtherLocks.cs - the scenarios of ReaderWriterLockSlim, SemaphoreSlim (Wait, WaitAsync) and SpinLock,
+// through the hand-written stubs of Stubs.cs, at the sites Program.Names gives (Program.cs:19 to :27).
+using System;
+using System.Threading;
+using System.Threading.Tasks;
+using TestHost;
+
+internal static class OtherLocks
+{
+    private const int Write = 9, Read = 10, GateHold = 11, GateTake = 12, AsyncHold = 13, AsyncTake = 14, Pool = 15,
+        SpinHold = 16, SpinTake = 17;
+
+    private static SpinLock spin = new SpinLock(false);
+
+    public static void Run(string scenario)
+    {
+        switch (scenario) {
+        case "rwlock": {
+            var rw = new ReaderWriterLockSlim();
+            Holding(() => { Stubs.EnterWrite(rw, Write); }, () => Stubs.ExitWrite(rw),
+                    () => { Stubs.EnterRead(rw, Read); Stubs.ExitRead(rw); });
+            break;
+        }
+        case "readers": {
+            var rw = new ReaderWriterLockSlim();
+            using var both = new Barrier(2);
+            var other = new Thread(() => { Stubs.EnterRead(rw, Read); both.SignalAndWait(); Thread.Sleep(60); Stubs.ExitRead(rw); });
+            other.Start();
+            Stubs.EnterRead(rw, Read);
+            both.SignalAndWait(); // both hold the read lock now
+            var writer = new Thread(() => { Stubs.EnterWrite(rw, Write); Stubs.ExitWrite(rw); });
+            writer.Start();
+            Thread.Sleep(60);
+            Stubs.ExitRead(rw);
+            other.Join();
+            writer.Join();
+            break;
+        }
+        case "semaphore": {
+            var gate = new SemaphoreSlim(1, 1);
+            using var held = new ManualResetEventSlim();
+            var holder = new Thread(() => { Stubs.SemWait(gate, GateHold); held.Set(); });
+            holder.Start();
+            held.Wait();
+            holder.Join(); // the holder thread is gone: another releases
+            var waiter = new Thread(() => { Stubs.SemWait(gate, GateTake); Stubs.SemRelease(gate); });
+            waiter.Start();
+            Thread.Sleep(60);
+            Stubs.SemRelease(gate);
+            waiter.Join();
+            Console.WriteLine("semaphore free: " + gate.CurrentCount);
+            break;
+        }
+        case "asyncgate": {
+            var gate = new SemaphoreSlim(1, 1);
+            using var held = new ManualResetEventSlim();
+            Task holder = HoldAsync(gate, held);
+            held.Wait();
+            Task<bool> taker = TakeAsync(gate);
+            holder.Wait();
+            Console.WriteLine("async take: " + taker.Result + ", free: " + gate.CurrentCount);
+            break;
+        }
+        case "counting": {
+            var pool = new SemaphoreSlim(3, 3);
+            using var taken = new CountdownEvent(3);
+            for (int i = 0; i < 3; i++)
+                new Thread(() => { Stubs.SemWait(pool, Pool); taken.Signal(); Thread.Sleep(60); Stubs.SemRelease(pool); }).Start();
+            taken.Wait();
+            Stubs.SemWait(pool, Pool); // waits for one of the three
+            Stubs.SemRelease(pool);
+            break;
+        }
+        case "spin": {
+            Holding(() => { bool taken = false; Stubs.SpinEnter(ref spin, ref taken, SpinHold); }, () => Stubs.SpinExit(ref spin),
+                    () => { bool taken = false; Stubs.SpinEnter(ref spin, ref taken, SpinTake); Stubs.SpinExit(ref spin); });
+            break;
+        }
+        }
+    }
+
+    // take, then 60 ms later release, on a thread of its own; wait runs once it holds.
+    private static void Holding(Action take, Action release, Action wait)
+    {
+        using var held = new ManualResetEventSlim();
+        var holder = new Thread(() => { take(); held.Set(); Thread.Sleep(60); release(); });
+        holder.Start();
+        held.Wait();
+        wait();
+        holder.Join();
+    }
+
+    private static async Task HoldAsync(SemaphoreSlim gate, ManualResetEventSlim held)
+    {
+        await Stubs.SemWaitAsync(gate, AsyncHold);
+        held.Set();
+        await Task.Delay(60);
+        Stubs.SemRelease(gate);
+    }
+
+    private static async Task<bool> TakeAsync(SemaphoreSlim gate)
+    {
+        if (!await Stubs.SemWaitAsync(gate, 5000, AsyncTake))
+            return false;
+        Stubs.SemRelease(gate);
+        return true;
+    }
+}
