@@ -63,6 +63,18 @@ internal static class TemplateChecker
         ("Api", "Waited", "void(object,int64)", null),
         ("Api", "NotAcquired", "void(int32,int64,int64)", null),
         ("Api", "TypeOf", "object([netstandard]System.RuntimeTypeHandle)", null),
+        ("Api", "AcquiredRead", "void(object,int32,int64,int64,bool)", null),
+        ("Api", "AcquiredUpgradeable", "void(object,int32,int64,int64,bool)", null),
+        ("Api", "WaitingToRead", "void(object)", null),
+        ("Api", "WaitingToUpgrade", "void(object)", null),
+        ("Api", "ReleasedRead", "void(object)", null),
+        ("Api", "ReleasedUpgradeable", "void(object)", null),
+        ("Api", "AcquiredSpin", "void(int32,int64,int64,bool)", null),
+        ("Api", "ReleasedSpin", "void()", null),
+        ("Api", "AcquiredSemaphore", "void(object,int32,int64,int64,bool)", null),
+        ("Api", "AcquiredWhenDone", "void([netstandard]System.Threading.Tasks.Task,object,int32,int64)", null),
+        ("Api", "ReleasingSemaphore", "void(object)", null),
+        ("Api", "ReleasedSemaphore", "void(object)", null),
     ];
 
     /// <summary>Prints each violation (with <paramref name="libraries"/>, also each framework reference they lack) and "template: N types, N methods: ok" or "... N violations"; true when none.</summary>
