@@ -4,12 +4,15 @@
 # SpinLock (a struct, on a field and a local), Mutex (WaitOne, declared on WaitHandle, on a field, a
 # local, a parameter, a property, in a lambda) and ReaderWriterLock:
 #   - `locktime list` names each acquisition with its kind at its marker's line ("// site: KIND"),
-#     marked "(not timed)", and nothing else: not WaitOne on a WaitHandle-typed value or an event;
+#     the kinds not timed yet marked "(not timed)", and nothing else: not WaitOne on a
+#     WaitHandle-typed value or an event;
 #   - an independent count (ltcheck locks) finds as many call sites;
-#   - `locktime weave` times only the Monitor lock and leaves every other lock call as it was; the
-#     woven program prints what the un-woven one prints (results and the exceptions of misuse:
-#     SynchronizationLockException, LockRecursionException, SemaphoreFullException,
-#     AbandonedMutexException...), ltcheck verify accepts it and every method JIT-compiles.
+#   - `locktime weave` times the Monitor lock and ReaderWriterLockSlim's, and leaves every other lock
+#     call as it was; a 60 ms write lock is reported held >= 50 ms at the writer's line and the reader
+#     behind it waited >= 40 ms at its line, naming the writer; the woven program prints what the
+#     un-woven one prints (results and the exceptions of misuse: SynchronizationLockException,
+#     LockRecursionException, SemaphoreFullException, AbandonedMutexException...), ltcheck verify
+#     accepts it and every method JIT-compiles.
 source "$(dirname "$0")/../lib.sh"
 LT=${LOCKTIME:-$LT_BUILD/san/locktime}
 export MSBUILDDISABLENODEREUSE=1 DOTNET_CLI_USE_MSBUILD_SERVER=0
@@ -33,8 +36,8 @@ listed_as_marked() { # FILE
 	marked_sites >"$LT_TMP/marked"
 	echo "$(wc -l <"$LT_TMP/listed") sites listed, $(wc -l <"$LT_TMP/marked") marked"
 	diff "$LT_TMP/marked" "$LT_TMP/listed" || return 1
-	awk '$3 != "Monitor.Enter" && $0 !~ / \(not timed\)$/ { print "not marked (not timed): " $0; bad = 1 }
-		$3 == "Monitor.Enter" && NF != 4 { print "marked: " $0; bad = 1 } END { exit bad }' "$LT_TMP/list"
+	awk -v timed="$TIMED" '$3 !~ timed && $0 !~ / \(not timed\)$/ { print "not marked (not timed): " $0; bad = 1 }
+		$3 ~ timed && NF != 4 { print "marked: " $0; bad = 1 } END { exit bad }' "$LT_TMP/list"
 }
 
 # `list` and ltcheck's independent count agree.
@@ -46,20 +49,38 @@ count_agrees() { # FILE
 	[ "$ours" = "$theirs" ]
 }
 
-# A call site of one of these types in ltcheck's list.
-OTHER_LOCKS=' System\.Threading\.(ReaderWriterLockSlim|SemaphoreSlim|SpinLock|Mutex|WaitHandle|ReaderWriterLock)::'
+# A call site of one of the types not timed yet in ltcheck's list.
+OTHER_LOCKS=' System\.Threading\.(SemaphoreSlim|SpinLock|Mutex|WaitHandle|ReaderWriterLock)::'
 
-# Woven: only the Monitor site timed; ltcheck still finds every other lock call in place.
-only_monitor_woven() { # INPUT WOVEN SAID
-	local before after
-	grep -q 'woven, 1 lock site timed' "$3" || { cat "$3"; return 1; }
-	"$LT" list "$2" >"$LT_TMP/woven.list" || return 1
-	grep -qE '^Locks\.Program::Main - Monitor\.Enter [^ ]+ \(woven\)$' "$LT_TMP/woven.list" &&
-		[ "$(wc -l <"$LT_TMP/woven.list")" = 1 ] || { cat "$LT_TMP/woven.list"; return 1; }
+# Woven: the timed sites, as the input's list has them, marked woven; ltcheck still finds every
+# other lock call in place.
+only_timed_woven() { # INPUT WOVEN SAID
+	local before after n
+	"$LT" list "$1" | awk -v timed="$TIMED" '$3 ~ timed { print $1, $3, $4 " (woven)" }' | sort >"$LT_TMP/timed.list"
+	n=$(wc -l <"$LT_TMP/timed.list")
+	grep -q "woven, $n lock sites timed" "$3" || { cat "$3"; return 1; }
+	"$LT" list "$2" | awk '{ print $1, $3, $4, $5 }' | sort >"$LT_TMP/woven.list" || return 1
+	diff "$LT_TMP/timed.list" "$LT_TMP/woven.list" || return 1
 	before=$(ltcheck locks "$1" | grep -cE "$OTHER_LOCKS")
 	after=$(ltcheck locks "$2" | grep -cE "$OTHER_LOCKS")
 	echo "lock calls other than Monitor's: $before before weaving, $after after"
 	[ "$before" -gt 0 ] && [ "$before" = "$after" ]
+}
+
+# The kinds `weave` times (a regular expression over list's third field).
+TIMED='^(Monitor\.Enter|ReaderWriterLockSlim\.)'
+
+# REPORTS has the holder's line at its listed location, held >= 50 ms, and the waiter's, waited >= 40 ms
+# there, naming the holder.
+held_and_waited() { # REPORTS INPUT HOLDER-METHOD WAITER-METHOD
+	local hat wat
+	hat=$("$LT" list "$2" | awk -v m="$3" '$1 == m { print $4; exit }')
+	wat=$("$LT" list "$2" | awk -v m="$4" '$1 == m { print $4; exit }')
+	echo "holder at $hat, waiter at $wat"
+	awk -v h="$3" -v w="$4" -v hat="$hat" -v wat="$wat" '
+		$2 == h && $3 == "held" && $10 == hat && $4 + 0 >= 50 { ok1 = 1 }
+		$2 == w && $3 == "held" && $10 == wat && $7 + 0 >= 40 && index($0, "(held by " h " at " hat ")") { ok2 = 1 }
+		END { exit !(ok1 && ok2) }' "$1" || { grep -F -e "$3" -e "$4" "$1"; return 1; }
 }
 
 weave_into() { # FILE SAID
@@ -75,9 +96,11 @@ for config in Debug Release; do
 	rm -rf "$dir" && cp -r "$(dirname "$dll")" "$dir"
 	dotnet "$dll" >"$LT_TMP/expected.$config" 2>/dev/null
 	check "$config: weave" weave_into "$dir/Locks.dll" "$LT_TMP/said.$config" || continue
-	check "$config: only the Monitor lock is woven" only_monitor_woven "$dll" "$dir/Locks.dll" "$LT_TMP/said.$config"
+	check "$config: the Monitor and ReaderWriterLockSlim sites are woven, the rest left" only_timed_woven "$dll" "$dir/Locks.dll" "$LT_TMP/said.$config"
 	check "$config: metadata reader accepts it" ltcheck verify "$dir/Locks.dll"
 	check "$config: every method JIT-compiles" ltcheck jit "$dir/Locks.dll"
 	dotnet "$dir/Locks.dll" >"$LT_TMP/actual.$config" 2>"$LT_TMP/reports.$config"
 	check_same "$config: same output, the same exceptions of misuse" "$LT_TMP/expected.$config" "$LT_TMP/actual.$config"
+	check "$config: ReaderWriterLockSlim: the writer held >= 50 ms, the reader behind it waited >= 40 ms" \
+		held_and_waited "$LT_TMP/reports.$config" "$dll" Locks.Cache::Write Locks.Cache::Read
 done

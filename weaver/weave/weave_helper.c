@@ -31,6 +31,12 @@ static const char *const hook_names[HK_COUNT] = {
 	[HK_WAITED] = "LockTime.Runtime.Api::Waited",
 	[HK_NOT_ACQUIRED] = "LockTime.Runtime.Api::NotAcquired",
 	[HK_TYPE_OF] = "LockTime.Runtime.Api::TypeOf",
+	[HK_ACQUIRED_READ] = "LockTime.Runtime.Api::AcquiredRead",
+	[HK_ACQUIRED_UPGRADEABLE] = "LockTime.Runtime.Api::AcquiredUpgradeable",
+	[HK_WAITING_TO_READ] = "LockTime.Runtime.Api::WaitingToRead",
+	[HK_WAITING_TO_UPGRADE] = "LockTime.Runtime.Api::WaitingToUpgrade",
+	[HK_RELEASED_READ] = "LockTime.Runtime.Api::ReleasedRead",
+	[HK_RELEASED_UPGRADEABLE] = "LockTime.Runtime.Api::ReleasedUpgradeable",
 };
 
 int weave_helper_add_method(struct weave_helper *h, const char *name, uint16_t flags, const uint8_t *sig, size_t len,

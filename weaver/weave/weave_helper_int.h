@@ -26,6 +26,12 @@ enum hhook {
 	HK_WAITED,         /* void Api.Waited(object, int64 ticks) */
 	HK_NOT_ACQUIRED,   /* void Api.NotAcquired(int32 site, int64 start, int64 end) */
 	HK_TYPE_OF,        /* object Api.TypeOf(RuntimeTypeHandle): a static synchronized method's lock */
+	HK_ACQUIRED_READ,  /* as HK_ACQUIRED, a read lock (ReaderWriterLockSlim.EnterReadLock...) */
+	HK_ACQUIRED_UPGRADEABLE, /* as HK_ACQUIRED, an upgradeable read lock */
+	HK_WAITING_TO_READ,      /* as HK_WAITING, before a blocking read lock call */
+	HK_WAITING_TO_UPGRADE,   /* as HK_WAITING, before a blocking upgradeable read lock call */
+	HK_RELEASED_READ,        /* void Api.ReleasedRead(object) */
+	HK_RELEASED_UPGRADEABLE, /* void Api.ReleasedUpgradeable(object) */
 	HK_COUNT
 };
 

@@ -22,7 +22,12 @@ struct fast_sig {
 	uint8_t sig[6];
 	uint8_t len;
 	uint8_t reenter;
+	const char *name;  /* the twin's name: NULL for "TryEnter" */
+	uint8_t zero;      /* the twin takes a timeout after the lock arguments: 0 is passed */
 };
+
+/* ReaderWriterLockSlim.TryEnter*Lock(int32 millisecondsTimeout), the twins of Enter*Lock(). */
+#define RWS_TRY(name) { { SIG_HASTHIS, 1, SIG_BOOLEAN, SIG_I4 }, 4, 0, name, 1 }
 
 /* Lock.Exit(), for the `reenter` twins. */
 static const uint8_t lock_exit_sig[] = { SIG_HASTHIS, 0, SIG_VOID };
@@ -38,6 +43,8 @@ static const struct kind_info {
 	uint8_t always;       /* acquiring kinds that cannot fail */
 	uint8_t try_result;   /* acquiring kinds whose bool result says "acquired" */
 	struct fast_sig fast; /* blocking Enter kinds: TryEnter's signature (len 0: none) */
+	uint8_t hook;         /* the hook an acquisition calls (HK_ACQUIRED when 0), a release (HK_RELEASED when 0) */
+	uint8_t waiting;      /* the hook before the blocking call (HK_WAITING when 0) */
 } kinds[WEAVE_KIND_COUNT] = {
 	[WEAVE_MONITOR_ENTER] = { "Monitor_Enter", ROLE_ACQUIRE, 1, 0,
 				  { { SIG_CONV_DEFAULT, 1, SIG_BOOLEAN, SIG_OBJECT }, 4 } },
@@ -53,6 +60,21 @@ static const struct kind_info {
 	[WEAVE_LOCK_EXIT] = { "Lock_Exit", ROLE_RELEASE, 0, 0, { { 0 }, 0 } },
 	[WEAVE_SCOPE_DISPOSE] = { "Scope_Dispose", ROLE_RELEASE, 0, 0, { { 0 }, 0 } },
 	[WEAVE_MONITOR_WAIT] = { "Monitor_Wait", ROLE_WAIT, 0, 0, { { 0 }, 0 } },
+	/* ReaderWriterLockSlim: a reader waits behind a writer only (Api.WaitingToRead). */
+	[WEAVE_RWS_ENTER_READ] = { "RwSlim_EnterReadLock", ROLE_ACQUIRE, 1, 0, RWS_TRY("TryEnterReadLock"),
+				   HK_ACQUIRED_READ, HK_WAITING_TO_READ },
+	[WEAVE_RWS_TRYENTER_READ] = { "RwSlim_TryEnterReadLock", ROLE_ACQUIRE, 0, 1, { { 0 }, 0 }, HK_ACQUIRED_READ, 0 },
+	[WEAVE_RWS_ENTER_WRITE] = { "RwSlim_EnterWriteLock", ROLE_ACQUIRE, 1, 0, RWS_TRY("TryEnterWriteLock"), 0, 0 },
+	[WEAVE_RWS_TRYENTER_WRITE] = { "RwSlim_TryEnterWriteLock", ROLE_ACQUIRE, 0, 1, { { 0 }, 0 }, 0, 0 },
+	[WEAVE_RWS_ENTER_UPGRADEABLE] = { "RwSlim_EnterUpgradeableReadLock", ROLE_ACQUIRE, 1, 0,
+					  RWS_TRY("TryEnterUpgradeableReadLock"), HK_ACQUIRED_UPGRADEABLE,
+					  HK_WAITING_TO_UPGRADE },
+	[WEAVE_RWS_TRYENTER_UPGRADEABLE] = { "RwSlim_TryEnterUpgradeableReadLock", ROLE_ACQUIRE, 0, 1, { { 0 }, 0 },
+					     HK_ACQUIRED_UPGRADEABLE, 0 },
+	[WEAVE_RWS_EXIT_READ] = { "RwSlim_ExitReadLock", ROLE_RELEASE, 0, 0, { { 0 }, 0 }, HK_RELEASED_READ, 0 },
+	[WEAVE_RWS_EXIT_WRITE] = { "RwSlim_ExitWriteLock", ROLE_RELEASE, 0, 0, { { 0 }, 0 }, 0, 0 },
+	[WEAVE_RWS_EXIT_UPGRADEABLE] = { "RwSlim_ExitUpgradeableReadLock", ROLE_RELEASE, 0, 0, { { 0 }, 0 },
+					 HK_RELEASED_UPGRADEABLE, 0 },
 };
 
 /* How an acquiring wrapper learns that the lock was taken. */
@@ -185,11 +207,14 @@ static void emit_timestamp(struct weave_helper *h, struct em *e, uint32_t local)
 
 /* The fast try: its twin given the lock arguments (the lock or `this`, and
  * `taken`), leaving "acquired" as a bool. */
-static void emit_try(struct em *e, const struct callee *c, const struct fast_calls *fast, enum acquired acq)
+static void emit_try(struct em *e, const struct callee *c, const struct kind_info *k, const struct fast_calls *fast,
+		     enum acquired acq)
 {
 	em_ldarg(e, 0);
 	if (acq == ACQ_TAKEN)
 		em_ldarg(e, c->nargs - 1);
+	if (k->fast.zero)
+		em_i4(e, 0);
 	em_tok(e, c->op, fast->try_enter);
 	if (acq == ACQ_TAKEN) {
 		em_ldarg(e, c->nargs - 1);
@@ -206,7 +231,9 @@ static void emit_acquired(struct weave_helper *h, struct em *e, const struct cal
 	em_ldloc(e, W_T0);
 	em_ldloc(e, acquired_local);
 	em_i4(e, contended);
-	em_tok(e, IL_CALL, h->hook[kind == WEAVE_LOCK_ENTERSCOPE ? HK_ACQUIRED_SCOPE : HK_ACQUIRED]);
+	em_tok(e, IL_CALL, h->hook[kind == WEAVE_LOCK_ENTERSCOPE ? HK_ACQUIRED_SCOPE
+				   : kinds[kind].hook       ? kinds[kind].hook
+							    : HK_ACQUIRED]);
 }
 
 /* TIME_FAST: t0 = Ticks(); if (TryEnter(lock args)) { Api.Acquired(lock, site, t0, t0, false); return; }
@@ -221,7 +248,7 @@ static void emit_fast(struct weave_helper *h, struct em *e, const struct callee 
 	uint32_t slow = em_label(e);
 
 	emit_timestamp(h, e, W_T0);
-	emit_try(e, c, fast, acq);
+	emit_try(e, c, &kinds[kind], fast, acq);
 	em_br(e, IL_BRFALSE, slow);
 	if (fast->exit) {
 		emit_original(e, c, returns);
@@ -233,7 +260,7 @@ static void emit_fast(struct weave_helper *h, struct em *e, const struct callee 
 	em_op(e, IL_RET);
 	em_mark(e, slow);
 	em_ldarg(e, 0);
-	em_tok(e, IL_CALL, h->hook[HK_WAITING]);
+	em_tok(e, IL_CALL, h->hook[kinds[kind].waiting ? kinds[kind].waiting : HK_WAITING]);
 }
 
 /* An acquiring stub: if (Api.Off) return original(args); return
@@ -305,7 +332,7 @@ static void emit_release(struct weave_helper *h, struct em *e, const struct call
 		em_tok(e, IL_CALL, h->hook[HK_RELEASED_SCOPE]);
 	} else {
 		em_ldarg(e, 0);
-		em_tok(e, IL_CALL, h->hook[HK_RELEASED]);
+		em_tok(e, IL_CALL, h->hook[kinds[kind].hook ? kinds[kind].hook : HK_RELEASED]);
 	}
 	em_mark(e, done);
 	if (returns)
@@ -387,7 +414,8 @@ static int choose_timing(struct weave_helper *h, const struct callee *c, const s
 	}
 	if (!k->fast.len)
 		return 0;
-	found = wref_method(&h->img->md, c->owner, "TryEnter", k->fast.sig, k->fast.len, &fast->try_enter);
+	found = wref_method(&h->img->md, c->owner, k->fast.name ? k->fast.name : "TryEnter", k->fast.sig, k->fast.len,
+			    &fast->try_enter);
 	if (found > 0 && k->fast.reenter)
 		found = wref_method(&h->img->md, c->owner, "Exit", lock_exit_sig, sizeof lock_exit_sig, &fast->exit);
 	if (found > 0)
