@@ -475,10 +475,10 @@ static void test_lock_type_sites(void **state)
 	img_free(img);
 }
 
-/* Whether `weave` times a kind beside Monitor's and Lock's: ReaderWriterLockSlim's so far (by name). */
+/* Whether `weave` times a kind beside Monitor's and Lock's: ReaderWriterLockSlim's and Mutex's so far (by name). */
 static int timed_kind(enum weave_kind k)
 {
-	return strncmp(weave_kind_name(k), "ReaderWriterLockSlim.", 21) == 0;
+	return strncmp(weave_kind_name(k), "ReaderWriterLockSlim.", 21) == 0 || strncmp(weave_kind_name(k), "Mutex.", 6) == 0;
 }
 
 /* ---- Synthetic sites of the lock types beside Monitor and Lock: ReaderWriterLockSlim,

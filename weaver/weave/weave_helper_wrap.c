@@ -26,8 +26,9 @@ struct fast_sig {
 	uint8_t zero;      /* the twin takes a timeout after the lock arguments: 0 is passed */
 };
 
-/* ReaderWriterLockSlim.TryEnter*Lock(int32 millisecondsTimeout), the twins of Enter*Lock(). */
-#define RWS_TRY(name) { { SIG_HASTHIS, 1, SIG_BOOLEAN, SIG_I4 }, 4, 0, name, 1 }
+/* ReaderWriterLockSlim.TryEnter*Lock(int32 millisecondsTimeout), the twins of Enter*Lock(), and
+ * WaitHandle.WaitOne(int32), the twin of WaitOne() on a Mutex: given a timeout of 0. */
+#define TRY_ZERO(name) { { SIG_HASTHIS, 1, SIG_BOOLEAN, SIG_I4 }, 4, 0, name, 1 }
 
 /* Lock.Exit(), for the `reenter` twins. */
 static const uint8_t lock_exit_sig[] = { SIG_HASTHIS, 0, SIG_VOID };
@@ -61,13 +62,13 @@ static const struct kind_info {
 	[WEAVE_SCOPE_DISPOSE] = { "Scope_Dispose", ROLE_RELEASE, 0, 0, { { 0 }, 0 } },
 	[WEAVE_MONITOR_WAIT] = { "Monitor_Wait", ROLE_WAIT, 0, 0, { { 0 }, 0 } },
 	/* ReaderWriterLockSlim: a reader waits behind a writer only (Api.WaitingToRead). */
-	[WEAVE_RWS_ENTER_READ] = { "RwSlim_EnterReadLock", ROLE_ACQUIRE, 1, 0, RWS_TRY("TryEnterReadLock"),
+	[WEAVE_RWS_ENTER_READ] = { "RwSlim_EnterReadLock", ROLE_ACQUIRE, 1, 0, TRY_ZERO("TryEnterReadLock"),
 				   HK_ACQUIRED_READ, HK_WAITING_TO_READ },
 	[WEAVE_RWS_TRYENTER_READ] = { "RwSlim_TryEnterReadLock", ROLE_ACQUIRE, 0, 1, { { 0 }, 0 }, HK_ACQUIRED_READ, 0 },
-	[WEAVE_RWS_ENTER_WRITE] = { "RwSlim_EnterWriteLock", ROLE_ACQUIRE, 1, 0, RWS_TRY("TryEnterWriteLock"), 0, 0 },
+	[WEAVE_RWS_ENTER_WRITE] = { "RwSlim_EnterWriteLock", ROLE_ACQUIRE, 1, 0, TRY_ZERO("TryEnterWriteLock"), 0, 0 },
 	[WEAVE_RWS_TRYENTER_WRITE] = { "RwSlim_TryEnterWriteLock", ROLE_ACQUIRE, 0, 1, { { 0 }, 0 }, 0, 0 },
 	[WEAVE_RWS_ENTER_UPGRADEABLE] = { "RwSlim_EnterUpgradeableReadLock", ROLE_ACQUIRE, 1, 0,
-					  RWS_TRY("TryEnterUpgradeableReadLock"), HK_ACQUIRED_UPGRADEABLE,
+					  TRY_ZERO("TryEnterUpgradeableReadLock"), HK_ACQUIRED_UPGRADEABLE,
 					  HK_WAITING_TO_UPGRADE },
 	[WEAVE_RWS_TRYENTER_UPGRADEABLE] = { "RwSlim_TryEnterUpgradeableReadLock", ROLE_ACQUIRE, 0, 1, { { 0 }, 0 },
 					     HK_ACQUIRED_UPGRADEABLE, 0 },
@@ -75,6 +76,9 @@ static const struct kind_info {
 	[WEAVE_RWS_EXIT_WRITE] = { "RwSlim_ExitWriteLock", ROLE_RELEASE, 0, 0, { { 0 }, 0 }, 0, 0 },
 	[WEAVE_RWS_EXIT_UPGRADEABLE] = { "RwSlim_ExitUpgradeableReadLock", ROLE_RELEASE, 0, 0, { { 0 }, 0 },
 					 HK_RELEASED_UPGRADEABLE, 0 },
+	/* Mutex.WaitOne, all five overloads (bool: acquired); WaitOne() blocks, with WaitOne(0) first. */
+	[WEAVE_MUTEX_WAITONE] = { "Mutex_WaitOne", ROLE_ACQUIRE, 0, 1, TRY_ZERO("WaitOne"), 0, 0 },
+	[WEAVE_MUTEX_RELEASE] = { "Mutex_ReleaseMutex", ROLE_RELEASE, 0, 0, { { 0 }, 0 }, 0, 0 },
 };
 
 /* How an acquiring wrapper learns that the lock was taken. */
@@ -253,6 +257,10 @@ static void emit_fast(struct weave_helper *h, struct em *e, const struct callee 
 	if (fast->exit) {
 		emit_original(e, c, returns);
 		emit_original(e, &(struct callee){ .token = fast->exit, .op = c->op, .nargs = c->nargs }, 0);
+	} else if (returns) {
+		/* a blocking call whose bool says "acquired" (Mutex.WaitOne()): the twin acquired */
+		em_i4(e, 1);
+		em_stloc(e, W_RESULT);
 	}
 	emit_acquired(h, e, c, kind, W_T0, 0);
 	if (returns)
@@ -408,7 +416,7 @@ static int choose_timing(struct weave_helper *h, const struct callee *c, const s
 	fast->try_enter = fast->exit = 0;
 	if (c->nargs != lock_args)
 		return 0;
-	if (k->try_result) { /* a TryEnter without a timeout */
+	if (k->try_result && !k->fast.len) { /* a TryEnter without a timeout */
 		*timing = TIME_NO_WAIT;
 		return 0;
 	}

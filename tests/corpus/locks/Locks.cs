@@ -213,9 +213,11 @@ namespace Locks
 
         public bool Take()
         {
-            if (!Gate.WaitOne(5000)) // site: Mutex.WaitOne
-                return false;
+            Gate.WaitOne(); // site: Mutex.WaitOne
             Gate.ReleaseMutex();
+            if (!owned.WaitOne(5000)) // site: Mutex.WaitOne
+                return false;
+            owned.ReleaseMutex();
             var local = new Mutex(false);
             local.WaitOne(TimeSpan.FromSeconds(1)); // site: Mutex.WaitOne
             local.ReleaseMutex();
