@@ -7,9 +7,11 @@
 #     the kinds not timed yet marked "(not timed)", and nothing else: not WaitOne on a
 #     WaitHandle-typed value or an event;
 #   - an independent count (ltcheck locks) finds as many call sites;
-#   - `locktime weave` times the Monitor lock, ReaderWriterLockSlim's and the Mutex, and leaves every
-#     other lock call as it was; a 60 ms write lock (Mutex hold) is reported held >= 50 ms at the
-#     holder's line and the reader (waiter) behind it waited >= 40 ms at its line, naming the holder; the woven program prints what the
+#   - `locktime weave` times the Monitor lock, ReaderWriterLockSlim's, the Mutex and SemaphoreSlim's
+#     Wait and WaitAsync, and leaves every other lock call as it was; a 60 ms write lock (Mutex hold,
+#     semaphore hold, an async holder awaiting Task.Delay(60)) is reported held >= 50 ms at the
+#     holder's line and the waiter behind it waited >= 40 ms at its line, naming the holder; a counting
+#     semaphore's hold is "not applicable"; the woven program prints what the
 #     un-woven one prints (results and the exceptions of misuse: SynchronizationLockException,
 #     LockRecursionException, SemaphoreFullException, AbandonedMutexException...), ltcheck verify
 #     accepts it and every method JIT-compiles.
@@ -50,7 +52,7 @@ count_agrees() { # FILE
 }
 
 # A call site of one of the types not timed yet in ltcheck's list.
-OTHER_LOCKS=' System\.Threading\.(SemaphoreSlim|SpinLock|ReaderWriterLock)::'
+OTHER_LOCKS=' System\.Threading\.(SpinLock|ReaderWriterLock)::'
 
 # Woven: the timed sites, as the input's list has them, marked woven; ltcheck still finds every
 # other lock call in place.
@@ -68,18 +70,18 @@ only_timed_woven() { # INPUT WOVEN SAID
 }
 
 # The kinds `weave` times (a regular expression over list's third field).
-TIMED='^(Monitor\.Enter|ReaderWriterLockSlim\.|Mutex\.)'
+TIMED='^(Monitor\.Enter|ReaderWriterLockSlim\.|Mutex\.|SemaphoreSlim\.)'
 
 # REPORTS has the holder's line at its listed location, held >= 50 ms, and the waiter's, waited >= 40 ms
-# there, naming the holder.
-held_and_waited() { # REPORTS INPUT HOLDER-METHOD WAITER-METHOD
-	local hat wat
+# there, naming the holder (unless NAMED is 0: a wait with a timeout has no fast try, so no holder).
+held_and_waited() { # REPORTS INPUT HOLDER-METHOD WAITER-METHOD [NAMED]
+	local hat wat named=${5:-1}
 	hat=$("$LT" list "$2" | awk -v m="$3" '$1 == m { print $4; exit }')
 	wat=$("$LT" list "$2" | awk -v m="$4" '$1 == m { print $4; exit }')
 	echo "holder at $hat, waiter at $wat"
-	awk -v h="$3" -v w="$4" -v hat="$hat" -v wat="$wat" '
+	awk -v h="$3" -v w="$4" -v hat="$hat" -v wat="$wat" -v named="$named" '
 		$2 == h && $3 == "held" && $10 == hat && $4 + 0 >= 50 { ok1 = 1 }
-		$2 == w && $3 == "held" && $10 == wat && $7 + 0 >= 40 && index($0, "(held by " h " at " hat ")") { ok2 = 1 }
+		$2 == w && $3 == "held" && $10 == wat && $7 + 0 >= 40 && (!named || index($0, "(held by " h " at " hat ")")) { ok2 = 1 }
 		END { exit !(ok1 && ok2) }' "$1" || { grep -F -e "$3" -e "$4" "$1"; return 1; }
 }
 
@@ -96,7 +98,7 @@ for config in Debug Release; do
 	rm -rf "$dir" && cp -r "$(dirname "$dll")" "$dir"
 	dotnet "$dll" >"$LT_TMP/expected.$config" 2>/dev/null
 	check "$config: weave" weave_into "$dir/Locks.dll" "$LT_TMP/said.$config" || continue
-	check "$config: the Monitor, ReaderWriterLockSlim and Mutex sites are woven, the rest left" only_timed_woven "$dll" "$dir/Locks.dll" "$LT_TMP/said.$config"
+	check "$config: the Monitor, ReaderWriterLockSlim, Mutex and SemaphoreSlim sites are woven, the rest left" only_timed_woven "$dll" "$dir/Locks.dll" "$LT_TMP/said.$config"
 	check "$config: metadata reader accepts it" ltcheck verify "$dir/Locks.dll"
 	check "$config: every method JIT-compiles" ltcheck jit "$dir/Locks.dll"
 	dotnet "$dir/Locks.dll" >"$LT_TMP/actual.$config" 2>"$LT_TMP/reports.$config"
@@ -105,4 +107,10 @@ for config in Debug Release; do
 		held_and_waited "$LT_TMP/reports.$config" "$dll" Locks.Cache::Write Locks.Cache::Read
 	check "$config: Mutex: the holder held >= 50 ms, the waiter waited >= 40 ms" \
 		held_and_waited "$LT_TMP/reports.$config" "$dll" Locks.Mutexes::Hold Locks.Mutexes::Take
+	check "$config: SemaphoreSlim(1, 1): the holder held >= 50 ms, a Wait(5000) waited >= 40 ms" \
+		held_and_waited "$LT_TMP/reports.$config" "$dll" Locks.Gates::Hold Locks.Gates::Take 0
+	check "$config: SemaphoreSlim(1, 1): an async holder across await Task.Delay(60), an awaiting waiter" \
+		held_and_waited "$LT_TMP/reports.$config" "$dll" Locks.Gates::HoldAcrossAwait Locks.Gates::TakeAsync
+	check "$config: a counting SemaphoreSlim: its hold not applicable" \
+		grep -qE '^LockTime: Locks\.Gates::Counting waited [0-9.]+ ms at Locks\.cs:[0-9]+ \(hold not applicable\)$' "$LT_TMP/reports.$config"
 done

@@ -475,10 +475,10 @@ static void test_lock_type_sites(void **state)
 	img_free(img);
 }
 
-/* Whether `weave` times a kind beside Monitor's and Lock's: ReaderWriterLockSlim's and Mutex's so far (by name). */
+/* Whether `weave` times a kind beside Monitor's and Lock's (by name): all but SpinLock's and ReaderWriterLock's so far. */
 static int timed_kind(enum weave_kind k)
 {
-	return strncmp(weave_kind_name(k), "ReaderWriterLockSlim.", 21) == 0 || strncmp(weave_kind_name(k), "Mutex.", 6) == 0;
+	return strncmp(weave_kind_name(k), "SpinLock.", 9) != 0 && strncmp(weave_kind_name(k), "ReaderWriterLock.", 17) != 0;
 }
 
 /* ---- Synthetic sites of the lock types beside Monitor and Lock: ReaderWriterLockSlim,
@@ -1064,7 +1064,6 @@ static void test_weave_system(void **state)
 	release(&names, &sites);
 	print_message("calls of kinds only listed: %ld before weaving, %ld after (of %zu calls)\n", untimed[0],
 		      untimed[1], nuntimed);
-	assert_true(untimed[0] > 0);
 	assert_int_equal(untimed[1], untimed[0]);
 	/* No lock call is left outside the helper: the list of a woven assembly
 	 * is its timed sites, read back from its site table. */

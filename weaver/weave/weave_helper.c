@@ -37,6 +37,10 @@ static const char *const hook_names[HK_COUNT] = {
 	[HK_WAITING_TO_UPGRADE] = "LockTime.Runtime.Api::WaitingToUpgrade",
 	[HK_RELEASED_READ] = "LockTime.Runtime.Api::ReleasedRead",
 	[HK_RELEASED_UPGRADEABLE] = "LockTime.Runtime.Api::ReleasedUpgradeable",
+	[HK_ACQUIRED_SEMAPHORE] = "LockTime.Runtime.Api::AcquiredSemaphore",
+	[HK_ACQUIRED_WHEN_DONE] = "LockTime.Runtime.Api::AcquiredWhenDone",
+	[HK_RELEASING_SEMAPHORE] = "LockTime.Runtime.Api::ReleasingSemaphore",
+	[HK_RELEASED_SEMAPHORE] = "LockTime.Runtime.Api::ReleasedSemaphore",
 };
 
 int weave_helper_add_method(struct weave_helper *h, const char *name, uint16_t flags, const uint8_t *sig, size_t len,

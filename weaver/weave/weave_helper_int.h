@@ -32,6 +32,10 @@ enum hhook {
 	HK_WAITING_TO_UPGRADE,   /* as HK_WAITING, before a blocking upgradeable read lock call */
 	HK_RELEASED_READ,        /* void Api.ReleasedRead(object) */
 	HK_RELEASED_UPGRADEABLE, /* void Api.ReleasedUpgradeable(object) */
+	HK_ACQUIRED_SEMAPHORE,   /* as HK_ACQUIRED, SemaphoreSlim.Wait (its hold kept by the semaphore) */
+	HK_ACQUIRED_WHEN_DONE,   /* void Api.AcquiredWhenDone(Task, object, int32 site, int64 start): WaitAsync */
+	HK_RELEASING_SEMAPHORE,  /* void Api.ReleasingSemaphore(object): before the original Release */
+	HK_RELEASED_SEMAPHORE,   /* void Api.ReleasedSemaphore(object): after it */
 	HK_COUNT
 };
 

@@ -10,7 +10,10 @@
 #include <string.h>
 
 /* What a wrapper does around the original call. */
-enum role { ROLE_NONE, ROLE_ACQUIRE, ROLE_RELEASE, ROLE_WAIT };
+enum role {
+	ROLE_NONE, ROLE_ACQUIRE, ROLE_RELEASE, ROLE_WAIT,
+	ROLE_ASYNC /* an acquisition that returns a Task: it ends when the task completes */
+};
 
 /* The non-blocking twin of a blocking Enter (II.23.2.1 MethodRefSig),
  * named TryEnter: it throws what Enter throws for a null lock or a `taken`
@@ -45,7 +48,7 @@ static const struct kind_info {
 	uint8_t try_result;   /* acquiring kinds whose bool result says "acquired" */
 	struct fast_sig fast; /* blocking Enter kinds: TryEnter's signature (len 0: none) */
 	uint8_t hook;         /* the hook an acquisition calls (HK_ACQUIRED when 0), a release (HK_RELEASED when 0) */
-	uint8_t waiting;      /* the hook before the blocking call (HK_WAITING when 0) */
+	uint8_t waiting;      /* the hook before the blocking call (HK_WAITING when 0); a release's before the original (none when 0) */
 } kinds[WEAVE_KIND_COUNT] = {
 	[WEAVE_MONITOR_ENTER] = { "Monitor_Enter", ROLE_ACQUIRE, 1, 0,
 				  { { SIG_CONV_DEFAULT, 1, SIG_BOOLEAN, SIG_OBJECT }, 4 } },
@@ -79,6 +82,13 @@ static const struct kind_info {
 	/* Mutex.WaitOne, all five overloads (bool: acquired); WaitOne() blocks, with WaitOne(0) first. */
 	[WEAVE_MUTEX_WAITONE] = { "Mutex_WaitOne", ROLE_ACQUIRE, 0, 1, TRY_ZERO("WaitOne"), 0, 0 },
 	[WEAVE_MUTEX_RELEASE] = { "Mutex_ReleaseMutex", ROLE_RELEASE, 0, 0, { { 0 }, 0 }, 0, 0 },
+	/* SemaphoreSlim: Wait() with Wait(0) first; the hold is kept by the semaphore (any thread releases). */
+	[WEAVE_SEM_WAIT] = { "Semaphore_Wait", ROLE_ACQUIRE, 1, 0, TRY_ZERO("Wait"), HK_ACQUIRED_SEMAPHORE, 0 },
+	[WEAVE_SEM_TRYWAIT] = { "Semaphore_TryWait", ROLE_ACQUIRE, 0, 1, { { 0 }, 0 }, HK_ACQUIRED_SEMAPHORE, 0 },
+	[WEAVE_SEM_WAITASYNC] = { "Semaphore_WaitAsync", ROLE_ASYNC, 0, 0, { { 0 }, 0 }, HK_ACQUIRED_WHEN_DONE, 0 },
+	[WEAVE_SEM_TRYWAITASYNC] = { "Semaphore_TryWaitAsync", ROLE_ASYNC, 0, 0, { { 0 }, 0 }, HK_ACQUIRED_WHEN_DONE, 0 },
+	[WEAVE_SEM_RELEASE] = { "Semaphore_Release", ROLE_RELEASE, 0, 0, { { 0 }, 0 }, HK_RELEASED_SEMAPHORE,
+				HK_RELEASING_SEMAPHORE },
 };
 
 /* How an acquiring wrapper learns that the lock was taken. */
@@ -331,8 +341,15 @@ static void emit_acquire(struct weave_helper *h, struct em *e, const struct call
 static void emit_release(struct weave_helper *h, struct em *e, const struct callee *c, enum weave_kind kind,
 			 int returns)
 {
-	uint32_t done = em_label(e);
+	uint32_t done = em_label(e), original = em_label(e);
 
+	if (kinds[kind].waiting) { /* if (!Api.Off) Api.Releasing...(arg 0): before the original */
+		em_tok(e, IL_LDSFLD, h->hook[HK_OFF]);
+		em_br(e, IL_BRTRUE, original);
+		em_ldarg(e, 0);
+		em_tok(e, IL_CALL, h->hook[kinds[kind].waiting]);
+	}
+	em_mark(e, original);
 	emit_original(e, c, returns);
 	em_tok(e, IL_LDSFLD, h->hook[HK_OFF]);
 	em_br(e, IL_BRTRUE, done);
@@ -345,6 +362,23 @@ static void emit_release(struct weave_helper *h, struct em *e, const struct call
 	em_mark(e, done);
 	if (returns)
 		em_ldloc(e, W_RESULT);
+	em_op(e, IL_RET);
+}
+
+/* WaitAsync stub: if (Api.Off) return original(args); t0 = Ticks(); task = original(args);
+ * Api.AcquiredWhenDone(task, arg 0, site, t0); return task: the wait ends when the task completes
+ * (at once, with no allocation, when it completed already). */
+static void emit_async(struct weave_helper *h, struct em *e, const struct callee *c, enum weave_kind kind)
+{
+	emit_off(h, e, c);
+	emit_timestamp(h, e, W_T0);
+	emit_original(e, c, 1);
+	em_ldloc(e, W_RESULT);
+	em_ldarg(e, 0);
+	em_ldarg(e, c->nargs);
+	em_ldloc(e, W_T0);
+	em_tok(e, IL_CALL, h->hook[kinds[kind].hook]);
+	em_ldloc(e, W_RESULT);
 	em_op(e, IL_RET);
 }
 
@@ -377,7 +411,7 @@ static int wrapper_sigs(const struct callee *c, enum weave_kind kind, struct lt_
 	struct sig_type i8 = { .elem = SIG_I8 };
 	const struct sig_type *this_type = kind == WEAVE_SCOPE_DISPOSE ? &by_ref : &owner, *a0;
 	struct sig_type **params, *local_types[3] = { &i8, &i8, c->sig->ret };
-	uint32_t n = c->nargs + (kinds[kind].role == ROLE_ACQUIRE ? 1 : 0), k = 0;
+	uint32_t n = c->nargs + (kinds[kind].role == ROLE_ACQUIRE || kinds[kind].role == ROLE_ASYNC ? 1 : 0), k = 0;
 	struct sig_method m = { .conv = SIG_CONV_DEFAULT, .ret = c->sig->ret, .sentinel = SIG_NO_SENTINEL };
 	struct sig_list l = { .kind = SIG_CONV_LOCAL_SIG, .count = c->sig->ret->elem == SIG_VOID ? 2 : 3,
 			      .types = local_types };
@@ -470,6 +504,8 @@ static int add_wrapper(struct weave_helper *h, const struct callee *c, enum weav
 	} else {
 		if (k->role == ROLE_RELEASE)
 			emit_release(h, &e, c, kind, returns);
+		else if (k->role == ROLE_ASYNC)
+			emit_async(h, &e, c, kind);
 		else
 			emit_wait(h, &e, c, returns);
 		rc = weave_helper_add_body(h, *out, &e, locals.data, locals.len, returns);
