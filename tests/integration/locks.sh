@@ -4,15 +4,14 @@
 # SpinLock (a struct, on a field and a local), Mutex (WaitOne, declared on WaitHandle, on a field, a
 # local, a parameter, a property, in a lambda) and ReaderWriterLock:
 #   - `locktime list` names each acquisition with its kind at its marker's line ("// site: KIND"),
-#     the kinds not timed yet marked "(not timed)", and nothing else: not WaitOne on a
-#     WaitHandle-typed value or an event;
+#     and nothing else: not WaitOne on a WaitHandle-typed value or an event;
 #   - an independent count (ltcheck locks) finds as many call sites;
-#   - `locktime weave` times the Monitor lock, ReaderWriterLockSlim's, the Mutex and SemaphoreSlim's
-#     Wait and WaitAsync, and leaves every other lock call as it was; a 60 ms write lock (Mutex hold,
-#     semaphore hold, an async holder awaiting Task.Delay(60)) is reported held >= 50 ms at the
-#     holder's line and the waiter behind it waited >= 40 ms at its line, naming the holder; a counting
-#     semaphore's hold is "not applicable"; the woven program prints what the
-#     un-woven one prints (results and the exceptions of misuse: SynchronizationLockException,
+#   - `locktime weave` times every one of them (no lock call is left outside the stubs); a 60 ms hold
+#     (a write lock, a Mutex, a semaphore, an async holder awaiting Task.Delay(60), a SpinLock, the
+#     old ReaderWriterLock's writer) is reported held >= 50 ms at the holder's line and the waiter
+#     behind it waited >= 40 ms at its line, naming the holder when the waiter had a fast try; a
+#     counting semaphore's hold is "not applicable"; the woven program prints what the un-woven one
+#     prints (results and the exceptions of misuse: SynchronizationLockException,
 #     LockRecursionException, SemaphoreFullException, AbandonedMutexException...), ltcheck verify
 #     accepts it and every method JIT-compiles.
 source "$(dirname "$0")/../lib.sh"
@@ -31,15 +30,13 @@ marked_sites() {
 	grep -nE '// site: [A-Za-z.]+$' "$SRC/Locks.cs" | sed -E 's/^([0-9]+):.*\/\/ site: ([^ ]+)$/\2 Locks.cs:\1/' | sort
 }
 
-# `list` FILE gives exactly the marked sites, each of a kind not timed marked so.
+# `list` FILE gives exactly the marked sites.
 listed_as_marked() { # FILE
 	"$LT" list "$1" >"$LT_TMP/list" || return 1
 	awk '{ print $3, $4 }' "$LT_TMP/list" | sort >"$LT_TMP/listed"
 	marked_sites >"$LT_TMP/marked"
 	echo "$(wc -l <"$LT_TMP/listed") sites listed, $(wc -l <"$LT_TMP/marked") marked"
-	diff "$LT_TMP/marked" "$LT_TMP/listed" || return 1
-	awk -v timed="$TIMED" '$3 !~ timed && $0 !~ / \(not timed\)$/ { print "not marked (not timed): " $0; bad = 1 }
-		$3 ~ timed && NF != 4 { print "marked: " $0; bad = 1 } END { exit bad }' "$LT_TMP/list"
+	diff "$LT_TMP/marked" "$LT_TMP/listed" && awk 'NF != 4 { print "not a site line: " $0; bad = 1 } END { exit bad }' "$LT_TMP/list"
 }
 
 # `list` and ltcheck's independent count agree.
@@ -51,26 +48,19 @@ count_agrees() { # FILE
 	[ "$ours" = "$theirs" ]
 }
 
-# A call site of one of the types not timed yet in ltcheck's list.
-OTHER_LOCKS=' System\.Threading\.(SpinLock|ReaderWriterLock)::'
-
-# Woven: the timed sites, as the input's list has them, marked woven; ltcheck still finds every
-# other lock call in place.
-only_timed_woven() { # INPUT WOVEN SAID
-	local before after n
-	"$LT" list "$1" | awk -v timed="$TIMED" '$3 ~ timed { print $1, $3, $4 " (woven)" }' | sort >"$LT_TMP/timed.list"
-	n=$(wc -l <"$LT_TMP/timed.list")
+# Woven: every site, as the input's list has it, marked woven; ltcheck finds no lock call left outside
+# the merged run-time's types (<LockTime>...).
+all_woven() { # INPUT WOVEN SAID
+	local n left
+	"$LT" list "$1" | awk '{ print $1, $3, $4 " (woven)" }' | sort >"$LT_TMP/sites.list"
+	n=$(wc -l <"$LT_TMP/sites.list")
 	grep -q "woven, $n lock sites timed" "$3" || { cat "$3"; return 1; }
 	"$LT" list "$2" | awk '{ print $1, $3, $4, $5 }' | sort >"$LT_TMP/woven.list" || return 1
-	diff "$LT_TMP/timed.list" "$LT_TMP/woven.list" || return 1
-	before=$(ltcheck locks "$1" | grep -cE "$OTHER_LOCKS")
-	after=$(ltcheck locks "$2" | grep -cE "$OTHER_LOCKS")
-	echo "lock calls other than Monitor's: $before before weaving, $after after"
-	[ "$before" -gt 0 ] && [ "$before" = "$after" ]
+	diff "$LT_TMP/sites.list" "$LT_TMP/woven.list" || return 1
+	left=$(ltcheck locks "$2" | grep -v '^total' | grep -vc '^<LockTime>')
+	echo "$n sites woven; lock calls left outside the stubs: $left"
+	[ "$left" = 0 ]
 }
-
-# The kinds `weave` times (a regular expression over list's third field).
-TIMED='^(Monitor\.Enter|ReaderWriterLockSlim\.|Mutex\.|SemaphoreSlim\.)'
 
 # REPORTS has the holder's line at its listed location, held >= 50 ms, and the waiter's, waited >= 40 ms
 # there, naming the holder (unless NAMED is 0: a wait with a timeout has no fast try, so no holder).
@@ -92,13 +82,13 @@ weave_into() { # FILE SAID
 for config in Debug Release; do
 	check "Locks builds ($config)" build_locks "$config" || continue
 	dll=$LT_CORPUS/locks/$config/Locks.dll
-	check "$config: list names every marked site with its kind and line, not timed" listed_as_marked "$dll"
+	check "$config: list names every marked site with its kind and line" listed_as_marked "$dll"
 	check "$config: list matches an independent count" count_agrees "$dll"
 	dir=$LT_TMP/$config
 	rm -rf "$dir" && cp -r "$(dirname "$dll")" "$dir"
 	dotnet "$dll" >"$LT_TMP/expected.$config" 2>/dev/null
 	check "$config: weave" weave_into "$dir/Locks.dll" "$LT_TMP/said.$config" || continue
-	check "$config: the Monitor, ReaderWriterLockSlim, Mutex and SemaphoreSlim sites are woven, the rest left" only_timed_woven "$dll" "$dir/Locks.dll" "$LT_TMP/said.$config"
+	check "$config: every site is woven" all_woven "$dll" "$dir/Locks.dll" "$LT_TMP/said.$config"
 	check "$config: metadata reader accepts it" ltcheck verify "$dir/Locks.dll"
 	check "$config: every method JIT-compiles" ltcheck jit "$dir/Locks.dll"
 	dotnet "$dir/Locks.dll" >"$LT_TMP/actual.$config" 2>"$LT_TMP/reports.$config"
@@ -111,6 +101,10 @@ for config in Debug Release; do
 		held_and_waited "$LT_TMP/reports.$config" "$dll" Locks.Gates::Hold Locks.Gates::Take 0
 	check "$config: SemaphoreSlim(1, 1): an async holder across await Task.Delay(60), an awaiting waiter" \
 		held_and_waited "$LT_TMP/reports.$config" "$dll" Locks.Gates::HoldAcrossAwait Locks.Gates::TakeAsync
+	check "$config: SpinLock: the holder held >= 50 ms, the waiter waited >= 40 ms" \
+		held_and_waited "$LT_TMP/reports.$config" "$dll" Locks.Spinner::Hold Locks.Spinner::Add 0
+	check "$config: ReaderWriterLock: the writer held >= 50 ms, a reader waited >= 40 ms" \
+		held_and_waited "$LT_TMP/reports.$config" "$dll" Locks.OldRw::Hold Locks.OldRw::Read 0
 	check "$config: a counting SemaphoreSlim: its hold not applicable" \
 		grep -qE '^LockTime: Locks\.Gates::Counting waited [0-9.]+ ms at Locks\.cs:[0-9]+ \(hold not applicable\)$' "$LT_TMP/reports.$config"
 done

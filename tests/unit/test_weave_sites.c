@@ -204,11 +204,11 @@ static void check_against_plain_scan(const char *path, long at_least)
 	struct weave_names names;
 	struct weave_sites sites;
 	struct listed l;
-	long plain[P_COUNT], found[P_COUNT], sync, untimed;
+	long plain[P_COUNT], found[P_COUNT], sync, others;
 
 	plain_scan(img, plain);
 	find(img, &names, &sites);
-	site_counts(&sites, found, &sync, &untimed);
+	site_counts(&sites, found, &sync, &others);
 	for (int k = 0; k < P_COUNT; k++) {
 		print_message("%s: Monitor.%s %ld (plain scan %ld)\n", path, plain_names[k], found[k], plain[k]);
 		assert_int_equal(found[k], plain[k]);
@@ -216,11 +216,11 @@ static void check_against_plain_scan(const char *path, long at_least)
 	assert_true(found[P_ENTER] + found[P_TRYENTER] >= at_least);
 	/* weave_list reports the acquisitions only, synchronized methods and
 	 * the other lock types included (Mono's libraries use SemaphoreSlim). */
-	print_message("%s: %ld acquisitions of the other lock types\n", path, untimed);
-	assert_true(untimed > 0);
+	print_message("%s: %ld acquisitions of the other lock types\n", path, others);
+	assert_true(others > 0);
 	memset(&l, 0, sizeof l);
-	assert_int_equal(weave_list(img, on_site, &l), found[P_ENTER] + found[P_TRYENTER] + sync + untimed);
-	assert_int_equal(l.n, found[P_ENTER] + found[P_TRYENTER] + sync + untimed);
+	assert_int_equal(weave_list(img, on_site, &l), found[P_ENTER] + found[P_TRYENTER] + sync + others);
+	assert_int_equal(l.n, found[P_ENTER] + found[P_TRYENTER] + sync + others);
 	assert_int_equal(l.by_kind[WEAVE_MONITOR_ENTER] + l.by_kind[WEAVE_MONITOR_ENTER_TAKEN], found[P_ENTER]);
 	assert_int_equal(l.by_kind[WEAVE_SYNCHRONIZED], sync);
 	release(&names, &sites);
@@ -475,12 +475,6 @@ static void test_lock_type_sites(void **state)
 	img_free(img);
 }
 
-/* Whether `weave` times a kind beside Monitor's and Lock's (by name): all but SpinLock's and ReaderWriterLock's so far. */
-static int timed_kind(enum weave_kind k)
-{
-	return strncmp(weave_kind_name(k), "SpinLock.", 9) != 0 && strncmp(weave_kind_name(k), "ReaderWriterLock.", 17) != 0;
-}
-
 /* ---- Synthetic sites of the lock types beside Monitor and Lock: ReaderWriterLockSlim,
  * SemaphoreSlim, SpinLock, Mutex (receivers), ReaderWriterLock ---- */
 
@@ -583,7 +577,6 @@ static void test_more_lock_sites(void **state)
 		assert_true(k < n);
 		assert_int_equal(offsets[k], 5 * i);
 		assert_int_equal(kinds[k], expect[i].kind);
-		assert_int_equal(weave_kind_timed((enum weave_kind)kinds[k]), timed_kind((enum weave_kind)kinds[k]));
 		k++;
 	}
 	assert_int_equal(k, n);
@@ -942,28 +935,18 @@ static void test_corruption(void **state)
 
 /* ---- Weaving ---- */
 
-/* The timed acquiring sites of s, and in *calls its timed calls. */
+/* The acquiring sites of s (synchronized methods aside), and in *calls all its calls. */
 static long count_acquiring(const struct weave_sites *s, long *calls)
 {
 	long n = 0;
 
 	*calls = 0;
 	for (size_t i = 0; i < s->n; i++) {
-		if (s->calls[i].kind == WEAVE_SYNCHRONIZED || !weave_kind_timed(s->calls[i].kind))
+		if (s->calls[i].kind == WEAVE_SYNCHRONIZED)
 			continue;
 		(*calls)++;
 		n += weave_kind_acquires(s->calls[i].kind);
 	}
-	return n;
-}
-
-/* The calls of s of the kinds not timed (listed only). */
-static long count_untimed(const struct weave_sites *s)
-{
-	long n = 0;
-
-	for (size_t i = 0; i < s->n; i++)
-		n += !weave_kind_timed(s->calls[i].kind);
 	return n;
 }
 
@@ -1041,14 +1024,11 @@ static void test_weave_system(void **state)
 	struct weave_sites sites;
 	enum weave_outcome outcome;
 	struct listed l = { 0 };
-	long acquiring, calls, nsites = -1, wcalls, wsites, untimed[2];
-	size_t nuntimed;
+	long acquiring, calls, nsites = -1, wcalls, wsites;
 
 	(void)state;
 	find(img, &names, &sites);
 	acquiring = count_acquiring(&sites, &calls);
-	nuntimed = sites.n;
-	untimed[0] = count_untimed(&sites);
 	release(&names, &sites);
 	assert_int_equal(weave_image(img, &opts, &outcome, &nsites), 0);
 	assert_int_equal(outcome, WEAVE_WOVEN);
@@ -1058,13 +1038,6 @@ static void test_weave_system(void **state)
 	count_wrapper_calls(woven, acquiring, &wcalls, &wsites);
 	assert_int_equal(wcalls, calls);
 	assert_int_equal(wsites, acquiring);
-	/* The calls of the kinds only listed stay as they were. */
-	find(woven, &names, &sites);
-	untimed[1] = count_untimed(&sites);
-	release(&names, &sites);
-	print_message("calls of kinds only listed: %ld before weaving, %ld after (of %zu calls)\n", untimed[0],
-		      untimed[1], nuntimed);
-	assert_int_equal(untimed[1], untimed[0]);
 	/* No lock call is left outside the helper: the list of a woven assembly
 	 * is its timed sites, read back from its site table. */
 	assert_int_equal(weave_list(woven, on_woven_site, &l), acquiring);
@@ -1172,18 +1145,10 @@ static void test_kinds(void **state)
 	assert_false(weave_kind_acquires(WEAVE_SCOPE_DISPOSE));
 	assert_false(weave_kind_acquires(WEAVE_MONITOR_WAIT));
 	assert_false(weave_kind_acquires(WEAVE_KIND_COUNT));
-	assert_true(weave_kind_timed(WEAVE_MONITOR_ENTER));
-	assert_true(weave_kind_timed(WEAVE_SYNCHRONIZED));
-	assert_true(weave_kind_timed(WEAVE_SCOPE_DISPOSE));
-	assert_false(weave_kind_timed(WEAVE_KIND_COUNT));
-	for (int k = WEAVE_RWS_ENTER_READ; k <= WEAVE_RWL_UPGRADE; k++) {
+	for (int k = WEAVE_RWS_ENTER_READ; k <= WEAVE_RWL_UPGRADE; k++)
 		assert_true(weave_kind_acquires((enum weave_kind)k));
-		assert_int_equal(weave_kind_timed((enum weave_kind)k), timed_kind((enum weave_kind)k));
-	}
-	for (int k = WEAVE_RWS_EXIT_READ; k <= WEAVE_RWL_DOWNGRADE; k++) {
+	for (int k = WEAVE_RWS_EXIT_READ; k <= WEAVE_RWL_DOWNGRADE; k++)
 		assert_false(weave_kind_acquires((enum weave_kind)k));
-		assert_int_equal(weave_kind_timed((enum weave_kind)k), timed_kind((enum weave_kind)k));
-	}
 	assert_string_equal(weave_kind_name(WEAVE_SEM_TRYWAITASYNC), "SemaphoreSlim.WaitAsync");
 	assert_string_equal(weave_kind_name(WEAVE_RWS_ENTER_UPGRADEABLE), "ReaderWriterLockSlim.EnterUpgradeableReadLock");
 }

@@ -25,16 +25,14 @@ void cli_warn(const char *file, int code, const char *fmt, ...)
 
 void cli_print_site(const char *prefix, const struct weave_site *s)
 {
-	/* <Type>::<Method> IL_xxxx <kind> [<file>:<line>] [(woven) | (not timed)]:
-	 * the location is what woven reports print after "at" (the IL offset when
-	 * there is no line); a woven site, read back from the site table, has no
-	 * input offset: "-" stands in its place; "(not timed)": a kind `weave`
-	 * leaves alone (weave_kind_timed). */
+	/* <Type>::<Method> IL_xxxx <kind> [<file>:<line>] [(woven)]: the location
+	 * is what woven reports print after "at" (the IL offset when there is no
+	 * line); a woven site, read back from the site table, has no input
+	 * offset: "-" stands in its place. */
 	char offset[16] = "-";
 
 	if (!s->woven)
 		snprintf(offset, sizeof offset, "IL_%04x", s->il_offset);
 	printf("%s%s%s %s %s%s%s%s\n", prefix ? prefix : "", prefix ? ": " : "", s->method, offset,
-	       weave_kind_name(s->kind), s->location[0] ? " " : "", s->location,
-	       s->woven ? " (woven)" : weave_kind_timed(s->kind) ? "" : " (not timed)");
+	       weave_kind_name(s->kind), s->location[0] ? " " : "", s->location, s->woven ? " (woven)" : "");
 }

@@ -145,12 +145,11 @@ int weave_sites_filter(const struct weave_names *names, const struct wlines *lin
 			;
 		if (weave_site_method(names, lines, row, name, sizeof name) < 0)
 			goto done;
-		/* A method's calls stay or go together: an Enter and its Exit;
-		 * the kinds without stubs yet are left as they are. */
-		if (!left_alone(names, &ig, opts, row, name))
-			for (; i < j; i++)
-				if (weave_kind_timed(sites->calls[i].kind))
-					sites->calls[kept++] = sites->calls[i];
+		/* A method's calls stay or go together: an Enter and its Exit. */
+		if (!left_alone(names, &ig, opts, row, name)) {
+			memmove(&sites->calls[kept], &sites->calls[i], (j - i) * sizeof *sites->calls);
+			kept += j - i;
+		}
 		i = j;
 	}
 	sites->n = kept;

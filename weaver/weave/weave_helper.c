@@ -41,6 +41,8 @@ static const char *const hook_names[HK_COUNT] = {
 	[HK_ACQUIRED_WHEN_DONE] = "LockTime.Runtime.Api::AcquiredWhenDone",
 	[HK_RELEASING_SEMAPHORE] = "LockTime.Runtime.Api::ReleasingSemaphore",
 	[HK_RELEASED_SEMAPHORE] = "LockTime.Runtime.Api::ReleasedSemaphore",
+	[HK_ACQUIRED_SPIN] = "LockTime.Runtime.Api::AcquiredSpin",
+	[HK_RELEASED_SPIN] = "LockTime.Runtime.Api::ReleasedSpin",
 };
 
 int weave_helper_add_method(struct weave_helper *h, const char *name, uint16_t flags, const uint8_t *sig, size_t len,

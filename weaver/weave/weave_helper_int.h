@@ -36,6 +36,8 @@ enum hhook {
 	HK_ACQUIRED_WHEN_DONE,   /* void Api.AcquiredWhenDone(Task, object, int32 site, int64 start): WaitAsync */
 	HK_RELEASING_SEMAPHORE,  /* void Api.ReleasingSemaphore(object): before the original Release */
 	HK_RELEASED_SEMAPHORE,   /* void Api.ReleasedSemaphore(object): after it */
+	HK_ACQUIRED_SPIN,        /* void Api.AcquiredSpin(int32 site, int64 start, int64 acquired, bool contended): SpinLock, no object */
+	HK_RELEASED_SPIN,        /* void Api.ReleasedSpin() */
 	HK_COUNT
 };
 

@@ -49,6 +49,8 @@ static const struct kind_info {
 	struct fast_sig fast; /* blocking Enter kinds: TryEnter's signature (len 0: none) */
 	uint8_t hook;         /* the hook an acquisition calls (HK_ACQUIRED when 0), a release (HK_RELEASED when 0) */
 	uint8_t waiting;      /* the hook before the blocking call (HK_WAITING when 0); a release's before the original (none when 0) */
+	uint8_t value;        /* `this` is a managed pointer to a value type (Lock.Scope, SpinLock): no
+			         object to pass; the hooks take none and no holder is looked for */
 } kinds[WEAVE_KIND_COUNT] = {
 	[WEAVE_MONITOR_ENTER] = { "Monitor_Enter", ROLE_ACQUIRE, 1, 0,
 				  { { SIG_CONV_DEFAULT, 1, SIG_BOOLEAN, SIG_OBJECT }, 4 } },
@@ -62,7 +64,7 @@ static const struct kind_info {
 	[WEAVE_SYNCHRONIZED] = { NULL, ROLE_NONE, 0, 0, { { 0 }, 0 } },
 	[WEAVE_MONITOR_EXIT] = { "Monitor_Exit", ROLE_RELEASE, 0, 0, { { 0 }, 0 } },
 	[WEAVE_LOCK_EXIT] = { "Lock_Exit", ROLE_RELEASE, 0, 0, { { 0 }, 0 } },
-	[WEAVE_SCOPE_DISPOSE] = { "Scope_Dispose", ROLE_RELEASE, 0, 0, { { 0 }, 0 } },
+	[WEAVE_SCOPE_DISPOSE] = { "Scope_Dispose", ROLE_RELEASE, 0, 0, { { 0 }, 0 }, HK_RELEASED_SCOPE, 0, 1 },
 	[WEAVE_MONITOR_WAIT] = { "Monitor_Wait", ROLE_WAIT, 0, 0, { { 0 }, 0 } },
 	/* ReaderWriterLockSlim: a reader waits behind a writer only (Api.WaitingToRead). */
 	[WEAVE_RWS_ENTER_READ] = { "RwSlim_EnterReadLock", ROLE_ACQUIRE, 1, 0, TRY_ZERO("TryEnterReadLock"),
@@ -89,6 +91,18 @@ static const struct kind_info {
 	[WEAVE_SEM_TRYWAITASYNC] = { "Semaphore_TryWaitAsync", ROLE_ASYNC, 0, 0, { { 0 }, 0 }, HK_ACQUIRED_WHEN_DONE, 0 },
 	[WEAVE_SEM_RELEASE] = { "Semaphore_Release", ROLE_RELEASE, 0, 0, { { 0 }, 0 }, HK_RELEASED_SEMAPHORE,
 				HK_RELEASING_SEMAPHORE },
+	/* SpinLock, a struct called on a managed pointer: Enter(ref taken) with TryEnter(ref taken) first. */
+	[WEAVE_SPIN_ENTER] = { "Spin_Enter", ROLE_ACQUIRE, 0, 0,
+			       { { SIG_HASTHIS, 1, SIG_VOID, SIG_BYREF, SIG_BOOLEAN }, 5 }, HK_ACQUIRED_SPIN, 0, 1 },
+	[WEAVE_SPIN_TRYENTER] = { "Spin_TryEnter", ROLE_ACQUIRE, 0, 1, { { 0 }, 0 }, HK_ACQUIRED_SPIN, 0, 1 },
+	[WEAVE_SPIN_EXIT] = { "Spin_Exit", ROLE_RELEASE, 0, 0, { { 0 }, 0 }, HK_RELEASED_SPIN, 0, 1 },
+	/* The old ReaderWriterLock: an upgrade is a write lock inside the read lock, a downgrade its end. */
+	[WEAVE_RWL_ACQUIRE_READER] = { "RwLock_AcquireReaderLock", ROLE_ACQUIRE, 1, 0, { { 0 }, 0 }, HK_ACQUIRED_READ, 0 },
+	[WEAVE_RWL_ACQUIRE_WRITER] = { "RwLock_AcquireWriterLock", ROLE_ACQUIRE, 1, 0, { { 0 }, 0 }, 0, 0 },
+	[WEAVE_RWL_UPGRADE] = { "RwLock_UpgradeToWriterLock", ROLE_ACQUIRE, 1, 0, { { 0 }, 0 }, 0, 0 },
+	[WEAVE_RWL_RELEASE_READER] = { "RwLock_ReleaseReaderLock", ROLE_RELEASE, 0, 0, { { 0 }, 0 }, HK_RELEASED_READ, 0 },
+	[WEAVE_RWL_RELEASE_WRITER] = { "RwLock_ReleaseWriterLock", ROLE_RELEASE, 0, 0, { { 0 }, 0 }, 0, 0 },
+	[WEAVE_RWL_DOWNGRADE] = { "RwLock_DowngradeFromWriterLock", ROLE_RELEASE, 0, 0, { { 0 }, 0 }, 0, 0 },
 };
 
 /* How an acquiring wrapper learns that the lock was taken. */
@@ -240,7 +254,8 @@ static void emit_try(struct em *e, const struct callee *c, const struct kind_inf
 static void emit_acquired(struct weave_helper *h, struct em *e, const struct callee *c, enum weave_kind kind,
 			  uint32_t acquired_local, int contended)
 {
-	em_ldarg(e, 0);
+	if (!kinds[kind].value)
+		em_ldarg(e, 0);
 	em_ldarg(e, c->nargs);
 	em_ldloc(e, W_T0);
 	em_ldloc(e, acquired_local);
@@ -277,8 +292,10 @@ static void emit_fast(struct weave_helper *h, struct em *e, const struct callee 
 		em_ldloc(e, W_RESULT);
 	em_op(e, IL_RET);
 	em_mark(e, slow);
-	em_ldarg(e, 0);
-	em_tok(e, IL_CALL, h->hook[kinds[kind].waiting ? kinds[kind].waiting : HK_WAITING]);
+	if (!kinds[kind].value) {
+		em_ldarg(e, 0);
+		em_tok(e, IL_CALL, h->hook[kinds[kind].waiting ? kinds[kind].waiting : HK_WAITING]);
+	}
 }
 
 /* An acquiring stub: if (Api.Off) return original(args); return
@@ -353,8 +370,8 @@ static void emit_release(struct weave_helper *h, struct em *e, const struct call
 	emit_original(e, c, returns);
 	em_tok(e, IL_LDSFLD, h->hook[HK_OFF]);
 	em_br(e, IL_BRTRUE, done);
-	if (kind == WEAVE_SCOPE_DISPOSE) {
-		em_tok(e, IL_CALL, h->hook[HK_RELEASED_SCOPE]);
+	if (kinds[kind].value) {
+		em_tok(e, IL_CALL, h->hook[kinds[kind].hook]);
 	} else {
 		em_ldarg(e, 0);
 		em_tok(e, IL_CALL, h->hook[kinds[kind].hook ? kinds[kind].hook : HK_RELEASED]);
@@ -406,10 +423,10 @@ static void emit_wait(struct weave_helper *h, struct em *e, const struct callee 
  * its params, and (int32 site) for acquiring kinds. */
 static int wrapper_sigs(const struct callee *c, enum weave_kind kind, struct lt_buf *sig, struct lt_buf *locals)
 {
-	struct sig_type owner = { .elem = kind == WEAVE_SCOPE_DISPOSE ? SIG_VALUETYPE : SIG_CLASS, .token = c->owner };
+	struct sig_type owner = { .elem = kinds[kind].value ? SIG_VALUETYPE : SIG_CLASS, .token = c->owner };
 	struct sig_type by_ref = { .elem = SIG_BYREF, .inner = &owner }, site = { .elem = SIG_I4 };
 	struct sig_type i8 = { .elem = SIG_I8 };
-	const struct sig_type *this_type = kind == WEAVE_SCOPE_DISPOSE ? &by_ref : &owner, *a0;
+	const struct sig_type *this_type = kinds[kind].value ? &by_ref : &owner, *a0;
 	struct sig_type **params, *local_types[3] = { &i8, &i8, c->sig->ret };
 	uint32_t n = c->nargs + (kinds[kind].role == ROLE_ACQUIRE || kinds[kind].role == ROLE_ASYNC ? 1 : 0), k = 0;
 	struct sig_method m = { .conv = SIG_CONV_DEFAULT, .ret = c->sig->ret, .sentinel = SIG_NO_SENTINEL };
@@ -418,7 +435,7 @@ static int wrapper_sigs(const struct callee *c, enum weave_kind kind, struct lt_
 	int rc;
 
 	a0 = arg0_type(c, this_type);
-	if (kind != WEAVE_SCOPE_DISPOSE && !is_elem(a0, SIG_OBJECT) && !is_elem(a0, SIG_CLASS))
+	if (!kinds[kind].value && !is_elem(a0, SIG_OBJECT) && !is_elem(a0, SIG_CLASS))
 		return lt_error_set(LT_E_WEAVE, "callee 0x%08x: %s whose first argument is no object", c->token,
 				    kinds[kind].name);
 	if (!(params = lt_calloc(n, sizeof *params)))

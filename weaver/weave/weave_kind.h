@@ -12,7 +12,6 @@ enum weave_kind {
 	WEAVE_LOCK_TRYENTER,        /* Lock.TryEnter(), (int), (TimeSpan) */
 	WEAVE_LOCK_ENTERSCOPE,      /* Lock.EnterScope() (C# 13 lock on a Lock) */
 	WEAVE_SYNCHRONIZED,         /* [MethodImpl(Synchronized)] method body */
-	/* Listed, not timed yet (weave_kind_timed 0): */
 	WEAVE_RWS_ENTER_READ,       /* ReaderWriterLockSlim.EnterReadLock() */
 	WEAVE_RWS_TRYENTER_READ,    /* ReaderWriterLockSlim.TryEnterReadLock(int), (TimeSpan) */
 	WEAVE_RWS_ENTER_WRITE,      /* ...EnterWriteLock() */
@@ -34,7 +33,7 @@ enum weave_kind {
 	WEAVE_LOCK_EXIT,
 	WEAVE_SCOPE_DISPOSE,
 	WEAVE_MONITOR_WAIT,
-	WEAVE_RWS_EXIT_READ,        /* listed-only kinds' releases, not timed yet */
+	WEAVE_RWS_EXIT_READ,        /* ReaderWriterLockSlim.ExitReadLock() */
 	WEAVE_RWS_EXIT_WRITE,
 	WEAVE_RWS_EXIT_UPGRADEABLE,
 	WEAVE_SEM_RELEASE,          /* SemaphoreSlim.Release(), (int) */
@@ -56,11 +55,5 @@ int weave_kind_of_name(const char *name, enum weave_kind *out);
 
 /* 1 for the kinds that acquire a lock (listed as sites), 0 otherwise. */
 int weave_kind_acquires(enum weave_kind k);
-
-/* 1 for the kinds `locktime weave` times (Monitor, Lock, synchronized
- * methods), 0 for those only `locktime list` shows until their call-site
- * stubs exist (ReaderWriterLockSlim, SemaphoreSlim, SpinLock, Mutex,
- * ReaderWriterLock): the weave leaves their calls as they are. */
-int weave_kind_timed(enum weave_kind k);
 
 #endif

@@ -92,9 +92,9 @@ struct weave_sites {
 
 /* Find every call and callvirt to a lock API (System.Threading.Monitor
  * Enter/TryEnter/Exit/Wait, System.Threading.Lock Enter/TryEnter/Exit/
- * EnterScope, Lock.Scope.Dispose, and the kinds weave_kind_timed says are
- * listed only: ReaderWriterLockSlim, SemaphoreSlim, SpinLock, Mutex,
- * ReaderWriterLock; matched by namespace, type, name and signature shape)
+ * EnterScope, Lock.Scope.Dispose, ReaderWriterLockSlim, SemaphoreSlim,
+ * SpinLock, Mutex, ReaderWriterLock; matched by namespace, type, name and
+ * signature shape)
  * in every MethodDef body of img but the helper type's; a call of
  * WaitHandle.WaitOne is a Mutex.WaitOne site when its receiver is
  * statically a System.Threading.Mutex (weave_receiver_class: a local, an
@@ -144,8 +144,7 @@ long weave_list_woven(const struct img *img, void (*fn)(void *ctx, const struct 
  * Returns 1 or 0. */
 int weave_pattern_match(const char *const *patterns, size_t n, const char *name);
 
-/* Drop from `sites` the calls of the kinds not timed (weave_kind_timed 0:
- * listed only), and the calls of the methods left alone - all calls of a
+/* Drop from `sites` the calls of the methods left alone - all calls of a
  * MethodDef together: those that carry an attribute named
  * LockTimeIgnoreAttribute (any namespace; II.22.10), or whose type, an
  * enclosing type or the assembly does, or that report under the name of
