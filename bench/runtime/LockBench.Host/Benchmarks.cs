@@ -30,6 +30,29 @@ public class UncontendedBenchmarks
 
     [Benchmark(OperationsPerInvoke = Times)]
     public void Lock_Woven() => _wovenLock.Increment(Times);
+
+    private readonly plain::LockBench.ReadLockCounter _plainRead = new();
+    private readonly woven::LockBench.ReadLockCounter _wovenRead = new();
+    private readonly plain::LockBench.SemaphoreCounter _plainSemaphore = new();
+    private readonly woven::LockBench.SemaphoreCounter _wovenSemaphore = new();
+
+    [Benchmark(OperationsPerInvoke = Times)]
+    public void ReadLock_Plain() => _plainRead.Increment(Times);
+
+    [Benchmark(OperationsPerInvoke = Times)]
+    public void ReadLock_Woven() => _wovenRead.Increment(Times);
+
+    [Benchmark(OperationsPerInvoke = Times)]
+    public void Semaphore_Plain() => _plainSemaphore.Increment(Times);
+
+    [Benchmark(OperationsPerInvoke = Times)]
+    public void Semaphore_Woven() => _wovenSemaphore.Increment(Times);
+
+    [Benchmark(OperationsPerInvoke = Times)]
+    public System.Threading.Tasks.Task SemaphoreAsync_Plain() => _plainSemaphore.IncrementAsync(Times);
+
+    [Benchmark(OperationsPerInvoke = Times)]
+    public System.Threading.Tasks.Task SemaphoreAsync_Woven() => _wovenSemaphore.IncrementAsync(Times);
 }
 
 /// <summary>

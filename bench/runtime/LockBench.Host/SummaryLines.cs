@@ -35,6 +35,9 @@ public static class SummaryLines
         {
             ("UncontendedBenchmarks", "Monitor", "Monitor lock uncontended", true),
             ("UncontendedBenchmarks", "Lock", "System.Threading.Lock uncontended", true),
+            ("UncontendedBenchmarks", "ReadLock", "ReaderWriterLockSlim read lock uncontended", false),
+            ("UncontendedBenchmarks", "Semaphore", "SemaphoreSlim(1, 1) Wait/Release uncontended", false),
+            ("UncontendedBenchmarks", "SemaphoreAsync", "SemaphoreSlim(1, 1) await WaitAsync/Release uncontended", false),
             ("ContendedBenchmarks", "Monitor", "Monitor lock contended (2 threads, ns per acquisition)", false),
             ("ContendedBenchmarks", "Lock", "System.Threading.Lock contended (2 threads, ns per acquisition)", false),
         })

@@ -49,3 +49,73 @@ public sealed class LockCounter
         }
     }
 }
+
+/// <summary>A counter read under a ReaderWriterLockSlim's read lock: EnterReadLock / ExitReadLock.</summary>
+public sealed class ReadLockCounter
+{
+    private readonly ReaderWriterLockSlim _gate = new();
+    private long _count;
+
+    public long Count => Volatile.Read(ref _count);
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public void Increment(int times)
+    {
+        for (int i = 0; i < times; i++)
+        {
+            _gate.EnterReadLock();
+            try
+            {
+                _count++;
+            }
+            finally
+            {
+                _gate.ExitReadLock();
+            }
+        }
+    }
+}
+
+/// <summary>A counter guarded by a SemaphoreSlim used as a lock (maximum 1): Wait / Release.</summary>
+public sealed class SemaphoreCounter
+{
+    private readonly SemaphoreSlim _gate = new(1, 1);
+    private long _count;
+
+    public long Count => Volatile.Read(ref _count);
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public void Increment(int times)
+    {
+        for (int i = 0; i < times; i++)
+        {
+            _gate.Wait();
+            try
+            {
+                _count++;
+            }
+            finally
+            {
+                _gate.Release();
+            }
+        }
+    }
+
+    /// <summary>The same with <c>await WaitAsync()</c>: uncontended, every wait completes at once.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public async System.Threading.Tasks.Task IncrementAsync(int times)
+    {
+        for (int i = 0; i < times; i++)
+        {
+            await _gate.WaitAsync();
+            try
+            {
+                _count++;
+            }
+            finally
+            {
+                _gate.Release();
+            }
+        }
+    }
+}
