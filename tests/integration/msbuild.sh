@@ -13,35 +13,21 @@
 #     5. VB and F#;
 #     6. a classic project importing the package as packages.config projects do, built by Mono's xbuild;
 #        signed with SignAssembly: sn -vf verifies the woven output (and so for the console app);
-#     settings: booleans other than true/false are error LT104, LockTimeInclude/LockTimeExclude, and
+#     settings: booleans other than true/false and LockTimeSummary other than a number are error LT104,
+#     LockTimeSummary/LockTimeReport/LockTimeLockOrder reach the weave and the program, LockTimeInclude/LockTimeExclude, and
 #     dotnet pack of a woven library warns LT105 unless LockTimePack=true;
 #     7. a corrupt intermediate assembly fails the build with error LT0NN, and so does the next build;
 #        no binary, a binary that is not executable, an unsupported host: one error each.
-# Runs share the packages folder and build/LockTime.<version>.nupkg: one at a time. flock -o holds the
-# lock itself, so that no process a build leaves behind can keep it.
-if [ -z "${LT_MSBUILD_LOCKED:-}" ]; then
-	lock=$(cd "$(dirname "$0")/../.." && pwd)/build/msbuild/lock
-	mkdir -p "${lock%/*}"
-	LT_MSBUILD_LOCKED=1 exec flock -o "$lock" bash "$0" "$@"
-fi
-source "$(dirname "$0")/../lib.sh"
-# No MSBuild node or compiler server may outlive a build (they would hold the test's output pipe open).
-export MSBUILDDISABLENODEREUSE=1 DOTNET_CLI_USE_MSBUILD_SERVER=0
-DOTNET_OPTS=(-nologo -tl:off -nodeReuse:false -p:UseSharedCompilation=false)
-VERSION=$(sed -n 's/^#define LOCKTIME_VERSION "\(.*\)"$/\1/p' "$LT_ROOT/weaver/cli/cli.h")
-export LockTimeTestVersion=$VERSION # read by the test projects (MSBuild and xbuild take it as a property)
-NUPKG=$LT_BUILD/LockTime.$VERSION.nupkg
-STATIC=$LT_BUILD/static/locktime
-
-check "make package" make -s -C "$LT_ROOT" package || exit 1
-check "ltcheck builds" tools_build || exit 1
+# Runs share the packages folder and build/LockTime.<version>.nupkg with testgate.sh: one at a time
+# (msbuild_lib.sh).
+source "$(dirname "$0")/../msbuild_lib.sh" "$@"
 
 # --- The package ------------------------------------------------------------------------------------------
 
 package_files() {
 	unzip -Z1 "$NUPKG" | grep -vE '^(_rels/|package/|\[Content_Types\]\.xml$|LockTime\.nuspec$)' | LC_ALL=C sort >"$LT_TMP/files"
-	printf '%s\n' LICENSE README.md THIRD-PARTY-NOTICES.txt build/LockTime.Host.targets build/LockTime.Host.xbuild.targets \
-		build/LockTime.Packages.targets build/LockTime.props build/LockTime.targets tools/linux-arm64/locktime \
+	printf '%s\n' LICENSE README.md THIRD-PARTY-NOTICES.txt build/LockTime.Gate.targets build/LockTime.Host.targets build/LockTime.Host.xbuild.targets \
+		build/LockTime.Numbers.targets build/LockTime.Packages.targets build/LockTime.props build/LockTime.targets tools/linux-arm64/locktime \
 		tools/linux-x64/locktime tools/win-x64/locktime.exe | diff - "$LT_TMP/files"
 }
 notices() { # THIRD-PARTY-NOTICES.txt names every library linked, and holds the licence texts it points to
@@ -88,43 +74,10 @@ fi
 
 work="$LT_TMP/my projects"
 feed="$LT_TMP/local feed"
-# Kept between runs for the framework packages (net48 reference assemblies, FSharp.Core); LockTime itself
-# is removed so that this run's package is extracted afresh.
-export NUGET_PACKAGES="$LT_BUILD/msbuild/nuget packages"
-rm -rf "$NUGET_PACKAGES/locktime"
-mkdir -p "$feed" "$NUGET_PACKAGES"
 sn -q -k "$LT_TMP/key.snk" >/dev/null
-cp "$NUPKG" "$feed/"
 cp -r "$LT_ROOT/tests/msbuild/." "$work/"
-cat >"$work/nuget.config" <<EOF
-<?xml version="1.0" encoding="utf-8"?>
-<configuration>
-  <packageSources>
-    <add key="locktime-test" value="$feed" />
-  </packageSources>
-</configuration>
-EOF
+msbuild_feed "$work" "$feed"
 
-# dn LOG ARGS...: dotnet ARGS into LOG; on failure, prints the log's errors and keeps it in build/logs/.
-dn() {
-	local log=$1
-	shift
-	dotnet "$@" "${DOTNET_OPTS[@]}" >"$log" 2>&1 && return 0
-	grep -E ': (error|warning) ' "$log" | sort -u | tail -n 10
-	mkdir -p "$LT_BUILD/logs" && cp "$log" "$LT_BUILD/logs/msbuild-${log##*/}" && echo "(log: build/logs/msbuild-${log##*/})"
-	return 1
-}
-# fails LOG PATTERN ARGS...: dotnet ARGS fails, and LOG has an error line matching PATTERN.
-fails() {
-	local log=$1 pattern=$2
-	shift 2
-	dotnet "$@" "${DOTNET_OPTS[@]}" >"$log" 2>&1 && { echo "the build succeeded"; return 1; }
-	grep -qE "$pattern" "$log" || { grep -E ': error ' "$log" | sort -u | tail -n 5; return 1; }
-}
-# one_error LOG PATTERN ARGS...: as fails, and it is the build's only error.
-one_error() {
-	fails "$@" && grep -qE '^ +1 Error\(s\)' "$1" || { grep -E 'Error\(s\)|: error ' "$1" | sort -u; return 1; }
-}
 woven_times() { # LOG N: the weaver wove exactly N assemblies in the build logged in LOG (-v:n)
 	local n
 	n=$(grep -cE ': woven, [0-9]+ lock sites? timed' "$1")
@@ -204,6 +157,10 @@ console_settings() {
 		one_error "$LT_TMP/s1.log" "error LT104: LockTime: LockTimeEnabled is 'yes': it takes true or false" build "$c" -p:LockTimeEnabled=yes
 	check "settings: LockTimeVerbose=1: one error LT104" \
 		one_error "$LT_TMP/s2.log" "error LT104: LockTime: LockTimeVerbose is '1'" build "$c" -p:LockTimeVerbose=1
+	check "settings: LockTimeLockOrder=maybe: one error LT104 naming it" \
+		one_error "$LT_TMP/s2b.log" "error LT104: LockTime: LockTimeLockOrder is 'maybe': it takes true or false" build "$c" -p:LockTimeLockOrder=maybe
+	check "settings: LockTimeSummary=ten: one error LT104 naming it" \
+		one_error "$LT_TMP/s2c.log" "error LT104: LockTime: LockTimeSummary is 'ten': it takes a whole number" build "$c" -p:LockTimeSummary=ten
 	check "settings: LockTimeEnabled=FALSE (any case)" dn "$LT_TMP/s3.log" build "$c" -v:n -p:LockTimeEnabled=FALSE
 	check "settings: LockTimeEnabled=FALSE: no weave" woven_times "$LT_TMP/s3.log" 0
 	check "settings: LockTimeExclude=Program::Slow, LockTimeInclude=Program::*%3BNo::Such" \
@@ -217,6 +174,33 @@ console_settings() {
 	check "settings: signed: woven once, no LT018" bash -c "grep -cE ': woven, [0-9]+ lock sites? timed' '$LT_TMP/s5.log' | grep -qx 1 && ! grep -q LT018 '$LT_TMP/s5.log'"
 	check "settings: signed: sn -vf verifies the woven assembly in bin/" sn_verifies "$cbin/ConsoleApp.dll"
 	check "settings: signed: and it is woven" is_woven "$cbin/ConsoleApp.dll"
+}
+
+# The run-time's options baked in by the weave: LockTimeSummary, LockTimeReport, LockTimeLockOrder.
+args_has() { # LINE NEXT: the weave's response file has the line LINE followed by NEXT
+	grep -A1 -xF -- "$1" "$cobj/ConsoleApp.dll.locktime.args" | tail -n 1 | grep -qxF -- "$2"
+}
+console_runtime_options() {
+	if ! "$STATIC" --help | grep -q -- '--lock-order'; then
+		echo "ok - settings: LockTimeSummary, LockTimeReport, LockTimeLockOrder # SKIP this locktime has no --summary, --report, --lock-order (locktime --help)"
+		return
+	fi
+	check "settings: LockTimeSummary=0 LockTimeReport=PATH/run.{pid}.json LockTimeLockOrder=false" \
+		dn "$LT_TMP/r1.log" build "$c" -v:n -p:LockTimeSummary=0 "-p:LockTimeReport=$LT_TMP/run.{pid}.json" -p:LockTimeLockOrder=false
+	check "settings: woven once" woven_times "$LT_TMP/r1.log" 1
+	check "settings: the weave got --summary 0" args_has --summary 0
+	check "settings: the weave got --lock-order off" args_has --lock-order off
+	rm -f "$LT_TMP"/run.*.json
+	run_app dotnet "$cbin/ConsoleApp.dll"
+	check "settings: LockTimeSummary=0: no summary at exit" not grep -q '^LockTime: summary:' "$err"
+	check "settings: LockTimeReport: the report is written, {pid} replaced" bash -c "ls '$LT_TMP'/run.[0-9]*.json"
+	check "settings: LockTimeReport: the report has the slow lock" bash -c "grep -q '\"method\": \"Program::Slow\"' '$LT_TMP'/run.[0-9]*.json"
+	LOCKTIME_SUMMARY=1 run_app dotnet "$cbin/ConsoleApp.dll"
+	check "settings: LOCKTIME_SUMMARY=1 overrides the baked 0" grep -q '^LockTime: summary:' "$err"
+	check "settings: LockTimeSummary=2 LockTimeLockOrder=TRUE" dn "$LT_TMP/r2.log" build "$c" -v:n -p:LockTimeSummary=2 -p:LockTimeLockOrder=TRUE
+	check "settings: the weave got --lock-order on" args_has --lock-order on
+	run_app dotnet "$cbin/ConsoleApp.dll"
+	check "settings: LockTimeSummary=2: the summary's top 2 sites at exit" grep -q '^LockTime: top 2 sites' "$err"
 }
 
 console_incremental() {
@@ -358,6 +342,7 @@ console_first_build
 other=$!
 console_properties
 console_settings
+console_runtime_options
 console_incremental
 console_errors
 wait "$other"

@@ -1,0 +1,24 @@
+// A test that holds a lock 120 ms (the gate's line is the lock statement), and one that fails on request.
+using System;
+using System.Threading;
+using Xunit;
+
+public class StockTests
+{
+    static readonly object Stock = new object();
+
+    [Fact]
+    public void HoldsTheStockLock()
+    {
+        lock (Stock) // held 120 ms
+        {
+            Thread.Sleep(120);
+        }
+    }
+
+    [Fact]
+    public void FailsWhenAsked()
+    {
+        Assert.Null(Environment.GetEnvironmentVariable("LOCKTIME_TEST_FAIL"));
+    }
+}
