@@ -4,12 +4,15 @@
 # a build/.props and a build/.targets (what any package with build targets costs: NuGet's generated
 # imports and their evaluation), and with LockTime - alternating, RUNS times each (default 5):
 #   - a full build (bin/ and obj/ removed, build server shut down);
-#   - a no-change build right after, which must not run the weaver (the stamp and the woven assembly
-#     keep their times; checked every run).
-# LockTime's own targets are timed from MSBuild's performance summary of one full and one no-change
-# build. Lines:
-#   build: LockTime's own MSBuild targets (median): 55 ms in a full build, 2 ms in a no-change build
-#   build: no-change 1.21 s without a package, 1.30 s with an empty one (.props + .targets), 1.31 s with LockTime [median of 5]
+#   - NOCHANGE no-change builds right after (default 4), which must not run the weaver (the stamp and
+#     the woven assembly keep their times; checked every run), each with MSBuild's performance summary,
+#     whose evaluation time and LockTime targets' times are kept beside the wall time.
+# Then where a full build's LockTime time goes: its targets in one performance summary, and the weaver
+# alone on the app (20 weaves of the compiled assembly as the build passes it, and without the reference
+# list). Lines:
+#   build: no-change 0.78 s without a package, 0.78 s with an empty one (.props + .targets), 0.77 s with LockTime [median of 20]
+#   build: no-change with LockTime: -0.01 s (-1.3%) against no package, ... ; at most +2%: met
+#   build: no-change, MSBuild's evaluation: ...
 #   build: full ...
 set -euo pipefail
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
@@ -59,16 +62,26 @@ for k in "${kinds[@]}"; do
 done
 
 median() { python3 -c 'import statistics, sys; print("%.2f" % statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
-seconds() { # CMD...: wall seconds of CMD
+seconds() { # CMD...: wall seconds of CMD; its output in $out/last.log
 	local s e
 	s=$(date +%s.%N)
-	"$@" >/dev/null 2>&1 || { echo "bench/build/run.sh: failed: $*" >&2; exit 1; }
+	"$@" >"$out/last.log" 2>&1 || { echo "bench/build/run.sh: failed: $*" >&2; tail -n 20 "$out/last.log" >&2; exit 1; }
 	e=$(date +%s.%N)
 	python3 -c "print($e - $s)"
 }
+# From a performance summary: the project's evaluation time, and LockTime's targets (names starting with
+# LockTime or _LockTime; TARGET: that one only), in ms.
+evaluation_ms() { # LOG
+	awk '/Project Evaluation Performance Summary:/ { getline; print $1 + 0; exit }' "$1"
+}
+targets_ms() { # LOG [TARGET]
+	awk -v only="${2:-}" '/Target Performance Summary:/ { on = 1 } /Task Performance Summary:/ { on = 0 }
+	     on && (only == "" ? $3 ~ /^_?LockTime/ : $3 == only) { ms += $1 } END { print ms + 0 }' "$1"
+}
+nochange_runs=${NOCHANGE:-4}
 stamp=$out/WithLockTime/obj/Debug/net10.0/WithLockTime.dll.locktime.stamp
 woven=$out/WithLockTime/obj/Debug/net10.0/WithLockTime.dll
-declare -A full nochange
+declare -A full nochange evaluation lttargets
 for ((i = 0; i < runs; i++)); do
 	for k in "${kinds[@]}"; do
 		rm -rf "$out/$k/bin" "$out/$k/obj/Debug"
@@ -77,7 +90,11 @@ for ((i = 0; i < runs; i++)); do
 		if [ "$k" = WithLockTime ]; then
 			before=$(stat -c %Y.%y "$stamp" "$woven")
 		fi
-		nochange[$k]+=" $(seconds dotnet build "$out/$k" "${opts[@]}")"
+		for ((j = 0; j < nochange_runs; j++)); do
+			nochange[$k]+=" $(seconds dotnet build "$out/$k" "${opts[@]}" -clp:PerformanceSummary)"
+			evaluation[$k]+=" $(evaluation_ms "$out/last.log")"
+			[ "$k" != WithLockTime ] || lttargets[$k]+=" $(targets_ms "$out/last.log")"
+		done
 		if [ "$k" = WithLockTime ] && [ "$before" != "$(stat -c %Y.%y "$stamp" "$woven")" ]; then
 			echo "bench/build/run.sh: the no-change build ran the weaver" >&2
 			exit 1
@@ -87,16 +104,35 @@ done
 "$out/WithLockTime/bin/Debug/net10.0/WithLockTime" 2>&1 | grep -q '^LockTime: Shop.Inventory::Reserve' ||
 	{ echo "bench/build/run.sh: the woven app does not report" >&2; exit 1; }
 
-# LockTime's targets (their names start with LockTime or _LockTime) in the performance summary.
-targets_ms() { # LOG
-	awk '/Target Performance Summary:/ { on = 1 } /Task Performance Summary:/ { on = 0 }
-	     on && $3 ~ /^_?LockTime/ { ms += $1 } END { print ms + 0 }' "$1"
-}
+# A full build's LockTime targets, and the weaver alone on the assembly the compiler wrote (the build's own
+# response file, on a copy; then without the reference list).
 rm -rf "$out/WithLockTime/bin" "$out/WithLockTime/obj/Debug"
 dotnet build "$out/WithLockTime" "${opts[@]}" -clp:PerformanceSummary >"$out/perf-full.log" 2>&1
-dotnet build "$out/WithLockTime" "${opts[@]}" -clp:PerformanceSummary >"$out/perf-nochange.log" 2>&1
-echo "build: LockTime's own MSBuild targets: $(targets_ms "$out/perf-full.log") ms in a full build, $(targets_ms "$out/perf-nochange.log") ms in a no-change build"
-for what in nochange full; do
-	declare -n t=$what
-	echo "build: ${what/nochange/no-change} $(median ${t[NoPackage]}) s without a package, $(median ${t[EmptyPackage]}) s with an empty one (.props + .targets), $(median ${t[WithLockTime]}) s with LockTime [median of $runs]"
-done
+obj=$out/WithLockTime/obj/Debug/net10.0
+dotnet build "$out/WithLockTime" "${opts[@]}" -p:LockTimeEnabled=false >/dev/null 2>&1
+cp "$obj/WithLockTime.dll" "$out/plain.dll" && cp "$obj/WithLockTime.pdb" "$out/plain.pdb"
+exe=$NUGET_PACKAGES/locktime/$version/tools/linux-x64/locktime
+weave_ms() { # ARGS...: median ms of 20 weaves of a fresh copy of the plain assembly
+	local t=() s e
+	for ((j = 0; j < 20; j++)); do
+		cp "$out/plain.dll" "$out/weave.dll" && cp "$out/plain.pdb" "$out/weave.pdb"
+		s=$(date +%s%N)
+		(cd "$out/WithLockTime" && "$exe" weave -q "$@" "$out/weave.dll")
+		e=$(date +%s%N)
+		t+=("$(((e - s) / 1000))")
+	done
+	python3 -c 'import statistics, sys; print("%.0f" % (statistics.median(int(x) for x in sys.argv[1:]) / 1000))' "${t[@]}"
+}
+refs=obj/Debug/net10.0/WithLockTime.dll.locktime.references
+nrefs=$(wc -l <"$out/WithLockTime/$refs")
+refbytes=$(cd "$out/WithLockTime" && xargs -d '\n' cat <"$refs" | wc -c)
+
+pct() { python3 -c 'import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print("%+.2f s (%+.1f%%)" % (a - b, 100 * (a - b) / b))' "$1" "$2"; }
+within() { python3 -c 'import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print("met" if a <= b * 1.02 else "NOT MET")' "$1" "$2"; }
+n0=$(median ${nochange[NoPackage]}) n1=$(median ${nochange[EmptyPackage]}) n2=$(median ${nochange[WithLockTime]})
+echo "build: no-change $n0 s without a package, $n1 s with an empty one (.props + .targets), $n2 s with LockTime [median of $((runs * nochange_runs))]"
+echo "build: no-change with LockTime: $(pct "$n2" "$n0") against no package, $(pct "$n2" "$n1") against the empty package; at most +2% over no package: $(within "$n2" "$n0")"
+echo "build: no-change, MSBuild's evaluation of the project: $(median ${evaluation[NoPackage]} | cut -d. -f1) ms without a package, $(median ${evaluation[EmptyPackage]} | cut -d. -f1) ms with an empty one, $(median ${evaluation[WithLockTime]} | cut -d. -f1) ms with LockTime; LockTime's own targets $(median ${lttargets[WithLockTime]} | cut -d. -f1) ms [medians]"
+echo "build: full $(median ${full[NoPackage]}) s without a package, $(median ${full[EmptyPackage]}) s with an empty one (.props + .targets), $(median ${full[WithLockTime]}) s with LockTime [median of $runs]"
+echo "build: full, LockTime's own targets: $(targets_ms "$out/perf-full.log") ms (LockTimeWeave $(targets_ms "$out/perf-full.log" LockTimeWeave) ms, _LockTimeTool $(targets_ms "$out/perf-full.log" _LockTimeTool) ms)"
+echo "build: the weaver alone on the app: $(weave_ms -r "@$refs") ms with the build's $nrefs references ($((refbytes / 1024)) KiB read), $(weave_ms) ms without them [median of 20]"

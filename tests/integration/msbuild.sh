@@ -180,6 +180,9 @@ console_settings() {
 args_has() { # LINE NEXT: the weave's response file has the line LINE followed by NEXT
 	grep -A1 -xF -- "$1" "$cobj/ConsoleApp.dll.locktime.args" | tail -n 1 | grep -qxF -- "$2"
 }
+shows() { # PATTERN FILE: FILE has a line matching PATTERN (grep -E); else FILE is shown
+	grep -qE -- "$1" "$2" || { cat "$2"; return 1; }
+}
 console_runtime_options() {
 	if ! "$STATIC" --help | grep -q -- '--lock-order'; then
 		echo "ok - settings: LockTimeSummary, LockTimeReport, LockTimeLockOrder # SKIP this locktime has no --summary, --report, --lock-order (locktime --help)"
@@ -196,11 +199,11 @@ console_runtime_options() {
 	check "settings: LockTimeReport: the report is written, {pid} replaced" bash -c "ls '$LT_TMP'/run.[0-9]*.json"
 	check "settings: LockTimeReport: the report has the slow lock" bash -c "grep -q '\"method\": \"Program::Slow\"' '$LT_TMP'/run.[0-9]*.json"
 	LOCKTIME_SUMMARY=1 run_app dotnet "$cbin/ConsoleApp.dll"
-	check "settings: LOCKTIME_SUMMARY=1 overrides the baked 0" grep -q '^LockTime: summary:' "$err"
+	check "settings: LOCKTIME_SUMMARY=1 overrides the baked 0" shows '^LockTime: summary:' "$err"
 	check "settings: LockTimeSummary=2 LockTimeLockOrder=TRUE" dn "$LT_TMP/r2.log" build "$c" -v:n -p:LockTimeSummary=2 -p:LockTimeLockOrder=TRUE
 	check "settings: the weave got --lock-order on" args_has --lock-order on
 	run_app dotnet "$cbin/ConsoleApp.dll"
-	check "settings: LockTimeSummary=2: the summary's top 2 sites at exit" grep -q '^LockTime: top 2 sites' "$err"
+	check "settings: LockTimeSummary=2: the summary's top 2 sites at exit" shows '^LockTime: top 2 sites' "$err"
 }
 
 console_incremental() {
