@@ -180,14 +180,17 @@ console_settings() {
 args_has() { # LINE NEXT: the weave's response file has the line LINE followed by NEXT
 	grep -A1 -xF -- "$1" "$cobj/ConsoleApp.dll.locktime.args" | tail -n 1 | grep -qxF -- "$2"
 }
-shows() { # PATTERN FILE: FILE has a line matching PATTERN (grep -E); else FILE is shown
-	grep -qE -- "$1" "$2" || { cat "$2"; return 1; }
+shows() { # PATTERN FILE [OTHER...]: FILE has a line matching PATTERN (grep -E); else FILE and the OTHER files are shown
+	grep -qE -- "$1" "$2" || { shift; tail -n +1 "$@"; return 1; }
 }
 console_runtime_options() {
 	if ! "$STATIC" --help | grep -q -- '--lock-order'; then
 		echo "ok - settings: LockTimeSummary, LockTimeReport, LockTimeLockOrder # SKIP this locktime has no --summary, --report, --lock-order (locktime --help)"
 		return
 	fi
+	# The baked summary shows only with no LOCKTIME_SUMMARY (lib.sh sets it to 0 for the other tests).
+	local LOCKTIME_SUMMARY
+	unset LOCKTIME_SUMMARY
 	check "settings: LockTimeSummary=0 LockTimeReport=PATH/run.{pid}.json LockTimeLockOrder=false" \
 		dn "$LT_TMP/r1.log" build "$c" -v:n -p:LockTimeSummary=0 "-p:LockTimeReport=$LT_TMP/run.{pid}.json" -p:LockTimeLockOrder=false
 	check "settings: woven once" woven_times "$LT_TMP/r1.log" 1
@@ -201,9 +204,11 @@ console_runtime_options() {
 	LOCKTIME_SUMMARY=1 run_app dotnet "$cbin/ConsoleApp.dll"
 	check "settings: LOCKTIME_SUMMARY=1 overrides the baked 0" shows '^LockTime: summary:' "$err"
 	check "settings: LockTimeSummary=2 LockTimeLockOrder=TRUE" dn "$LT_TMP/r2.log" build "$c" -v:n -p:LockTimeSummary=2 -p:LockTimeLockOrder=TRUE
+	check "settings: LockTimeSummary=2: woven once" woven_times "$LT_TMP/r2.log" 1
+	check "settings: the weave got --summary 2" args_has --summary 2
 	check "settings: the weave got --lock-order on" args_has --lock-order on
 	run_app dotnet "$cbin/ConsoleApp.dll"
-	check "settings: LockTimeSummary=2: the summary's top 2 sites at exit" shows '^LockTime: top 2 sites' "$err"
+	check "settings: LockTimeSummary=2: the summary's top 2 sites at exit" shows '^LockTime: top 2 sites' "$err" "$out"
 }
 
 console_incremental() {
