@@ -183,21 +183,21 @@ args_has() { # LINE NEXT: the weave's response file has the line LINE followed b
 shows() { # PATTERN FILE [OTHER...]: FILE has a line matching PATTERN (grep -E); else FILE and the OTHER files are shown
 	grep -qE -- "$1" "$2" || { shift; tail -n +1 "$@"; return 1; }
 }
+run_baked() { # RUNNER FILE: as run_app, with no LOCKTIME_SUMMARY (lib.sh sets it to 0): the baked summary shows
+	env -u LOCKTIME_SUMMARY "$1" "$2" >"$out" 2>"$err"
+}
 console_runtime_options() {
 	if ! "$STATIC" --help | grep -q -- '--lock-order'; then
 		echo "ok - settings: LockTimeSummary, LockTimeReport, LockTimeLockOrder # SKIP this locktime has no --summary, --report, --lock-order (locktime --help)"
 		return
 	fi
-	# The baked summary shows only with no LOCKTIME_SUMMARY (lib.sh sets it to 0 for the other tests).
-	local LOCKTIME_SUMMARY
-	unset LOCKTIME_SUMMARY
 	check "settings: LockTimeSummary=0 LockTimeReport=PATH/run.{pid}.json LockTimeLockOrder=false" \
 		dn "$LT_TMP/r1.log" build "$c" -v:n -p:LockTimeSummary=0 "-p:LockTimeReport=$LT_TMP/run.{pid}.json" -p:LockTimeLockOrder=false
 	check "settings: woven once" woven_times "$LT_TMP/r1.log" 1
 	check "settings: the weave got --summary 0" args_has --summary 0
 	check "settings: the weave got --lock-order off" args_has --lock-order off
 	rm -f "$LT_TMP"/run.*.json
-	run_app dotnet "$cbin/ConsoleApp.dll"
+	run_baked dotnet "$cbin/ConsoleApp.dll"
 	check "settings: LockTimeSummary=0: no summary at exit" not grep -q '^LockTime: summary:' "$err"
 	check "settings: LockTimeReport: the report is written, {pid} replaced" bash -c "ls '$LT_TMP'/run.[0-9]*.json"
 	check "settings: LockTimeReport: the report has the slow lock" bash -c "grep -q '\"method\": \"Program::Slow\"' '$LT_TMP'/run.[0-9]*.json"
@@ -207,7 +207,7 @@ console_runtime_options() {
 	check "settings: LockTimeSummary=2: woven once" woven_times "$LT_TMP/r2.log" 1
 	check "settings: the weave got --summary 2" args_has --summary 2
 	check "settings: the weave got --lock-order on" args_has --lock-order on
-	run_app dotnet "$cbin/ConsoleApp.dll"
+	run_baked dotnet "$cbin/ConsoleApp.dll"
 	check "settings: LockTimeSummary=2: the summary's top 2 sites at exit" shows '^LockTime: top 2 sites' "$err" "$out"
 }
 
