@@ -3,6 +3,7 @@
 #include "lt_error.h"
 #include "lt_mem.h"
 #include "lt_file.h"
+#include "mdb.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -16,6 +17,8 @@ void pdb_found_free(struct pdb_found *f)
 	if (!f)
 		return;
 	md_free(&f->md);
+	mdb_free(f->mdb);
+	free(f->mdb);
 	free(f->data);
 	free(f->path);
 	memset(f, 0, sizeof *f);
@@ -27,6 +30,9 @@ int pdb_found_stale(struct pdb_found *f, char *path, const char *fmt, ...)
 	va_list ap;
 
 	md_free(&f->md);
+	mdb_free(f->mdb);
+	free(f->mdb);
+	f->mdb = NULL;
 	free(f->data);
 	f->data = NULL;
 	f->size = 0;
@@ -152,6 +158,33 @@ int pdb_found_file(struct pdb_found *f, uint8_t *data, size_t size, char *path)
 	f->size = size;
 	f->path = path;
 	return judge(f, PDB_FILE, f->id, f->portable, path);
+}
+
+int pdb_found_mdb(struct pdb_found *f, uint8_t *data, size_t size, char *path, const struct img *img)
+{
+	uint8_t guid[16];
+
+	md_free(&f->md);
+	free(f->data);
+	if (path != f->path)
+		free(f->path);
+	f->data = data;
+	f->size = size;
+	f->path = path;
+	if (!(f->mdb = lt_calloc(1, sizeof *f->mdb)))
+		return lt_nomem(NULL);
+	if (mdb_read(data, size, f->mdb) < 0 || mdb_module_guid(img, guid) < 0) {
+		if (lt_error_last()->code == LT_E_NOMEM)
+			return -1;
+		pdb_found_stale(f, path, "%s: %s", path, lt_error_last()->msg);
+		lt_error_clear();
+		return 0;
+	}
+	if (memcmp(guid, f->mdb->guid, 16) != 0)
+		return pdb_found_stale(f, path, "%s: Mono symbols of another build (their GUID is not the module's Mvid)",
+				       path);
+	f->source = PDB_MDB;
+	return 0;
 }
 
 int pdb_find_embedded(struct pdb_found *out, const struct img *img, const char **cv_name)

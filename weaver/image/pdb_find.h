@@ -24,15 +24,19 @@ enum pdb_source {
 	PDB_NONE,     /* no debug symbols to update (none named, none found) */
 	PDB_FILE,     /* a matching portable PDB file: data, md, path */
 	PDB_EMBEDDED, /* a matching Embedded Portable PDB entry: data, md */
-	PDB_STALE     /* symbols found that cannot be updated: why (and path for a file) */
+	PDB_STALE,    /* symbols found that cannot be updated: why (and path for a file) */
+	PDB_MDB       /* a matching Mono .mdb file (mdb.h): data, mdb, path */
 };
+
+struct mdb_file;
 
 struct pdb_found {
 	enum pdb_source source;
 	uint8_t *data;      /* the PDB's bytes, inflated when embedded (owned; md borrows them) */
 	size_t size;
 	struct md_image md; /* PDB_FILE, PDB_EMBEDDED: the PDB's metadata */
-	char *path;         /* the file read (PDB_FILE; PDB_STALE when a file is stale), owned */
+	struct mdb_file *mdb; /* PDB_MDB: the parsed .mdb (owned; borrows data) */
+	char *path;         /* the file read (PDB_FILE, PDB_MDB; PDB_STALE when a file is stale), owned */
 	int codeview;       /* index in pe.debug of the RSDS CodeView entry, -1 when none */
 	int embedded;       /* index in pe.debug of the Embedded Portable PDB entry, -1 when none */
 	char why[300];      /* PDB_STALE: what was found and why it cannot be used */
@@ -62,6 +66,15 @@ int pdb_find_embedded(struct pdb_found *out, const struct img *img, const char *
  * another build, malformed metadata).  Returns 0, or -1 with LT_E_NOMEM
  * (f keeps what it took: release it with pdb_found_free). */
 int pdb_found_file(struct pdb_found *f, uint8_t *data, size_t size, char *path);
+
+/* Judge the bytes data[0..size) of the file `path` (both taken, owned by f
+ * afterwards) as the Mono symbols of img (<assembly>.mdb): PDB_MDB with
+ * f->mdb when mdb_read parses it and its GUID is img's Mvid
+ * (mdb_module_guid; Mono's run time compares the two), else PDB_STALE with
+ * f->why naming the file and the reason (a malformed file: mdb_read's
+ * message; another build's).  Returns 0, or -1 with LT_E_NOMEM (f keeps what
+ * it took: release it with pdb_found_free). */
+int pdb_found_mdb(struct pdb_found *f, uint8_t *data, size_t size, char *path, const struct img *img);
 
 /* Mark f PDB_STALE, its data released: f->why formatted like printf, f->path
  * set to `path` (taken; may be NULL).  Returns 0. */

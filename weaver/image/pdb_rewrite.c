@@ -13,10 +13,7 @@ const uint8_t pdb_kind_hoisted_scopes[16] = { 0x1E, 0xA6, 0xA9, 0x6D, 0xC7, 0xF8
 const uint8_t pdb_kind_async_stepping[16] = { 0xC5, 0x2A, 0xFD, 0x54, 0x25, 0xE9, 0x1A, 0x40,
 					      0x9C, 0x2A, 0xF9, 0x4F, 0x17, 0x10, 0x72, 0xF8 };
 
-/* The offset map of MethodDef `row`: NULL when its body is the input's (or
- * the row is not an input method).  -1 with LT_E_PDB when the body was
- * replaced without a map. */
-static int method_map(const struct img *img, uint32_t row, const struct pdb_map **out)
+int pdb_method_map(const struct img *img, uint32_t row, const struct pdb_map **out)
 {
 	*out = NULL;
 	if (row == 0 || row > img->nbodies || !img->bodies[row - 1].data)
@@ -105,7 +102,7 @@ static int rewrite_scopes(struct md_image *pdb, const struct img *img)
 		const struct pdb_map *m;
 		uint32_t start, len;
 
-		if (method_map(img, md_get(pdb, MD_LOCALSCOPE, r, MD_LOCALSCOPE_METHOD), &m) < 0)
+		if (pdb_method_map(img, md_get(pdb, MD_LOCALSCOPE, r, MD_LOCALSCOPE_METHOD), &m) < 0)
 			return lt_error_prefix("LocalScope row %u: ", r);
 		if (!m)
 			continue;
@@ -159,7 +156,7 @@ static int remap_async(const struct img *img, const uint8_t *p, uint32_t len, co
 		return -1;
 	while (lt_cur_left(&c) > 0) {
 		if (lt_cur_u32(&c, &yield) < 0 || lt_cur_u32(&c, &resume) < 0 || sig_uint_decode(&c, &method) < 0 ||
-		    method_map(img, method, &rm) < 0 || pdb_map_offset(m, yield, &yield) < 0 ||
+		    pdb_method_map(img, method, &rm) < 0 || pdb_map_offset(m, yield, &yield) < 0 ||
 		    (rm && pdb_map_offset(rm, resume, &resume) < 0))
 			return -1;
 		if (lt_buf_u32(out, yield) < 0 || lt_buf_u32(out, resume) < 0 || sig_uint_encode(out, method) < 0)
@@ -190,7 +187,7 @@ static int rewrite_custom(struct md_image *pdb, const struct img *img)
 		if (md_token_table(parent) != MD_METHODDEF || (!hoisted && memcmp(kind, pdb_kind_async_stepping, 16)))
 			continue;
 		b.len = 0;
-		if (method_map(img, md_token_row(parent), &m) < 0 ||
+		if (pdb_method_map(img, md_token_row(parent), &m) < 0 ||
 		    (m && (md_blob(pdb, md_get(pdb, MD_CUSTOMDEBUGINFORMATION, r, MD_CUSTOMDEBUGINFORMATION_VALUE), &p, &len) < 0 ||
 			   (hoisted ? remap_hoisted(p, len, m, &b) : remap_async(img, p, len, m, &b)) < 0 ||
 			   set_blob(pdb, MD_CUSTOMDEBUGINFORMATION, r, MD_CUSTOMDEBUGINFORMATION_VALUE, &b) < 0)))
@@ -256,7 +253,7 @@ int pdb_rewrite(struct md_image *pdb, const struct img *img, struct lt_buf *out,
 
 		if (md_get(pdb, MD_METHODDEBUGINFORMATION, row, MD_METHODDEBUGINFORMATION_SEQUENCEPOINTS) == 0)
 			continue;
-		if (method_map(img, row, &m) < 0 || (m && rewrite_sequence_points(pdb, img, row, m) < 0))
+		if (pdb_method_map(img, row, &m) < 0 || (m && rewrite_sequence_points(pdb, img, row, m) < 0))
 			return lt_error_prefix("MethodDebugInformation row %u: ", row);
 	}
 	if (rewrite_scopes(pdb, img) < 0 || rewrite_custom(pdb, img) < 0)

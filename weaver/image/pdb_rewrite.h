@@ -16,6 +16,12 @@
 extern const uint8_t pdb_kind_hoisted_scopes[16]; /* 6DA9A61E-F8C7-4874-BE62-68BC5630DF71 */
 extern const uint8_t pdb_kind_async_stepping[16]; /* 54FD2AC5-E925-401A-9C2A-F94F171072F8 */
 
+/* The offset map of MethodDef `row` (1-based) of img into *out: NULL when its
+ * body is the input's (or the row is not an input method).  Returns 0, or -1
+ * with LT_E_PDB when the body was replaced without a map (img_set_method_body
+ * with bytes). */
+int pdb_method_map(const struct img *img, uint32_t row, const struct pdb_map **out);
+
 /* Update `pdb` (a portable PDB read with md_read whose id matched img's
  * CodeView entry; edited in place) for the edits of `img`, and write it to
  * `out` with its new PDB id:

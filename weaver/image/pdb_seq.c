@@ -21,7 +21,7 @@ void pdb_seq_free(struct pdb_seq *s)
 	memset(s, 0, sizeof *s);
 }
 
-static int seq_push(struct pdb_seq *s, const struct pdb_seq_point *p)
+int pdb_seq_push(struct pdb_seq *s, const struct pdb_seq_point *p)
 {
 	if (lt_grow(&s->points, &s->cap, (size_t)s->n + 1, sizeof *s->points) < 0)
 		return -1;
@@ -119,7 +119,7 @@ int pdb_seq_decode(const uint8_t *blob, uint32_t len, uint32_t document, struct 
 		} else if (read_visible(&c, dlines, dcol, have_visible ? &prev_visible : NULL, &p, rec) < 0) {
 			goto fail;
 		}
-		if (seq_push(out, &p) < 0)
+		if (pdb_seq_push(out, &p) < 0)
 			goto fail;
 		if (!p.hidden) {
 			prev_visible = p;
@@ -205,7 +205,7 @@ int pdb_seq_remap(struct pdb_seq *s, const struct pdb_map *m)
 	mapped.local_signature = s->local_signature;
 	if (prologue_point(m, &prologue) && s->n > 0) {
 		prologue.document = s->points[0].document;
-		if (seq_push(&mapped, &prologue) < 0)
+		if (pdb_seq_push(&mapped, &prologue) < 0)
 			goto done;
 	}
 	for (uint32_t i = 0; i < s->n; i++) {
@@ -225,7 +225,7 @@ int pdb_seq_remap(struct pdb_seq *s, const struct pdb_map *m)
 			}
 			mapped.n--; /* the instruction of the earlier one was removed */
 		}
-		if (seq_push(&mapped, &p) < 0)
+		if (pdb_seq_push(&mapped, &p) < 0)
 			goto done;
 	}
 	pdb_seq_free(s);

@@ -63,6 +63,10 @@ int pdb_seq_encode(const struct pdb_seq *s, uint32_t document, struct lt_buf *ou
  * unchanged on failure. */
 int pdb_seq_remap(struct pdb_seq *s, const struct pdb_map *m);
 
+/* Append a copy of *p to s's points (growing them).  Returns 0, or -1 with
+ * LT_E_NOMEM. */
+int pdb_seq_push(struct pdb_seq *s, const struct pdb_seq_point *p);
+
 /* Release what s owns; s is empty afterwards.  NULL is a no-op. */
 void pdb_seq_free(struct pdb_seq *s);
 

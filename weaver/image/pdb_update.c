@@ -2,6 +2,7 @@
 #include "pdb_update.h"
 #include "lt_error.h"
 #include "lt_mem.h"
+#include "mdb.h"
 #include "pdb_rewrite.h"
 
 #include <limits.h>
@@ -123,6 +124,9 @@ static int update(struct pdb_update *out, struct img *img, struct pdb_found *f, 
 	struct lt_buf pdb = LT_BUF_INIT, entry = LT_BUF_INIT;
 	int rc = -1;
 
+	/* Mono's symbols: a file of their own, named by no debug entry. */
+	if (f->source == PDB_MDB)
+		return mdb_update(f->mdb, img, &out->data);
 	if (pdb_rewrite(&f->md, img, &pdb, id, &id_offset, sha256) < 0)
 		goto done;
 	if (f->source == PDB_EMBEDDED &&
@@ -146,7 +150,7 @@ done:
 void pdb_update_stale(struct pdb_update *u, const struct pdb_found *f, const char *msg)
 {
 	u->stale = 1;
-	snprintf(u->why, sizeof u->why, "%.120s: %.270s", f->source == PDB_FILE ? f->path : "embedded PDB", msg);
+	snprintf(u->why, sizeof u->why, "%.120s: %.270s", f->source == PDB_EMBEDDED ? "embedded PDB" : f->path, msg);
 }
 
 int pdb_update(struct pdb_update *out, struct img *img, struct pdb_found *f, const char *cv_name)

@@ -16,9 +16,9 @@ struct pdb_update {
 	enum pdb_source source; /* what was found */
 	int stale;              /* 1: symbols exist that were not updated; why says which and why */
 	char why[400];
-	char *path;             /* PDB_FILE: where the rewritten PDB goes (owned; set by the caller,
-				 * weave_pdb_update), else NULL */
-	struct lt_buf data;     /* PDB_FILE: its bytes */
+	char *path;             /* PDB_FILE, PDB_MDB: where the rewritten symbols go (owned; set by
+				 * the caller, weave_pdb_update), else NULL */
+	struct lt_buf data;     /* PDB_FILE, PDB_MDB: their bytes */
 };
 
 /* Bring the debug symbols of `img` up to date with its edits, before
@@ -29,7 +29,9 @@ struct pdb_update {
  *    out->data, for the caller to write to out->path;
  *  - a matching embedded PDB: rewritten, deflated (raw Deflate) and set as
  *    the new data of the Embedded Portable PDB entry ("MPDB", size, data);
- *  and then, through img_set_debug_data, the CodeView entry gets the new PDB
+ *  - a matching Mono .mdb (PDB_MDB): rewritten by mdb_update into out->data,
+ *    with img's new Mvid as its GUID; no debug entry names it;
+ *  and for a PDB then, through img_set_debug_data, the CodeView entry gets the new PDB
  *  id (GUID in its data, stamp as its TimeDateStamp when it is a portable
  *  entry, MinorVersion 0x504D), with `cv_name` (NULL: kept) as the file name
  *  in its path, and every PdbChecksum entry whose algorithm is SHA256,

@@ -97,6 +97,16 @@ static char *symbols_name(const char *assembly_path, const char *ext)
 	return name;
 }
 
+/* symbols_name(assembly_path, ext) in the assembly's folder: a new string
+ * (free()), or NULL with LT_E_NOMEM. */
+static char *beside_named(const char *assembly_path, const char *ext)
+{
+	char *name = symbols_name(assembly_path, ext), *path = name ? path_beside(assembly_path, name, strlen(name)) : NULL;
+
+	free(name);
+	return path;
+}
+
 /* The file `name` in the assembly's folder: 1 with *data, *size and *path
  * when it exists and reads, 0 when it does not, -1 when memory runs out. */
 static int read_beside(const char *assembly_path, const char *name, uint8_t **data, size_t *size, char **path)
@@ -125,7 +135,7 @@ static int read_named(const char *assembly_path, int mdb, uint8_t **data, size_t
 }
 
 /* weave_pdb_find past the embedded PDB: the files beside the assembly. */
-static int find_file(struct pdb_found *out, const char *assembly_path, const char *cv_name)
+static int find_file(struct pdb_found *out, const struct img *img, const char *assembly_path, const char *cv_name)
 {
 	uint8_t *data = NULL;
 	size_t size = 0;
@@ -142,10 +152,8 @@ static int find_file(struct pdb_found *out, const char *assembly_path, const cha
 		free(data);
 		return rc < 0 ? -1 : pdb_found_stale(out, path, "%s: the assembly has no CodeView debug entry naming it", path);
 	}
-	if ((rc = read_named(assembly_path, 1, &data, &size, &path)) != 0) {
-		free(data);
-		return rc < 0 ? -1 : pdb_found_stale(out, path, "%s: Mono .mdb symbols cannot be updated", path);
-	}
+	if ((rc = read_named(assembly_path, 1, &data, &size, &path)) != 0)
+		return rc < 0 ? -1 : pdb_found_mdb(out, data, size, path, img);
 	return 0;
 }
 
@@ -157,7 +165,7 @@ int weave_pdb_find(struct pdb_found *out, const struct img *img, const char *ass
 		return -1;
 	if (out->embedded >= 0 || !assembly_path)
 		return 0;
-	if (find_file(out, assembly_path, cv_name) < 0) {
+	if (find_file(out, img, assembly_path, cv_name) < 0) {
 		pdb_found_free(out);
 		return -1;
 	}
@@ -203,6 +211,8 @@ int weave_pdb_update(struct pdb_update *u, struct img *img, struct pdb_found *f,
 			rc = -1;
 		else
 			pdb_update_stale(u, f, lt_error_last()->msg);
+	} else if (f->source == PDB_MDB && !(u->path = beside_named(out_path, ".mdb"))) {
+		rc = -1; /* Mono looks for <assembly path>.mdb */
 	} else {
 		rc = pdb_update(u, img, f, cv_name);
 	}
@@ -247,10 +257,12 @@ done:
 
 void weave_clean_pdb_temps(const char *out)
 {
-	char *name = symbols_name(out, ".pdb"), *pdb = name ? path_beside(out, name, strlen(name)) : NULL;
+	static const char *const exts[] = { ".pdb", ".mdb" };
 
-	if (pdb)
-		lt_file_clean_temps(pdb);
-	free(pdb);
-	free(name);
+	for (size_t i = 0; i < sizeof exts / sizeof *exts; i++) {
+		char *path = beside_named(out, exts[i]);
+		if (path)
+			lt_file_clean_temps(path);
+		free(path);
+	}
 }

@@ -35,7 +35,8 @@ int weave_key_read(const char *path, struct lt_rsa_key **out);
  *    assembly's folder, else <assembly name without .dll/.exe>.pdb there,
  *    judged by pdb_found_file (PDB_FILE when it matches, else PDB_STALE);
  *  - without a CodeView entry, <name>.pdb there: PDB_STALE (nothing names it);
- *  - <assembly path>.mdb (Mono's symbols): PDB_STALE.
+ *  - <assembly path>.mdb (Mono's symbols), judged by pdb_found_mdb (PDB_MDB
+ *    when its GUID is the module's Mvid, else PDB_STALE).
  * Nothing found is PDB_NONE.  Debug symbols never fail a weave: the only
  * error is running out of memory.  Returns 0 (release *out with
  * pdb_found_free), or -1 with LT_E_NOMEM (*out is then released). */
@@ -47,7 +48,8 @@ int weave_pdb_find(struct pdb_found *out, const struct img *img, const char *ass
  * name (u->path) - or, when that is the input's PDB file and out_path is not
  * in_path (an output beside the input keeps the input's symbols),
  * <output name>.pdb there, named in the CodeView entry's path; when that
- * too would replace the input's PDB, the symbols are stale.  Returns 0
+ * too would replace the input's PDB, the symbols are stale.  A .mdb's
+ * rewrite goes to <out_path>.mdb, where Mono looks for it.  Returns 0
  * (release *u with pdb_update_free), or -1 with LT_E_NOMEM. */
 int weave_pdb_update(struct pdb_update *u, struct img *img, struct pdb_found *f, const char *in_path,
 		     const char *out_path);
@@ -63,9 +65,10 @@ int weave_pdb_update(struct pdb_update *u, struct img *img, struct pdb_found *f,
 int weave_write_pair(const struct pdb_update *u, const char *asm_path, const struct lt_iov *asm_parts,
 		     size_t nparts, const uint8_t *orig, size_t orig_len);
 
-/* Remove what a run killed while writing the PDB beside `out` left
- * (<name without .dll/.exe>.pdb.locktime-XXXXXX; lt_file_clean_temps): the
- * PDB is written under out's lock, which the caller holds. */
+/* Remove what a run killed while writing the symbols beside `out` left
+ * (<name without .dll/.exe>.pdb.locktime-XXXXXX, <out>.mdb.locktime-XXXXXX;
+ * lt_file_clean_temps): they are written under out's lock, which the caller
+ * holds. */
 void weave_clean_pdb_temps(const char *out);
 
 #endif

@@ -1,9 +1,10 @@
-/* weave_lines.c - source lines of lock sites from the assembly's portable PDB. */
+/* weave_lines.c - source lines of lock sites from the assembly's portable PDB or Mono .mdb. */
 #include "weave_lines.h"
 #include "lt_cursor.h"
 #include "lt_error.h"
 #include "lt_hash.h"
 #include "lt_mem.h"
+#include "mdb.h"
 #include "pdb_seq.h"
 #include "sig.h"
 
@@ -55,6 +56,36 @@ static long document_name(const struct md_image *md, uint32_t doc, char *buf)
 	return at ? (long)at : -1;
 }
 
+/* The number of documents: Document rows, or the .mdb's sources. */
+static uint32_t documents(const struct wlines *lines)
+{
+	return lines->mdb ? lines->mdb->nsources : md_rows(lines->md, MD_DOCUMENT);
+}
+
+/* Document `doc`'s name (1-based: a Document row, or a .mdb source index)
+ * into buf[0..WLINES_MAX_NAME), as document_name. */
+static long name_of(const struct wlines *lines, uint32_t doc, char *buf)
+{
+	size_t len;
+
+	if (!lines->mdb)
+		return document_name(lines->md, doc, buf);
+	if (doc == 0 || doc > lines->mdb->nsources)
+		return -1;
+	len = strlen(lines->mdb->sources[doc - 1].name);
+	if (len >= WLINES_MAX_NAME)
+		return -1;
+	memcpy(buf, lines->mdb->sources[doc - 1].name, len + 1);
+	return (long)len;
+}
+
+/* A point a report may name: not hidden, and not on the line 0xFEEFEE that
+ * compilers give code of no statement (Mono's run time skips it). */
+static int visible(const struct pdb_seq_point *p)
+{
+	return !p->hidden && p->start_line != PDB_HIDDEN_LINE;
+}
+
 static int is_separator(char c)
 {
 	return c == '/' || c == '\\';
@@ -65,12 +96,17 @@ static int is_separator(char c)
  * 0), into used[doc - 1].  Documents without code (a generated
  * AssemblyInfo.cs in obj/) do not count for the common folder.  Returns 0,
  * or -1 with LT_E_NOMEM. */
-static int mark_code_documents(const struct md_image *md, uint8_t *used)
+static int mark_code_documents(const struct wlines *lines, uint8_t *used)
 {
-	uint32_t ndocs = md_rows(md, MD_DOCUMENT), doc, len;
+	const struct md_image *md = lines->md;
+	uint32_t ndocs = documents(lines), doc, len;
 	const uint8_t *blob;
 	struct pdb_seq s;
 
+	/* mdb_read checked every point's source index. */
+	for (uint32_t m = 0; lines->mdb && m < lines->mdb->nmethods; m++)
+		for (uint32_t i = 0; i < lines->mdb->methods[m].seq.n; i++)
+			used[lines->mdb->methods[m].seq.points[i].document - 1] = 1;
 	for (uint32_t m = 1; m <= md_rows(md, MD_METHODDEBUGINFORMATION); m++) {
 		doc = md_get(md, MD_METHODDEBUGINFORMATION, m, MD_METHODDEBUGINFORMATION_DOCUMENT);
 		if (doc) {
@@ -102,14 +138,14 @@ static int mark_code_documents(const struct md_image *md, uint8_t *used)
 static int find_common_folder(struct wlines *lines)
 {
 	char first[WLINES_MAX_NAME], name[WLINES_MAX_NAME];
-	uint32_t ndocs = md_rows(lines->md, MD_DOCUMENT);
+	uint32_t ndocs = documents(lines);
 	uint8_t *used = lt_calloc(ndocs + 1, 1);
 	long common = -1, len;
 	int any = 0;
 
 	if (!used)
 		return lt_nomem(NULL);
-	if (mark_code_documents(lines->md, used) < 0) {
+	if (mark_code_documents(lines, used) < 0) {
 		free(used);
 		return -1;
 	}
@@ -118,7 +154,7 @@ static int find_common_folder(struct wlines *lines)
 	for (uint32_t d = 1; d <= ndocs; d++) {
 		if (any && !used[d - 1])
 			continue;
-		len = document_name(lines->md, d, common < 0 ? first : name);
+		len = name_of(lines, d, common < 0 ? first : name);
 		if (len < 0)
 			continue;
 		if (common < 0) {
@@ -142,9 +178,10 @@ int wlines_init(struct wlines *out, const struct pdb_found *pdb, wlines_reader r
 {
 	static const struct md_image none;
 
-	out->has_pdb = pdb && (pdb->source == PDB_FILE || pdb->source == PDB_EMBEDDED) &&
-		       md_rows(&pdb->md, MD_METHODDEBUGINFORMATION) > 0;
-	out->md = out->has_pdb ? &pdb->md : &none;
+	out->mdb = pdb && pdb->source == PDB_MDB && pdb->mdb->nmethods > 0 ? pdb->mdb : NULL;
+	out->has_pdb = out->mdb || (pdb && (pdb->source == PDB_FILE || pdb->source == PDB_EMBEDDED) &&
+				    md_rows(&pdb->md, MD_METHODDEBUGINFORMATION) > 0);
+	out->md = out->has_pdb && !out->mdb ? &pdb->md : &none;
 	out->memo = NULL;
 	out->sources = NULL;
 	out->common = 0;
@@ -152,7 +189,7 @@ int wlines_init(struct wlines *out, const struct pdb_found *pdb, wlines_reader r
 	if (!out->has_pdb)
 		return 0;
 	if (!(out->memo = lt_calloc(1, sizeof *out->memo)) ||
-	    !(out->sources = lt_calloc(md_rows(out->md, MD_DOCUMENT) + 1, sizeof *out->sources))) {
+	    !(out->sources = lt_calloc(documents(out) + 1, sizeof *out->sources))) {
 		wlines_free(out);
 		return lt_nomem(NULL);
 	}
@@ -161,7 +198,6 @@ int wlines_init(struct wlines *out, const struct pdb_found *pdb, wlines_reader r
 		return -1;
 	}
 	return 0;
-	return 0;
 }
 
 void wlines_free(struct wlines *lines)
@@ -169,7 +205,7 @@ void wlines_free(struct wlines *lines)
 	if (!lines || !lines->memo)
 		return;
 	if (lines->sources)
-		for (uint32_t d = 0; d < md_rows(lines->md, MD_DOCUMENT); d++)
+		for (uint32_t d = 0; d < documents(lines); d++)
 			free(lines->sources[d].text);
 	free(lines->sources);
 	lines->sources = NULL;
@@ -189,6 +225,13 @@ static int points_of(const struct wlines *lines, uint32_t methoddef, const struc
 	const uint8_t *blob;
 	uint32_t len;
 
+	if (lines->mdb) {
+		const struct mdb_method *me = mdb_method(lines->mdb, 0x06000000u | methoddef);
+		if (!me || me->seq.n == 0)
+			return 0;
+		*out = &me->seq;
+		return 1;
+	}
 	if (!lines->has_pdb || methoddef == 0 || methoddef > md_rows(md, MD_METHODDEBUGINFORMATION))
 		return 0;
 	if (m->row != methoddef) {
@@ -210,7 +253,7 @@ static int points_of(const struct wlines *lines, uint32_t methoddef, const struc
 int wlines_format(const struct wlines *lines, uint32_t doc, uint32_t line, uint32_t column, char *buf, size_t n)
 {
 	char name[WLINES_MAX_NAME];
-	long len = document_name(lines->md, doc, name);
+	long len = name_of(lines, doc, name);
 	size_t start = lines->common;
 
 	if (len < 0)
@@ -305,7 +348,8 @@ int wlines_source(const struct wlines *lines, uint32_t doc, const uint8_t **text
 {
 	struct wlines_source *s;
 
-	if (!lines->has_pdb || doc == 0 || doc > md_rows(lines->md, MD_DOCUMENT))
+	/* A .mdb has only MD5 hashes of its sources, which LockTime does not compute. */
+	if (!lines->has_pdb || lines->mdb || doc == 0 || doc > md_rows(lines->md, MD_DOCUMENT))
 		return 0;
 	s = &lines->sources[doc - 1];
 	if (s->state == 0 && read_source(lines->md, lines->read, doc, s) < 0)
@@ -339,11 +383,11 @@ int wlines_point(const struct wlines *lines, uint32_t methoddef, uint32_t il_off
 	}
 	if (which == WLINES_AT_OR_BEFORE) {
 		for (i = lo; i > 0 && !found; i--)
-			if (!s->points[i - 1].hidden)
+			if (visible(&s->points[i - 1]))
 				found = &s->points[i - 1];
 	} else {
 		for (i = lo; i < s->n && !found; i++)
-			if (!s->points[i].hidden)
+			if (visible(&s->points[i]))
 				found = &s->points[i];
 	}
 	if (found)
@@ -361,7 +405,7 @@ int wlines_span(const struct wlines *lines, uint32_t methoddef, uint32_t *doc, u
 	found = 0;
 	for (uint32_t i = 0; i < s->n; i++) {
 		const struct pdb_seq_point *p = &s->points[i];
-		if (p->hidden || (found && p->document != *doc))
+		if (!visible(p) || (found && p->document != *doc))
 			continue;
 		if (!found) {
 			*doc = p->document;

@@ -1,6 +1,6 @@
 /* weave_lines.h - source lines of lock sites from the assembly's portable PDB
- * (embedded, or a file next to the assembly, found before weaving), for the
- * site location strings. */
+ * (embedded, or a file next to the assembly, found before weaving) or its
+ * Mono .mdb, for the site location strings. */
 #ifndef WEAVE_LINES_H
 #define WEAVE_LINES_H
 
@@ -9,6 +9,7 @@
 
 #include "image.h"
 #include "md_image.h"
+#include "mdb.h"
 #include "pdb_find.h"
 #include "pdb_seq.h"
 
@@ -24,10 +25,11 @@ struct wlines_source {
 	size_t len;
 };
 
-/* The portable PDB of an assembly, or nothing (has_pdb 0). */
+/* The portable PDB or Mono .mdb of an assembly, or nothing (has_pdb 0). */
 struct wlines {
-	int has_pdb;                /* 1 when md is a PDB whose id matches the assembly */
+	int has_pdb;                /* 1 when md is a PDB whose id matches the assembly, or mdb is set */
 	const struct md_image *md;  /* borrowed from the pdb_found */
+	const struct mdb_file *mdb; /* a matching .mdb (borrowed from the pdb_found), else NULL */
 	struct wlines_memo *memo;   /* the sequence points of the method asked last (owned) */
 	size_t common;              /* bytes of the Document names' common folder, its last separator included */
 	struct wlines_source *sources; /* [Document row - 1], owned; a cache, so filled through const */
@@ -36,7 +38,9 @@ struct wlines {
 
 /* The lines of the debug symbols `pdb` found for an assembly (pdb_find.h,
  * weave_pdb_find): used when they are a matching portable PDB (PDB_FILE,
- * PDB_EMBEDDED) with MethodDebugInformation rows; anything else, and NULL,
+ * PDB_EMBEDDED) with MethodDebugInformation rows, or a matching .mdb
+ * (PDB_MDB) with methods - its sources stand for Document rows, its line
+ * tables for sequence points; anything else, and NULL,
  * gives out->has_pdb 0: debug info never fails a weave.  out borrows pdb,
  * which must outlive it; `read` (NULL: none) reads the source files
  * wlines_source gives.  The sequence points of one method are decoded
