@@ -9,6 +9,7 @@
 #include "image_body.h"
 #include "lt_error.h"
 #include "lt_mem.h"
+#include "mdb.h"
 #include "pdb_seq.h"
 #include "pkg_nupkg.h"
 #include "rp_output.h"
@@ -282,6 +283,72 @@ int fuzz_pdb(const uint8_t *data, size_t size)
 	return rc;
 }
 
+/* ---- fuzz_mdb ---- */
+
+/* Invariant of mdb_lnt: a method's decoded line table encodes, and the
+ * encoding decodes to the same points. */
+static void mdb_lnt_round_trip(const struct mdb_file *f, const struct mdb_method *m)
+{
+	struct mdb_file encoded = *f;
+	struct lt_buf out = LT_BUF_INIT;
+	struct pdb_seq again = { 0 };
+
+	if (mdb_lnt_encode(f, &m->seq, m->flags, &out) < 0)
+		fuzz_fail("a decoded .mdb line table does not encode");
+	encoded.data = out.data;
+	encoded.size = out.len;
+	if (mdb_lnt_decode(&encoded, 0, m->flags, &again) < 0)
+		fuzz_fail("an encoded .mdb line table does not decode");
+	if (again.n != m->seq.n || memcmp(again.points, m->seq.points, again.n * sizeof *again.points) != 0)
+		fuzz_fail(".mdb line table: decode(encode(points)) differs from points");
+	pdb_seq_free(&again);
+	lt_buf_free(&out);
+}
+
+int fuzz_mdb(const uint8_t *data, size_t size)
+{
+	struct mdb_file f, again;
+	struct pdb_found found = { .source = PDB_MDB, .codeview = -1, .embedded = -1, .mdb = &f };
+	const struct pdb_seq **seqs;
+	struct lt_buf out = LT_BUF_INIT;
+	struct pdb_seq_point point;
+	struct wlines lines;
+	char text[300];
+
+	lt_error_clear();
+	if (fuzz_expect(mdb_read(data, size, &f)) < 0)
+		return -1;
+	if (fuzz_expect(wlines_init(&lines, &found, NULL)) < 0) {
+		mdb_free(&f);
+		return -1;
+	}
+	for (uint32_t i = 0; i < f.nmethods; i++) {
+		if (wlines_point(&lines, f.methods[i].token & 0xFFFFFF, 0x10, WLINES_AT_OR_BEFORE, &point) > 0)
+			(void)wlines_format(&lines, point.document, point.start_line, point.start_column, text, sizeof text);
+		mdb_lnt_round_trip(&f, &f.methods[i]);
+	}
+	wlines_free(&lines);
+	/* Every line table written anew: the file reads again with the same points. */
+	if (!(seqs = lt_calloc(f.nmethods + 1, sizeof *seqs)))
+		fuzz_fail("out of memory");
+	for (uint32_t i = 0; i < f.nmethods; i++)
+		seqs[i] = &f.methods[i].seq;
+	if (mdb_write(&f, f.guid, seqs, &out) == 0) {
+		if (mdb_read(out.data, out.len, &again) < 0)
+			fuzz_fail("mdb_write wrote a file that does not read");
+		for (uint32_t i = 0; i < f.nmethods; i++)
+			if (again.methods[i].seq.n != f.methods[i].seq.n)
+				fuzz_fail("mdb_write changed a method's line table");
+		mdb_free(&again);
+	} else if (lt_error_last()->code != LT_E_NOMEM && lt_error_last()->code != LT_E_LIMIT) {
+		fuzz_fail("mdb_write failed on what mdb_read accepted");
+	}
+	free(seqs);
+	lt_buf_free(&out);
+	mdb_free(&f);
+	return 0;
+}
+
 /* ---- fuzz_nupkg ---- */
 
 int fuzz_nupkg(const uint8_t *data, size_t size)
@@ -354,6 +421,7 @@ const struct fuzz_target fuzz_targets[] = {
 	{ "sig", fuzz_sig },
 	{ "weave", fuzz_weave },
 	{ "pdb", fuzz_pdb },
+	{ "mdb", fuzz_mdb },
 	{ "nupkg", fuzz_nupkg },
 	{ "report", fuzz_report },
 };

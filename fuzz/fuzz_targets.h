@@ -44,6 +44,13 @@ int fuzz_weave(const uint8_t *data, size_t size);
  * what md_write writes reads again. */
 int fuzz_pdb(const uint8_t *data, size_t size);
 
+/* A Mono .mdb: mdb_read (header, offset table, sources, compile units,
+ * methods, line tables), wlines_point and wlines_format on every method,
+ * then mdb_write with every line table encoded again.  Invariants: each
+ * decoded line table encodes and decodes to the same points; what mdb_write
+ * writes reads again with as many points per method. */
+int fuzz_mdb(const uint8_t *data, size_t size);
+
 /* A NuGet package (a zip archive): nupkg_open (zip structure, entry names and
  * sizes, the .nuspec) with small limits (256 entries, 1 MiB each, 4 MiB in
  * all), every entry inflated with nupkg_read (assemblies also loaded with

@@ -81,6 +81,7 @@ static void test_image(void **state) { (void)state; run_target("image"); }
 static void test_sig(void **state) { (void)state; run_target("sig"); }
 static void test_weave(void **state) { (void)state; run_target("weave"); }
 static void test_pdb(void **state) { (void)state; run_target("pdb"); }
+static void test_mdb(void **state) { (void)state; run_target("mdb"); }
 static void test_nupkg(void **state) { (void)state; run_target("nupkg"); }
 static void test_report(void **state) { (void)state; run_target("report"); }
 
@@ -91,6 +92,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_sig),
 		cmocka_unit_test(test_weave),
 		cmocka_unit_test(test_pdb),
+		cmocka_unit_test(test_mdb),
 		cmocka_unit_test(test_nupkg),
 		cmocka_unit_test(test_report),
 	};

@@ -233,20 +233,20 @@ static void assert_holds(const char *path, const uint8_t *data, size_t size)
 	free(now);
 }
 
-/* weave_file on an assembly and the PDB beside it: an allocation failing anywhere leaves both as
- * they were (every allocation comes before the pair is staged and renamed). */
-static void test_weave_file_writes_nothing(void **state)
+/* weave_file on the assembly `input` and its symbols `symbols` beside it (copied as dll_name and
+ * sym_name): an allocation failing anywhere leaves both as they were (every allocation comes before
+ * the pair is staged and renamed). */
+static void weave_file_writes_nothing(const char *input, const char *symbols, const char *dll_name, const char *sym_name)
 {
-	char dir[] = "/tmp/lt_nomem_XXXXXX", dll[64], pdb[64];
+	char dir[] = "/tmp/lt_nomem_XXXXXX", dll[96], pdb[96];
 	const struct weave_opts opts = { .threshold_ms = 1, .output = "stderr" };
 	size_t size, pdb_size;
-	uint8_t *data = read_input(WITH_PDB, &size), *pdb_data = read_input("build/corpus/csharp/Debug/LockCorpus.pdb", &pdb_size);
+	uint8_t *data = read_input(input, &size), *pdb_data = read_input(symbols, &pdb_size);
 	long n;
 
-	(void)state;
 	assert_non_null(mkdtemp(dir));
-	snprintf(dll, sizeof dll, "%s/LockCorpus.dll", dir);
-	snprintf(pdb, sizeof pdb, "%s/LockCorpus.pdb", dir);
+	snprintf(dll, sizeof dll, "%s/%s", dir, dll_name);
+	snprintf(pdb, sizeof pdb, "%s/%s", dir, sym_name);
 	/* Count the allocations of one weave. */
 	{
 		struct weave_job job;
@@ -255,6 +255,7 @@ static void test_weave_file_writes_nothing(void **state)
 		lt_mem_fail_at(-1);
 		assert_int_equal(weave_file(&job, dll, dll, &opts, NULL), 0);
 		n = lt_mem_fail_at(-1);
+		assert_false(job.pdb.stale);
 		weave_job_free(&job);
 	}
 	/* One allocation in every n / 400 (the in-memory tests fail them all): two files written each time. */
@@ -281,6 +282,14 @@ static void test_weave_file_writes_nothing(void **state)
 	assert_int_equal(rmdir(dir), 0);
 	free(data);
 	free(pdb_data);
+}
+
+/* The portable PDB and Mono's .mdb. */
+static void test_weave_file_writes_nothing(void **state)
+{
+	(void)state;
+	weave_file_writes_nothing(WITH_PDB, "build/corpus/csharp/Debug/LockCorpus.pdb", "LockCorpus.dll", "LockCorpus.pdb");
+	weave_file_writes_nothing(SMALL, SMALL ".mdb", "MonoLocks.exe", "MonoLocks.exe.mdb");
 }
 
 int main(int argc, char **argv)

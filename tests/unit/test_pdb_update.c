@@ -14,6 +14,7 @@
 #include "image_body.h"
 #include "lt_error.h"
 #include "lt_file.h"
+#include "mdb.h"
 #include "pdb_rewrite.h"
 #include "pdb_update.h"
 #include "weave.h"
@@ -169,7 +170,16 @@ static void test_find_stale(void **state)
 	find_beside(PORTABLE, "PdbLocks.dll", "PdbLocks.pdb", OTHER_PDB, NULL, 0, PDB_STALE, "does not match");
 	find_beside(PORTABLE, "PdbLocks.dll", "PdbLocks.pdb", NULL, bsjb_junk, sizeof bsjb_junk, PDB_STALE, "PdbLocks.pdb: ");
 	find_beside(MONO_RELEASE, "MonoLocks.exe", "MonoLocks.pdb", OTHER_PDB, NULL, 0, PDB_STALE, "no CodeView");
-	find_beside(MONO_DEBUG, "MonoLocks.exe", "MonoLocks.exe.mdb", MONO_DEBUG ".mdb", NULL, 0, PDB_STALE, ".mdb symbols");
+	/* Mono symbols of another build (Debug's beside Release's exe), and a file that is no .mdb. */
+	find_beside(MONO_RELEASE, "MonoLocks.exe", "MonoLocks.exe.mdb", MONO_DEBUG ".mdb", NULL, 0, PDB_STALE, "another build");
+	find_beside(MONO_DEBUG, "MonoLocks.exe", "MonoLocks.exe.mdb", NULL, bsjb_junk, sizeof bsjb_junk, PDB_STALE,
+		    "MonoLocks.exe.mdb: 39 bytes: too short");
+}
+
+static void test_find_mdb(void **state)
+{
+	(void)state;
+	find_beside(MONO_DEBUG, "MonoLocks.exe", "MonoLocks.exe.mdb", MONO_DEBUG ".mdb", NULL, 0, PDB_MDB, NULL);
 }
 
 /* The embedded entry's data patched in memory (byte `at` XOR x, OR o): a bad signature, bad Deflate data. */
@@ -233,7 +243,7 @@ static void check_written(const char *dll, enum pdb_source want)
 
 	assert_int_equal(weave_pdb_find(&f, img, dll), 0);
 	assert_int_equal(f.source, want);
-	for (uint32_t i = 0; i < img->pe.ndebug; i++) {
+	for (uint32_t i = 0; want != PDB_MDB && i < img->pe.ndebug; i++) {
 		uint8_t hash[64];
 		size_t n;
 		struct lt_cur c;
@@ -251,7 +261,7 @@ static void check_written(const char *dll, enum pdb_source want)
 		assert_memory_equal(c.data + 7, hash, 32);
 		checked++;
 	}
-	assert_true(checked > 0); /* a deterministic build has one */
+	assert_true(checked > 0 || want == PDB_MDB); /* a deterministic build has one; mcs writes none */
 	pdb_found_free(&f);
 	img_free(img);
 }
@@ -330,6 +340,50 @@ static void test_update_embedded(void **state)
 	assert_int_equal(u.source, PDB_EMBEDDED);
 	assert_null(u.path);
 	check_written(out, PDB_EMBEDDED);
+	pdb_update_free(&u);
+	lt_buf_free(&bytes);
+	img_free(img);
+	tmp_done(&t);
+}
+
+/* A woven mcs program: its .mdb rewritten to <output>.mdb, with the new Mvid (so that it matches the
+ * woven assembly) and new line tables for the woven methods only. */
+static void test_update_mdb(void **state)
+{
+	struct img *img = load(MONO_DEBUG);
+	struct pdb_update u;
+	struct lt_buf bytes = LT_BUF_INIT;
+	struct mdb_file in, out;
+	struct tmp t;
+	uint8_t *in_data;
+	size_t in_size, moved = 0;
+	const char *dll;
+
+	(void)state;
+	tmp_init(&t);
+	dll = tmp_file(&t, "Woven.exe");
+	tmp_file(&t, "Woven.exe.mdb");
+	weave_and_update(img, MONO_DEBUG, dll, &u, &bytes);
+	assert_int_equal(u.source, PDB_MDB);
+	assert_false(u.stale);
+	assert_string_equal(u.path, t.path[1]);
+	assert_int_equal(lt_file_read(MONO_DEBUG ".mdb", &in_data, &in_size), 0);
+	assert_int_equal(mdb_read(in_data, in_size, &in), 0);
+	assert_int_equal(mdb_read(u.data.data, u.data.len, &out), 0);
+	assert_int_equal(out.nmethods, in.nmethods);
+	for (uint32_t i = 0; i < in.nmethods; i++) {
+		uint32_t old_lnt = lt_le32(in_data + in.methods[i].entry_offset + 8);
+		uint32_t new_lnt = lt_le32(u.data.data + out.methods[i].entry_offset + 8);
+		if (new_lnt != old_lnt) {
+			assert_true(new_lnt >= in_size);
+			moved++;
+		}
+	}
+	assert_true(moved > 0 && moved < in.nmethods);
+	check_written(dll, PDB_MDB);
+	mdb_free(&in);
+	mdb_free(&out);
+	free(in_data);
 	pdb_update_free(&u);
 	lt_buf_free(&bytes);
 	img_free(img);
@@ -512,9 +566,11 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_find_none),
 		cmocka_unit_test(test_find_stale),
 		cmocka_unit_test(test_find_bad_embedded),
+		cmocka_unit_test(test_find_mdb),
 		cmocka_unit_test(test_update_file),
 		cmocka_unit_test(test_update_beside_input),
 		cmocka_unit_test(test_update_embedded),
+		cmocka_unit_test(test_update_mdb),
 		cmocka_unit_test(test_update_stale),
 		cmocka_unit_test(test_write_pair_failure),
 		cmocka_unit_test(test_debug_data_layout),
