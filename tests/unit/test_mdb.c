@@ -105,14 +105,16 @@ static int decode_table(const struct mdb_file *fix, const uint8_t *table, size_t
 }
 
 /* Every opcode the encoder writes: a negative line step, offset steps past one and two special-opcode
- * ranges, a second file, hidden entries, ends and none. */
+ * ranges, a second file, hidden entries, ends (one with end column 0) and none. */
 static void test_encode_round_trip(void **state)
 {
 	struct pdb_seq_point pts[] = {
 		{ .offset = 0, .document = 1, .start_line = 20, .end_line = 20, .start_column = 5, .end_column = 6 },
 		{ .offset = 3, .document = 1, .start_line = 19, .end_line = 21, .start_column = 9, .end_column = 2 },
-		{ .offset = 3 + 30, .document = 2, .start_line = 19, .end_line = 19, .start_column = 1 },
+		{ .offset = 3 + 30, .document = 2, .start_line = 19, .end_line = 19, .start_column = 1,
+		  .end_column = MDB_NO_END_COLUMN },
 		{ .offset = 40, .document = 2, .start_line = 0xFEEFEE, .end_line = 0xFEEFEE, .hidden = 1 },
+		{ .offset = 41, .document = 2, .start_line = 77, .end_line = 825 },
 		{ .offset = 40 + 500, .document = 1, .start_line = 7, .end_line = 7, .start_column = 3, .end_column = 4 },
 	};
 	struct pdb_seq s = { .points = pts, .n = sizeof pts / sizeof *pts }, back;
@@ -259,8 +261,10 @@ static void test_hostile(void **state)
 static void test_write(void **state)
 {
 	static const uint8_t guid[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
-	struct pdb_seq_point pts[] = { { .offset = 0, .document = 1, .start_line = 13, .end_line = 13, .start_column = 5 },
-				       { .offset = 9, .document = 1, .start_line = 14, .end_line = 14, .start_column = 9 } };
+	struct pdb_seq_point pts[] = {
+		{ .offset = 0, .document = 1, .start_line = 13, .end_line = 13, .start_column = 5, .end_column = MDB_NO_END_COLUMN },
+		{ .offset = 9, .document = 1, .start_line = 14, .end_line = 14, .start_column = 9, .end_column = MDB_NO_END_COLUMN },
+	};
 	struct pdb_seq changed = { .points = pts, .n = 2 };
 	struct mdb_file f, back;
 	struct lt_buf b = LT_BUF_INIT;

@@ -48,6 +48,9 @@
 #define MDB_COLUMNS 0x2 /* ColumnsInfoIncluded: a start column per entry */
 #define MDB_ENDS 0x4    /* EndInfoIncluded: an end line and column per entry */
 
+/* end_column of an entry without an end (Mono writes its end-line delta as 0xFFFFFF). */
+#define MDB_NO_END_COLUMN 0xFFFFFFFFu
+
 struct mdb_source {
 	char *name; /* NUL-terminated UTF-8 (owned), as the compiler was given it */
 };
@@ -59,7 +62,8 @@ struct mdb_method {
 	/* Its line table as sequence points: offset (IL bytes), document (the
 	 * 1-based source index), start_line (Row; 0xFEEFEE for a line Mono's run
 	 * time skips), start_column (0 without MDB_COLUMNS), end_line and
-	 * end_column (end_column 0: no end, Mono's 0xFFFFFF), hidden (the
+	 * end_column (MDB_NO_END_COLUMN and end_line = start_line: no end,
+	 * as every entry without MDB_ENDS), hidden (the
 	 * DW_LNE_MONO_negate_is_hidden state).  Offsets never decrease. */
 	struct pdb_seq seq;
 };

@@ -71,6 +71,7 @@ static int add_entry(const struct mdb_file *f, struct pdb_seq *out, int64_t offs
 	p.offset = (uint32_t)offset;
 	p.document = file;
 	p.start_line = p.end_line = (uint32_t)line;
+	p.end_column = MDB_NO_END_COLUMN;
 	p.hidden = hidden;
 	return pdb_seq_push(out, &p);
 }
@@ -264,7 +265,7 @@ int mdb_lnt_encode(const struct mdb_file *f, const struct pdb_seq *s, uint32_t f
 			return -1;
 	for (uint32_t i = 0; (flags & MDB_ENDS) && i < s->n; i++) {
 		const struct pdb_seq_point *p = &s->points[i];
-		if (p->end_column == 0 || p->end_line < p->start_line) {
+		if (p->end_column == MDB_NO_END_COLUMN || p->end_line < p->start_line) {
 			if (put_leb(out, MDB_NO_END) < 0)
 				return -1;
 		} else if (put_leb(out, p->end_line - p->start_line) < 0 || put_leb(out, p->end_column) < 0) {
