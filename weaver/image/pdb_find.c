@@ -147,8 +147,8 @@ static int judge(struct pdb_found *f, enum pdb_source source, const uint8_t id[P
 	return 0;
 }
 
-/* The file's data judged against f's CodeView entry: PDB_FILE or stale. */
-int pdb_found_file(struct pdb_found *f, uint8_t *data, size_t size, char *path)
+/* f takes the file `path`'s data in place of what it held. */
+static void take_file(struct pdb_found *f, uint8_t *data, size_t size, char *path)
 {
 	md_free(&f->md);
 	free(f->data);
@@ -157,6 +157,12 @@ int pdb_found_file(struct pdb_found *f, uint8_t *data, size_t size, char *path)
 	f->data = data;
 	f->size = size;
 	f->path = path;
+}
+
+/* The file's data judged against f's CodeView entry: PDB_FILE or stale. */
+int pdb_found_file(struct pdb_found *f, uint8_t *data, size_t size, char *path)
+{
+	take_file(f, data, size, path);
 	return judge(f, PDB_FILE, f->id, f->portable, path);
 }
 
@@ -164,13 +170,7 @@ int pdb_found_mdb(struct pdb_found *f, uint8_t *data, size_t size, char *path, c
 {
 	uint8_t guid[16];
 
-	md_free(&f->md);
-	free(f->data);
-	if (path != f->path)
-		free(f->path);
-	f->data = data;
-	f->size = size;
-	f->path = path;
+	take_file(f, data, size, path);
 	if (!(f->mdb = lt_calloc(1, sizeof *f->mdb)))
 		return lt_nomem(NULL);
 	if (mdb_read(data, size, f->mdb) < 0 || mdb_module_guid(img, guid) < 0) {
