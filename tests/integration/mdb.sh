@@ -11,6 +11,8 @@
 #     weaving again leaves both files alone;
 #   - a corrupt .mdb and another build's .mdb: the assembly is woven anyway with one LT017 warning
 #     naming the file, the .mdb is left byte for byte, `list` gives IL offsets;
+#   - a classic project built by xbuild with mcs (DebugType full: a .mdb in obj/ and bin/): woven, the
+#     same stack-trace lines and listed lines;
 #   - the corpus Mono program (tests/corpus/mono, mcs -debug): every site listed with its Locks.cs line.
 source "$(dirname "$0")/../lib.sh"
 LT=${LOCKTIME:-$LT_BUILD/san/locktime}
@@ -148,6 +150,40 @@ O=$LT_TMP/other
 cp -r "$D" "$O"
 mcs -debug -optimize+ -out:"$LT_TMP/Release.exe" "$SRC" && cp "$LT_TMP/Release.exe.mdb" "$O/Traces.exe.mdb"
 check "another build's .mdb: woven, .mdb left alone, warned" stale_left_alone "$O" "another build"
+
+# A classic project as xbuild builds it with mcs: the .mdb beside the assembly in bin/.
+xbuild_project() {
+	local x=$LT_TMP/xbuild
+	mkdir -p "$x" && cp "$SRC" "$x/" || return 1
+	cat >"$x/Traces.csproj" <<'XML'
+<?xml version="1.0" encoding="utf-8"?>
+<Project ToolsVersion="4.0" DefaultTargets="Build" xmlns="http://schemas.microsoft.com/developer/msbuild/2003">
+  <PropertyGroup>
+    <Configuration>Debug</Configuration>
+    <OutputType>Exe</OutputType>
+    <AssemblyName>Traces</AssemblyName>
+    <TargetFrameworkVersion>v4.5</TargetFrameworkVersion>
+    <OutputPath>bin\Debug\</OutputPath>
+    <DebugSymbols>true</DebugSymbols>
+    <DebugType>full</DebugType>
+    <Optimize>false</Optimize>
+    <CscToolExe>mcs.exe</CscToolExe>
+  </PropertyGroup>
+  <ItemGroup>
+    <Reference Include="System" />
+    <Compile Include="Traces.cs" />
+  </ItemGroup>
+  <Import Project="$(MSBuildToolsPath)\Microsoft.CSharp.targets" />
+</Project>
+XML
+	xbuild /nologo /v:q "$x/Traces.csproj" >"$x/build.log" 2>&1 && [ -s "$x/bin/Debug/Traces.exe.mdb" ] || { cat "$x/build.log"; return 1; }
+	(cd "$x/bin/Debug" && mono --debug Traces.exe >"$x/expected.out" 2>&1)
+	weave_quiet "$x/bin/Debug/Traces.exe" || return 1
+	(cd "$x/bin/Debug" && mono --debug Traces.exe >"$x/actual.out" 2>&1)
+	grep -qE '^trace inside: .*Traces\.cs:[0-9]+$' "$x/expected.out" && diff <(traces "$x/expected.out") <(traces "$x/actual.out") || return 1
+	"$LT" list "$x/bin/Debug/Traces.exe" >"$x/list" && all_listed "$x/list" " \(woven\)"
+}
+check "xbuild project with mcs: woven, the same stack-trace lines, listed lines" xbuild_project
 
 # The corpus Mono program: every site it lists has a Locks.cs line.
 corpus_lines() {
