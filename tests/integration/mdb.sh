@@ -29,9 +29,10 @@ marker_line() { # NAME
 	grep -n "// site: $1\$" "$SRC" | cut -d: -f1
 }
 
-# `list` output FILE names METHOD's site at LOCATION (add " (woven)" for a woven assembly).
+# `list` output FILE names METHOD's site at LOCATION (add " (woven)" for a woven assembly, whose
+# IL offsets are "-").
 listed_at() { # FILE METHOD LOCATION [SUFFIX]
-	grep -qE "^Traces\.Program::$2 IL_[0-9a-f]+ Monitor\.Enter $3${4:-}\$" "$1" || { cat "$1"; echo "want $2 at $3"; return 1; }
+	grep -qE "^Traces\.Program::$2 (IL_[0-9a-f]+|-) Monitor\.Enter $3${4:-}\$" "$1" || { cat "$1"; echo "want $2 at $3"; return 1; }
 }
 
 all_listed() { # FILE [SUFFIX]
