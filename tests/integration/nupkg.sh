@@ -92,6 +92,26 @@ weave_package() { # IN OUT
 	fi
 }
 
+# weave -v: each woven entry's "woven" line is followed by its live-metrics line, in the format an
+# assembly's has, with the framework of the entry's folder (lib/net8.0: .NETCoreApp, netstandard2.0: a library).
+verbose_metrics() { # IN
+	"$LT" weave -v "$1" -o "$LT_TMP/verbose.nupkg" 2>/dev/null >"$LT_TMP/verbose" || return 1
+	python3 - "$1" "$LT_TMP/verbose" <<'PY'
+import re, sys
+pkg, lines = sys.argv[1], open(sys.argv[2]).read().splitlines()
+woven = [i for i, l in enumerate(lines) if re.match(re.escape(pkg) + r": [^:]+: woven, \d+ lock sites? timed$", l)]
+assert woven, lines
+for i in woven:
+    entry = lines[i][len(pkg) + 2:].split(": ")[0]
+    tfm = entry.split("/")[-2]
+    m = re.fullmatch(re.escape(pkg + ": " + entry + ": ") + r"(live metrics: the Meter \"LockTime\"|no live metrics:|live metrics when the program runs on \.NET 6 or later) \(?([^ )]+).*", lines[i + 1])
+    assert m, (lines[i], lines[i + 1])
+    family = ".NETStandard" if tfm.startswith("netstandard") else ".NETFramework" if re.fullmatch(r"net\d{2,3}", tfm) else ".NETCoreApp"
+    assert m.group(2).startswith(family), (entry, lines[i + 1])
+print(len(woven), "woven entries, each with its live-metrics line")
+PY
+}
+
 weave_again_is_noop() { # WOVEN
 	cp "$1" "$LT_TMP/again.nupkg" && "$LT" weave -q "$LT_TMP/again.nupkg" && cmp "$1" "$LT_TMP/again.nupkg" &&
 		"$LT" weave -q "$1" -o "$LT_TMP/again2.nupkg" && cmp "$1" "$LT_TMP/again2.nupkg"
@@ -123,6 +143,7 @@ for pkg in "${restored[@]}"; do
 	check "$id: weave, the signature dropped with a warning" weave_package "$orig" "$woven" || continue
 	check "$id: every other entry byte-identical" python3 "$ZIPCHECK" compare "$orig" "$woven"
 	check "$id: input untouched" test "$(sha256sum <"$orig")" = "$sum"
+	check "$id: weave -v: a live-metrics line per woven assembly" verbose_metrics "$orig"
 	check "$id: weaving the woven package again changes nothing" weave_again_is_noop "$woven"
 	check "$id: in place (atomic) gives the same bytes as -o" in_place_is_same "$orig" "$woven"
 	check "$id: woven assemblies pass ltcheck verify" verify_woven "$(orig_dir "$pkg")" "$woven"

@@ -33,6 +33,8 @@ static void print_note(void *ctx, const struct pkg_note *n)
 	case PKG_WOVEN:
 		if (c->verbosity >= 0)
 			printf("%s: %s: woven, %ld lock site%s timed\n", c->path, n->entry, n->nsites, n->nsites == 1 ? "" : "s");
+		if (c->verbosity >= 1)
+			cli_print_metrics(c->path, n->entry, n->framework);
 		break;
 	case PKG_NO_LOCKS:
 	case PKG_ALREADY_WOVEN:

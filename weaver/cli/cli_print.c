@@ -2,6 +2,7 @@
 #include "cli_print.h"
 #include "lt_error.h"
 #include "weave.h"
+#include "weave_framework.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -35,4 +36,18 @@ void cli_print_site(const char *prefix, const struct weave_site *s)
 		snprintf(offset, sizeof offset, "IL_%04x", s->il_offset);
 	printf("%s%s%s %s %s%s%s%s\n", prefix ? prefix : "", prefix ? ": " : "", s->method, offset,
 	       weave_kind_name(s->kind), s->location[0] ? " " : "", s->location, s->woven ? " (woven)" : "");
+}
+
+void cli_print_metrics(const char *file, const char *entry, const char *framework)
+{
+	const char *fw = framework[0] ? framework : "no TargetFrameworkAttribute";
+	int metrics = weave_framework_metrics(framework);
+
+	printf("%s: %s%s", file, entry ? entry : "", entry ? ": " : "");
+	if (metrics > 0)
+		printf("live metrics: the Meter \"LockTime\" (%s)\n", fw);
+	else if (metrics == 0)
+		printf("no live metrics: %s has no System.Diagnostics.Metrics (.NET 6 and later have)\n", fw);
+	else
+		printf("live metrics when the program runs on .NET 6 or later (%s)\n", fw);
 }

@@ -18,4 +18,10 @@ void cli_warn(const char *file, int code, const char *fmt, ...) LT_PRINTF(3, 4);
  * [<file>:<line>]" on stdout; prefix NULL for none. */
 void cli_print_site(const char *prefix, const struct weave_site *s);
 
+/* -v: whether a woven assembly gets live metrics (the run-time's Meter,
+ * docs/metrics.md), from `framework`, its TargetFrameworkAttribute ("" for
+ * none: weave_target_framework): one line "<file>: [<entry>: ]live metrics..."
+ * on stdout; entry (a package's entry name) NULL for none. */
+void cli_print_metrics(const char *file, const char *entry, const char *framework);
+
 #endif

@@ -5,7 +5,6 @@
 #include "lt_error.h"
 #include "lt_mem.h"
 #include "weave_file.h"
-#include "weave_framework.h"
 #include "weave_inputs.h"
 
 #include <getopt.h>
@@ -100,20 +99,6 @@ static void print_strong_name(const char *in, const struct weave_job *j, int hav
 		printf("%s: not strong-named: the key is not used\n", in);
 }
 
-/* -v: whether the woven assembly in gets live metrics (the run-time's Meter, docs/metrics.md). */
-static void print_metrics(const char *in, const struct weave_job *j)
-{
-	const char *fw = j->framework[0] ? j->framework : "no TargetFrameworkAttribute";
-	int metrics = weave_framework_metrics(j->framework);
-
-	if (metrics > 0)
-		printf("%s: live metrics: the Meter \"LockTime\" (%s)\n", in, fw);
-	else if (metrics == 0)
-		printf("%s: no live metrics: %s has no System.Diagnostics.Metrics (.NET 6 and later have)\n", in, fw);
-	else
-		printf("%s: live metrics when the program runs on .NET 6 or later (%s)\n", in, fw);
-}
-
 /* Weave one file; returns 0 (woven, nothing to do, or already woven) or 1. */
 static int weave_one(const char *in, const char *out, const struct weave_opts *opts, int verbosity)
 {
@@ -125,7 +110,7 @@ static int weave_one(const char *in, const char *out, const struct weave_opts *o
 	rc = weave_file(&job, in, out, opts, &report);
 	if (rc == 0 && job.outcome == WEAVE_WOVEN && verbosity >= 1) {
 		print_strong_name(in, &job, opts->key != NULL);
-		print_metrics(in, &job);
+		cli_print_metrics(in, NULL, job.framework);
 	}
 	if (rc < 0)
 		cli_report_error(in);

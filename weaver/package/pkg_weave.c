@@ -81,7 +81,9 @@ static int weave_assembly(struct nupkg *p, uint32_t i, struct img *img, struct p
 		return -1;
 	ps->count++;
 	n->kind = PKG_WOVEN;
+	n->framework = job.framework;
 	note(ps, n);
+	n->framework = NULL;
 	if (job.strong_named) {
 		n->kind = PKG_STRONG_NAMED;
 		note(ps, n);

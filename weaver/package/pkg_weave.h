@@ -25,6 +25,7 @@ struct pkg_note {
 	const char *entry;  /* the entry's name as stored */
 	const char *tfm;    /* an assembly's <tfm> folder ("net6.0", "netstandard2.0"), else "" */
 	long nsites;        /* PKG_WOVEN: sites timed */
+	const char *framework; /* PKG_WOVEN: its TargetFrameworkAttribute (weave_job's framework), "" when none */
 	int code;           /* PKG_NOT_WOVEN: the lt_code of the reason */
 	const char *msg;    /* PKG_NOT_WOVEN: the reason */
 };
