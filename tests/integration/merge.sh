@@ -2,7 +2,8 @@
 # The run-time merger (weaver/weave/weave_merge.h) end to end, with the test template
 # tests/merge/Template (build/san/lt-merge, tests/tools/merge.c):
 #   - the template is inside the merger's subset, and a template outside it is refused, each
-#     construct named (closures, iterators, async, generics, FieldRVA, P/Invoke, attributes);
+#     construct named (closures, iterators, async, generics, FieldRVA, P/Invoke, attributes, an
+#     explicit static constructor; more, on edits of the run-time template: tests/unit/test_weave_template.c);
 #   - merged into every corpus program and third-party assembly (Mono's mscorlib and System
 #     included), the output verifies and JIT-compiles (ltcheck), and the probe the host calls by
 #     reflection answers as the template itself does, with the merge's substitution, on .NET 10
@@ -35,7 +36,8 @@ check "the test template is inside the merger's subset" "$MERGE" --check "$TEMPL
 "$MERGE" --check "$BAD" >"$LT_TMP/bad" 2>&1
 bad_rc=$?
 for what in 'DisplayClass.*closure' 'Iterator>d__.*iterator' 'Async>d__' 'Bad::Generic: a generic method' \
-	'Box`1: generic' 'FieldRVA' 'getpid: no IL body' 'ImplMap' 'ObsoleteAttribute'; do
+	'Box`1: generic' 'FieldRVA' 'getpid: no IL body' 'ImplMap' 'ObsoleteAttribute' \
+	'AsyncStateMachineAttribute (an async method)' 'ExplicitCctor::.cctor: an explicit static constructor'; do
 	if [ "$bad_rc" = 1 ] && grep -q "$what" "$LT_TMP/bad"; then
 		ok "outside the subset: $what is named"
 	else

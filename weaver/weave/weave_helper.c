@@ -18,33 +18,6 @@
 /* Largest threshold baked in: the run-time's own limit for LOCKTIME_THRESHOLD_MS (Settings.cs). */
 #define HELPER_THRESHOLD_MS_MAX 1e12
 
-/* The template names of the hooks (enum hhook). */
-static const char *const hook_names[HK_COUNT] = {
-	[HK_OFF] = "LockTime.Runtime.Api::Off",
-	[HK_TICKS] = "LockTime.Runtime.Clock::Ticks",
-	[HK_ACQUIRED] = "LockTime.Runtime.Api::Acquired",
-	[HK_ACQUIRED_SCOPE] = "LockTime.Runtime.Api::AcquiredScope",
-	[HK_WAITING] = "LockTime.Runtime.Api::Waiting",
-	[HK_RELEASED] = "LockTime.Runtime.Api::Released",
-	[HK_RELEASED_SCOPE] = "LockTime.Runtime.Api::ReleasedScope",
-	[HK_WAIT_BEGINS] = "LockTime.Runtime.Api::WaitBegins",
-	[HK_WAITED] = "LockTime.Runtime.Api::Waited",
-	[HK_NOT_ACQUIRED] = "LockTime.Runtime.Api::NotAcquired",
-	[HK_TYPE_OF] = "LockTime.Runtime.Api::TypeOf",
-	[HK_ACQUIRED_READ] = "LockTime.Runtime.Api::AcquiredRead",
-	[HK_ACQUIRED_UPGRADEABLE] = "LockTime.Runtime.Api::AcquiredUpgradeable",
-	[HK_WAITING_TO_READ] = "LockTime.Runtime.Api::WaitingToRead",
-	[HK_WAITING_TO_UPGRADE] = "LockTime.Runtime.Api::WaitingToUpgrade",
-	[HK_RELEASED_READ] = "LockTime.Runtime.Api::ReleasedRead",
-	[HK_RELEASED_UPGRADEABLE] = "LockTime.Runtime.Api::ReleasedUpgradeable",
-	[HK_ACQUIRED_SEMAPHORE] = "LockTime.Runtime.Api::AcquiredSemaphore",
-	[HK_ACQUIRED_WHEN_DONE] = "LockTime.Runtime.Api::AcquiredWhenDone",
-	[HK_RELEASING_SEMAPHORE] = "LockTime.Runtime.Api::ReleasingSemaphore",
-	[HK_RELEASED_SEMAPHORE] = "LockTime.Runtime.Api::ReleasedSemaphore",
-	[HK_ACQUIRED_SPIN] = "LockTime.Runtime.Api::AcquiredSpin",
-	[HK_RELEASED_SPIN] = "LockTime.Runtime.Api::ReleasedSpin",
-};
-
 int weave_helper_add_method(struct weave_helper *h, const char *name, uint16_t flags, const uint8_t *sig, size_t len,
 		      uint32_t *out)
 {
@@ -146,12 +119,22 @@ static int load_template(struct img **out)
 	return 0;
 }
 
+/* weave_helper_check_hooks's report: keeps the first finding. */
+static void first_hook_finding(void *ctx, const char *what)
+{
+	char *first = ctx;
+
+	if (!first[0])
+		snprintf(first, 400, "%s", what);
+}
+
 /* Merge the run-time with the options baked in and the site table, and
  * look up the hooks (enum hhook) among the merged members. */
 static int merge_runtime(struct weave_helper *h, const struct weave_opts *opts, const struct weave_site_table *sites)
 {
-	char threshold[32];
+	char threshold[32], finding[400] = "";
 	struct weave_subst substs[8];
+	long found;
 	struct weave_merge_map map;
 	struct img *tmpl;
 	size_t n = 0;
@@ -178,6 +161,12 @@ static int merge_runtime(struct weave_helper *h, const struct weave_opts *opts, 
 					    .emit = weave_helper_site_list, .ctx = (void *)sites };
 	if (load_template(&tmpl) < 0)
 		return -1;
+	if ((found = weave_helper_check_hooks(tmpl, first_hook_finding, finding)) != 0) {
+		img_free(tmpl);
+		return found < 0 ? lt_error_prefix("the run-time template: ")
+				 : lt_error_set(LT_E_WEAVE, "the run-time template lacks what the weaver needs: %s%s", finding,
+						found > 1 ? " (and more: weave_helper_check_hooks lists them)" : "");
+	}
 	rc = weave_merge(h->img, tmpl, opts, substs, n, &map);
 	img_free(tmpl);
 	if (rc == 1)
@@ -185,8 +174,8 @@ static int merge_runtime(struct weave_helper *h, const struct weave_opts *opts, 
 	if (rc < 0)
 		return -1;
 	for (unsigned k = 0; k < HK_COUNT && rc == 0; k++)
-		if (!weave_merge_find(&map, hook_names[k], &h->hook[k]))
-			rc = lt_error_set(LT_E_WEAVE, "the run-time template has no %s", hook_names[k]);
+		if (!weave_merge_find(&map, weave_hooks[k].name, &h->hook[k]))
+			rc = lt_error_set(LT_E_WEAVE, "the run-time template has no %s", weave_hooks[k].name);
 	weave_merge_map_free(&map);
 	return rc;
 }

@@ -12,8 +12,7 @@
 #include "weave_merge.h"
 
 /* The members of the merged run-time the stubs use (weaver/runtime/README.md,
- * "The hooks the weaver relies on"), by the template names of hook_names[]
- * in weave_helper.c. */
+ * "The hooks the weaver relies on"), by the template names of weave_hooks[]. */
 enum hhook {
 	HK_OFF,            /* static readonly bool Api.Off (a Field) */
 	HK_TICKS,          /* int64 Clock.Ticks() */
@@ -40,6 +39,27 @@ enum hhook {
 	HK_RELEASED_SPIN,        /* void Api.ReleasedSpin() */
 	HK_COUNT
 };
+
+/* A member of the run-time template the weaver relies on: its template name
+ * ("Namespace.Type::Name", as in struct weave_subst) and signature ("static
+ * bool", "void(object,int32)", "instance void(string,int32)"; class and value
+ * types by full name). */
+struct weave_hook {
+	const char *name, *sig;
+};
+
+/* Every such member (weave_helper_hooks.c): weave_hooks[k] for k < HK_COUNT
+ * is hook k, then the ones substituted or called by the site table. */
+extern const struct weave_hook weave_hooks[];
+extern const size_t weave_nhooks;
+
+/* Check that the template `tmpl` has each of weave_hooks, once, with its
+ * signature; each finding given to report() (may be NULL) as one line
+ * ("LockTime.Runtime.Api::Released: missing (the weaver calls or rewrites it,
+ * as void(object))", "...: signature void(), the weaver needs void(object)").
+ * Returns the number of findings (0: all there), or -1 with LT_E_METADATA,
+ * LT_E_SIGNATURE for malformed rows. */
+long weave_helper_check_hooks(const struct img *tmpl, void (*report)(void *ctx, const char *what), void *ctx);
 
 /* A method whose body is encoded by weave_helper_end. */
 struct hbody {

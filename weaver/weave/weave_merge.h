@@ -65,10 +65,12 @@ struct weave_merge_map {
  * iterator, async state machine or other compiler-generated type"): generic
  * types or methods of its own, closures and state machines, <Module> members,
  * methods without IL bodies (abstract, P/Invoke, internal calls), vararg
- * methods, FieldRVA data, field marshalling, explicit layouts, events,
+ * methods, explicit static constructors (a .cctor of a type that is not
+ * beforefieldinit), FieldRVA data, field marshalling, explicit layouts, events,
  * security, resources, module references, references to assemblies other
  * than netstandard, custom attributes on its members other than ThreadStatic,
- * CompilerGenerated, DebuggerHidden, DebuggerNonUserCode, two top-level types
+ * CompilerGenerated, DebuggerHidden, DebuggerNonUserCode (named, with what
+ * the compiler's own say of the code: an async method, an iterator...), two top-level types
  * of one name (in two namespaces: merged, they would clash).  report may be
  * NULL.  Returns the number of them (0: supported), or -1 with LT_E_METADATA
  * for malformed rows. */

@@ -102,6 +102,27 @@ static void found(struct chk *k, const char *fmt, ...)
 	k->report(k->ctx, buf);
 }
 
+/* What a custom attribute the merger does not copy says of the code that
+ * carries it (the C# compiler's attributes). */
+static const struct {
+	const char *attribute, *why;
+} attribute_hints[] = {
+	{ "System.Runtime.CompilerServices.AsyncStateMachineAttribute", " (an async method)" },
+	{ "System.Runtime.CompilerServices.IteratorStateMachineAttribute", " (an iterator)" },
+	{ "System.ParamArrayAttribute", " (a params parameter)" },
+	{ "System.Runtime.CompilerServices.NullableAttribute", " (nullable reference types)" },
+	{ "System.Runtime.CompilerServices.NullableContextAttribute", " (nullable reference types)" },
+	{ "System.Runtime.CompilerServices.IsReadOnlyAttribute", " (a readonly struct or an in parameter)" },
+};
+
+static const char *attribute_hint(const char *attribute)
+{
+	for (size_t i = 0; i < sizeof attribute_hints / sizeof attribute_hints[0]; i++)
+		if (strcmp(attribute, attribute_hints[i].attribute) == 0)
+			return attribute_hints[i].why;
+	return "";
+}
+
 /* Tables a template may not have rows in, and what they hold. */
 static const struct {
 	enum md_table_id t;
@@ -171,6 +192,14 @@ static uint32_t owner_of(const struct md_image *tm, enum md_table_id table, uint
 	return owner;
 }
 
+/* Whether template MethodDef `row` is a type initializer (II.10.5.3: named .cctor). */
+static int is_cctor(const struct md_image *tm, uint32_t row)
+{
+	const char *n;
+
+	return md_string(tm, md_get(tm, MD_METHODDEF, row, MD_METHODDEF_NAME), &n) == 0 && strcmp(n, ".cctor") == 0;
+}
+
 int merge_member_name(const struct md_image *tm, enum md_table_id table, uint32_t row, char *buf, size_t size)
 {
 	const char *n;
@@ -205,7 +234,10 @@ static int row_name(const struct md_image *tm, uint32_t tok, char *buf, size_t s
 
 /* Fields (II.23.1.5 HasFieldRVA 0x0100, HasFieldMarshal 0x1000) and methods
  * (II.23.1.10 PInvokeImpl 0x2000, Abstract 0x0400; II.23.1.11 code type other
- * than IL, InternalCall 0x1000; vararg or generic signatures). */
+ * than IL, InternalCall 0x1000; vararg or generic signatures; a .cctor of a
+ * type without BeforeFieldInit 0x00100000, II.23.1.15: an explicit static
+ * constructor, which would run at a time of its own (II.10.5.3.2) and which
+ * test suites that check types by reflection refuse). */
 static int check_members(struct chk *k)
 {
 	const struct md_image *tm = k->tm;
@@ -232,7 +264,7 @@ static int check_members(struct chk *k)
 	}
 	for (uint32_t r = 1; r <= md_rows(tm, MD_METHODDEF); r++) {
 		uint32_t flags = md_get(tm, MD_METHODDEF, r, MD_METHODDEF_FLAGS);
-		uint32_t impl = md_get(tm, MD_METHODDEF, r, MD_METHODDEF_IMPLFLAGS);
+		uint32_t impl = md_get(tm, MD_METHODDEF, r, MD_METHODDEF_IMPLFLAGS), owner;
 		const uint8_t *p;
 		uint32_t len;
 
@@ -245,6 +277,10 @@ static int check_members(struct chk *k)
 			found(k, "MethodDef %s: a vararg method", name);
 		if (len && (p[0] & SIG_GENERIC))
 			found(k, "MethodDef %s: a generic method of its own", name);
+		if (is_cctor(tm, r) && (owner = owner_of(tm, MD_METHODDEF, r)) != 0 &&
+		    !(md_get(tm, MD_TYPEDEF, owner, MD_TYPEDEF_FLAGS) & 0x00100000))
+			found(k, "MethodDef %s: an explicit static constructor (the type is not beforefieldinit: use field "
+				 "initializers)", name);
 	}
 	return 0;
 }
@@ -290,7 +326,7 @@ static int check_refs(struct chk *k)
 			continue;
 		if (row_name(tm, tok, owner, sizeof owner) < 0)
 			return -1;
-		found(k, "%s: custom attribute %s, not one the merger copies", owner, name);
+		found(k, "%s: custom attribute %s%s, not one the merger copies", owner, name, attribute_hint(name));
 	}
 	return 0;
 }

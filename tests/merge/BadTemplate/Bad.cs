@@ -46,6 +46,22 @@ namespace LockTime.BadTemplate
         }
     }
 
+    // A static constructor of its own: the type is not beforefieldinit.
+    internal static class ExplicitCctor
+    {
+        private static readonly int Ticks;
+
+        static ExplicitCctor()
+        {
+            Ticks = Environment.TickCount;
+        }
+
+        public static int Get()
+        {
+            return Ticks;
+        }
+    }
+
     internal sealed class Box<T>
     {
         public T Value;

@@ -1,4 +1,4 @@
-// Entry point of ltcheck: dispatches the verify, jit, dump, locks, pdb and template commands; exit 0 on success, 1 otherwise.
+// Entry point of ltcheck: dispatches the verify, jit, dump, contents, locks and pdb commands; exit 0 on success, 1 otherwise.
 namespace LtCheck;
 
 internal static class Program
@@ -11,8 +11,6 @@ internal static class Program
                                             free of RVAs and file offsets, for comparing two layouts
                ltcheck locks FILE           lock acquisition call sites and Synchronized methods, with a total
                ltcheck pdb INPUT WOVEN      the woven assembly's portable PDB against the input's (lines, scopes, ids)
-               ltcheck template FILE [LIB...]  the run-time template uses only what the weaver's merger copies
-                                            (and, with LIBs, only framework members they have)
         """;
 
     private static int Main(string[] args)
@@ -40,8 +38,6 @@ internal static class Program
                     return 0;
                 case "pdb" when rest.Length == 2:
                     return PdbChecker.Run(rest[0], rest[1], Console.Out) ? 0 : 1;
-                case "template":
-                    return TemplateChecker.Run(rest[0], rest[1..], Console.Out) ? 0 : 1;
                 default:
                     return Fail(Usage);
             }
