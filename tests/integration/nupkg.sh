@@ -93,7 +93,8 @@ weave_package() { # IN OUT
 }
 
 # weave -v: each woven entry's "woven" line is followed by its live-metrics line, in the format an
-# assembly's has, with the framework of the entry's folder (lib/net8.0: .NETCoreApp, netstandard2.0: a library).
+# assembly's has, with the framework of the entry's folder (lib/net8.0: .NETCoreApp, netstandard2.0: a
+# library, net35: none named).
 verbose_metrics() { # IN
 	"$LT" weave -v "$1" -o "$LT_TMP/verbose.nupkg" 2>/dev/null >"$LT_TMP/verbose" || return 1
 	python3 - "$1" "$LT_TMP/verbose" <<'PY'
@@ -106,7 +107,8 @@ for i in woven:
     tfm = entry.split("/")[-2]
     m = re.fullmatch(re.escape(pkg + ": " + entry + ": ") + r"(live metrics: the Meter \"LockTime\"|no live metrics:|live metrics when the program runs on \.NET 6 or later) \(?([^ )]+).*", lines[i + 1])
     assert m, (lines[i], lines[i + 1])
-    family = ".NETStandard" if tfm.startswith("netstandard") else ".NETFramework" if re.fullmatch(r"net\d{2,3}", tfm) else ".NETCoreApp"
+    # .NET Framework before 4 has no TargetFrameworkAttribute: "(no TargetFrameworkAttribute)".
+    family = ".NETStandard" if tfm.startswith("netstandard") else "no" if re.fullmatch(r"net[23]\d", tfm) else ".NETFramework" if re.fullmatch(r"net\d{2,3}", tfm) else ".NETCoreApp"
     assert m.group(2).startswith(family), (entry, lines[i + 1])
 print(len(woven), "woven entries, each with its live-metrics line")
 PY
