@@ -640,6 +640,43 @@ static void test_bad_cell(void **state)
 	lt_buf_free(&b);
 }
 
+/* md_read_tables: the tables asked for read as md_read reads them, every row count kept, the other
+ * tables neither read nor checked (a bad CustomAttribute cell passes when it is not asked for). */
+static void test_read_some_tables(void **state)
+{
+	const uint64_t wanted = 1ull << MD_TYPEDEF | 1ull << MD_METHODDEF;
+	struct real_file f;
+	struct md_image all, some;
+	struct lt_buf b = LT_BUF_INIT;
+	size_t count;
+	(void)state;
+
+	load_real(MSCORLIB, &f);
+	assert_int_equal(md_read(&all, f.root, f.root_len), 0);
+	assert_int_equal(md_read_tables(&some, f.root, f.root_len, wanted), 0);
+	for (unsigned t = 0; t < MD_TABLE_MAX; t++) {
+		const struct md_table *a = &all.tables[t], *o = &some.tables[t];
+
+		assert_int_equal(a->rows, o->rows);
+		if (wanted >> t & 1)
+			assert_memory_equal(a->cells, o->cells, (size_t)a->rows * a->ncols * sizeof *a->cells);
+		else
+			assert_null(o->cells);
+	}
+	assert_true(some.tables[MD_CUSTOMATTRIBUTE].rows > 0);
+	md_free(&all);
+	md_free(&some);
+	free(f.data);
+
+	build_small(&b);
+	lt_put16(b.data + cell_offset(b.data, coded_tag_past.table, coded_tag_past.col, &count), coded_tag_past.value);
+	expect_bad(b.data, b.len);
+	assert_int_equal(md_read_tables(&some, b.data, b.len, ~0ull & ~(1ull << MD_CUSTOMATTRIBUTE)), 0);
+	assert_int_equal(md_rows(&some, MD_CUSTOMATTRIBUTE), 1);
+	md_free(&some);
+	lt_buf_free(&b);
+}
+
 static void test_guid_heap_size(void **state)
 {
 	struct lt_buf b = LT_BUF_INIT;
@@ -797,6 +834,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_sorted_append),
 		cmocka_unit_test(test_pdb_sizes),
 		cmocka_unit_test(test_small_valid),
+		cmocka_unit_test(test_read_some_tables),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_bad_signature),
 		cmocka_unit_test(test_bad_version_length),

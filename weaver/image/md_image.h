@@ -100,6 +100,13 @@ struct md_image {
  * (LT_E_NOMEM when memory runs out). */
 int md_read(struct md_image *out, const uint8_t *data, size_t size);
 
+/* md_read for a reader that needs only some tables (a reference assembly
+ * looked into by name): the cells of table t are read and checked only when
+ * bit t of `tables` is set; every table keeps its row count, so coded
+ * indexes and md_rows stay right, but md_get and md_set must not be called
+ * on a table left out (its cells are NULL), nor may *out be written. */
+int md_read_tables(struct md_image *out, const uint8_t *data, size_t size, uint64_t tables);
+
 /* Release what md_read and the edit functions allocated.  NULL is a no-op. */
 void md_free(struct md_image *md);
 

@@ -214,7 +214,7 @@ heap:
 }
 
 /* II.24.2.6: the #~ (or #-) stream. */
-static int read_tables(struct md_image *md, struct lt_cur *c)
+static int read_tables(struct md_image *md, struct lt_cur *c, uint64_t wanted)
 {
 	struct md_sizes s;
 	uint64_t need = 0;
@@ -252,6 +252,10 @@ static int read_tables(struct md_image *md, struct lt_cur *c)
 		tab->ncols = md_schema[t].ncols;
 		if (!tab->rows)
 			continue;
+		if (!(wanted >> t & 1)) { /* in bounds: checked above */
+			c->pos += (size_t)tab->rows * md_row_size(&s, t);
+			continue;
+		}
 		tab->cells = lt_malloc((size_t)tab->rows * tab->ncols * sizeof(uint32_t));
 		if (!tab->cells)
 			return lt_nomem("%u %s rows", tab->rows, md_schema[t].name);
@@ -277,6 +281,11 @@ static int read_tables(struct md_image *md, struct lt_cur *c)
 }
 
 int md_read(struct md_image *out, const uint8_t *data, size_t size)
+{
+	return md_read_tables(out, data, size, ~0ull);
+}
+
+int md_read_tables(struct md_image *out, const uint8_t *data, size_t size, uint64_t wanted)
 {
 	struct md_hdr hdrs[MD_MAX_STREAMS];
 	struct lt_cur root = lt_cur_init(data, size, LT_E_METADATA, "metadata root");
@@ -327,7 +336,7 @@ int md_read(struct md_image *out, const uint8_t *data, size_t size)
 		lt_error_set(LT_E_METADATA, "metadata root: no #~ stream (II.24.2.6)");
 		goto fail;
 	}
-	if (read_tables(out, tables) < 0)
+	if (read_tables(out, tables, wanted) < 0)
 		goto fail;
 	return 0;
 fail:

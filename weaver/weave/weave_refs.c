@@ -4,6 +4,7 @@
 #include "lt_error.h"
 #include "lt_hash.h"
 #include "lt_mem.h"
+#include "lt_set.h"
 #include "sig.h"
 
 #include <stdlib.h>
@@ -220,11 +221,33 @@ struct scope {
 };
 
 /* A reference assembly: only its metadata is read (it may be ReadyToRun or
- * mixed-mode, which img_load refuses; nothing of it is rewritten). */
+ * mixed-mode, which img_load refuses; nothing of it is rewritten), and only
+ * as far as a lookup needs it (enum ref_stage). */
 struct ref_asm {
 	struct pe_file pe;
 	struct md_image md;
 	const char *name;
+	int pe_read;                   /* pe parsed */
+	int stage;                     /* enum ref_stage read so far */
+	struct lt_set types;           /* from REF_TYPES: its public top-level TypeDef rows, by name (ref_find_typedef) */
+};
+
+/* How much of a reference assembly is read: its name with its types, when
+ * the context opens (every lookup needs them, in order: Assembly,
+ * AssemblyRef, TypeDef, NestedClass, ExportedType, II.22); its members too
+ * only when a member is looked for on one of its types (Field, MethodDef,
+ * and TypeRef for their base types).  Its other tables (custom attributes,
+ * parameters, member references...) are never read. */
+enum ref_stage { REF_UNREAD, REF_TYPES, REF_MEMBERS };
+
+#define TABLE_BIT(t) (1ull << (t))
+static const uint64_t stage_tables[] = {
+	[REF_UNREAD] = 0,
+	[REF_TYPES] = TABLE_BIT(MD_ASSEMBLY) | TABLE_BIT(MD_ASSEMBLYREF) | TABLE_BIT(MD_TYPEDEF) |
+		      TABLE_BIT(MD_NESTEDCLASS) | TABLE_BIT(MD_EXPORTEDTYPE),
+	[REF_MEMBERS] = TABLE_BIT(MD_ASSEMBLY) | TABLE_BIT(MD_ASSEMBLYREF) | TABLE_BIT(MD_TYPEDEF) |
+			TABLE_BIT(MD_NESTEDCLASS) | TABLE_BIT(MD_EXPORTEDTYPE) | TABLE_BIT(MD_FIELD) |
+			TABLE_BIT(MD_METHODDEF) | TABLE_BIT(MD_TYPEREF),
 };
 
 struct wref_ctx {
@@ -235,7 +258,7 @@ struct wref_ctx {
 	int corlib;
 	const struct family *family;   /* without opts->refs */
 	uint32_t family_row;           /* the family's base AssemblyRef row */
-	struct ref_asm *refs;
+	struct ref_asm *refs;          /* opts->nrefs, read as far as lookups need (ref_need) */
 	size_t nrefs;
 };
 
@@ -360,43 +383,102 @@ static int assemblyref_for(struct wref_ctx *c, const struct scope *s, uint32_t *
 	return 0;
 }
 
-/* Parse reference assembly `ref`, read before weaving (weave_refs_read):
- * the error of its read, if it failed, is raised here, when it is needed. */
-static int read_ref(const struct weave_ref *ref, struct ref_asm *r)
-{
-	uint32_t off;
+/* A type name looked for in a reference's index (types_eq). */
+struct type_key {
+	const struct md_image *md;
+	const char *ns, *name;
+};
 
-	if (!ref->data)
-		return lt_error_set(ref->error.code, "%s", ref->error.msg);
-	if (pe_parse(&r->pe, ref->data, ref->size) < 0 ||
-	    pe_rva_to_offset(&r->pe, r->pe.cli.metadata.rva, r->pe.cli.metadata.size, &off, LT_E_METADATA,
-			     "metadata") < 0 ||
-	    md_read(&r->md, ref->data + off, r->pe.cli.metadata.size) < 0)
-		return -1;
-	/* II.22.2: an assembly has one Assembly row; a module has none. */
-	if (md_rows(&r->md, MD_ASSEMBLY) == 0)
-		return lt_error_set(LT_E_WEAVE, "a module without an Assembly row (II.22.2)");
-	return cell_string(&r->md, MD_ASSEMBLY, 1, MD_ASSEMBLY_NAME, &r->name);
+static uint32_t type_hash(const char *ns, const char *name)
+{
+	return lt_set_hash(lt_set_hash(LT_SET_HASH_INIT, ns, strlen(ns) + 1), name, strlen(name));
 }
 
-static int load_refs(struct wref_ctx *c)
+static int types_eq(const void *ctx, uint32_t row)
 {
-	c->refs = lt_calloc(c->opts->nrefs, sizeof *c->refs);
-	if (!c->refs)
-		return lt_nomem(NULL);
-	for (; c->nrefs < c->opts->nrefs; c->nrefs++)
-		if (read_ref(&c->opts->refs[c->nrefs], &c->refs[c->nrefs]) < 0) {
-			c->nrefs++; /* freed with the others */
-			return lt_error_prefix("reference %s: ", c->opts->refs[c->nrefs - 1].path);
-		}
+	const struct type_key *k = ctx;
+
+	return type_named(k->md, MD_TYPEDEF, row, k->ns, k->name) == 1;
+}
+
+/* Index r's public top-level TypeDefs (II.23.1.15 visibility Public) by
+ * name, the first row of a name kept: find_typedef's answer for each. */
+static int index_types(struct ref_asm *r)
+{
+	const struct md_image *md = &r->md;
+	const char *ns, *name;
+
+	if (lt_set_reserve(&r->types, md_rows(md, MD_TYPEDEF)) < 0)
+		return -1;
+	for (uint32_t row = 1; row <= md_rows(md, MD_TYPEDEF); row++) {
+		struct type_key k = { md, NULL, NULL };
+		uint32_t hash;
+
+		if ((md_get(md, MD_TYPEDEF, row, MD_TYPEDEF_FLAGS) & 0x7) != 0x1)
+			continue;
+		if (cell_string(md, MD_TYPEDEF, row, MD_TYPEDEF_NAMESPACE, &ns) < 0 ||
+		    cell_string(md, MD_TYPEDEF, row, MD_TYPEDEF_NAME, &name) < 0)
+			return -1;
+		k.ns = ns;
+		k.name = name;
+		hash = type_hash(ns, name);
+		if (!lt_set_find(&r->types, hash, types_eq, &k) && lt_set_add(&r->types, hash, row) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* find_typedef in reference assembly i (read to REF_TYPES), through its
+ * index: 1 with *row, 0 when it has no such type. */
+static int ref_find_typedef(const struct wref_ctx *c, size_t i, const char *ns, const char *name, uint32_t *row)
+{
+	struct type_key k = { &c->refs[i].md, ns, name };
+
+	*row = lt_set_find(&c->refs[i].types, type_hash(ns, name), types_eq, &k);
+	return *row != 0;
+}
+
+/* Reference assembly i read at least to `stage` (its file read before
+ * weaving, weave_refs_read: the error of that read, if it failed, is raised
+ * here).  Returns 0, or -1 with that error or the one of parsing it,
+ * prefixed with its path. */
+static int ref_need(struct wref_ctx *c, size_t i, enum ref_stage stage)
+{
+	const struct weave_ref *ref = &c->opts->refs[i];
+	struct ref_asm *r = &c->refs[i];
+	uint32_t off;
+
+	if (r->stage >= (int)stage)
+		return 0;
+	if (!ref->data)
+		return lt_error_set(ref->error.code, "reference %s: %s", ref->path, ref->error.msg);
+	if (!r->pe_read) {
+		if (pe_parse(&r->pe, ref->data, ref->size) < 0)
+			return lt_error_prefix("reference %s: ", ref->path);
+		r->pe_read = 1;
+	}
+	md_free(&r->md);
+	r->name = NULL;
+	if (pe_rva_to_offset(&r->pe, r->pe.cli.metadata.rva, r->pe.cli.metadata.size, &off, LT_E_METADATA,
+			     "metadata") < 0 ||
+	    md_read_tables(&r->md, ref->data + off, r->pe.cli.metadata.size, stage_tables[stage]) < 0)
+		return lt_error_prefix("reference %s: ", ref->path);
+	/* II.22.2: an assembly has one Assembly row; a module has none. */
+	if (md_rows(&r->md, MD_ASSEMBLY) == 0)
+		return lt_error_set(LT_E_WEAVE, "reference %s: a module without an Assembly row (II.22.2)", ref->path);
+	if (cell_string(&r->md, MD_ASSEMBLY, 1, MD_ASSEMBLY_NAME, &r->name) < 0 ||
+	    (r->stage == REF_UNREAD && index_types(r) < 0))
+		return lt_error_prefix("reference %s: ", ref->path);
+	r->stage = stage;
 	return 0;
 }
 
 static void free_refs(struct wref_ctx *c)
 {
-	for (size_t i = 0; i < c->nrefs; i++) {
+	for (size_t i = 0; c->refs && i < c->nrefs; i++) {
 		md_free(&c->refs[i].md);
 		pe_free(&c->refs[i].pe);
+		lt_set_free(&c->refs[i].types);
 	}
 	free(c->refs);
 }
@@ -414,14 +496,14 @@ static int scope_in_refs(struct wref_ctx *c, const char *ns, const char *name, u
 			const struct md_image *rmd = &c->refs[i].md;
 			uint32_t row, asmref = 0;
 			struct scope s;
-			int referenced = md_find_assemblyref(c->md, c->refs[i].name, &row), found;
+			int referenced, found;
 
-			if (referenced < 0)
+			if ((referenced = md_find_assemblyref(c->md, c->refs[i].name, &row)) < 0)
 				return -1;
 			if ((need_referenced && !referenced) || strcasecmp(c->refs[i].name, c->own_name) == 0)
 				continue;
 			found = forwarder ? find_forwarder(rmd, ns, name, &asmref)
-					  : find_typedef(rmd, ns, name, &row);
+					  : ref_find_typedef(c, i, ns, name, &row);
 			if (found < 0)
 				return lt_error_prefix("reference %s: ", c->opts->refs[i].path);
 			if (!found)
@@ -639,12 +721,12 @@ static int typeref_chain(const struct md_image *md, uint32_t row, const char **n
 	return 1;
 }
 
-/* The TypeDef named by a chain in some reference assembly: 1 with *ref and *row, 0, -1. */
+/* The TypeDef named by a chain in some reference assembly: 1 with *ref and *row, 0. */
 static int ref_typedef(const struct wref_ctx *c, const char *ns, const char *const *names, unsigned n, size_t *ref,
 		       uint32_t *row)
 {
 	for (size_t i = 0; i < c->nrefs; i++) {
-		int found = find_typedef(&c->refs[i].md, ns, names[0], row);
+		int found = ref_find_typedef(c, i, ns, names[0], row);
 
 		for (unsigned k = 1; found > 0 && k < n; k++)
 			found = find_nested(&c->refs[i].md, *row, names[k], row);
@@ -660,11 +742,14 @@ static int ref_typedef(const struct wref_ctx *c, const char *ns, const char *con
  * the field, or the method with nparams parameters and has_this, `name`
  * (II.22.37 lists, Extends): 1, 0 when none does, 2 when a base is outside
  * the reference assemblies (unknown), -1. */
-static int ref_has_member(const struct wref_ctx *c, size_t ref, uint32_t type, int field, const char *name,
+static int ref_has_member(struct wref_ctx *c, size_t ref, uint32_t type, int field, const char *name,
 			  uint32_t nparams, int has_this)
 {
 	for (unsigned depth = 0; depth < REF_MAX_CHAIN; depth++) {
 		const struct md_image *md = &c->refs[ref].md;
+
+		if (ref_need(c, ref, REF_MEMBERS) < 0)
+			return -1;
 		enum md_table_id table = field ? MD_FIELD : MD_METHODDEF;
 		unsigned list = field ? MD_TYPEDEF_FIELDLIST : MD_TYPEDEF_METHODLIST;
 		uint32_t end = type < md_rows(md, MD_TYPEDEF) ? md_get(md, MD_TYPEDEF, type + 1, list) : md_rows(md, table) + 1;
@@ -709,7 +794,7 @@ static int ref_has_member(const struct wref_ctx *c, size_t ref, uint32_t type, i
  * (a TypeRef, or the generic type of a TypeSpec) of the target that
  * `owner` is, by name and parameter count: 1, 0 (missing: an error), 2
  * (not told: the type is defined in none of them), -1. */
-static int member_in_refs(const struct wref_ctx *c, uint32_t owner, int field, const char *name, const uint8_t *sig,
+static int member_in_refs(struct wref_ctx *c, uint32_t owner, int field, const char *name, const uint8_t *sig,
 			  uint32_t len)
 {
 	const char *ns, *chain[REF_MAX_CHAIN];
@@ -817,8 +902,18 @@ int wref_open(struct img *img, const struct weave_opts *opts, struct wref_ctx **
 	if ((found = find_typedef(c->md, "System", "Object", &row)) < 0)
 		goto fail;
 	c->corlib = found;
-	if (c->opts->nrefs && load_refs(c) < 0)
-		goto fail;
+	/* Every lookup needs each reference's name and types (the first, in
+	 * order, that...): those are read now; their members when needed. */
+	if (c->opts->nrefs) {
+		if (!(c->refs = lt_calloc(c->opts->nrefs, sizeof *c->refs))) {
+			lt_nomem(NULL);
+			goto fail;
+		}
+		c->nrefs = c->opts->nrefs;
+		for (size_t i = 0; i < c->nrefs; i++)
+			if (ref_need(c, i, REF_TYPES) < 0)
+				goto fail;
+	}
 	if (!c->corlib && !c->opts->nrefs && find_family(c) < 0)
 		goto fail;
 	return 0;

@@ -24,13 +24,17 @@
  * New AssemblyRefs carry a public key token (II.22.5), never a full key. */
 
 /* The resolution context of one target: its framework (told as
- * above), its reference assemblies read once.  Release with
- * wref_close (NULL is a no-op). */
+ * above), its reference assemblies, each parsed only as far as lookups need
+ * (its name and types; the members of its types when a member is looked
+ * for on one), and the types found in them.  Release with wref_close (NULL
+ * is a no-op). */
 struct wref_ctx;
 
 /* Open a context for img.  Returns 0 and *out, or -1 with LT_E_WEAVE (the
  * framework cannot be told), the error of reading a reference assembly
- * (weave_refs_read) or of parsing it (prefixed with its path), LT_E_NOMEM. */
+ * (weave_refs_read) or of parsing it (prefixed with its path), LT_E_NOMEM;
+ * an error in the members of a reference comes from the lookup that reads
+ * them (wref_member). */
 int wref_open(struct img *img, const struct weave_opts *opts, struct wref_ctx **out);
 void wref_close(struct wref_ctx *c);
 
