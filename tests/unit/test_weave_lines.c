@@ -10,7 +10,9 @@
 #include <cmocka.h>
 
 #include "image.h"
+#include "lt_buf.h"
 #include "lt_file.h"
+#include "sig.h"
 #include "weave.h"
 #include "weave_inputs.h"
 #include "weave_lines.h"
@@ -242,6 +244,71 @@ static void test_format_and_source(void **state)
 	img_free(img);
 }
 
+/* Document `doc` of md renamed `path` ('/' between parts, PortablePdb-Metadata.md "Document Name Blob"). */
+static void rename_document(struct md_image *md, uint32_t doc, const char *path)
+{
+	struct lt_buf b = LT_BUF_INIT;
+	uint32_t index;
+
+	assert_int_equal(lt_buf_u8(&b, '/'), 0);
+	for (const char *p = path, *end;; p = end + 1) {
+		end = strchr(p, '/');
+		if (!end)
+			end = p + strlen(p);
+		index = 0;
+		if (end > p)
+			assert_int_equal(md_add_blob(md, (const uint8_t *)p, (uint32_t)(end - p), &index), 0);
+		assert_int_equal(sig_uint_encode(&b, index), 0);
+		if (!*end)
+			break;
+	}
+	assert_int_equal(md_add_blob(md, b.data, (uint32_t)b.len, &index), 0);
+	md_set(md, MD_DOCUMENT, doc, MD_DOCUMENT_NAME, index);
+	lt_buf_free(&b);
+}
+
+/* A document with code outside the project - a source-only package's file in the NuGet packages
+ * folder, a generated file in an obj/ folder elsewhere - does not widen the common folder: the
+ * others keep their short names, it gets its file name. */
+static void test_common_folder_outside_project(void **state)
+{
+	static const char *const outside[] = {
+		"/root/.nuget/packages/polyfill/1.0.0/contentFiles/cs/any/Program.cs",
+		"/root/.NuGet/Packages/polyfill/1.0.0/build/Program.cs",
+		"/work/artifacts/obj/LockCorpus/debug/Program.cs",
+	};
+	struct img *img = load_corpus();
+	char buf[256], path[1024];
+	struct pdb_found f;
+	struct wlines l;
+	uint32_t program = 0;
+
+	(void)state;
+	assert_int_equal(weave_pdb_find(&f, img, CORPUS_DLL), 0);
+	assert_int_equal(wlines_init(&l, &f, NULL), 0);
+	for (uint32_t d = 1; d <= md_rows(l.md, MD_DOCUMENT); d++)
+		if (wlines_format(&l, d, 7, 0, buf, sizeof buf) == 1 && strcmp(buf, "Program.cs:7") == 0)
+			program = d;
+	assert_int_not_equal(program, 0);
+	wlines_free(&l);
+	for (size_t i = 0; i < sizeof outside / sizeof outside[0]; i++) {
+		int found_sub = 0;
+
+		rename_document(&f.md, program, outside[i]);
+		assert_int_equal(wlines_init(&l, &f, NULL), 0);
+		assert_int_equal(wlines_path(&l, program, path, sizeof path), 1);
+		assert_string_equal(path, outside[i]);
+		assert_int_equal(wlines_format(&l, program, 7, 0, buf, sizeof buf), 1);
+		assert_string_equal(buf, "Program.cs:7");
+		for (uint32_t d = 1; d <= md_rows(l.md, MD_DOCUMENT); d++)
+			found_sub |= wlines_format(&l, d, 7, 0, buf, sizeof buf) == 1 && strcmp(buf, "Shop/Lines.cs:7") == 0;
+		assert_true(found_sub);
+		wlines_free(&l);
+	}
+	pdb_found_free(&f);
+	img_free(img);
+}
+
 /* No path: no PDB looked for. */
 static void test_no_path(void **state)
 {
@@ -316,6 +383,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_vb_lambda_named_by_lines),
 		cmocka_unit_test(test_point_bounds),
 		cmocka_unit_test(test_format_and_source),
+		cmocka_unit_test(test_common_folder_outside_project),
 		cmocka_unit_test(test_no_path),
 		cmocka_unit_test(test_missing_pdb),
 		cmocka_unit_test(test_windows_pdb),

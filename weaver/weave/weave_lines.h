@@ -32,6 +32,7 @@ struct wlines {
 	const struct mdb_file *mdb; /* a matching .mdb (borrowed from the pdb_found), else NULL */
 	struct wlines_memo *memo;   /* the sequence points of the method asked last (owned) */
 	size_t common;              /* bytes of the Document names' common folder, its last separator included */
+	uint32_t common_doc;        /* a document the common folder holds (0: none) */
 	struct wlines_source *sources; /* [Document row - 1], owned; a cache, so filled through const */
 	wlines_reader read;         /* reads the source files (NULL: none is read) */
 };
@@ -46,7 +47,9 @@ struct wlines {
  * wlines_source gives.  The sequence points of one method are decoded
  * once however many of its sites ask.  Also finds the common folder of all
  * Document names with code (PortablePdb-Metadata.md "Document Name Blob"),
- * which reports leave out.  Returns 0 (release with wlines_free), or -1
+ * which reports leave out, but for documents outside the project (a
+ * folder "obj", "contentFiles" or ".nuget/packages" in their path: generated
+ * files, sources of source-only packages), unless all are.  Returns 0 (release with wlines_free), or -1
  * with LT_E_NOMEM. */
 int wlines_init(struct wlines *out, const struct pdb_found *pdb, wlines_reader read);
 
@@ -69,7 +72,8 @@ int wlines_point(const struct wlines *lines, uint32_t methoddef, uint32_t il_off
 
 /* "<path>:<line>" - or "<path>:<line>:<column>" when column is not 0 - into
  * buf[0..n) like snprintf, where path is Document row `doc`'s name past the
- * common folder of all documents ("Shop/Inventory.cs"), with '/' between
+ * common folder of all documents ("Shop/Inventory.cs"), or its file name
+ * when that folder does not hold it ("Polyfill.cs"), with '/' between
  * folders.  Returns 1, or 0 for a bad row or name blob (buf untouched). */
 int wlines_format(const struct wlines *lines, uint32_t doc, uint32_t line, uint32_t column, char *buf, size_t n);
 
