@@ -123,6 +123,7 @@ static int type_text(const struct md_image *tm, const struct sig_type *s, struct
 static int hook_sig(const struct md_image *tm, enum md_table_id table, uint32_t row, char *buf, size_t size)
 {
 	struct text t = { buf, size, 0 };
+	struct sig_method *m;
 	const uint8_t *p;
 	uint32_t len;
 	int rc = 0;
@@ -141,8 +142,6 @@ static int hook_sig(const struct md_image *tm, enum md_table_id table, uint32_t 
 		sig_type_free(f);
 		return rc;
 	}
-	struct sig_method *m;
-
 	if (sig_method_decode(p, len, &m) < 0)
 		return -1;
 	put(&t, "%s", m->conv & SIG_HASTHIS ? "instance " : "");
