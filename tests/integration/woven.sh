@@ -4,8 +4,8 @@
 #   - 16 threads taking one lock 1,000 times each: exactly 16,000 acquisitions for that site;
 #   - a 60 ms holder and a waiter: hold max >= 50 ms and wait max >= 40 ms at their lines, the
 #     waiter's line naming the holder;
-#   - 50 nested locks around a 20 ms sleep at threshold 0: every one reports 20-25 ms held
-#     (reporting never lengthens a hold);
+#   - 50 nested locks around a 20 ms sleep at threshold 0: every one reports 20-25 ms held, or at
+#     most 5 ms over the innermost when the machine oversleeps (reporting never lengthens a hold);
 #   - holder blame (waited_behind, blamed_wait_ms) and potential deadlocks: Transfer both ways, the
 #     app's and the library's locks both ways;
 #   - one summary at exit and one report (LOCKTIME_REPORT, {pid}) with both assemblies' sites,
@@ -100,9 +100,12 @@ one_process() { # NAME RUNNER DIR FILE
 		local holds
 		holds=$(sed -nE 's/^LockTime: Program::Nested held ([0-9]+\.[0-9]{3}) ms, .*/\1/p' "$LT_TMP/err")
 		echo "$(wc -l <<<"$holds") nested holds: $(tr '\n' ' ' <<<"$holds" | cut -c1-200)"
-		[ "$(wc -l <<<"$holds")" = 50 ] && awk '$1 < 20 || $1 > 25 { bad = 1 } END { exit bad }' <<<"$holds"
+		# The innermost is released first. A loaded machine may oversleep the 20 ms: then every hold
+		# is longer by as much, and reporting still adds at most 5 ms to any of them.
+		[ "$(wc -l <<<"$holds")" = 50 ] &&
+			awk 'NR == 1 { top = $1 + 5 > 25 ? $1 + 5 : 25 } $1 < 20 || $1 > top { bad = 1 } END { exit bad }' <<<"$holds"
 	}
-	check "$name: 50 nested locks around 20 ms: each held 20-25 ms" nested_holds
+	check "$name: 50 nested locks around 20 ms: each held 20-25 ms (or at most 5 ms over the innermost)" nested_holds
 }
 one_process ".NET" dotnet "$NET" App.dll
 one_process "Mono" mono "$FX" App.exe
