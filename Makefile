@@ -14,10 +14,12 @@ WARN    := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wstrict-prototypes -Wn
 LIBS    := -ljansson -lprotobuf-c -lzip -lmxml -lz -lmbedcrypto -lm
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined -O1 -g
 
-# The portability layer has one file per host kind (weaver/core/lt_file_<host>.c); each build takes one.
-HOST_SRC := weaver/core/lt_file_posix.c weaver/core/lt_file_win.c
+# The portability layer has one file per host kind for each of its parts (weaver/core/<part>_posix.c and
+# <part>_win.c: lt_file, lt_keys); each build takes its kind's.
+POSIX_SRC := $(wildcard weaver/core/*_posix.c)
+WIN_SRC := $(wildcard weaver/core/*_win.c)
 LIB_ALL := $(sort $(filter-out weaver/cli/%,$(wildcard weaver/*/*.c)))
-LIB_SRC := $(filter-out weaver/core/lt_file_win.c,$(LIB_ALL))
+LIB_SRC := $(filter-out $(WIN_SRC),$(LIB_ALL))
 CLI_SRC := $(sort $(wildcard weaver/cli/*.c))
 INC     := $(addprefix -I,$(sort $(dir $(wildcard weaver/*/*.h)))) -Ibuild/gen
 # Generated at build time: the pprof messages (protoc-c) and the HTML page as bytes (weaver/report),
@@ -116,7 +118,7 @@ build build/san build/fuzz:
 # host (tools/<rid>/), cross-built here with Debian's toolchains (`make deps` installs them):
 #   linux-x64    gcc, fully static (glibc included): runs on any x86-64 Linux whatever libraries it has
 #   linux-arm64  aarch64-linux-gnu-gcc, the same, with Debian's :arm64 libraries
-#   win-x64      x86_64-w64-mingw32-gcc with lt_file_win.c; it imports only system DLLs
+#   win-x64      x86_64-w64-mingw32-gcc with the *_win.c files; it imports only system DLLs
 # Debian ships libjansson.a, libprotobuf-c.a, libmxml.a, libz.a and libmbedcrypto.a for Linux; libzip.a (and,
 # for Windows, all six)
 # are built from Debian's source packages by ci/static-libs.sh, once per clone, into build/static/libs/.
@@ -128,7 +130,7 @@ TOOL_linux-x64 := build/static/locktime
 TOOL_linux-arm64 := build/static/linux-arm64/locktime
 TOOL_win-x64 := build/static/win-x64/locktime.exe
 TOOLS_ALL := $(foreach r,$(RIDS),$(TOOL_$(r)))
-# Per RID: compiler, Debian sources to build, link flags and system libraries, the host half of lt_file.
+# Per RID: compiler, Debian sources to build, link flags and system libraries, the host half of the portability layer.
 CC_linux-x64 := $(CC)
 CC_linux-arm64 := aarch64-linux-gnu-gcc
 CC_win-x64 := x86_64-w64-mingw32-gcc
@@ -137,12 +139,12 @@ SOURCES_linux-arm64 := libzip
 SOURCES_win-x64 := zlib libzip mxml mbedtls jansson protobuf-c
 LINK_linux-x64 := -static-pie -pthread
 LINK_linux-arm64 := -static-pie -pthread -L/usr/lib/aarch64-linux-gnu
-LINK_win-x64 := -static -lshell32
+LINK_win-x64 := -static -lshell32 -ladvapi32
 # mingw-w64's C99 printf (%zu, %lld), not msvcrt's.
 DEFS_win-x64 := -D__USE_MINGW_ANSI_STDIO=1
 LIB_linux-x64 := $(LIB_SRC)
 LIB_linux-arm64 := $(LIB_SRC)
-LIB_win-x64 := $(filter-out weaver/core/lt_file_posix.c,$(LIB_ALL))
+LIB_win-x64 := $(filter-out $(POSIX_SRC),$(LIB_ALL))
 STATIC_LIBS = build/static/libs/$(1)/lib/libzip.a
 
 build/static/libs/%/lib/libzip.a: ci/static-libs.sh

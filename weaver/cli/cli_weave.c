@@ -136,6 +136,7 @@ int cli_weave(int argc, char **argv)
 		{ "include", required_argument, NULL, 'i' },
 		{ "exclude", required_argument, NULL, 'x' },
 		{ "key", required_argument, NULL, 'k' },
+		{ "key-container", required_argument, NULL, 'K' },
 		{ "summary", required_argument, NULL, 'S' },
 		{ "report", required_argument, NULL, 'R' },
 		{ "lock-order", required_argument, NULL, 'L' },
@@ -144,7 +145,7 @@ int cli_weave(int argc, char **argv)
 	struct weave_opts opts = { .threshold_ms = 1.0, .output = "stderr" };
 	struct refs refs = { NULL, 0, 0 }, include = { NULL, 0, 0 }, exclude = { NULL, 0, 0 }, *patterns;
 	struct weave_ref *read = NULL;
-	const char *output = NULL, *unpack = NULL, *key_file = NULL;
+	const char *output = NULL, *unpack = NULL, *key_file = NULL, *key_container = NULL, *key_from = NULL;
 	struct lt_rsa_key *key = NULL;
 	int c, i, verbosity = 0, failed = 0;
 	char *end;
@@ -211,6 +212,14 @@ int cli_weave(int argc, char **argv)
 			}
 			break;
 		case 'k': key_file = optarg; break;
+		case 'K':
+			if (!*optarg) {
+				fprintf(stderr, "locktime: error LT%03d: --key-container: empty (the name of a key container)\n",
+					LT_E_USAGE);
+				goto usage;
+			}
+			key_container = optarg;
+			break;
 		case 'v': verbosity = 1; break;
 		case 'q': verbosity = -1; break;
 		case 'u': unpack = optarg; break;
@@ -232,9 +241,10 @@ int cli_weave(int argc, char **argv)
 		fprintf(stderr, "locktime: error LT%03d: weave: --unpack DIR takes a .nupkg and entry names, not -o\n", LT_E_USAGE);
 		goto usage;
 	}
-	if ((key_file && weave_key_read(key_file, &key) < 0) ||
+	if (weave_key_find(key_file, key_container, &key, &key_from) < 0 ||
 	    weave_refs_read(&read, (const char *const *)refs.paths, refs.n) < 0) {
-		cli_report_error(key_file && !key ? key_file : "locktime");
+		/* A key file's errors are the file's; a container's messages name it. */
+		cli_report_error(key_from && key_from == key_file && !key ? key_file : "locktime");
 		lt_rsa_free(key);
 		refs_free(&refs);
 		refs_free(&include);

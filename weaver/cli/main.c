@@ -23,6 +23,8 @@ static const char usage[] =
 	"         --exclude PATTERNS                leave methods matching one alone (same form)\n"
 	"                                           (and always those under an attribute named LockTimeIgnoreAttribute)\n"
 	"         --key FILE.snk                    sign strong-named assemblies again with this key pair\n"
+	"         --key-container NAME              ... with the key pair of this key container (Mono's key store, or\n"
+	"                                           CryptoAPI's on Windows); with --key too: the container if it exists\n"
 	"         -v, --verbose / -q, --quiet\n"
 	"         --unpack DIR                      with PKG.nupkg [ENTRY...]: write its woven assemblies\n"
 	"                                           to DIR/<entry>, not the package (docs/packages.md)\n"

@@ -1,5 +1,6 @@
 /* lt_file_int.h - what lt_file.c shares with the host's half of the file layer
- * (lt_file_posix.c or lt_file_win.c). Not for other files. */
+ * (lt_file_posix.c or lt_file_win.c), and lt_file_win.c with the other
+ * Windows half of the portability layer (lt_keys_win.c). Not for other files. */
 #ifndef LT_FILE_INT_H
 #define LT_FILE_INT_H
 
@@ -25,5 +26,18 @@ int lt_file_poll(int (*try_once)(void *ctx), void *ctx);
  * (lt_file_posix.c, lt_file_win.c). */
 uint64_t lt_file_clock_ms(void);
 void lt_file_nap(unsigned ms);
+
+#ifdef _WIN32
+#include <wchar.h>
+
+/* A Win32 error code as text (a static buffer: valid until the next call;
+ * lt_file_win.c). */
+const char *lt_win_error(unsigned long code);
+
+/* A UTF-8 string (a path, a container name) to a new UTF-16 string
+ * (free()), or NULL with LT_E_IO (not UTF-8) or LT_E_NOMEM set
+ * (lt_file_win.c). */
+wchar_t *lt_win_wide(const char *utf8);
+#endif
 
 #endif

@@ -16,8 +16,7 @@
 #include <windows.h>
 #include <shellapi.h>
 
-/* A Win32 error as text (a static buffer: valid until the next call). */
-static const char *win_error(DWORD code)
+const char *lt_win_error(unsigned long code)
 {
 	static char text[256];
 	DWORD n = FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, NULL, code,
@@ -30,15 +29,13 @@ static const char *win_error(DWORD code)
 	return text;
 }
 
-/* UTF-8 path to a new UTF-16 string (free()), or NULL with LT_E_IO (not
- * UTF-8) or LT_E_NOMEM set. */
-static wchar_t *wide(const char *utf8)
+wchar_t *lt_win_wide(const char *utf8)
 {
 	int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, utf8, -1, NULL, 0);
 	wchar_t *w;
 
 	if (n <= 0) {
-		lt_error_set(LT_E_IO, "%s: the path is not UTF-8", utf8);
+		lt_error_set(LT_E_IO, "%s: not UTF-8", utf8);
 		return NULL;
 	}
 	if (!(w = lt_malloc((size_t)n * sizeof *w))) {
@@ -67,7 +64,7 @@ static char *narrow(const wchar_t *w)
  * (ERROR_INVALID_NAME when the path is not UTF-8, ERROR_OUTOFMEMORY). */
 static HANDLE open_path(const char *path, DWORD access, DWORD share, DWORD disposition, DWORD flags)
 {
-	wchar_t *w = wide(path);
+	wchar_t *w = lt_win_wide(path);
 	HANDLE h;
 
 	if (!w) {
@@ -120,7 +117,7 @@ size_t lt_path_dir_len(const char *path)
 
 int lt_file_exists(const char *path)
 {
-	wchar_t *w = wide(path);
+	wchar_t *w = lt_win_wide(path);
 	int yes = w && GetFileAttributesW(w) != INVALID_FILE_ATTRIBUTES;
 
 	free(w);
@@ -150,7 +147,7 @@ int lt_file_same(const char *a, const char *b)
 
 int lt_file_remove(const char *path)
 {
-	wchar_t *w = wide(path);
+	wchar_t *w = lt_win_wide(path);
 	int rc = w && DeleteFileW(w) ? 0 : -1;
 
 	free(w);
@@ -159,7 +156,7 @@ int lt_file_remove(const char *path)
 
 int lt_file_mkdir(const char *path)
 {
-	wchar_t *w = wide(path);
+	wchar_t *w = lt_win_wide(path);
 	DWORD e;
 
 	if (!w)
@@ -167,7 +164,7 @@ int lt_file_mkdir(const char *path)
 	e = CreateDirectoryW(w, NULL) ? ERROR_SUCCESS : GetLastError();
 	free(w);
 	if (e != ERROR_SUCCESS && e != ERROR_ALREADY_EXISTS)
-		return lt_error_set(LT_E_IO, "cannot make folder %s: %s", path, win_error(e));
+		return lt_error_set(LT_E_IO, "cannot make folder %s: %s", path, lt_win_error(e));
 	return 0;
 }
 
@@ -189,7 +186,7 @@ int lt_file_read(const char *path, uint8_t **out, size_t *size)
 	size_t got = 0;
 
 	if (h == INVALID_HANDLE_VALUE)
-		return lt_error_set(LT_E_IO, "cannot open: %s", win_error(GetLastError()));
+		return lt_error_set(LT_E_IO, "cannot open: %s", lt_win_error(GetLastError()));
 	if (GetFileType(h) != FILE_TYPE_DISK || !GetFileSizeEx(h, &len)) {
 		CloseHandle(h);
 		return lt_error_set(LT_E_IO, "not a regular file");
@@ -209,7 +206,7 @@ int lt_file_read(const char *path, uint8_t **out, size_t *size)
 			DWORD e = GetLastError();
 			free(data);
 			CloseHandle(h);
-			return lt_error_set(LT_E_IO, "read failed: %s", win_error(e));
+			return lt_error_set(LT_E_IO, "read failed: %s", lt_win_error(e));
 		}
 		got += n;
 	}
@@ -240,7 +237,7 @@ static int write_all(HANDLE h, const uint8_t *p, size_t n)
  * device (NUL, CON, a pipe): only regular files are replaced. */
 static int replace_target(const char *path, char **out)
 {
-	wchar_t *w = wide(path), final[32768];
+	wchar_t *w = lt_win_wide(path), final[32768];
 	DWORD attrs;
 	HANDLE h;
 	int regular;
@@ -258,13 +255,13 @@ static int replace_target(const char *path, char **out)
 		return lt_error_set(LT_E_IO, "%s is not a regular file: it is not replaced", path);
 	h = open_path(path, 0, SHARE_ALL, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL);
 	if (h == INVALID_HANDLE_VALUE)
-		return lt_error_set(LT_E_IO, "cannot open %s: %s", path, win_error(GetLastError()));
+		return lt_error_set(LT_E_IO, "cannot open %s: %s", path, lt_win_error(GetLastError()));
 	regular = GetFileType(h) == FILE_TYPE_DISK;
 	if (regular && (attrs & FILE_ATTRIBUTE_REPARSE_POINT)) {
 		DWORD n = GetFinalPathNameByHandleW(h, final, sizeof final / sizeof *final, FILE_NAME_NORMALIZED);
 		CloseHandle(h);
 		if (n == 0 || n >= sizeof final / sizeof *final)
-			return lt_error_set(LT_E_IO, "cannot follow the link: %s", win_error(GetLastError()));
+			return lt_error_set(LT_E_IO, "cannot follow the link: %s", lt_win_error(GetLastError()));
 		return (*out = narrow(final)) ? 0 : -1;
 	}
 	CloseHandle(h);
@@ -312,7 +309,7 @@ int lt_file_stage_v(struct lt_file_staged *out, const char *path, const struct l
 		return -1;
 	h = create_temp(out->path, &out->tmp);
 	if (h == INVALID_HANDLE_VALUE) {
-		lt_error_set(LT_E_IO, "cannot create a temporary file beside it: %s", win_error(GetLastError()));
+		lt_error_set(LT_E_IO, "cannot create a temporary file beside it: %s", lt_win_error(GetLastError()));
 		free(out->tmp);
 		out->tmp = NULL;
 		return -1;
@@ -321,18 +318,18 @@ int lt_file_stage_v(struct lt_file_staged *out, const char *path, const struct l
 		if (write_all(h, parts[i].data, parts[i].len) < 0)
 			break;
 	if (i < nparts || !FlushFileBuffers(h)) {
-		lt_error_set(LT_E_IO, "cannot write %s: %s", out->tmp, win_error(GetLastError()));
+		lt_error_set(LT_E_IO, "cannot write %s: %s", out->tmp, lt_win_error(GetLastError()));
 		CloseHandle(h);
 		return -1;
 	}
 	if (!CloseHandle(h))
-		return lt_error_set(LT_E_IO, "cannot write %s: %s", out->tmp, win_error(GetLastError()));
+		return lt_error_set(LT_E_IO, "cannot write %s: %s", out->tmp, lt_win_error(GetLastError()));
 	return 0;
 }
 
 int lt_file_commit(struct lt_file_staged *s)
 {
-	wchar_t *from = wide(s->tmp), *to = wide(s->path);
+	wchar_t *from = lt_win_wide(s->tmp), *to = lt_win_wide(s->path);
 	DWORD e = ERROR_OUTOFMEMORY;
 
 	/* A virus scanner or an indexer may hold the file for a moment: a few
@@ -350,7 +347,7 @@ int lt_file_commit(struct lt_file_staged *s)
 	free(from);
 	free(to);
 	if (e != ERROR_SUCCESS)
-		return lt_error_set(LT_E_IO, "cannot replace %s: %s", s->path, win_error(e));
+		return lt_error_set(LT_E_IO, "cannot replace %s: %s", s->path, lt_win_error(e));
 	free(s->tmp);
 	s->tmp = NULL;
 	return 0;
@@ -372,7 +369,7 @@ int lt_file_clean_temps(const char *path)
 
 	if (pattern) {
 		sprintf(pattern, "%s" LT_FILE_TEMP_SUFFIX "*", path);
-		w = wide(pattern);
+		w = lt_win_wide(pattern);
 	}
 	find = w ? FindFirstFileW(w, &e) : INVALID_HANDLE_VALUE;
 	free(w);
@@ -413,14 +410,14 @@ static int lock_path(const char *path, char **out)
 		return lt_nomem(NULL);
 	memcpy(dir, path, dir_len);
 	strcpy(dir + dir_len, ".");
-	if ((w = wide(dir)) != NULL && (n = GetFullPathNameW(w, sizeof buf / sizeof *buf, buf, NULL)) > 0 &&
+	if ((w = lt_win_wide(dir)) != NULL && (n = GetFullPathNameW(w, sizeof buf / sizeof *buf, buf, NULL)) > 0 &&
 	    n < sizeof buf / sizeof *buf)
 		attrs = GetFileAttributesW(buf);
 	free(w);
 	free(dir);
 	if (attrs == INVALID_FILE_ATTRIBUTES || !(attrs & FILE_ATTRIBUTE_DIRECTORY))
 		return lt_error_set(LT_E_IO, "cannot write %s: its folder: %s", path,
-				    attrs == INVALID_FILE_ATTRIBUTES ? win_error(GetLastError()) : "not a folder");
+				    attrs == INVALID_FILE_ATTRIBUTES ? lt_win_error(GetLastError()) : "not a folder");
 	if (!(full = narrow(buf)))
 		return -1;
 	n = (DWORD)strlen(full);
@@ -476,10 +473,10 @@ int lt_file_lock(struct lt_file_lock *out, const char *path)
 		return 0;
 	}
 	if (t.h == INVALID_HANDLE_VALUE && waited < 0)
-		lt_error_set(LT_E_IO, "cannot create the lock file %s: %s", out->path, win_error(t.error));
+		lt_error_set(LT_E_IO, "cannot create the lock file %s: %s", out->path, lt_win_error(t.error));
 	else
 		lt_error_set(LT_E_IO, "cannot lock %s: %s", out->path,
-			     waited > 0 ? "another locktime process holds it" : win_error(t.error));
+			     waited > 0 ? "another locktime process holds it" : lt_win_error(t.error));
 	if (t.h != INVALID_HANDLE_VALUE)
 		CloseHandle(t.h);
 	free(out->path);

@@ -1,4 +1,4 @@
-/* lt_hash.c - SHA-1 and SHA-2 digests through Mbed TLS's generic message
+/* lt_hash.c - SHA-1, SHA-2 and MD5 digests through Mbed TLS's generic message
  * digest layer (mbedtls/md.h), which is the same in Mbed TLS 2.28 and 3.x. */
 #include "lt_hash.h"
 
@@ -23,6 +23,7 @@ static const struct {
 	[LT_HASH_SHA256] = { "SHA256", MBEDTLS_MD_SHA256, 32 },
 	[LT_HASH_SHA384] = { "SHA384", MBEDTLS_MD_SHA384, 48 },
 	[LT_HASH_SHA512] = { "SHA512", MBEDTLS_MD_SHA512, 64 },
+	[LT_HASH_MD5] = { "MD5", MBEDTLS_MD_MD5, 16 },
 };
 
 size_t lt_hash_size(enum lt_hash_alg alg)
@@ -32,8 +33,8 @@ size_t lt_hash_size(enum lt_hash_alg alg)
 
 int lt_hash_by_name(const char *name, enum lt_hash_alg *out)
 {
-	/* SHA-1 is no PdbChecksum algorithm: the name table starts at SHA256. */
-	for (size_t a = LT_HASH_SHA256; a < sizeof algs / sizeof algs[0]; a++)
+	/* SHA-1 and MD5 are no PdbChecksum algorithms: SHA256 to SHA512 are. */
+	for (size_t a = LT_HASH_SHA256; a <= LT_HASH_SHA512; a++)
 		if (!strcmp(name, algs[a].name)) {
 			*out = (enum lt_hash_alg)a;
 			return 0;

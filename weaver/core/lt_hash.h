@@ -1,5 +1,6 @@
 /* lt_hash.h - message digests (SHA-1, SHA-2) for the PDB id, PdbChecksum, the
- * derived Mvid and public-key tokens, on Mbed TLS (FIPS 180-4). */
+ * derived Mvid and public-key tokens, on Mbed TLS (FIPS 180-4); MD5 (RFC 1321)
+ * for the names of Mono's key container files. */
 #ifndef LT_HASH_H
 #define LT_HASH_H
 
@@ -12,6 +13,7 @@ enum lt_hash_alg {
 	LT_HASH_SHA256, /* 32 bytes: the PDB id and PdbChecksum (PE-COFF.md) */
 	LT_HASH_SHA384, /* 48 bytes: PdbChecksum */
 	LT_HASH_SHA512, /* 64 bytes: PdbChecksum */
+	LT_HASH_MD5,    /* 16 bytes: Mono's key container file names (lt_mono_key.h); nothing is signed with it */
 };
 
 /* The longest digest, in bytes. */
@@ -20,7 +22,7 @@ enum lt_hash_alg {
 /* An incremental digest; opaque. */
 struct lt_hash;
 
-/* The digest size of alg in bytes (20 to LT_HASH_MAX). */
+/* The digest size of alg in bytes (16 to LT_HASH_MAX). */
 size_t lt_hash_size(enum lt_hash_alg alg);
 
 /* The algorithm named by a PdbChecksum entry ("SHA256", "SHA384", "SHA512";

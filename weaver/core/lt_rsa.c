@@ -121,6 +121,7 @@ int lt_rsa_sign(const struct lt_rsa_key *key, enum lt_hash_alg alg, const uint8_
 	static const mbedtls_md_type_t md[] = {
 		[LT_HASH_SHA1] = MBEDTLS_MD_SHA1, [LT_HASH_SHA256] = MBEDTLS_MD_SHA256,
 		[LT_HASH_SHA384] = MBEDTLS_MD_SHA384, [LT_HASH_SHA512] = MBEDTLS_MD_SHA512,
+		[LT_HASH_MD5] = MBEDTLS_MD_MD5,
 	};
 	static const unsigned char personal[] = "LockTime strong name";
 	mbedtls_entropy_context entropy;

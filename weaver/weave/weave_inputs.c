@@ -1,6 +1,7 @@
 /* weave_inputs.c - the files around a weave: references read once, the PDB found beside an assembly, the pair written. */
 #include "weave_inputs.h"
 #include "lt_error.h"
+#include "lt_keys.h"
 #include "lt_mem.h"
 
 #include <stdio.h>
@@ -46,6 +47,29 @@ int weave_key_read(const char *path, struct lt_rsa_key **out)
 	rc = lt_rsa_from_snk(out, data, size);
 	free(data);
 	return rc;
+}
+
+int weave_key_find(const char *file, const char *container, struct lt_rsa_key **out, const char **from)
+{
+	uint8_t *blob;
+	size_t len;
+	int rc;
+
+	*out = NULL;
+	*from = container ? container : file;
+	if (container) {
+		if (lt_keys_container_read(container, &blob, &len) == 0) {
+			rc = lt_rsa_from_snk(out, blob, len);
+			free(blob);
+			return rc < 0 ? lt_error_prefix("key container '%s': ", container) : 0;
+		}
+		/* csc: "If the compiler does not find the key container, it tries the file." */
+		if (!file || lt_error_last()->code != LT_E_KEY_CONTAINER)
+			return -1;
+		lt_error_clear();
+		*from = file;
+	}
+	return file ? weave_key_read(file, out) : 0;
 }
 
 void weave_refs_free(struct weave_ref *refs, size_t n)

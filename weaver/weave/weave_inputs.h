@@ -28,6 +28,16 @@ void weave_refs_free(struct weave_ref *refs, size_t n);
  * with LT_E_IO, LT_E_LIMIT, LT_E_KEY or LT_E_NOMEM. */
 int weave_key_read(const char *path, struct lt_rsa_key **out);
 
+/* The strong-name key pair to sign with, chosen as the C# compiler chooses
+ * between -keycontainer and -keyfile: the key container `container` when
+ * it exists (lt_keys_container_read, lt_rsa_from_snk), else the .snk file
+ * at `file` (weave_key_read); either may be NULL, and with both NULL *out
+ * is NULL.  *from is the container's name or the file's path, whichever was
+ * used (or tried last): what an error names.  Returns 0 (release *out with
+ * lt_rsa_free), or -1 with LT_E_KEY_CONTAINER (no such container, and no
+ * file), LT_E_KEY, LT_E_IO, LT_E_LIMIT or LT_E_NOMEM. */
+int weave_key_find(const char *file, const char *container, struct lt_rsa_key **out, const char **from);
+
 /* The debug symbols of `img`, read from `assembly_path` (NULL: look only for
  * an embedded PDB), found once per weave.  In order:
  *  - an Embedded Portable PDB entry (pdb_find_embedded);
