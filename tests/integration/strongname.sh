@@ -174,3 +174,89 @@ with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED) as z:
 	grep -q 'Signed.1.0.0.nupkg: warning LT018: lib/net45/Signed.dll: ' "$LT_TMP/unpack.err" && ! verified unpacked/lib/net45/Signed.dll
 }
 check "a package's strong-named assembly woven with --unpack: warning LT018" package_unpacked
+
+# --- Key containers: Mono's key store, the one `mcs -keycontainer` (and xbuild's KeyContainerName) signs
+# with, in a private home so that the machine's store is not touched. Mono 6.8's `sn -i key.snk NAME` does
+# not fill it (it imports the key with ImportParameters, which never saves: the store stays empty), so
+# the key is put in as `sn -i` means to, by Mono's own RSACryptoServiceProvider (importer.cs).
+store_home=$d/home
+in_store() { # CMD...: CMD with the private home as the user's, Mono's user store under it
+	HOME=$store_home XDG_CONFIG_HOME= "$@"
+}
+mkdir -p "$store_home"
+cat >importer.cs <<'CS'
+// importer KEY.snk NAME: the key pair of KEY.snk into Mono's key container NAME (what sn -i does on .NET).
+using System.IO;
+using System.Security.Cryptography;
+class Importer {
+    static void Main(string[] args) {
+        var file = new RSACryptoServiceProvider();
+        file.ImportCspBlob(File.ReadAllBytes(args[0]));
+        var container = new RSACryptoServiceProvider(new CspParameters { KeyContainerName = args[1] });
+        container.ImportParameters(file.ExportParameters(true));
+        container.PersistKeyInCsp = true;
+    }
+}
+CS
+sn_i_leaves_nothing() {
+	in_store sn -q -i key.snk LockTimeTest >/dev/null 2>&1
+	[ -z "$(find "$store_home" -type f)" ]
+}
+check "Mono's sn -i leaves its key store empty (so the tests fill it themselves)" sn_i_leaves_nothing
+imported() {
+	mcs -out:importer.exe importer.cs && in_store mono importer.exe key.snk LockTimeTest &&
+		find "$store_home/.config/.mono/keypairs" -type f | grep .
+}
+check "key.snk imported into Mono's key container LockTimeTest (~/.config/.mono/keypairs)" imported
+
+token() { # ASSEMBLY: its public key token
+	sn -T "$1" | sed -n 's/^Public Key Token: *//p' | tr -d '\r '
+}
+from_container() { # ASSEMBLY ARGS...: woven with ARGS (a key container), sn -vf verifies, the token unchanged
+	local f=$1 before
+	shift
+	before=$(token "$f")
+	in_store "$LT" weave -v "$@" "$f" >"$LT_TMP/kc.out" 2>&1 || { cat "$LT_TMP/kc.out"; return 1; }
+	grep -q 'strong-name signed again' "$LT_TMP/kc.out" && ! grep -q warning "$LT_TMP/kc.out" && verified "$f" &&
+		[ -n "$before" ] && [ "$(token "$f")" = "$before" ] && echo "token $before"
+}
+kc_keyfile() {
+	mcs -target:library -keyfile:key.snk -out:KcFile.dll Lib.cs && from_container KcFile.dll --key-container LockTimeTest
+}
+check "--key-container LockTimeTest (key.snk's pair): sn -vf verifies, public key token unchanged" kc_keyfile
+kc_mcs() {
+	in_store mcs -target:library -keycontainer:LockTimeTest -out:KcMcs.dll Lib.cs && verified KcMcs.dll &&
+		[ "$(token KcMcs.dll)" = "$(token KcFile.dll)" ] && from_container KcMcs.dll --key-container LockTimeTest
+}
+check "mcs -keycontainer:LockTimeTest library: woven with --key-container, sn -vf verifies" kc_mcs
+kc_first() { # both: the container wins, as csc and mcs choose
+	mcs -target:library -keyfile:key.snk -out:KcBoth.dll Lib.cs &&
+		from_container KcBoth.dll --key other.snk --key-container LockTimeTest
+}
+check "--key other.snk --key-container LockTimeTest: the container is used (csc's order)" kc_first
+kc_else_file() { # both, no such container: the key file
+	mcs -target:library -keyfile:key.snk -out:KcElse.dll Lib.cs && from_container KcElse.dll --key key.snk --key-container Absent
+}
+check "--key key.snk --key-container Absent: the key file is used" kc_else_file
+kc_xdg() { # XDG_CONFIG_HOME moves Mono's user store: there, not under the home
+	mkdir -p "$d/xdg" && HOME=$store_home XDG_CONFIG_HOME=$d/xdg mono importer.exe key.snk InXdg &&
+		[ -n "$(find "$d/xdg/.mono/keypairs" -type f)" ] && mcs -target:library -keyfile:key.snk -out:KcXdg.dll Lib.cs || return 1
+	HOME=$store_home XDG_CONFIG_HOME=$d/xdg "$LT" weave --key-container InXdg KcXdg.dll && verified KcXdg.dll
+}
+check "XDG_CONFIG_HOME: Mono's user store there, read there" kc_xdg
+kc_missing() {
+	local sum
+	mcs -target:library -keyfile:key.snk -out:KcMissing.dll Lib.cs || return 1
+	sum=$(md5sum <KcMissing.dll)
+	in_store "$LT" weave --key-container Absent KcMissing.dll 2>"$LT_TMP/kc.err" && { echo "weave succeeded"; return 1; }
+	cat "$LT_TMP/kc.err"
+	grep -qF "locktime: error LT021: no key container 'Absent' in Mono's key stores: no $store_home/.config/.mono/keypairs/[1][" "$LT_TMP/kc.err" &&
+		grep -qF '][-1].xml nor /usr/share/.mono/keypairs/[1][' "$LT_TMP/kc.err" && [ "$(md5sum <KcMissing.dll)" = "$sum" ]
+}
+check "--key-container of no container: error LT021 naming it and where it looked, input untouched" kc_missing
+kc_other() { # a container of another key pair: LT020, as for a key file
+	in_store mono importer.exe other.snk Other && mcs -target:library -keyfile:key.snk -out:KcOther.dll Lib.cs &&
+		! in_store "$LT" weave --key-container Other KcOther.dll 2>"$LT_TMP/kc.err" &&
+		grep -q 'KcOther.dll: error LT020: the key is not this assembly' "$LT_TMP/kc.err"
+}
+check "--key-container of another key pair: error LT020" kc_other
