@@ -5,7 +5,9 @@
 #     and lists the same sites;
 #   - Windows: "\" paths, a drive letter (wine's Z: is /), a non-ASCII folder, in-place weaving, two
 #     parallel weaves of one file (one waits for the other's LockFileEx lock; no lock file or
-#     temporary left), stdout in binary mode ("\n", not "\r\n");
+#     temporary left), stdout in binary mode ("\n", not "\r\n"); --key-container reads CryptoAPI's key
+#     containers (user's and machine's, filled by tests/integration/keycontainer_win.c): sn -vf verifies,
+#     LT020 for a key that cannot be exported, LT021 for none;
 #   - the end-to-end suites with each binary as the tool ($LOCKTIME a wrapper): under wine weave.sh's
 #     C# Release program, pdb, nupkg and hostile; under qemu pdb (LT_HOSTS_FULL=1: all four whole on
 #     both; see the end for why).
@@ -155,6 +157,56 @@ no_cr() { # list's lines end in "\n" alone, and are linux-x64's
 	"$W" list "$src" >"$LT_TMP/win.list" && ! grep -q $'\r' "$LT_TMP/win.list" && "$LINUX" list "$src" | cmp - "$LT_TMP/win.list"
 }
 check "win-x64: stdout in binary mode (list: no \\r, linux-x64's very bytes)" no_cr
+
+# --- Windows key containers --------------------------------------------------------------------------------
+
+# CryptoAPI's key containers (what csc -keycontainer signs with, and MSBuild's VS_KEY_ containers of .pfx
+# keys), filled under wine by keycontainer_win as `sn -i` does, read by --key-container.
+KC=$LT_TMP/keycontainer_win.exe
+check "keycontainer_win builds (mingw-w64)" \
+	x86_64-w64-mingw32-gcc -std=c11 -O2 -Wall -Wextra -o "$KC" "$LT_ROOT/tests/integration/keycontainer_win.c" -ladvapi32
+containers=(LockTimeUser LockTimeMachine LockTimeFixed)
+drop_containers() { # what this section (or a killed run of it) put in the wine prefix
+	local c
+	for c in "${containers[@]}"; do
+		wine "$KC" delete "$c" </dev/null >/dev/null 2>&1
+		wine "$KC" delete "$c" machine </dev/null >/dev/null 2>&1
+	done
+	return 0
+}
+drop_containers
+sn -q -k "$LT_TMP/win.snk" >/dev/null
+printf 'public static class SnWin { static readonly object G = new object(); public static void F() { lock (G) { } } }\n' >"$LT_TMP/SnWin.cs"
+check "a key pair imported into the user's container LockTimeUser (exportable)" wine "$KC" import "$(winpath "$LT_TMP/win.snk")" LockTimeUser
+check "... into the machine's container LockTimeMachine" wine "$KC" import "$(winpath "$LT_TMP/win.snk")" LockTimeMachine machine
+check "... into LockTimeFixed, not exportable" wine "$KC" import "$(winpath "$LT_TMP/win.snk")" LockTimeFixed unexportable
+token() { # ASSEMBLY: its public key token
+	sn -T "$1" | sed -n 's/^Public Key Token: *//p' | tr -d '\r '
+}
+signed_win() { # NAME: a library signed with win.snk, in $LT_TMP/NAME.dll
+	mcs -target:library "-keyfile:$LT_TMP/win.snk" "-out:$LT_TMP/$1.dll" "$LT_TMP/SnWin.cs"
+}
+from_container_win() { # NAME CONTAINER: woven by win-x64 with --key-container, sn -vf verifies, the token unchanged
+	local f=$LT_TMP/$1.dll before
+	signed_win "$1" && before=$(token "$f") || return 1
+	"$W" weave -v --key-container "$2" "$(winpath "$f")" >"$LT_TMP/kc.out" 2>&1 || { cat "$LT_TMP/kc.out"; return 1; }
+	grep -q 'strong-name signed again' "$LT_TMP/kc.out" && sn -vf "$f" | tail -n 1 | tee /dev/stderr | grep -q 'is strongnamed' &&
+		[ -n "$before" ] && [ "$(token "$f")" = "$before" ]
+}
+check "win-x64: --key-container LockTimeUser (user's key set): sn -vf verifies, public key token unchanged" from_container_win KcUser LockTimeUser
+check "win-x64: --key-container LockTimeMachine (machine's key set): sn -vf verifies, token unchanged" from_container_win KcMachine LockTimeMachine
+refused_win() { # NAME CONTAINER PATTERN: the weave fails with PATTERN (grep -E), the input untouched
+	local f=$LT_TMP/$1.dll sum
+	signed_win "$1" && sum=$(md5sum <"$f") || return 1
+	"$W" weave --key-container "$2" "$f" 2>"$LT_TMP/kc.err" && { echo "weave succeeded"; return 1; }
+	cat "$LT_TMP/kc.err"
+	grep -qE "$3" "$LT_TMP/kc.err" && [ "$(md5sum <"$f")" = "$sum" ]
+}
+check "win-x64: a container whose key pair is not exportable: error LT020 saying so, input untouched" refused_win KcFixed LockTimeFixed \
+	"locktime: error LT020: the key pair of container 'LockTimeFixed' \(user key set\) cannot be exported \(it was imported without CRYPT_EXPORTABLE\)"
+check "win-x64: no such container: error LT021 naming it and both key sets, input untouched" refused_win KcNone LockTimeNone \
+	"locktime: error LT021: no key container 'LockTimeNone' in CryptoAPI's key sets \(PROV_RSA_FULL\): neither the user's nor the machine's"
+drop_containers
 
 # --- The end-to-end suites with each binary as the tool ----------------------------------------------------
 

@@ -169,6 +169,12 @@ console_settings() {
 	LOCKTIME_THRESHOLD_MS=0 run_app dotnet "$cbin/ConsoleApp.dll"
 	check "settings: include/exclude: Program::Fast reports" grep -q '^LockTime: Program::Fast held' "$err"
 	check "settings: include/exclude: Program::Slow is not woven" not grep -q '^LockTime: Program::Slow' "$err"
+	# KeyContainerName: the SDK's ResolveKeySource hands the compiler the container it resolves (on Windows
+	# a .pfx's), on this host none - the compiler signs nothing, and LockTime gets no container either.
+	check "settings: SignAssembly with KeyContainerName (resolved to none on Linux)" \
+		dn "$LT_TMP/s6.log" build "$c" -v:n -p:SignAssembly=true -p:KeyContainerName=LockTimeAbsent
+	check "settings: KeyContainerName: woven once, no LT018, no LT021, no --key-container" bash -c "grep -cE ': woven, [0-9]+ lock sites? timed' '$LT_TMP/s6.log' | grep -qx 1 &&
+		! grep -qE 'LT018|LT021' '$LT_TMP/s6.log' && ! grep -qx -- --key-container '$cobj/ConsoleApp.dll.locktime.args'"
 	check "settings: SignAssembly with AssemblyOriginatorKeyFile" \
 		dn "$LT_TMP/s5.log" build "$c" -v:n -p:SignAssembly=true "-p:AssemblyOriginatorKeyFile=$LT_TMP/key.snk"
 	check "settings: signed: woven once, no LT018" bash -c "grep -cE ': woven, [0-9]+ lock sites? timed' '$LT_TMP/s5.log' | grep -qx 1 && ! grep -q LT018 '$LT_TMP/s5.log'"
@@ -314,6 +320,9 @@ xb() { # LOG ARGS...
 	shift
 	xbuild /nologo /v:n "$@" "$work/Classic/Classic.csproj" >"$log" 2>&1 || { grep -E 'error' "$log" | sort -u | tail -n 10; return 1; }
 }
+in_keyhome() { # CMD...: with a private home, whose Mono key store is the user's
+	HOME=$LT_TMP/keyhome XDG_CONFIG_HOME= "$@"
+}
 classic_xbuild() {
 	local cl=$work/Classic
 	mkdir -p "$cl/packages"
@@ -334,6 +343,15 @@ classic_xbuild() {
 	check "xbuild: signed: sn -vf verifies the woven Classic.exe" sn_verifies "$cl/bin/Debug/Classic.exe"
 	run_app mono "$cl/bin/Debug/Classic.exe"
 	check "xbuild: signed: runs under Mono and reports" reports "$err" Program::Main
+	# KeyContainerName: xbuild passes it to mcs (-keycontainer), which signs from Mono's key store - in a
+	# private home here, where mcs makes the container LockTimeBuild (a new key pair) as it signs.
+	mkdir -p "$LT_TMP/keyhome"
+	check "xbuild: KeyContainerName (Mono's key store)" in_keyhome xb "$LT_TMP/x6.log" /p:SignAssembly=true /p:KeyContainerName=LockTimeBuild
+	check "xbuild: key container: mcs made it" bash -c "find '$LT_TMP/keyhome/.config/.mono/keypairs' -name '*.xml' | grep ."
+	check "xbuild: key container: woven once" woven_times "$LT_TMP/x6.log" 1
+	check "xbuild: key container: no LT018" not grep -q LT018 "$LT_TMP/x6.log"
+	check "xbuild: key container: sn -vf verifies the woven Classic.exe" sn_verifies "$cl/bin/Debug/Classic.exe"
+	check "xbuild: key container: and it is woven" is_woven "$cl/bin/Debug/Classic.exe"
 }
 
 # Two lines of work at once (2 cores): the console app's builds, which depend on each other, and the
