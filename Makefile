@@ -91,7 +91,7 @@ build/san/lt-%: tests/tools/%.c $(SAN_LIB) $(HDRS) | build/san
 
 # Fuzzing (fuzz/, docs/TESTING.md): one libFuzzer binary per target in fuzz/fuzz_targets.h, built with
 # clang, ASan and UBSan.  `make fuzz` runs each for FUZZ_SECONDS (default 60) seconds, one at a time.
-FUZZ_TARGETS := image sig weave pdb mdb nupkg report
+FUZZ_TARGETS := image sig weave pdb mdb nupkg report monokey
 FUZZ_SECONDS ?= 60
 FUZZ_SRC := fuzz/fuzz_targets.c fuzz/fuzz_targets.h
 

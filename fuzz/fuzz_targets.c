@@ -9,6 +9,8 @@
 #include "image_body.h"
 #include "lt_error.h"
 #include "lt_mem.h"
+#include "lt_mono_key.h"
+#include "lt_rsa.h"
 #include "mdb.h"
 #include "pdb_seq.h"
 #include "pkg_nupkg.h"
@@ -416,6 +418,26 @@ int fuzz_report(const uint8_t *data, size_t size)
 	return rc;
 }
 
+int fuzz_monokey(const uint8_t *data, size_t size)
+{
+	struct lt_rsa_key *key;
+	uint8_t *blob;
+	size_t len, bits;
+	int rc;
+
+	lt_error_clear();
+	if (fuzz_expect(lt_mono_key_parse(data, size, &blob, &len)) < 0)
+		return -1;
+	bits = len >= 20 ? (size_t)blob[12] | (size_t)blob[13] << 8 | (size_t)blob[14] << 16 | (size_t)blob[15] << 24 : 0;
+	if (len < 20 || blob[0] != 0x07 || memcmp(blob + 8, "RSA2", 4) || len != 20 + 2 * (bits / 8) + 5 * (bits / 16))
+		fuzz_fail("lt_mono_key_parse made no PRIVATEKEYBLOB of its bit length's size");
+	lt_error_clear();
+	rc = fuzz_expect(lt_rsa_from_snk(&key, blob, len));
+	lt_rsa_free(key);
+	free(blob);
+	return rc;
+}
+
 const struct fuzz_target fuzz_targets[] = {
 	{ "image", fuzz_image },
 	{ "sig", fuzz_sig },
@@ -424,5 +446,6 @@ const struct fuzz_target fuzz_targets[] = {
 	{ "mdb", fuzz_mdb },
 	{ "nupkg", fuzz_nupkg },
 	{ "report", fuzz_report },
+	{ "monokey", fuzz_monokey },
 };
 const size_t fuzz_ntargets = sizeof fuzz_targets / sizeof *fuzz_targets;

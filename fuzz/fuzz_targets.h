@@ -64,6 +64,11 @@ int fuzz_nupkg(const uint8_t *data, size_t size);
  * the reader accepted. */
 int fuzz_report(const uint8_t *data, size_t size);
 
+/* A Mono key container file (lt_mono_key.h): lt_mono_key_parse, then
+ * lt_rsa_from_snk on the PRIVATEKEYBLOB it made.  Invariant: an accepted
+ * file gives a PRIVATEKEYBLOB ("RSA2") of the size its bit length has. */
+int fuzz_monokey(const uint8_t *data, size_t size);
+
 /* The targets by name, for the regression test: { "image", fuzz_image }... */
 struct fuzz_target {
 	const char *name;

@@ -84,6 +84,7 @@ static void test_pdb(void **state) { (void)state; run_target("pdb"); }
 static void test_mdb(void **state) { (void)state; run_target("mdb"); }
 static void test_nupkg(void **state) { (void)state; run_target("nupkg"); }
 static void test_report(void **state) { (void)state; run_target("report"); }
+static void test_monokey(void **state) { (void)state; run_target("monokey"); }
 
 int main(int argc, char **argv)
 {
@@ -95,6 +96,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_mdb),
 		cmocka_unit_test(test_nupkg),
 		cmocka_unit_test(test_report),
+		cmocka_unit_test(test_monokey),
 	};
 	if (argc > 1)
 		cmocka_set_test_filter(argv[1]); /* tests/run.sh: one test by name */
