@@ -19,6 +19,7 @@
 #include "lt_error.h"
 #include "lt_hash.h"
 #include "lt_keys.h"
+#include "lt_mem.h"
 #include "lt_mono_key.h"
 #include "lt_rsa.h"
 
@@ -124,6 +125,32 @@ static void test_parse(void **state)
 	assert_int_equal(lt_mono_key_parse((const uint8_t *)text, strlen(text), &blob, &len), 0);
 	signs_as_ref(blob, len);
 	free(blob);
+}
+
+/* Every allocation of the parse made to fail in turn (lt_mem_fail_at; Mini-XML's own aside): LT_E_NOMEM
+ * and no blob, and ASan sees nothing leak. */
+static void test_nomem(void **state)
+{
+	char text[8192];
+	uint8_t *blob;
+	size_t len;
+	long n;
+
+	(void)state;
+	mono_file(text, sizeof text, NULL, NULL, 0, 0);
+	lt_mem_fail_at(-1);
+	assert_int_equal(lt_mono_key_parse((const uint8_t *)text, strlen(text), &blob, &len), 0);
+	free(blob);
+	n = lt_mem_fail_at(-1);
+	assert_true(n >= 9); /* the text, eight numbers, the blob */
+	for (long k = 0; k < n; k++) {
+		lt_error_clear();
+		lt_mem_fail_at(k);
+		assert_int_equal(lt_mono_key_parse((const uint8_t *)text, strlen(text), &blob, &len), -1);
+		lt_mem_fail_at(-1);
+		assert_null(blob);
+		assert_int_equal(lt_error_last()->code, LT_E_NOMEM);
+	}
 }
 
 /* text is refused with LT_E_KEY and a message containing what. */
@@ -244,6 +271,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_nomem),
 		cmocka_unit_test(test_file_name),
 		cmocka_unit_test(test_stores),
 	};
