@@ -231,11 +231,13 @@ kc_mcs() {
 check "mcs -keycontainer:LockTimeTest library: woven with --key-container, sn -vf verifies" kc_mcs
 kc_first() { # both: the container wins, as csc and mcs choose
 	mcs -target:library -keyfile:key.snk -out:KcBoth.dll Lib.cs &&
-		from_container KcBoth.dll --key other.snk --key-container LockTimeTest
+		from_container KcBoth.dll --key other.snk --key-container LockTimeTest &&
+		grep -qx 'locktime: strong-name key: key container LockTimeTest' "$LT_TMP/kc.out"
 }
 check "--key other.snk --key-container LockTimeTest: the container is used (csc's order)" kc_first
 kc_else_file() { # both, no such container: the key file
-	mcs -target:library -keyfile:key.snk -out:KcElse.dll Lib.cs && from_container KcElse.dll --key key.snk --key-container Absent
+	mcs -target:library -keyfile:key.snk -out:KcElse.dll Lib.cs && from_container KcElse.dll --key key.snk --key-container Absent &&
+		grep -qx 'locktime: strong-name key: key file key.snk' "$LT_TMP/kc.out"
 }
 check "--key key.snk --key-container Absent: the key file is used" kc_else_file
 kc_xdg() { # XDG_CONFIG_HOME moves Mono's user store: there, not under the home

@@ -251,6 +251,8 @@ int cli_weave(int argc, char **argv)
 		refs_free(&exclude);
 		return 1;
 	}
+	if (key && verbosity >= 1) /* with both, which one csc's order picked */
+		printf("locktime: strong-name key: %s %s\n", key_from == key_container ? "key container" : "key file", key_from);
 	opts.refs = read;
 	opts.key = key;
 	opts.nrefs = refs.n;
