@@ -226,13 +226,14 @@ namespace LockTime.Runtime
         {
             try {
                 Collector c = Runtime.Current;
-                ThreadRecord t = Recorder(c);
-                if (t == null)
+                if (c == null)
+                    return;
+                ThreadRecord t = c.Thread();
+                if (t.Busy)
                     return;
                 t.Push(lockObject, site, acquired, acquired - start, contended, mode);
-                Action<object, int> order = c.OrderEnter;
-                if (order != null && lockObject != null)
-                    order(lockObject, c.OrderBase + site);
+                if (lockObject != null)
+                    c.OrderAcquired(t, lockObject, site);
             } catch (Exception) {
             }
         }
@@ -285,7 +286,7 @@ namespace LockTime.Runtime
                 long now = Clock.Ticks();
                 Collector c = Runtime.Current;
                 ThreadRecord t = ThreadRecord.Current;
-                if (c == null || t == null || t.Depth == 0)
+                if (c == null || t == null)
                     return;
                 int i = t.Find(lockObject, mode);
                 if (i < 0)
@@ -294,9 +295,8 @@ namespace LockTime.Runtime
                 if (t.Busy)
                     return;
                 c.Released(t, f, now);
-                Action<object> order = c.OrderExit;
-                if (order != null && f.Lock != null)
-                    order(f.Lock);
+                if (f.Lock != null)
+                    c.OrderReleased(t, f.Lock);
             } catch (Exception) {
             }
         }

@@ -22,6 +22,8 @@ namespace LockTime.Runtime
         internal readonly long ThresholdTicks;
         /// <summary>Nanoseconds per tick of <see cref="Clock"/>.</summary>
         internal readonly double NsPerTick;
+        /// <summary>A tick is a nanosecond (Stopwatch on Linux and macOS): <see cref="Ns"/> needs no multiplication.</summary>
+        readonly bool tickIsNs;
 
         /// <summary>The process's line queue: entries as <see cref="LineWriter.Entry"/> makes them.</summary>
         internal Action<object[]> Lines;
@@ -34,6 +36,8 @@ namespace LockTime.Runtime
         internal Action<object, int> OrderEnter;
         internal Action<object> OrderExit;
         internal int OrderBase;
+        /// <summary>The lock order itself when this copy owns it (the delegates' target): called directly, on the thread's <see cref="ThreadRecord.Held"/>.</summary>
+        internal LockOrder Order;
 
         /// <summary>The semaphores this copy has seen acquired: which are locks, and who holds those now.</summary>
         internal readonly SemaphoreTable Semaphores = new SemaphoreTable();
@@ -53,6 +57,7 @@ namespace LockTime.Runtime
             if (frequency <= 0)
                 frequency = 1;
             NsPerTick = 1e9 / frequency;
+            tickIsNs = frequency == 1000000000;
             double t = settings.ThresholdMs * frequency / 1000.0;
             ThresholdTicks = t >= long.MaxValue ? long.MaxValue : (long)t;
             HolderNames = new string[sites.Count()][];
@@ -66,15 +71,47 @@ namespace LockTime.Runtime
         }
 
         /// <summary>The calling thread's record, made (and listed) on first use.</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
         internal ThreadRecord Thread()
         {
-            ThreadRecord t = ThreadRecord.Current;
-            if (t == null) {
-                t = new ThreadRecord(Sites.Count());
-                ThreadRecord.Current = t;
-                List(t);
-            }
+            return ThreadRecord.Current ?? NewThread();
+        }
+
+        /// <summary>Makes and lists the calling thread's record (its first lock).</summary>
+        ThreadRecord NewThread()
+        {
+            ThreadRecord t = new ThreadRecord(Sites.Count());
+            ThreadRecord.Current = t;
+            List(t);
             return t;
+        }
+
+        /// <summary>
+        /// The calling thread, whose record is <paramref name="t"/>, acquired <paramref name="lockObject"/> at
+        /// <paramref name="site"/>: the process's lock order follows it (when on). Directly when this copy owns
+        /// the lock order, else through its delegate.
+        /// </summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        internal void OrderAcquired(ThreadRecord t, object lockObject, int site)
+        {
+            LockOrder order = Order;
+            if (order != null)
+                order.Enter(t.Held ?? t.HoldList(), lockObject, OrderBase + site);
+            else if (OrderEnter != null)
+                OrderEnter(lockObject, OrderBase + site);
+        }
+
+        /// <summary>As <see cref="OrderAcquired"/>, for a release of <paramref name="lockObject"/>.</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        internal void OrderReleased(ThreadRecord t, object lockObject)
+        {
+            LockOrder order = Order;
+            if (order != null) {
+                if (t.Held != null)
+                    order.Exit(t.Held, lockObject);
+            } else if (OrderExit != null) {
+                OrderExit(lockObject);
+            }
         }
 
         /// <summary>
@@ -143,9 +180,13 @@ namespace LockTime.Runtime
             return null;
         }
 
+        /// <summary>Ticks of <see cref="Clock"/> as nanoseconds (0 for none or fewer).</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
         internal long Ns(long ticks)
         {
-            return ticks <= 0 ? 0 : (long)(ticks * NsPerTick);
+            if (ticks <= 0)
+                return 0;
+            return tickIsNs ? ticks : (long)(ticks * NsPerTick);
         }
 
         /// <summary>

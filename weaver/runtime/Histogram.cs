@@ -34,6 +34,7 @@ namespace LockTime.Runtime
         internal readonly long[][] Rows = new long[Decades][];
 
         /// <summary>Counts one duration of <paramref name="ns"/> nanoseconds (negative counts as 0).</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
         internal void Record(long ns)
         {
             if (ns < 0)
@@ -42,10 +43,15 @@ namespace LockTime.Runtime
             Total += ns;
             if (ns > Max)
                 Max = ns;
-            if (ns < LowLimit) {
+            if (ns < LowLimit)
                 Low++;
-                return;
-            }
+            else
+                Bucket(ns);
+        }
+
+        /// <summary>Counts a duration of at least <see cref="LowLimit"/> ns in its bucket.</summary>
+        void Bucket(long ns)
+        {
             int d = 0;
             long unit = 10; /* bucket width of decade d, 10^(d+1) ns */
             while (d < Decades - 1 && ns >= unit * 100) {

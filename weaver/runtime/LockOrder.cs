@@ -7,17 +7,35 @@ using System.Threading;
 
 namespace LockTime.Runtime
 {
-    /// <summary>The locks one thread holds, for the lock order: object, site (process-wide id) and node.</summary>
+    /// <summary>One lock a thread holds, for the lock order: object, site (process-wide id) and node.</summary>
+    [CompilerGenerated]
+    internal struct HeldLock
+    {
+        internal object Lock;
+        internal int Site;
+        internal int Node;   /* -1 until looked up (only when a lock is taken under it) */
+    }
+
+    /// <summary>The locks one thread holds, for the lock order, innermost last.</summary>
     [CompilerGenerated]
     internal sealed class HeldLocks
     {
         [ThreadStatic]
         internal static HeldLocks Current;
 
-        internal object[] Locks = new object[8];
-        internal int[] Sites = new int[8];
-        internal int[] Nodes = new int[8];   /* -1 until looked up (only when a lock is taken under it) */
+        internal HeldLock[] Locks = new HeldLock[8];
         internal int Depth;
+
+        /// <summary>The calling thread's list (<see cref="Current"/>), made on first use.</summary>
+        internal static HeldLocks OfThread()
+        {
+            HeldLocks h = Current;
+            if (h == null) {
+                h = new HeldLocks();
+                Current = h;
+            }
+            return h;
+        }
 
         /// <summary>Pairs (held, acquired) not found among the known edges, added when the thread holds no lock.</summary>
         internal const int MaxPending = 4096;
@@ -161,69 +179,88 @@ namespace LockTime.Runtime
         /// <summary>
         /// The calling thread acquired <paramref name="lockObject"/> at process-wide site <paramref name="site"/>:
         /// an edge from the innermost lock it holds (none when it holds this one already: re-entry), then
-        /// pushed onto its list.
+        /// pushed onto its list. What the other copies call (through the registry's delegate).
         /// </summary>
         internal void Enter(object lockObject, int site)
         {
             try {
-                HeldLocks h = HeldLocks.Current;
-                if (h == null) {
-                    h = new HeldLocks();
-                    HeldLocks.Current = h;
-                }
-                int d = h.Depth;
-                if (d > 0 && !Holds(h, lockObject))
-                    Lookup(h, lockObject, site);
-                if (d == h.Locks.Length)
-                    Grow(h);
-                h.Locks[d] = lockObject;
-                h.Sites[d] = site;
-                h.Nodes[d] = -1;
-                h.Depth = d + 1;
+                Enter(HeldLocks.OfThread(), lockObject, site);
             } catch (Exception) {
             }
         }
 
-        /// <summary>The calling thread released <paramref name="lockObject"/>: its innermost entry goes.</summary>
+        /// <summary>
+        /// As <see cref="Enter(object, int)"/>, on <paramref name="h"/>, the calling thread's list (the
+        /// owner copy keeps it in its thread record). A thread that holds no other lock only pushes.
+        /// </summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        internal void Enter(HeldLocks h, object lockObject, int site)
+        {
+            int d = h.Depth;
+            if (d > 0 && !Holds(h, lockObject))
+                Lookup(h, lockObject, site);
+            HeldLock[] held = h.Locks;
+            if (d >= held.Length)
+                held = Grow(h);
+            held[d].Lock = lockObject;
+            held[d].Site = site;
+            held[d].Node = -1;
+            h.Depth = d + 1;
+        }
+
+        /// <summary>The calling thread released <paramref name="lockObject"/>: its innermost entry goes. What the other copies call.</summary>
         internal void Exit(object lockObject)
         {
             try {
                 HeldLocks h = HeldLocks.Current;
-                if (h == null)
-                    return;
-                for (int i = h.Depth - 1; i >= 0; i--) {
-                    if (!ReferenceEquals(h.Locks[i], lockObject))
-                        continue;
-                    int d = h.Depth - 1;
-                    if (i < d) {
-                        Array.Copy(h.Locks, i + 1, h.Locks, i, d - i);
-                        Array.Copy(h.Sites, i + 1, h.Sites, i, d - i);
-                        Array.Copy(h.Nodes, i + 1, h.Nodes, i, d - i);
-                    }
-                    h.Locks[d] = null;
-                    h.Depth = d;
-                    if (d == 0 && h.PendingN > 0)
-                        AddPending(h);
-                    return;
-                }
+                if (h != null)
+                    Exit(h, lockObject);
             } catch (Exception) {
+            }
+        }
+
+        /// <summary>As <see cref="Exit(object)"/>, on <paramref name="h"/>, the calling thread's list; the innermost entry is tried first, inline.</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        internal void Exit(HeldLocks h, object lockObject)
+        {
+            int d = h.Depth - 1;
+            HeldLock[] held = h.Locks;
+            if ((uint)d < (uint)held.Length && ReferenceEquals(held[d].Lock, lockObject)) {
+                held[d].Lock = null;
+                h.Depth = d;
+                if (d == 0 && h.PendingN > 0)
+                    AddPending(h);
+            } else {
+                ExitBelow(h, lockObject);
+            }
+        }
+
+        /// <summary>As <see cref="Exit(HeldLocks, object)"/>, for a lock below the innermost one (released out of order), or none.</summary>
+        void ExitBelow(HeldLocks h, object lockObject)
+        {
+            for (int i = h.Depth - 2; i >= 0; i--) {
+                if (!ReferenceEquals(h.Locks[i].Lock, lockObject))
+                    continue;
+                int d = h.Depth - 1;
+                Array.Copy(h.Locks, i + 1, h.Locks, i, d - i);
+                h.Locks[d].Lock = null;
+                h.Depth = d;
+                return;
             }
         }
 
         static bool Holds(HeldLocks h, object lockObject)
         {
             for (int i = 0; i < h.Depth; i++)
-                if (ReferenceEquals(h.Locks[i], lockObject))
+                if (ReferenceEquals(h.Locks[i].Lock, lockObject))
                     return true;
             return false;
         }
 
-        static void Grow(HeldLocks h)
+        static HeldLock[] Grow(HeldLocks h)
         {
-            int n = h.Locks.Length * 2;
-            Array.Resize(ref h.Locks, n);
-            Array.Resize(ref h.Sites, n);
-            Array.Resize(ref h.Nodes, n);
+            Array.Resize(ref h.Locks, h.Locks.Length * 2);
+            return h.Locks;
         }
 
         /// <summary>
@@ -239,13 +276,14 @@ namespace LockTime.Runtime
             if (Full())
                 return;
             OrderTables t = Volatile.Read(ref tables);
+            HeldLock[] held = h.Locks;
             int i = h.Depth - 1;
             int to = t.Node(lockObject, RuntimeHelpers.GetHashCode(lockObject));
-            if (h.Nodes[i] < 0)
-                h.Nodes[i] = t.Node(h.Locks[i], RuntimeHelpers.GetHashCode(h.Locks[i]));
-            int from = h.Nodes[i];
+            if (held[i].Node < 0)
+                held[i].Node = t.Node(held[i].Lock, RuntimeHelpers.GetHashCode(held[i].Lock));
+            int from = held[i].Node;
             if (from < 0 || to < 0 || (from != to && !t.HasEdge(Key(from, to))))
-                Pend(h, h.Locks[i], h.Sites[i], lockObject, site);
+                Pend(h, held[i].Lock, held[i].Site, lockObject, site);
         }
 
         /// <summary>Keeps the pair (<paramref name="held"/>, <paramref name="acquired"/>) once; when the thread keeps too many, adds them now.</summary>

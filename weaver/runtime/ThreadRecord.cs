@@ -73,36 +73,60 @@ namespace LockTime.Runtime
         internal Frame Releasing;
         internal bool HasReleasing;
 
+        /// <summary>
+        /// The thread's list of held locks for the lock order (<see cref="HeldLocks.Current"/>) when this
+        /// copy owns the lock order, kept here once looked up (<see cref="HoldList"/>): one thread-static
+        /// read per entry point, not two.
+        /// </summary>
+        internal HeldLocks Held;
+
         internal ThreadRecord(int sites)
         {
             Sites = new SiteStats[sites];
         }
 
         /// <summary>
-        /// Pushes a frame, doubling the stack when full. The slot is written between <see cref="Begin"/>
-        /// and <see cref="End"/>: a waiter reading this record from another thread
+        /// Pushes a frame, doubling the stack when full. The slot is written between the two increments
+        /// of its sequence (see <see cref="Begin"/>): a waiter reading this record from another thread
         /// (<see cref="Collector.Holder"/>) takes an object with its own site or nothing.
         /// </summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
         internal void Push(object lockObject, int site, long acquired, long wait, bool contended, byte mode)
         {
-            if (Depth == Frames.Length) {
-                Frame[] grown = new Frame[Frames.Length * 2];
-                Array.Copy(Frames, grown, Depth);
-                Frames = grown;
-            }
-            int seq = Begin(Depth);
-            Volatile.Write(ref Frames[Depth].Site, site);
-            Frames[Depth].Acquired = acquired;
-            Frames[Depth].Wait = wait;
-            Frames[Depth].Contended = contended;
-            Frames[Depth].Mode = mode;
+            int d = Depth;
+            Frame[] frames = Frames;
+            if (d >= frames.Length)
+                frames = Grow();
+            ref Frame f = ref frames[d];
+            int seq = Begin(ref f);
+            Volatile.Write(ref f.Site, site);
+            f.Acquired = acquired;
+            f.Wait = wait;
+            f.Contended = contended;
+            f.Mode = mode;
             if (contended) { /* else Holder stays null: a free slot is cleared (Remove) */
-                Frames[Depth].Holder = Behind;
+                f.Holder = Behind;
                 Behind = null;
             }
-            Volatile.Write(ref Frames[Depth].Lock, lockObject);
-            End(Depth, seq);
-            Depth++;
+            Volatile.Write(ref f.Lock, lockObject);
+            End(ref f, seq);
+            Depth = d + 1;
+        }
+
+        /// <summary>Looks <see cref="Held"/> up (the thread's first lock with the lock order on) and returns it.</summary>
+        internal HeldLocks HoldList()
+        {
+            Held = HeldLocks.OfThread();
+            return Held;
+        }
+
+        /// <summary>Doubles the frame stack; returns the new one.</summary>
+        Frame[] Grow()
+        {
+            Frame[] grown = new Frame[Frames.Length * 2];
+            Array.Copy(Frames, grown, Depth);
+            Frames = grown;
+            return grown;
         }
 
         /// <summary>The index of the innermost frame of <paramref name="lockObject"/>, or -1.</summary>
@@ -118,20 +142,35 @@ namespace LockTime.Runtime
         /// The index of the innermost frame a release in <paramref name="mode"/> ends, or -1: of
         /// <paramref name="lockObject"/> held exclusively (a Lock.Scope frame too), read or upgradeable;
         /// for <see cref="Frame.Scope"/> and <see cref="Frame.Spin"/> the innermost frame of that mode.
+        /// The innermost frame is the one in all but out-of-order releases: it is tried first, inline.
         /// </summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
         internal int Find(object lockObject, byte mode)
         {
-            for (int i = Depth - 1; i >= 0; i--) {
-                byte m = Frames[i].Mode;
-                if (mode == Frame.Scope || mode == Frame.Spin) {
-                    if (m == mode)
-                        return i;
-                } else if (ReferenceEquals(Frames[i].Lock, lockObject) &&
-                           (m == mode || (mode == Frame.Exclusive && m == Frame.Scope))) {
+            int top = Depth - 1;
+            Frame[] frames = Frames;
+            if ((uint)top < (uint)frames.Length && Ends(ref frames[top], lockObject, mode))
+                return top;
+            return FindBelow(top - 1, lockObject, mode);
+        }
+
+        /// <summary>As <see cref="Find"/>, from frame <paramref name="i"/> down.</summary>
+        int FindBelow(int i, object lockObject, byte mode)
+        {
+            for (; i >= 0; i--)
+                if (Ends(ref Frames[i], lockObject, mode))
                     return i;
-                }
-            }
             return -1;
+        }
+
+        /// <summary>Whether a release of <paramref name="lockObject"/> in <paramref name="mode"/> ends frame <paramref name="f"/> (<see cref="Find"/>).</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        static bool Ends(ref Frame f, object lockObject, byte mode)
+        {
+            byte m = f.Mode;
+            if (mode == Frame.Scope || mode == Frame.Spin)
+                return m == mode;
+            return ReferenceEquals(f.Lock, lockObject) && (m == mode || (mode == Frame.Exclusive && m == Frame.Scope));
         }
 
         /// <summary>The index of the innermost frame taken by EnterScope, or -1.</summary>
@@ -140,18 +179,20 @@ namespace LockTime.Runtime
             return Find(null, Frame.Scope);
         }
 
-        /// <summary>Marks slot <paramref name="i"/> as being written (its sequence odd); returns the even sequence it had.</summary>
-        int Begin(int i)
+        /// <summary>Marks slot <paramref name="f"/> as being written (its sequence odd); returns the even sequence it had.</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        static int Begin(ref Frame f)
         {
-            int seq = Frames[i].Seq;
-            Volatile.Write(ref Frames[i].Seq, seq + 1);
+            int seq = f.Seq;
+            Volatile.Write(ref f.Seq, seq + 1);
             return seq;
         }
 
-        /// <summary>Marks slot <paramref name="i"/> as written (its sequence even again, and new).</summary>
-        void End(int i, int seq)
+        /// <summary>Marks slot <paramref name="f"/> as written (its sequence even again, and new).</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        static void End(ref Frame f, int seq)
         {
-            Volatile.Write(ref Frames[i].Seq, seq + 2);
+            Volatile.Write(ref f.Seq, seq + 2);
         }
 
         /// <summary>
@@ -159,29 +200,39 @@ namespace LockTime.Runtime
         /// changed between <see cref="Begin"/> and <see cref="End"/>; a free slot keeps its sequence
         /// and has no object and no holder.
         /// </summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
         internal Frame Remove(int i)
         {
             Frame f = Frames[i];
+            if (i != Depth - 1)
+                MoveDown(i);
             Depth--;
-            for (int j = i; j < Depth; j++) {
-                int seq = Begin(j);
-                Frame above = Frames[j + 1];
-                Volatile.Write(ref Frames[j].Site, above.Site);
-                Frames[j].Acquired = above.Acquired;
-                Frames[j].Wait = above.Wait;
-                Frames[j].Contended = above.Contended;
-                Frames[j].Mode = above.Mode;
-                Frames[j].Holder = above.Holder;
-                Frames[j].InWait = above.InWait;
-                Volatile.Write(ref Frames[j].Lock, above.Lock);
-                End(j, seq);
-            }
-            int top = Begin(Depth);
-            Volatile.Write(ref Frames[Depth].Lock, null);
-            Frames[Depth].Holder = null;
-            Frames[Depth].InWait = false;
-            End(Depth, top);
+            ref Frame top = ref Frames[Depth];
+            int seq = Begin(ref top);
+            Volatile.Write(ref top.Lock, null);
+            top.Holder = null;
+            top.InWait = false;
+            End(ref top, seq);
             return f;
+        }
+
+        /// <summary>Moves the frames above <paramref name="i"/> one down, over it (the innermost slot keeps a copy: <see cref="Remove"/> clears it).</summary>
+        void MoveDown(int i)
+        {
+            for (int j = i; j < Depth - 1; j++) {
+                ref Frame f = ref Frames[j];
+                Frame above = Frames[j + 1];
+                int seq = Begin(ref f);
+                Volatile.Write(ref f.Site, above.Site);
+                f.Acquired = above.Acquired;
+                f.Wait = above.Wait;
+                f.Contended = above.Contended;
+                f.Mode = above.Mode;
+                f.Holder = above.Holder;
+                f.InWait = above.InWait;
+                Volatile.Write(ref f.Lock, above.Lock);
+                End(ref f, seq);
+            }
         }
 
         /// <summary>Marks every frame of <paramref name="lockObject"/> as inside <c>Monitor.Wait</c> (<paramref name="inWait"/>) or holding again.</summary>
@@ -190,22 +241,27 @@ namespace LockTime.Runtime
             for (int i = 0; i < Depth; i++) {
                 if (!ReferenceEquals(Frames[i].Lock, lockObject))
                     continue;
-                int seq = Begin(i);
-                Frames[i].InWait = inWait;
-                End(i, seq);
+                ref Frame f = ref Frames[i];
+                int seq = Begin(ref f);
+                f.InWait = inWait;
+                End(ref f, seq);
             }
         }
 
         /// <summary>The statistics of <paramref name="site"/>, made on first use; null for an unknown id.</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
         internal SiteStats Stats(int site)
         {
-            if ((uint)site >= (uint)Sites.Length)
+            SiteStats[] sites = Sites;
+            if ((uint)site >= (uint)sites.Length)
                 return null;
-            SiteStats s = Sites[site];
-            if (s == null) {
-                s = new SiteStats();
-                Sites[site] = s;
-            }
+            return sites[site] ?? NewStats(site);
+        }
+
+        SiteStats NewStats(int site)
+        {
+            SiteStats s = new SiteStats();
+            Sites[site] = s;
             return s;
         }
     }
