@@ -269,8 +269,7 @@ namespace LockTime.Runtime
             Action<object[]> lines = Lines;
             if (lines == null || ReferenceEquals(System.Threading.Thread.CurrentThread, Writer))
                 return;
-            lines(LineWriter.Entry(Settings.Output, Sites.Methods[site], Sites.Locations[site], holdNs, waitNs,
-                                   holder == null ? null : holder[1] + " at " + holder[2]));
+            lines(LineWriter.Entry(Settings.Output, Sites.Methods[site], Sites.Locations[site], holdNs, waitNs, holder));
         }
 
         /// <summary>The statistics of every site summed over every thread, by site id (null where none).</summary>

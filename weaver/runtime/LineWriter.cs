@@ -2,7 +2,6 @@
 using System;
 using System.Collections.Concurrent;
 using System.Collections.Generic;
-using System.Globalization;
 using System.IO;
 using System.Runtime.CompilerServices;
 using System.Text;
@@ -11,11 +10,87 @@ using System.Threading;
 namespace LockTime.Runtime
 {
     /// <summary>
+    /// A line built in a reusable array of characters: the writer formats every line into one, with the
+    /// numbers as digits, and writes it whole in one call - no string per line, none per number.
+    /// </summary>
+    [CompilerGenerated]
+    internal sealed class LineText
+    {
+        internal char[] Chars = new char[256];
+        internal int Length;
+
+        /// <summary>Room for <paramref name="n"/> more characters.</summary>
+        void Room(int n)
+        {
+            if (Length + n > Chars.Length)
+                Array.Resize(ref Chars, Math.Max(Chars.Length * 2, Length + n));
+        }
+
+        internal LineText Append(string s)
+        {
+            if (s == null)
+                return this;
+            Room(s.Length);
+            s.CopyTo(0, Chars, Length, s.Length);
+            Length += s.Length;
+            return this;
+        }
+
+        internal LineText Append(char c)
+        {
+            Room(1);
+            Chars[Length++] = c;
+            return this;
+        }
+
+        /// <summary>Appends a whole number in decimal digits (<paramref name="n"/> &gt;= 0).</summary>
+        internal LineText Digits(long n)
+        {
+            int count = 1;
+            for (long rest = n / 10; rest > 0; rest /= 10)
+                count++;
+            Room(count);
+            Length += count;
+            for (int i = Length - 1; i >= Length - count; i--) {
+                Chars[i] = (char)('0' + (int)(n % 10));
+                n /= 10;
+            }
+            return this;
+        }
+
+        /// <summary>
+        /// Appends <paramref name="ns"/> nanoseconds as milliseconds with three decimals (<c>12.345</c>),
+        /// rounded to the nearest microsecond, in integer arithmetic.
+        /// </summary>
+        internal LineText Ms(long ns)
+        {
+            if (ns < 0) {
+                Append('-');
+                ns = ns == long.MinValue ? long.MaxValue : -ns;
+            }
+            long us = ns / 1000 + (ns % 1000 >= 500 ? 1 : 0);
+            long frac = us % 1000;
+            Digits(us / 1000).Append('.');
+            if (frac < 100)
+                Append('0');
+            if (frac < 10)
+                Append('0');
+            return Digits(frac);
+        }
+
+        /// <summary>The characters as a string.</summary>
+        internal string Text()
+        {
+            return new string(Chars, 0, Length);
+        }
+    }
+
+    /// <summary>
     /// Writes the slow-lock lines of every copy of the run-time in the process. Copies queue entries
     /// (framework data: <see cref="Entry"/>) through the registry's delegate; the queue is bounded and
     /// a full queue drops the entry and counts it, so a lock's thread never blocks and never does I/O.
-    /// One background thread formats and writes them; each line is one WriteLine on its sink, a file
-    /// sink stays open (appended to, flushed after each batch), so lines are whole and never mixed.
+    /// One background thread formats and writes them; each line is one write on its sink, a file
+    /// sink stays open (appended to, buffered, flushed after each batch), so lines are whole and never mixed.
     /// </summary>
     [CompilerGenerated]
     internal sealed class LineWriter
@@ -28,13 +103,17 @@ namespace LockTime.Runtime
         long dropped;
         readonly object gate = new object();
         readonly Dictionary<string, TextWriter> sinks = new Dictionary<string, TextWriter>();
-        readonly StringBuilder line = new StringBuilder(160);
+        readonly LineText line = new LineText();
+
+        /// <summary>Characters a file sink buffers (and bytes its stream buffers) between writes: a write per 64 KiB, not per 4 KiB.</summary>
+        internal const int FileBuffer = 65536;
 
         /// <summary>
         /// A queue entry: the sink, the site's method and location, hold (-1: not acquired) and wait in ns,
-        /// and the holder it waited behind (<c>"M at L"</c>) or null.
+        /// and the holder it waited behind - its name <c>{ assembly, method, location }</c> (formatted by the
+        /// writer, not by the lock's thread) or the text <c>"M at L"</c> - or null.
         /// </summary>
-        internal static object[] Entry(string sink, string method, string location, long holdNs, long waitNs, string holder)
+        internal static object[] Entry(string sink, string method, string location, long holdNs, long waitNs, object holder)
         {
             object[] e = new object[5];
             e[0] = sink;
@@ -64,54 +143,40 @@ namespace LockTime.Runtime
         /// </summary>
         internal static string Format(object[] entry)
         {
-            return Format(entry, new StringBuilder(160));
+            LineText t = new LineText();
+            Format(entry, t);
+            return t.Text();
         }
 
-        /// <summary>As <see cref="Format(object[])"/>, built in <paramref name="sb"/> (cleared first): the writer reuses one.</summary>
-        internal static string Format(object[] entry, StringBuilder sb)
+        /// <summary>As <see cref="Format(object[])"/>, into <paramref name="t"/> (cleared first): the writer reuses one.</summary>
+        internal static void Format(object[] entry, LineText t)
         {
-            if (entry.Length == 2)
-                return (string)entry[1];
-            long[] times = (long[])entry[3];
-            string holder = entry.Length > 4 ? entry[4] as string : null;
-            sb.Length = 0;
-            sb.Append("LockTime: ").Append((string)entry[1]);
-            if (times[0] < 0) {
-                AppendMs(sb.Append(" waited "), times[1]).Append(" ms, not acquired at ");
-            } else {
-                AppendMs(sb.Append(" held "), times[0]).Append(" ms, waited ");
-                AppendMs(sb, times[1]).Append(" ms at ");
+            t.Length = 0;
+            if (entry.Length == 2) {
+                t.Append((string)entry[1]);
+                return;
             }
-            sb.Append((string)entry[2]);
-            if (holder != null)
-                sb.Append(" (held by ").Append(holder).Append(')');
-            return sb.ToString();
+            long[] times = (long[])entry[3];
+            object holder = entry.Length > 4 ? entry[4] : null;
+            t.Append("LockTime: ").Append((string)entry[1]);
+            if (times[0] < 0) {
+                t.Append(" waited ").Ms(times[1]).Append(" ms, not acquired at ");
+            } else {
+                t.Append(" held ").Ms(times[0]).Append(" ms, waited ");
+                t.Ms(times[1]).Append(" ms at ");
+            }
+            t.Append((string)entry[2]);
+            string[] name = holder as string[];
+            if (name != null && name.Length > 2)
+                t.Append(" (held by ").Append(name[1]).Append(" at ").Append(name[2]).Append(')');
+            else if (holder is string)
+                t.Append(" (held by ").Append((string)holder).Append(')');
         }
 
-        /// <summary>Nanoseconds as milliseconds with three decimals, rounded to the nearest microsecond.</summary>
+        /// <summary>Nanoseconds as milliseconds with three decimals, rounded to the nearest microsecond (<see cref="LineText.Ms"/>).</summary>
         internal static string Ms(long ns)
         {
-            return AppendMs(new StringBuilder(24), ns).ToString();
-        }
-
-        /// <summary>
-        /// Appends <paramref name="ns"/> nanoseconds as milliseconds with three decimals (<c>12.345</c>), in
-        /// integer arithmetic: the writer formats every line, and a double's formatting costs it most.
-        /// </summary>
-        internal static StringBuilder AppendMs(StringBuilder sb, long ns)
-        {
-            if (ns < 0) {
-                sb.Append('-');
-                ns = ns == long.MinValue ? long.MaxValue : -ns;
-            }
-            long us = ns / 1000 + (ns % 1000 >= 500 ? 1 : 0);
-            long frac = us % 1000;
-            sb.Append((us / 1000).ToString(CultureInfo.InvariantCulture)).Append('.');
-            if (frac < 100)
-                sb.Append('0');
-            if (frac < 10)
-                sb.Append('0');
-            return sb.Append(frac.ToString(CultureInfo.InvariantCulture));
+            return new LineText().Ms(ns).Text();
         }
 
         /// <summary>Queues an entry, or drops and counts it when the queue is full. Never blocks, never throws.</summary>
@@ -143,7 +208,9 @@ namespace LockTime.Runtime
                 while (queue.TryDequeue(out e)) {
                     Interlocked.Decrement(ref queued);
                     any = true;
-                    Write((string)e[0], Format(e, line));
+                    Format(e, line);
+                    line.Append(NewLine);
+                    Write((string)e[0], line);
                 }
                 if (any)
                     Flush();
@@ -156,16 +223,23 @@ namespace LockTime.Runtime
         {
             lock (gate) {
                 Drain();
-                for (int i = 0; i < lines.Length; i++)
-                    Write(sink, lines[i]);
+                for (int i = 0; i < lines.Length; i++) {
+                    line.Length = 0;
+                    line.Append(lines[i]).Append(NewLine);
+                    Write(sink, line);
+                }
                 Flush();
             }
         }
 
-        void Write(string sink, string line)
+        /// <summary>The line end of the platform, as <c>WriteLine</c> writes it.</summary>
+        static readonly string NewLine = Environment.NewLine;
+
+        /// <summary>Writes <paramref name="text"/> (a whole line and its end) to <paramref name="sink"/> in one call.</summary>
+        void Write(string sink, LineText text)
         {
             try {
-                Sink(sink).WriteLine(line);
+                Sink(sink).Write(text.Chars, 0, text.Length);
             } catch (Exception) {
             }
         }
@@ -192,8 +266,9 @@ namespace LockTime.Runtime
                 w = Console.Out;
             } else {
                 try {
-                    FileStream fs = new FileStream(sink, FileMode.Append, FileAccess.Write, FileShare.ReadWrite | FileShare.Delete);
-                    w = new StreamWriter(fs, new UTF8Encoding(false));
+                    FileStream fs = new FileStream(sink, FileMode.Append, FileAccess.Write, FileShare.ReadWrite | FileShare.Delete,
+                                                   FileBuffer);
+                    w = new StreamWriter(fs, new UTF8Encoding(false), FileBuffer);
                 } catch (Exception ex) {
                     Console.Error.WriteLine("LockTime: warning: LOCKTIME_OUTPUT=\"" + sink + "\" cannot be opened (" +
                                             ex.GetType().Name + ": " + ex.Message + "); using stderr");
