@@ -11,71 +11,63 @@ namespace LockTime.Runtime
 {
     /// <summary>
     /// A line built in a reusable array of characters: the writer formats every line into one, with the
-    /// numbers as digits, and writes it whole in one call - no string per line, none per number.
+    /// numbers as digits, and writes it whole in one call - no string per line, none per number. Room is
+    /// made once per line (<see cref="Start"/>): the appends do not check it, so that a line costs few
+    /// calls also before the JIT optimizes them (a short program's writer runs its first code).
     /// </summary>
     [CompilerGenerated]
     internal sealed class LineText
     {
+        /// <summary>Characters <see cref="Ms"/> appends at most: a sign, 16 digits, the point, 3 decimals.</summary>
+        internal const int MsLength = 21;
+
         internal char[] Chars = new char[256];
         internal int Length;
 
-        /// <summary>Room for <paramref name="n"/> more characters.</summary>
-        void Room(int n)
+        /// <summary>Empties the text and makes room for <paramref name="room"/> characters, which the appends may use.</summary>
+        internal LineText Start(int room)
         {
-            if (Length + n > Chars.Length)
-                Array.Resize(ref Chars, Math.Max(Chars.Length * 2, Length + n));
+            Length = 0;
+            if (room > Chars.Length)
+                Chars = new char[Math.Max(room, Chars.Length * 2)];
+            return this;
         }
 
+        /// <summary>Appends <paramref name="s"/> (null: nothing) into the room made.</summary>
         internal LineText Append(string s)
         {
-            if (s == null)
-                return this;
-            Room(s.Length);
-            s.CopyTo(0, Chars, Length, s.Length);
-            Length += s.Length;
-            return this;
-        }
-
-        internal LineText Append(char c)
-        {
-            Room(1);
-            Chars[Length++] = c;
-            return this;
-        }
-
-        /// <summary>Appends a whole number in decimal digits (<paramref name="n"/> &gt;= 0).</summary>
-        internal LineText Digits(long n)
-        {
-            int count = 1;
-            for (long rest = n / 10; rest > 0; rest /= 10)
-                count++;
-            Room(count);
-            Length += count;
-            for (int i = Length - 1; i >= Length - count; i--) {
-                Chars[i] = (char)('0' + (int)(n % 10));
-                n /= 10;
+            if (s != null) {
+                s.CopyTo(0, Chars, Length, s.Length);
+                Length += s.Length;
             }
             return this;
         }
 
         /// <summary>
         /// Appends <paramref name="ns"/> nanoseconds as milliseconds with three decimals (<c>12.345</c>),
-        /// rounded to the nearest microsecond, in integer arithmetic.
+        /// rounded to the nearest microsecond, in integer arithmetic (<see cref="MsLength"/> characters at most).
         /// </summary>
         internal LineText Ms(long ns)
         {
+            char[] c = Chars;
             if (ns < 0) {
-                Append('-');
+                c[Length++] = '-';
                 ns = ns == long.MinValue ? long.MaxValue : -ns;
             }
             long us = ns / 1000 + (ns % 1000 >= 500 ? 1 : 0);
-            long frac = us % 1000;
-            Digits(us / 1000).Append('.');
-            if (frac < 100)
-                Append('0');
-            if (frac < 10)
-                Append('0');
-            return Digits(frac);
+            long ms = us / 1000;
+            int frac = (int)(us % 1000), digits = 1;
+            for (long rest = ms / 10; rest > 0; rest /= 10)
+                digits++;
+            for (int i = Length + digits - 1; i >= Length; i--, ms /= 10)
+                c[i] = (char)('0' + (int)(ms % 10));
+            Length += digits;
+            c[Length] = '.';
+            c[Length + 1] = (char)('0' + frac / 100);
+            c[Length + 2] = (char)('0' + frac / 10 % 10);
+            c[Length + 3] = (char)('0' + frac % 10);
+            Length += 4;
+            return this;
         }
 
         /// <summary>The characters as a string.</summary>
@@ -144,39 +136,51 @@ namespace LockTime.Runtime
         internal static string Format(object[] entry)
         {
             LineText t = new LineText();
-            Format(entry, t);
+            Format(entry, t, 0);
             return t.Text();
         }
 
-        /// <summary>As <see cref="Format(object[])"/>, into <paramref name="t"/> (cleared first): the writer reuses one.</summary>
-        internal static void Format(object[] entry, LineText t)
+        /// <summary>As <see cref="Format(object[])"/>, into <paramref name="t"/> (emptied first), with room for <paramref name="more"/> characters after it.</summary>
+        internal static void Format(object[] entry, LineText t, int more)
         {
-            t.Length = 0;
             if (entry.Length == 2) {
-                t.Append((string)entry[1]);
+                string whole = (string)entry[1];
+                t.Start((whole == null ? 0 : whole.Length) + more).Append(whole);
                 return;
             }
             long[] times = (long[])entry[3];
-            object holder = entry.Length > 4 ? entry[4] : null;
-            t.Append("LockTime: ").Append((string)entry[1]);
+            string method = (string)entry[1], location = (string)entry[2], holderText = null;
+            string[] name = entry.Length > 4 ? entry[4] as string[] : null;
+            if (name == null && entry.Length > 4)
+                holderText = entry[4] as string;
+            else if (name != null && name.Length < 3)
+                name = null;
+            int room = 80 + 2 * LineText.MsLength + Len(method) + Len(location) + Len(holderText) + more;
+            if (name != null)
+                room += Len(name[1]) + Len(name[2]);
+            t.Start(room).Append("LockTime: ").Append(method);
             if (times[0] < 0) {
                 t.Append(" waited ").Ms(times[1]).Append(" ms, not acquired at ");
             } else {
                 t.Append(" held ").Ms(times[0]).Append(" ms, waited ");
                 t.Ms(times[1]).Append(" ms at ");
             }
-            t.Append((string)entry[2]);
-            string[] name = holder as string[];
-            if (name != null && name.Length > 2)
-                t.Append(" (held by ").Append(name[1]).Append(" at ").Append(name[2]).Append(')');
-            else if (holder is string)
-                t.Append(" (held by ").Append((string)holder).Append(')');
+            t.Append(location);
+            if (name != null)
+                t.Append(" (held by ").Append(name[1]).Append(" at ").Append(name[2]).Append(")");
+            else if (holderText != null)
+                t.Append(" (held by ").Append(holderText).Append(")");
+        }
+
+        static int Len(string s)
+        {
+            return s == null ? 0 : s.Length;
         }
 
         /// <summary>Nanoseconds as milliseconds with three decimals, rounded to the nearest microsecond (<see cref="LineText.Ms"/>).</summary>
         internal static string Ms(long ns)
         {
-            return new LineText().Ms(ns).Text();
+            return new LineText().Start(LineText.MsLength).Ms(ns).Text();
         }
 
         /// <summary>Queues an entry, or drops and counts it when the queue is full. Never blocks, never throws.</summary>
@@ -208,7 +212,7 @@ namespace LockTime.Runtime
                 while (queue.TryDequeue(out e)) {
                     Interlocked.Decrement(ref queued);
                     any = true;
-                    Format(e, line);
+                    Format(e, line, NewLine.Length);
                     line.Append(NewLine);
                     Write((string)e[0], line);
                 }
@@ -224,8 +228,7 @@ namespace LockTime.Runtime
             lock (gate) {
                 Drain();
                 for (int i = 0; i < lines.Length; i++) {
-                    line.Length = 0;
-                    line.Append(lines[i]).Append(NewLine);
+                    line.Start((lines[i] == null ? 0 : lines[i].Length) + NewLine.Length).Append(lines[i]).Append(NewLine);
                     Write(sink, line);
                 }
                 Flush();
