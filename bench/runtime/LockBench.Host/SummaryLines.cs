@@ -1,5 +1,7 @@
 // Turns the rounds' statistics into one line per figure and checks the targets: timing on adds at
-// most 40 ns to an uncontended acquisition, LOCKTIME_DISABLED=1 at most 2 ns.
+// most 40 ns to an uncontended acquisition, LOCKTIME_DISABLED=1 at most 2 ns; and the budget of the
+// issues "The run-time in C#" and "More locks": timing on adds at most two clock reads + 25 ns (the
+// added figure less the two reads measured in the same process, per round, then the median).
 // Each round is a timing process and a disabled process (DIR/roundN/timing, DIR/roundN/disabled),
 // each reporting BenchmarkDotNet's median per benchmark. Within a round, "woven" is compared with
 // "plain" of the timing process and "disabled" with "plain" of the disabled process (the same
@@ -14,7 +16,7 @@ namespace LockBench.Host;
 
 public static class SummaryLines
 {
-    private const double TimingTargetNs = 40, DisabledTargetNs = 2;
+    private const double TimingTargetNs = 40, DisabledTargetNs = 2, BudgetOverClockNs = 25;
 
     public static int Print(string dir)
     {
@@ -31,15 +33,17 @@ public static class SummaryLines
 
         var verdicts = new List<string>();
         bool met = true;
-        foreach (var (cls, kind, title, targeted) in new[]
+        var budget = new List<string>();
+        bool withinBudget = true;
+        foreach (var (cls, kind, title, targeted, budgeted) in new[]
         {
-            ("UncontendedBenchmarks", "Monitor", "Monitor lock uncontended", true),
-            ("UncontendedBenchmarks", "Lock", "System.Threading.Lock uncontended", true),
-            ("UncontendedBenchmarks", "ReadLock", "ReaderWriterLockSlim read lock uncontended", false),
-            ("UncontendedBenchmarks", "Semaphore", "SemaphoreSlim(1, 1) Wait/Release uncontended", false),
-            ("UncontendedBenchmarks", "SemaphoreAsync", "SemaphoreSlim(1, 1) await WaitAsync/Release uncontended", false),
-            ("ContendedBenchmarks", "Monitor", "Monitor lock contended (2 threads, ns per acquisition)", false),
-            ("ContendedBenchmarks", "Lock", "System.Threading.Lock contended (2 threads, ns per acquisition)", false),
+            ("UncontendedBenchmarks", "Monitor", "Monitor lock uncontended", true, true),
+            ("UncontendedBenchmarks", "Lock", "System.Threading.Lock uncontended", true, true),
+            ("UncontendedBenchmarks", "ReadLock", "ReaderWriterLockSlim read lock uncontended", false, true),
+            ("UncontendedBenchmarks", "Semaphore", "SemaphoreSlim(1, 1) Wait/Release uncontended", false, true),
+            ("UncontendedBenchmarks", "SemaphoreAsync", "SemaphoreSlim(1, 1) await WaitAsync/Release uncontended", false, true),
+            ("ContendedBenchmarks", "Monitor", "Monitor lock contended (2 threads, ns per acquisition)", false, false),
+            ("ContendedBenchmarks", "Lock", "System.Threading.Lock contended (2 threads, ns per acquisition)", false, false),
         })
         {
             string plainKey = $"{cls}.{kind}_Plain", wovenKey = $"{cls}.{kind}_Woven";
@@ -54,6 +58,14 @@ public static class SummaryLines
             Console.WriteLine($"runtime: {title}: plain {plain:F1} ns, woven {woven:F1} ns ({Signed(on)} ns), " +
                               $"disabled {off:F1} ns ({Signed(offAdded)} ns; plain {plainOff:F1} ns in that process, round {mid + 1})");
             Console.WriteLine($"runtime:   per round, added: timing on {List(addedOn)}; disabled {List(addedOff)}");
+            if (budgeted)
+            {
+                double[] overClock = timing.Select(t => t[wovenKey] - t[plainKey] - t["ClockBenchmarks.TwoTimestamps"]).ToArray();
+                double over = Median(overClock);
+                withinBudget &= over <= BudgetOverClockNs;
+                budget.Add($"runtime: budget {title}: timing on {Signed(over)} ns over two clock reads <= {BudgetOverClockNs} ns " +
+                           $"{(over <= BudgetOverClockNs ? "met" : "NOT MET")} (per round {List(overClock)})");
+            }
             if (!targeted)
                 continue;
             bool okOn = on <= TimingTargetNs, okOff = offAdded <= DisabledTargetNs;
@@ -66,6 +78,8 @@ public static class SummaryLines
                           $"for comparison Environment.TickCount64: {Median(timing.Select(t => t["ClockBenchmarks.TickCount64"])):F1} ns");
         verdicts.ForEach(Console.WriteLine);
         Console.WriteLine($"runtime: targets {(met ? "met" : "NOT MET")}");
+        budget.ForEach(Console.WriteLine);
+        Console.WriteLine($"runtime: budget (two clock reads + {BudgetOverClockNs} ns) {(withinBudget ? "met" : "NOT MET")}");
         return 0;
     }
 
