@@ -232,12 +232,29 @@ mono_on_woven_corlib() {
 reports_from_both() {
 	grep -m 3 '^LockTime: System\.' "$LT_TMP/err" && grep -q '^LockTime: MonoLocks' "$LT_TMP/err"
 }
+# The program's one SemaphoreSlim.Wait is counted once: the woven mscorlib has no site inside the lock
+# types' own methods (SemaphoreSlim.Wait() calls its own Wait(int, CancellationToken)), and the report
+# file has one SemaphoreSlim.Wait acquisition in all, at the program's site.
+semaphore_once() {
+	local inside
+	inside=$("$LT" list "$monolib/mscorlib.dll" | awk '$1 ~ /^System\.Threading\.(SemaphoreSlim|Monitor|Mutex|WaitHandle|SpinLock|ReaderWriterLock(Slim)?)(\+|::)/' | wc -l)
+	echo "woven mscorlib: $inside sites inside the lock types"
+	[ "$inside" = 0 ] || return 1
+	LOCKTIME_REPORT=$LT_TMP/mono-report.json MONO_PATH=$monolib mono "$monolib/MonoLocks.exe" >/dev/null 2>&1 || return 1
+	python3 - "$LT_TMP/mono-report.json" <<'PY'
+import json, sys
+sites = [s for s in json.load(open(sys.argv[1]))["sites"] if s["kind"] == "SemaphoreSlim.Wait" and s["acquisitions"]]
+print("SemaphoreSlim.Wait sites acquired: " + ", ".join("%s %d" % (s["method"], s["acquisitions"]) for s in sites))
+sys.exit(not (len(sites) == 1 and sites[0]["method"] == "MonoLocks::Gated" and sites[0]["acquisitions"] == 1))
+PY
+}
 mkdir -p "$monolib"
 if check "mono mscorlib.dll + System.dll: woven" "$LT" weave -q "$LT_CORPUS/thirdparty/mscorlib.dll" -o "$monolib/mscorlib.dll" &&
 	"$LT" weave -q "$LT_CORPUS/thirdparty/System.dll" -o "$monolib/System.dll" && check "mono: program woven" mono_program; then
 	check "mono: woven mscorlib's Mvid is new, and the first #GUID entry" new_first_guid "$LT_CORPUS/thirdparty/mscorlib.dll" "$monolib/mscorlib.dll"
 	check "mono: the woven program runs on the woven mscorlib and System (no -O=-aot), same stdout" mono_on_woven_corlib &&
-		check "mono: reports from the class library and from the program" reports_from_both
+		check "mono: reports from the class library and from the program" reports_from_both &&
+		check "mono: the program's one SemaphoreSlim.Wait is counted once on the woven mscorlib" semaphore_once
 fi
 
 # No lock: the file is left byte-identical, and the tool says so.

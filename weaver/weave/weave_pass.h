@@ -95,7 +95,11 @@ struct weave_sites {
  * EnterScope, Lock.Scope.Dispose, ReaderWriterLockSlim, SemaphoreSlim,
  * SpinLock, Mutex, ReaderWriterLock; matched by namespace, type, name and
  * signature shape)
- * in every MethodDef body of img but the helper type's; a call of
+ * in every MethodDef body of img but the helper type's and the lock types' own
+ * (a TypeDef System.Threading.Monitor, Lock, ReaderWriterLockSlim,
+ * SemaphoreSlim, SpinLock, Mutex, WaitHandle or ReaderWriterLock, and the
+ * types nested in it: a framework's implementation of them, whose calls of
+ * their own APIs would time one acquisition twice); a call of
  * WaitHandle.WaitOne is a Mutex.WaitOne site when its receiver is
  * statically a System.Threading.Mutex (weave_receiver_class: a local, an
  * argument, a field or a call result of that class), else none - a Mutex

@@ -492,11 +492,42 @@ static int find_in_method(struct finder *f, uint32_t row)
 	return 0;
 }
 
+/* The lock types whose own methods (and their nested types') are no sites: their implementation
+ * calls their own and Monitor's APIs (SemaphoreSlim.Wait() calls Wait(int, CancellationToken)), so a
+ * woven framework would time one acquisition twice. */
+static const char *const lock_types[] = { MONITOR, LOCK, RWSLIM, SEMSLIM, SPIN, MUTEX, WAITHANDLE, RWLOCK };
+
+/* Whether TypeDef `row`, or the outermost type enclosing it (II.22.32), is one of lock_types: 1 or
+ * 0, or -1 with LT_E_METADATA (a bad #Strings index, a nesting cycle). */
+static int in_lock_type(const struct weave_names *n, uint32_t row)
+{
+	const struct md_image *md = &n->img->md;
+	const char *name, *ns;
+	size_t depth = 0, nslen;
+
+	while (row >= 1 && row <= n->ntypes && n->enclosing[row - 1]) {
+		if (++depth > WEAVE_MAX_NESTING)
+			return lt_error_set(LT_E_METADATA, "TypeDef row %u: NestedClass chain deeper than %d (a cycle?)",
+					    row, WEAVE_MAX_NESTING);
+		row = n->enclosing[row - 1];
+	}
+	if (row == 0 || md_string(md, md_get(md, MD_TYPEDEF, row, MD_TYPEDEF_NAME), &name) < 0 ||
+	    md_string(md, md_get(md, MD_TYPEDEF, row, MD_TYPEDEF_NAMESPACE), &ns) < 0)
+		return row == 0 ? 0 : lt_error_prefix("TypeDef row %u: ", row);
+	nslen = strlen(ns);
+	for (size_t i = 0; i < sizeof lock_types / sizeof lock_types[0]; i++)
+		if (strncmp(lock_types[i], ns, nslen) == 0 && lock_types[i][nslen] == '.' &&
+		    strcmp(lock_types[i] + nslen + 1, name) == 0)
+			return 1;
+	return 0;
+}
+
 int weave_sites_find(const struct weave_names *names, struct weave_sites *out)
 {
 	const struct md_image *md = &names->img->md;
 	struct finder f = { names, NULL, NULL, out, 0, NULL, 0, 0 };
 	uint32_t row, helper = 0, t;
+	uint8_t *skip = NULL; /* per TypeDef row: its methods are not searched */
 	int rc = -1;
 
 	memset(out, 0, sizeof *out);
@@ -512,13 +543,24 @@ int weave_sites_find(const struct weave_names *names, struct weave_sites *out)
 			goto done;
 		helper = is ? t : 0;
 	}
+	if (!(skip = lt_calloc(names->ntypes + 1, 1))) {
+		lt_nomem(NULL);
+		goto done;
+	}
+	for (t = 1; t <= names->ntypes; t++) {
+		int own = in_lock_type(names, t);
+		if (own < 0)
+			goto done;
+		skip[t] = (uint8_t)(own || t == helper);
+	}
 	for (row = 1; row <= names->nmethods; row++) {
 		uint32_t owner = weave_names_owner(names, row);
-		if ((helper == 0 || owner != helper) && find_in_method(&f, row) < 0)
+		if (!skip[owner] && find_in_method(&f, row) < 0)
 			goto done;
 	}
 	rc = 0;
 done:
+	free(skip);
 	free(f.memberref);
 	free(f.methoddef);
 	free(f.pending);

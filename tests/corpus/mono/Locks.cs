@@ -30,8 +30,19 @@ public static class MonoLocks
         Console.WriteLine("mono: switch " + Arm(0) + " " + Arm(1) + " " + Arm(2));
         Console.WriteLine("mono: wait/pulse " + WaitPulse());
         Console.WriteLine("mono: released " + Released(Gate, sync, typeof(Sync)) + " of 3");
+        Console.WriteLine("mono: semaphore " + Gated());
         Console.WriteLine("mono: done");
         return 0;
+    }
+
+    private static readonly SemaphoreSlim Slim = new SemaphoreSlim(1, 1);
+
+    /// <summary>One SemaphoreSlim.Wait: reported once, also when Mono's mscorlib is woven (its Wait() calls Wait(int, CancellationToken)).</summary>
+    private static int Gated()
+    {
+        Slim.Wait();
+        try { return Slim.CurrentCount; }
+        finally { Slim.Release(); }
     }
 
     private static void Nested()

@@ -57,6 +57,8 @@ internal static class LockCounter
         foreach (var h in r.MethodDefinitions)
         {
             var md = r.GetMethodDefinition(h);
+            if (InLockType(r, md.GetDeclaringType()))
+                continue;
             string where = $"{Names.TypeDef(r, md.GetDeclaringType())}::{r.GetString(md.Name)}";
             if ((md.ImplAttributes & MethodImplAttributes.Synchronized) != 0)
             {
@@ -82,6 +84,24 @@ internal static class LockCounter
             }
         }
         output.WriteLine($"total {calls + synchronized}: {calls} call sites, {synchronized} synchronized methods");
+    }
+
+    // The lock types whose own methods (nested types' too) are their implementation, not sites: a
+    // framework's SemaphoreSlim.Wait() calls its own Wait(int, CancellationToken).
+    private static readonly HashSet<string> LockTypes =
+    [
+        "System.Threading.Monitor", "System.Threading.Lock", "System.Threading.ReaderWriterLockSlim",
+        "System.Threading.SemaphoreSlim", "System.Threading.SpinLock", Mutex, WaitHandle,
+        "System.Threading.ReaderWriterLock",
+    ];
+
+    /// <summary>Whether the type, or the outermost type enclosing it, is one of <see cref="LockTypes"/> defined here.</summary>
+    private static bool InLockType(MetadataReader r, TypeDefinitionHandle type)
+    {
+        var t = r.GetTypeDefinition(type);
+        for (int depth = 0; !t.GetDeclaringType().IsNil && depth < 64; depth++)
+            t = r.GetTypeDefinition(t.GetDeclaringType());
+        return LockTypes.Contains($"{r.GetString(t.Namespace)}.{r.GetString(t.Name)}");
     }
 
     /// <summary>
