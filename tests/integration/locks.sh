@@ -75,6 +75,25 @@ held_and_waited() { # REPORTS INPUT HOLDER-METHOD WAITER-METHOD [NAMED]
 		END { exit !(ok1 && ok2) }' "$1" || { grep -F -e "$3" -e "$4" "$1"; return 1; }
 }
 
+# A SemaphoreSlim(1, 1) and a Monitor lock taken in both orders on one thread (Locks.Ordered::Run): one
+# "potential deadlock" line naming that method, and in the report one cycle, between its semaphore and
+# Monitor sites.
+order_cycle() { # REPORTS JSON INPUT
+	local lines
+	"$LT" list "$3" | awk '$1 == "Locks.Ordered::Run" { print $3, $4 }' >"$LT_TMP/ordered.sites"
+	lines=$(grep -c '^LockTime: potential deadlock: ' "$1")
+	echo "$lines potential deadlock line(s); sites: $(tr '\n' ' ' <"$LT_TMP/ordered.sites")"
+	[ "$lines" = 1 ] && grep '^LockTime: potential deadlock: ' "$1" | grep -qF '(Locks.Ordered::Run)' || return 1
+	python3 - "$2" "$LT_TMP/ordered.sites" <<'PY'
+import json, sys
+sites = dict(line.split()[::-1] for line in open(sys.argv[2]))   # location -> kind
+cycles = json.load(open(sys.argv[1]))["lock_order_cycles"]
+kinds = [sorted({sites.get(e["held"]["location"]), sites.get(e["acquired"]["location"])}) for c in cycles for e in c["edges"]]
+print("cycles:", len(cycles), "edge kinds:", kinds)
+sys.exit(not (len(cycles) == 1 and kinds == [["Monitor.Enter", "SemaphoreSlim.Wait"]] * 2))
+PY
+}
+
 weave_into() { # FILE SAID
 	"$LT" weave --threshold-ms 0 "$1" >"$2" 2>&1 || { cat "$2"; return 1; }
 }
@@ -91,7 +110,7 @@ for config in Debug Release; do
 	check "$config: every site is woven" all_woven "$dll" "$dir/Locks.dll" "$LT_TMP/said.$config"
 	check "$config: metadata reader accepts it" ltcheck verify "$dir/Locks.dll"
 	check "$config: every method JIT-compiles" ltcheck jit "$dir/Locks.dll"
-	dotnet "$dir/Locks.dll" >"$LT_TMP/actual.$config" 2>"$LT_TMP/reports.$config"
+	LOCKTIME_REPORT=$LT_TMP/report.$config.json dotnet "$dir/Locks.dll" >"$LT_TMP/actual.$config" 2>"$LT_TMP/reports.$config"
 	check_same "$config: same output, the same exceptions of misuse" "$LT_TMP/expected.$config" "$LT_TMP/actual.$config"
 	check "$config: ReaderWriterLockSlim: the writer held >= 50 ms, the reader behind it waited >= 40 ms" \
 		held_and_waited "$LT_TMP/reports.$config" "$dll" Locks.Cache::Write Locks.Cache::Read
@@ -105,6 +124,8 @@ for config in Debug Release; do
 		held_and_waited "$LT_TMP/reports.$config" "$dll" Locks.Spinner::Hold Locks.Spinner::Add 0
 	check "$config: ReaderWriterLock: the writer held >= 50 ms, a reader waited >= 40 ms" \
 		held_and_waited "$LT_TMP/reports.$config" "$dll" Locks.OldRw::Hold Locks.OldRw::Read 0
+	check "$config: a SemaphoreSlim(1, 1) and a Monitor lock in both orders: one potential deadlock, one cycle in the report" \
+		order_cycle "$LT_TMP/reports.$config" "$LT_TMP/report.$config.json" "$dll"
 	check "$config: a counting SemaphoreSlim: its hold not applicable" \
 		grep -qE '^LockTime: Locks\.Gates::Counting waited [0-9.]+ ms at Locks\.cs:[0-9]+ \(hold not applicable\)$' "$LT_TMP/reports.$config"
 done

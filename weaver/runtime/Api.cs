@@ -1,6 +1,7 @@
 // Api.cs - the entry points the weaver's call-site stubs call: acquired, released, waited, not acquired.
 using System;
 using System.Runtime.CompilerServices;
+using System.Threading;
 using System.Threading.Tasks;
 
 namespace LockTime.Runtime
@@ -67,8 +68,8 @@ namespace LockTime.Runtime
         /// <summary>
         /// A <c>SemaphoreSlim.Wait</c> of <paramref name="semaphore"/> acquired (the stub's fast try is
         /// <c>Wait(0)</c>). A semaphore created with a maximum of 1 is a lock: its hold lasts until
-        /// <see cref="ReleasedSemaphore"/>, on whichever thread. A counting semaphore's wait is recorded
-        /// now, its hold not (not applicable).
+        /// <see cref="ReleasedSemaphore"/>, on whichever thread, and it is followed in the lock order. A
+        /// counting semaphore's wait is recorded now, its hold not (not applicable).
         /// </summary>
         internal static void AcquiredSemaphore(object semaphore, int site, long start, long acquired, bool contended)
         {
@@ -79,7 +80,7 @@ namespace LockTime.Runtime
                     return;
                 string[] behind = contended ? t.Behind : null;
                 t.Behind = null;
-                SemaphoreAcquired(semaphore, site, start, acquired, contended, behind);
+                Kept(c, t, semaphore, site, start, acquired, contended, behind, true);
             } catch (Exception) {
             }
         }
@@ -103,7 +104,7 @@ namespace LockTime.Runtime
                     long now = Clock.Ticks();
                     Task<bool> timed = task as Task<bool>;
                     if (task.Status == TaskStatus.RanToCompletion && (timed == null || timed.Result))
-                        SemaphoreAcquired(semaphore, site, start, now, false, null);
+                        Kept(c, t, semaphore, site, start, now, false, null, true);
                     else
                         c.Failed(t, site, now - start);
                     return;
@@ -118,52 +119,67 @@ namespace LockTime.Runtime
             }
         }
 
-        /// <summary>What <see cref="AcquiredSemaphore"/> and a <see cref="PendingWait"/> record, on the calling thread.</summary>
-        internal static void SemaphoreAcquired(object semaphore, int site, long start, long acquired, bool contended, string[] behind)
+        /// <summary>What a <see cref="PendingWait"/> records, on the thread that completed its task: not followed in the lock order (the awaiting code goes on elsewhere).</summary>
+        internal static void SemaphoreAcquired(object semaphore, int site, long start, long acquired, bool contended, string[] behind, bool ordered)
         {
             Collector c = Runtime.Current;
             ThreadRecord t = Recorder(c);
-            if (t == null || semaphore == null)
+            if (t != null)
+                Kept(c, t, semaphore, site, start, acquired, contended, behind, ordered);
+        }
+
+        /// <summary>
+        /// Keeps the hold of a semaphore used as a lock on its state (a counting semaphore's wait is
+        /// recorded now); <paramref name="ordered"/>: the acquiring thread goes on holding it, so it enters
+        /// the lock order, and this thread keeps the hold's number to leave the order when another thread
+        /// releases it (<see cref="SemaphoreThread.DropReleased"/>).
+        /// </summary>
+        static void Kept(Collector c, ThreadRecord t, object semaphore, int site, long start, long acquired, bool contended,
+                         string[] behind, bool ordered)
+        {
+            if (semaphore == null)
                 return;
-            SemaphoreState s = c.Semaphores.Of(semaphore);
+            SemaphoreState s = c.Semaphores.Of(t, semaphore);
             if (!s.IsLock) {
                 c.WaitOnly(t, site, acquired - start, contended, behind);
                 return;
             }
-            Frame f = new Frame();
-            f.Lock = semaphore;
-            f.Site = site;
-            f.Acquired = acquired;
-            f.Wait = acquired - start;
-            f.Contended = contended;
-            f.Holder = behind;
-            lock (s) {
-                s.Hold = f;
-                s.Held = true;
-            }
+            s.Hold.Lock = semaphore;
+            s.Hold.Site = site;
+            s.Hold.Acquired = acquired;
+            s.Hold.Wait = acquired - start;
+            s.Hold.Contended = contended;
+            s.Hold.Holder = behind;
+            int hold = s.Generation + 1;
+            Volatile.Write(ref s.Generation, hold);
+            Volatile.Write(ref s.Held, 1);
+            if (!ordered || c.OrderEnter == null)
+                return;
+            SemaphoreThread mine = t.Semaphores;
+            if (mine.OrderedN > 0)
+                mine.DropReleased(c, t);
+            c.OrderAcquired(t, semaphore, site);
+            mine.Entered(semaphore, s, hold);
         }
 
         /// <summary>
         /// <paramref name="semaphore"/> is about to be released (before the original <c>Release</c>): when
         /// it is a lock held now, its hold is taken off the semaphore now - once <c>Release</c> returns,
-        /// a waiter may have taken it already - and kept on this thread for <see cref="ReleasedSemaphore"/>.
+        /// a waiter may have taken it already - and kept on this thread for <see cref="ReleasedSemaphore"/>;
+        /// the lock order entry this thread made for it ends.
         /// </summary>
         internal static void ReleasingSemaphore(object semaphore)
         {
             try {
                 Collector c = Runtime.Current;
                 ThreadRecord t = Recorder(c);
-                SemaphoreState s = t == null || semaphore == null ? null : c.Semaphores.Find(semaphore);
-                if (s == null || !s.IsLock)
+                SemaphoreState s = t == null || semaphore == null ? null : c.Semaphores.Find(t, semaphore);
+                if (s == null || !s.IsLock || Volatile.Read(ref s.Held) == 0 || Interlocked.Exchange(ref s.Held, 0) == 0)
                     return;
-                lock (s) {
-                    if (!s.Held)
-                        return;
-                    t.Releasing = s.Hold;
-                    t.HasReleasing = true;
-                    s.Held = false;
-                    s.Hold = new Frame();
-                }
+                t.Releasing = s.Hold;
+                t.HasReleasing = true;
+                if (t.Semaphores.OrderedN > 0)
+                    t.Semaphores.Released(s, c, t);
             } catch (Exception) {
             }
         }
@@ -232,8 +248,11 @@ namespace LockTime.Runtime
                 if (t.Busy)
                     return;
                 t.Push(lockObject, site, acquired, acquired - start, contended, mode);
-                if (lockObject != null)
+                if (lockObject != null) {
+                    if (t.Semaphores != null && t.Semaphores.OrderedN > 0) /* holds of semaphores released elsewhere leave the order first */
+                        t.Semaphores.DropReleased(c, t);
                     c.OrderAcquired(t, lockObject, site);
+                }
             } catch (Exception) {
             }
         }

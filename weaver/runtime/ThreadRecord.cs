@@ -80,6 +80,9 @@ namespace LockTime.Runtime
         /// </summary>
         internal HeldLocks Held;
 
+        /// <summary>The semaphores this thread used last and entered into the lock order (made on first use).</summary>
+        internal SemaphoreThread Semaphores;
+
         internal ThreadRecord(int sites)
         {
             Sites = new SiteStats[sites];

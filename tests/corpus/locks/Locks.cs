@@ -287,6 +287,29 @@ namespace Locks
         }
     }
 
+    /// <summary>A SemaphoreSlim used as a lock and a Monitor lock, taken in both orders on one thread: a potential deadlock.</summary>
+    static class Ordered
+    {
+        static readonly SemaphoreSlim gate = new SemaphoreSlim(1, 1);
+        static readonly object monitor = new object();
+
+        public static int Run()
+        {
+            int n = 0;
+            lock (monitor) // site: Monitor.Enter
+            {
+                gate.Wait(); // site: SemaphoreSlim.Wait
+                n++;
+                gate.Release();
+            }
+            gate.Wait(); // site: SemaphoreSlim.Wait
+            lock (monitor) // site: Monitor.Enter
+                n++;
+            gate.Release();
+            return n;
+        }
+    }
+
     static class Program
     {
         static readonly object monitor = new object();
@@ -323,6 +346,8 @@ namespace Locks
             var old = new OldRw();
             Contended.Run(old.Hold, () => Console.WriteLine("old rw upgrade " + old.Read()));
             OldRw.Misuse();
+
+            Console.WriteLine("ordered " + Ordered.Run());
 
             lock (monitor) // site: Monitor.Enter
                 Console.WriteLine("done");
