@@ -2,9 +2,11 @@
 # The lock types beside Monitor and Lock, end to end on tests/corpus/locks (built here by the .NET
 # SDK, Debug and Release): ReaderWriterLockSlim, SemaphoreSlim (Wait, WaitAsync in async methods),
 # SpinLock (a struct, on a field and a local), Mutex (WaitOne, declared on WaitHandle, on a field, a
-# local, a parameter, a property, in a lambda) and ReaderWriterLock:
+# local, a parameter, a property, in a lambda; on a WaitHandle-typed value; WaitAny / WaitAll) and
+# ReaderWriterLock (with ReleaseLock / RestoreLock):
 #   - `locktime list` names each acquisition with its kind at its marker's line ("// site: KIND"),
-#     and nothing else: not WaitOne on a WaitHandle-typed value or an event;
+#     and nothing else: not WaitOne on an event's static type; WaitOne on a WaitHandle-typed value
+#     and WaitAny / WaitAll are sites that the stub times only when a Mutex is among the handles;
 #   - an independent count (ltcheck locks) finds as many call sites;
 #   - `locktime weave` times every one of them (no lock call is left outside the stubs); a 60 ms hold
 #     (a write lock, a Mutex, a semaphore, an async holder awaiting Task.Delay(60), a SpinLock, the
@@ -13,7 +15,11 @@
 #     counting semaphore's hold is "not applicable"; the woven program prints what the un-woven one
 #     prints (results and the exceptions of misuse: SynchronizationLockException,
 #     LockRecursionException, SemaphoreFullException, AbandonedMutexException...), ltcheck verify
-#     accepts it and every method JIT-compiles.
+#     accepts it and every method JIT-compiles;
+#   - a Mutex acquired by a WaitOne that threw AbandonedMutexException is held until its ReleaseMutex;
+#     WaitAll acquires the Mutexes of its array; the time between ReaderWriterLock.ReleaseLock and
+#     RestoreLock is no hold; a SemaphoreSlim(1, 1) and a Monitor lock taken in both orders give one
+#     potential deadlock.
 source "$(dirname "$0")/../lib.sh"
 LT=${LOCKTIME:-$LT_BUILD/san/locktime}
 export MSBUILDDISABLENODEREUSE=1 DOTNET_CLI_USE_MSBUILD_SERVER=0
@@ -94,6 +100,30 @@ sys.exit(not (len(cycles) == 1 and kinds == [["Monitor.Enter", "SemaphoreSlim.Wa
 PY
 }
 
+# The line of Locks.cs that holds TEXT (once).
+line_of() { # TEXT
+	grep -nF "$1" "$SRC/Locks.cs" | cut -d: -f1
+}
+
+# The report file's site at Locks.cs:LINE (the first one) meets the Python condition COND over its
+# acquisitions `a`, failed acquisitions `f` and maximal hold `hold` (ms).
+site_is() { # JSON LINE COND
+	python3 - "$1" "Locks.cs:$2" "$3" <<'PY'
+import json, sys
+sites = [s for s in json.load(open(sys.argv[1]))["sites"] if s["location"] == sys.argv[2]]
+s = sites[0] if sites else {"kind": "(no entry)", "acquisitions": 0, "failed": 0, "hold_ms": {"max": 0}}
+a, f, hold = s["acquisitions"], s["failed"], s["hold_ms"]["max"]
+print("%s %s: %d acquisitions, %d failed, hold max %.3f ms" % (s["kind"], sys.argv[2], a, f, hold))
+sys.exit(not eval(sys.argv[3]))
+PY
+}
+
+# Locks.Handles::Take's WaitAny over events only and its WaitOne on an event typed WaitHandle: sites, not timed.
+untimed_events() { # JSON
+	site_is "$1" "$(line_of '{ never, ready }, 0)')" 'a == 0 and f == 0' &&
+		site_is "$1" "$(line_of 'Event().WaitOne(0)')" 'a == 0 and f == 0'
+}
+
 weave_into() { # FILE SAID
 	"$LT" weave --threshold-ms 0 "$1" >"$2" 2>&1 || { cat "$2"; return 1; }
 }
@@ -126,6 +156,17 @@ for config in Debug Release; do
 		held_and_waited "$LT_TMP/reports.$config" "$dll" Locks.OldRw::Hold Locks.OldRw::Read 0
 	check "$config: a SemaphoreSlim(1, 1) and a Monitor lock in both orders: one potential deadlock, one cycle in the report" \
 		order_cycle "$LT_TMP/reports.$config" "$LT_TMP/report.$config.json" "$dll"
+	json=$LT_TMP/report.$config.json
+	check "$config: an AbandonedMutexException acquired the Mutex: held >= 50 ms until ReleaseMutex" \
+		site_is "$json" "$(line_of 'try { m.WaitOne(); }')" 'a == 1 and hold >= 50'
+	check "$config: a Mutex as a WaitHandle held >= 50 ms, WaitAny behind it waited >= 40 ms" \
+		held_and_waited "$LT_TMP/reports.$config" "$dll" Locks.Handles::Hold Locks.Handles::Take 0
+	check "$config: WaitAll over a Mutex and an event: the Mutex acquired, held until ReleaseMutex" \
+		site_is "$json" "$(line_of 'WaitHandle.WaitAll(new WaitHandle[] { owned, ready }')" 'a == 1 and f == 0'
+	check "$config: WaitAny over events only, WaitOne on an event as a WaitHandle: not timed" \
+		untimed_events "$json"
+	check "$config: ReaderWriterLock ReleaseLock / RestoreLock: the 60 ms between them is no hold" \
+		site_is "$json" "$(line_of 'AcquireWriterLock(1000)')" 'a == 1 and hold < 30'
 	check "$config: a counting SemaphoreSlim: its hold not applicable" \
 		grep -qE '^LockTime: Locks\.Gates::Counting waited [0-9.]+ ms at Locks\.cs:[0-9]+ \(hold not applicable\)$' "$LT_TMP/reports.$config"
 done

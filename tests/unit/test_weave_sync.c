@@ -260,7 +260,8 @@ static void test_sync_clause_at_end(void **state)
 	em_op(&e, IL_POP);
 	em_op(&e, IL_RETHROW);
 	em_mark(&e, n);
-	em_eh(&e, &(struct em_eh){ IL_EH_CATCH, try_start, handler, handler, n, object });
+	em_eh(&e, &(struct em_eh){ .kind = IL_EH_CATCH, .try_start = try_start, .try_end = handler, .handler_start = handler,
+				     .handler_end = n, .class_token = object });
 	set_sync_body(img, row, &e);
 	weave(img);
 	body(img, row, &b);

@@ -1,5 +1,6 @@
 // Api.cs - the entry points the weaver's call-site stubs call: acquired, released, waited, not acquired.
 using System;
+using System.Reflection;
 using System.Runtime.CompilerServices;
 using System.Threading;
 using System.Threading.Tasks;
@@ -350,6 +351,153 @@ namespace LockTime.Runtime
                     t.Frames[i].Acquired += ticks;
             } catch (Exception) {
             }
+        }
+
+        /// <summary>
+        /// ReaderWriterLock.ReleaseLock released every hold of <paramref name="lockObject"/> this thread had
+        /// (RestoreLock takes them again): its frames pause - not hold time, and no holder for a waiter
+        /// meanwhile (like <see cref="WaitBegins"/>) - and leave the lock order until <see cref="Restored"/>.
+        /// Each frame's <see cref="Frame.Acquired"/> keeps its hold so far, negated, for Restored.
+        /// </summary>
+        internal static void Paused(object lockObject)
+        {
+            try {
+                long now = Clock.Ticks();
+                Collector c = Runtime.Current;
+                ThreadRecord t = ThreadRecord.Current;
+                if (c == null || t == null || lockObject == null)
+                    return;
+                Action<object> exit = c.OrderExit;
+                for (int i = 0; i < t.Depth; i++) {
+                    if (!ReferenceEquals(t.Frames[i].Lock, lockObject) || t.Frames[i].InWait)
+                        continue;
+                    t.Frames[i].Acquired -= now;
+                    if (exit != null)
+                        exit(lockObject);
+                }
+                t.SetInWait(lockObject, true);
+            } catch (Exception) {
+            }
+        }
+
+        /// <summary>RestoreLock took the holds <see cref="Paused"/> paused again: they go on from their hold so far, and are back in the lock order.</summary>
+        internal static void Restored(object lockObject)
+        {
+            try {
+                long now = Clock.Ticks();
+                Collector c = Runtime.Current;
+                ThreadRecord t = ThreadRecord.Current;
+                if (c == null || t == null || lockObject == null)
+                    return;
+                Action<object, int> order = c.OrderEnter;
+                for (int i = 0; i < t.Depth; i++) {
+                    if (!ReferenceEquals(t.Frames[i].Lock, lockObject) || !t.Frames[i].InWait)
+                        continue;
+                    t.Frames[i].Acquired += now;
+                    if (order != null && !t.Busy)
+                        order(lockObject, c.OrderBase + t.Frames[i].Site);
+                }
+                t.SetInWait(lockObject, false);
+            } catch (Exception) {
+            }
+        }
+
+        /// <summary>The type a WaitHandle stub times: <c>System.Threading.Mutex</c> (sealed), found in the core library by name (the template names no Mutex type); null when there is none.</summary>
+        static readonly Type MutexType = typeof(object).Assembly.GetType("System.Threading.Mutex", false);
+
+        /// <summary>Whether <paramref name="handle"/> (a WaitHandle's WaitOne being called) is a Mutex: only then does the stub time it, as a Mutex.WaitOne.</summary>
+        internal static bool IsMutex(object handle)
+        {
+            return handle != null && MutexType != null && ReferenceEquals(handle.GetType(), MutexType);
+        }
+
+        /// <summary>Whether the handles of a WaitAny / WaitAll hold a Mutex: only then does the stub time the call.</summary>
+        internal static bool AnyMutex(object handles)
+        {
+            object[] all = handles as object[];
+            if (all == null || MutexType == null)
+                return false;
+            for (int i = 0; i < all.Length; i++)
+                if (all[i] != null && ReferenceEquals(all[i].GetType(), MutexType))
+                    return true;
+            return false;
+        }
+
+        /// <summary>
+        /// WaitHandle.WaitAny over <paramref name="handles"/> (which hold a Mutex) gave <paramref name="index"/>,
+        /// having waited from <paramref name="start"/> to <paramref name="end"/>: when the handle at that index
+        /// is a Mutex, it was acquired (held until its ReleaseMutex); a timeout (WaitTimeout) or another
+        /// handle: a wait not acquired, no hold.
+        /// </summary>
+        internal static void AcquiredAny(object handles, int index, int site, long start, long end)
+        {
+            object[] all = handles as object[];
+            if (all != null && (uint)index < (uint)all.Length && IsMutex(all[index]))
+                Push(all[index], site, start, end, false, Frame.Exclusive);
+            else
+                NotAcquired(site, start, end);
+        }
+
+        /// <summary>WaitHandle.WaitAll over <paramref name="handles"/> gave <paramref name="all"/>: when true, every Mutex among them was acquired (one frame each, in the array's order); false (a timeout): none.</summary>
+        internal static void AcquiredAll(object handles, bool all, int site, long start, long end)
+        {
+            object[] each = handles as object[];
+            if (!all || each == null) {
+                NotAcquired(site, start, end);
+                return;
+            }
+            for (int i = 0; i < each.Length; i++)
+                if (IsMutex(each[i]))
+                    Push(each[i], site, start, end, false, Frame.Exclusive);
+        }
+
+        /// <summary>
+        /// The filter around a Mutex's WaitOne stub: <paramref name="exception"/> came out of it. An
+        /// <c>AbandonedMutexException</c> says the previous owner ended holding <paramref name="mutex"/>, which
+        /// this thread has acquired now: recorded as an acquisition (held until its ReleaseMutex). Always
+        /// false: the exception goes on to the program as it was.
+        /// </summary>
+        internal static bool Abandoned(object exception, object mutex, int site, long start)
+        {
+            try {
+                if (IsAbandoned(exception) && IsMutex(mutex))
+                    Push(mutex, site, start, Clock.Ticks(), false, Frame.Exclusive);
+            } catch (Exception) {
+            }
+            return false;
+        }
+
+        /// <summary>As <see cref="Abandoned"/> for WaitAny: the Mutex acquired is the one at the exception's <c>MutexIndex</c>.</summary>
+        internal static bool AbandonedAny(object exception, object handles, int site, long start)
+        {
+            try {
+                object[] all = handles as object[];
+                if (!IsAbandoned(exception) || all == null)
+                    return false;
+                PropertyInfo p = exception.GetType().GetProperty("MutexIndex");
+                object index = p == null ? null : p.GetValue(exception, null);
+                if (index is int && (uint)(int)index < (uint)all.Length && IsMutex(all[(int)index]))
+                    Push(all[(int)index], site, start, Clock.Ticks(), false, Frame.Exclusive);
+            } catch (Exception) {
+            }
+            return false;
+        }
+
+        /// <summary>As <see cref="Abandoned"/> for WaitAll: it acquired every handle, each Mutex among them.</summary>
+        internal static bool AbandonedAll(object exception, object handles, int site, long start)
+        {
+            try {
+                object[] all = handles as object[];
+                if (IsAbandoned(exception) && all != null)
+                    AcquiredAll(all, true, site, start, Clock.Ticks());
+            } catch (Exception) {
+            }
+            return false;
+        }
+
+        static bool IsAbandoned(object exception)
+        {
+            return exception != null && exception.GetType().FullName == "System.Threading.AbandonedMutexException";
         }
 
         /// <summary>

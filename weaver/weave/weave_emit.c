@@ -168,7 +168,9 @@ int em_finish(struct em *e, struct il_body *out)
 		if (resolve(e, base, c->try_start, 0, &h.try_start) < 0 ||
 		    resolve(e, base, c->try_end, 1, &h.try_end) < 0 ||
 		    resolve(e, base, c->handler_start, 0, &h.handler_start) < 0 ||
-		    resolve(e, base, c->handler_end, 1, &h.handler_end) < 0 || il_add_eh(out, &h) < 0)
+		    resolve(e, base, c->handler_end, 1, &h.handler_end) < 0 ||
+		    (c->kind == IL_EH_FILTER && resolve(e, base, c->filter_start, 0, &h.filter_start) < 0) ||
+		    il_add_eh(out, &h) < 0)
 			goto fail;
 	}
 	return 0;

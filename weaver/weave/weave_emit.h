@@ -11,9 +11,10 @@
 
 /* An EH clause whose boundaries are labels (em_label). */
 struct em_eh {
-	enum il_eh_kind kind;       /* IL_EH_CATCH or IL_EH_FINALLY */
+	enum il_eh_kind kind;       /* IL_EH_CATCH, IL_EH_FILTER or IL_EH_FINALLY */
 	uint32_t try_start, try_end, handler_start, handler_end;
 	uint32_t class_token;       /* catch: the caught type */
+	uint32_t filter_start;      /* filter: its block, which ends where the handler starts (II.19) */
 };
 
 /* A body being assembled.  The em_* calls return nothing: the first failure

@@ -12,7 +12,8 @@
 /* What a wrapper does around the original call. */
 enum role {
 	ROLE_NONE, ROLE_ACQUIRE, ROLE_RELEASE, ROLE_WAIT,
-	ROLE_ASYNC /* an acquisition that returns a Task: it ends when the task completes */
+	ROLE_ASYNC,  /* an acquisition that returns a Task: it ends when the task completes */
+	ROLE_HANDLES /* WaitHandle.WaitAny / WaitAll: the run-time finds the Mutexes acquired among the handles */
 };
 
 /* The non-blocking twin of a blocking Enter (II.23.2.1 MethodRefSig),
@@ -51,6 +52,10 @@ static const struct kind_info {
 	uint8_t waiting;      /* the hook before the blocking call (HK_WAITING when 0); a release's before the original (none when 0) */
 	uint8_t value;        /* `this` is a managed pointer to a value type (Lock.Scope, SpinLock): no
 			         object to pass; the hooks take none and no holder is looked for */
+	uint8_t check;        /* the hook (bool, given argument 0) that says whether to time the call at all:
+			         the front calls the original alone when it gives false (0: none) */
+	uint8_t abandon;      /* the hook a filter around the timed call gives the exception to (a Mutex acquired
+			         when it was abandoned: AbandonedMutexException); the exception goes on (0: none) */
 } kinds[WEAVE_KIND_COUNT] = {
 	[WEAVE_MONITOR_ENTER] = { "Monitor_Enter", ROLE_ACQUIRE, 1, 0,
 				  { { SIG_CONV_DEFAULT, 1, SIG_BOOLEAN, SIG_OBJECT }, 4 } },
@@ -81,8 +86,16 @@ static const struct kind_info {
 	[WEAVE_RWS_EXIT_WRITE] = { "RwSlim_ExitWriteLock", ROLE_RELEASE, 0, 0, { { 0 }, 0 }, 0, 0 },
 	[WEAVE_RWS_EXIT_UPGRADEABLE] = { "RwSlim_ExitUpgradeableReadLock", ROLE_RELEASE, 0, 0, { { 0 }, 0 },
 					 HK_RELEASED_UPGRADEABLE, 0 },
-	/* Mutex.WaitOne, all five overloads (bool: acquired); WaitOne() blocks, with WaitOne(0) first. */
-	[WEAVE_MUTEX_WAITONE] = { "Mutex_WaitOne", ROLE_ACQUIRE, 0, 1, TRY_ZERO("WaitOne"), 0, 0 },
+	/* Mutex.WaitOne, all five overloads (bool: acquired); WaitOne() blocks, with WaitOne(0) first. An
+	 * AbandonedMutexException acquired the Mutex too. On a WaitHandle: the same when it is a Mutex. */
+	[WEAVE_MUTEX_WAITONE] = { "Mutex_WaitOne", ROLE_ACQUIRE, 0, 1, TRY_ZERO("WaitOne"), 0, 0,
+				  .abandon = HK_ABANDONED },
+	[WEAVE_HANDLE_WAITONE] = { "Handle_WaitOne", ROLE_ACQUIRE, 0, 1, TRY_ZERO("WaitOne"), 0, 0,
+				   .check = HK_IS_MUTEX, .abandon = HK_ABANDONED },
+	[WEAVE_HANDLE_WAITANY] = { "Handle_WaitAny", ROLE_HANDLES, 0, 0, { { 0 }, 0 }, HK_ACQUIRED_ANY, 0,
+				   .check = HK_ANY_MUTEX, .abandon = HK_ABANDONED_ANY },
+	[WEAVE_HANDLE_WAITALL] = { "Handle_WaitAll", ROLE_HANDLES, 0, 0, { { 0 }, 0 }, HK_ACQUIRED_ALL, 0,
+				   .check = HK_ANY_MUTEX, .abandon = HK_ABANDONED_ALL },
 	[WEAVE_MUTEX_RELEASE] = { "Mutex_ReleaseMutex", ROLE_RELEASE, 0, 0, { { 0 }, 0 }, 0, 0 },
 	/* SemaphoreSlim: Wait() with Wait(0) first; the hold is kept by the semaphore (any thread releases). */
 	[WEAVE_SEM_WAIT] = { "Semaphore_Wait", ROLE_ACQUIRE, 1, 0, TRY_ZERO("Wait"), HK_ACQUIRED_SEMAPHORE, 0 },
@@ -103,6 +116,9 @@ static const struct kind_info {
 	[WEAVE_RWL_RELEASE_READER] = { "RwLock_ReleaseReaderLock", ROLE_RELEASE, 0, 0, { { 0 }, 0 }, HK_RELEASED_READ, 0 },
 	[WEAVE_RWL_RELEASE_WRITER] = { "RwLock_ReleaseWriterLock", ROLE_RELEASE, 0, 0, { { 0 }, 0 }, 0, 0 },
 	[WEAVE_RWL_DOWNGRADE] = { "RwLock_DowngradeFromWriterLock", ROLE_RELEASE, 0, 0, { { 0 }, 0 }, 0, 0 },
+	/* ReleaseLock / RestoreLock: the thread's holds pause and go on, like a Monitor.Wait's gap. */
+	[WEAVE_RWL_RELEASE_ALL] = { "RwLock_ReleaseLock", ROLE_RELEASE, 0, 0, { { 0 }, 0 }, HK_PAUSED, 0 },
+	[WEAVE_RWL_RESTORE] = { "RwLock_RestoreLock", ROLE_RELEASE, 0, 0, { { 0 }, 0 }, HK_RESTORED, 0 },
 };
 
 /* How an acquiring wrapper learns that the lock was taken. */
@@ -301,13 +317,80 @@ static void emit_fast(struct weave_helper *h, struct em *e, const struct callee 
 /* An acquiring stub: if (Api.Off) return original(args); return
  * timed(args, site).  Small enough for the JIT to inline, and then, Off
  * being a static readonly field of an initialized class, to fold into a
- * plain call of the original (or of `timed`). */
-static void emit_front(struct weave_helper *h, struct em *e, const struct callee *c, uint32_t timed)
+ * plain call of the original (or of `timed`).  A kind with a `check`:
+ * if (Api.Off || !check(arg 0)) return original(args).  A kind with an
+ * `abandon` hook: t0 = Ticks(); try { r = timed(args, site); } filter
+ * { abandon(exception, arg 0, site, t0) - false: the exception goes on,
+ * unchanged (II.19) } ... ; return r. */
+static void emit_front(struct weave_helper *h, struct em *e, const struct callee *c, enum weave_kind kind,
+		       uint32_t timed, int returns)
 {
-	emit_off(h, e, c);
+	const struct kind_info *k = &kinds[kind];
+	uint32_t plain = em_label(e), done = em_label(e);
+	struct em_eh guard = { .kind = IL_EH_FILTER };
+
+	if (!k->check && !k->abandon) {
+		emit_off(h, e, c);
+	} else {
+		em_tok(e, IL_LDSFLD, h->hook[HK_OFF]);
+		em_br(e, IL_BRTRUE, plain);
+	}
+	if (k->check) {
+		em_ldarg(e, 0);
+		em_tok(e, IL_CALL, h->hook[k->check]);
+		em_br(e, IL_BRFALSE, plain);
+	}
+	if (k->abandon) {
+		emit_timestamp(h, e, W_T0);
+		guard.try_start = em_label(e);
+		em_mark(e, guard.try_start);
+	}
 	for (uint32_t a = 0; a < c->nargs + 1; a++)
 		em_ldarg(e, a);
 	em_tok(e, IL_CALL, timed);
+	if (k->abandon) {
+		guard.try_end = guard.filter_start = em_label(e);
+		guard.handler_start = em_label(e);
+		guard.handler_end = done;
+		if (returns)
+			em_stloc(e, W_RESULT);
+		em_br(e, IL_LEAVE, done);
+		em_mark(e, guard.filter_start); /* the exception is on the stack */
+		em_ldarg(e, 0);
+		em_ldarg(e, c->nargs);
+		em_ldloc(e, W_T0);
+		em_tok(e, IL_CALL, h->hook[k->abandon]);
+		em_op(e, IL_ENDFILTER);
+		em_mark(e, guard.handler_start); /* never entered: the filter gives false */
+		em_op(e, IL_POP);
+		em_br(e, IL_LEAVE, done);
+		em_eh(e, &guard);
+		em_mark(e, done);
+		if (returns)
+			em_ldloc(e, W_RESULT);
+	}
+	em_op(e, IL_RET);
+	if (k->check || k->abandon) {
+		em_mark(e, plain);
+		emit_original(e, c, 0);
+		em_op(e, IL_RET);
+	}
+}
+
+/* WaitAny / WaitAll, timed: t0 = Ticks(); r = original(args); t1 = Ticks();
+ * Api.Acquired{Any,All}(arg 0, r, site, t0, t1); return r. */
+static void emit_handles(struct weave_helper *h, struct em *e, const struct callee *c, enum weave_kind kind)
+{
+	emit_timestamp(h, e, W_T0);
+	emit_original(e, c, 1);
+	emit_timestamp(h, e, W_T1);
+	em_ldarg(e, 0);
+	em_ldloc(e, W_RESULT);
+	em_ldarg(e, c->nargs);
+	em_ldloc(e, W_T0);
+	em_ldloc(e, W_T1);
+	em_tok(e, IL_CALL, h->hook[kinds[kind].hook]);
+	em_ldloc(e, W_RESULT);
 	em_op(e, IL_RET);
 }
 
@@ -428,14 +511,16 @@ static int wrapper_sigs(const struct callee *c, enum weave_kind kind, struct lt_
 	struct sig_type i8 = { .elem = SIG_I8 };
 	const struct sig_type *this_type = kinds[kind].value ? &by_ref : &owner, *a0;
 	struct sig_type **params, *local_types[3] = { &i8, &i8, c->sig->ret };
-	uint32_t n = c->nargs + (kinds[kind].role == ROLE_ACQUIRE || kinds[kind].role == ROLE_ASYNC ? 1 : 0), k = 0;
+	enum role role = kinds[kind].role;
+	uint32_t n = c->nargs + (role == ROLE_ACQUIRE || role == ROLE_ASYNC || role == ROLE_HANDLES ? 1 : 0), k = 0;
 	struct sig_method m = { .conv = SIG_CONV_DEFAULT, .ret = c->sig->ret, .sentinel = SIG_NO_SENTINEL };
 	struct sig_list l = { .kind = SIG_CONV_LOCAL_SIG, .count = c->sig->ret->elem == SIG_VOID ? 2 : 3,
 			      .types = local_types };
 	int rc;
 
 	a0 = arg0_type(c, this_type);
-	if (!kinds[kind].value && !is_elem(a0, SIG_OBJECT) && !is_elem(a0, SIG_CLASS))
+	if (!kinds[kind].value && !is_elem(a0, SIG_OBJECT) && !is_elem(a0, SIG_CLASS) &&
+	    !(role == ROLE_HANDLES && is_elem(a0, SIG_SZARRAY)))
 		return lt_error_set(LT_E_WEAVE, "callee 0x%08x: %s whose first argument is no object", c->token,
 				    kinds[kind].name);
 	if (!(params = lt_calloc(n, sizeof *params)))
@@ -506,18 +591,23 @@ static int add_wrapper(struct weave_helper *h, const struct callee *c, enum weav
 		snprintf(name, sizeof name, "%s", k->name);
 	if (weave_helper_add_method(h, name, HMA_ASSEMBLY | HMA_STATIC | HMA_HIDEBYSIG, sig.data, sig.len, out) < 0)
 		goto done;
-	if (k->role == ROLE_ACQUIRE) {
+	if (k->role == ROLE_ACQUIRE || k->role == ROLE_HANDLES) {
 		/* The timed part: a private method "<name>_Timed" of the same signature. */
 		snprintf(timed_name, sizeof timed_name, "%s_Timed", name);
 		if (weave_helper_add_method(h, timed_name, HMA_PRIVATE | HMA_STATIC | HMA_HIDEBYSIG, sig.data,
 					    sig.len, &timed) < 0)
 			goto done;
-		emit_acquire(h, &e, c, kind, acq, timing, &fast, returns);
+		if (k->role == ROLE_HANDLES)
+			emit_handles(h, &e, c, kind);
+		else
+			emit_acquire(h, &e, c, kind, acq, timing, &fast, returns);
 		if (weave_helper_add_body(h, timed, &e, locals.data, locals.len, returns) < 0)
 			goto done;
 		em_init(&e);
-		emit_front(h, &e, c, timed);
-		rc = weave_helper_add_body(h, *out, &e, NULL, 0, returns);
+		emit_front(h, &e, c, kind, timed, returns);
+		/* the front with a filter keeps t0 and the result in locals */
+		rc = k->abandon ? weave_helper_add_body(h, *out, &e, locals.data, locals.len, returns)
+				: weave_helper_add_body(h, *out, &e, NULL, 0, returns);
 	} else {
 		if (k->role == ROLE_RELEASE)
 			emit_release(h, &e, c, kind, returns);

@@ -31,6 +31,9 @@ static const struct {
 	[WEAVE_RWL_ACQUIRE_READER] = { "ReaderWriterLock.AcquireReaderLock", 1 },
 	[WEAVE_RWL_ACQUIRE_WRITER] = { "ReaderWriterLock.AcquireWriterLock", 1 },
 	[WEAVE_RWL_UPGRADE] = { "ReaderWriterLock.UpgradeToWriterLock", 1 },
+	[WEAVE_HANDLE_WAITONE] = { "WaitHandle.WaitOne", 1 },
+	[WEAVE_HANDLE_WAITANY] = { "WaitHandle.WaitAny", 1 },
+	[WEAVE_HANDLE_WAITALL] = { "WaitHandle.WaitAll", 1 },
 	[WEAVE_MONITOR_EXIT] = { "Monitor.Exit", 0 },
 	[WEAVE_LOCK_EXIT] = { "Lock.Exit", 0 },
 	[WEAVE_SCOPE_DISPOSE] = { "Lock.Scope.Dispose", 0 },
@@ -44,6 +47,8 @@ static const struct {
 	[WEAVE_RWL_RELEASE_READER] = { "ReaderWriterLock.ReleaseReaderLock", 0 },
 	[WEAVE_RWL_RELEASE_WRITER] = { "ReaderWriterLock.ReleaseWriterLock", 0 },
 	[WEAVE_RWL_DOWNGRADE] = { "ReaderWriterLock.DowngradeFromWriterLock", 0 },
+	[WEAVE_RWL_RELEASE_ALL] = { "ReaderWriterLock.ReleaseLock", 0 },
+	[WEAVE_RWL_RESTORE] = { "ReaderWriterLock.RestoreLock", 0 },
 };
 
 const char *weave_kind_name(enum weave_kind k)

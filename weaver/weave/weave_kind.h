@@ -28,6 +28,10 @@ enum weave_kind {
 	WEAVE_RWL_ACQUIRE_READER,   /* ReaderWriterLock.AcquireReaderLock(int), (TimeSpan) */
 	WEAVE_RWL_ACQUIRE_WRITER,   /* ReaderWriterLock.AcquireWriterLock(int), (TimeSpan) */
 	WEAVE_RWL_UPGRADE,          /* ReaderWriterLock.UpgradeToWriterLock(int), (TimeSpan) */
+	WEAVE_HANDLE_WAITONE,       /* WaitOne's five overloads on a value statically a WaitHandle: a Mutex's when
+	                               the stub finds one at run time (Api.IsMutex), else the plain call */
+	WEAVE_HANDLE_WAITANY,       /* WaitHandle.WaitAny(WaitHandle[] [, int|TimeSpan [, bool]]): the Mutex at the index it gives */
+	WEAVE_HANDLE_WAITALL,       /* WaitHandle.WaitAll(WaitHandle[] [, int|TimeSpan [, bool]]): every Mutex of the array */
 	/* Releases and waits: not acquisition sites. */
 	WEAVE_MONITOR_EXIT,
 	WEAVE_LOCK_EXIT,
@@ -42,6 +46,8 @@ enum weave_kind {
 	WEAVE_RWL_RELEASE_READER,   /* ReaderWriterLock.ReleaseReaderLock() */
 	WEAVE_RWL_RELEASE_WRITER,   /* ReaderWriterLock.ReleaseWriterLock() */
 	WEAVE_RWL_DOWNGRADE,        /* ReaderWriterLock.DowngradeFromWriterLock(ref LockCookie) */
+	WEAVE_RWL_RELEASE_ALL,      /* ReaderWriterLock.ReleaseLock(): LockCookie; the thread's holds of it pause */
+	WEAVE_RWL_RESTORE,          /* ReaderWriterLock.RestoreLock(ref LockCookie): the paused holds go on */
 	WEAVE_KIND_COUNT
 };
 

@@ -90,7 +90,9 @@ static const struct lock_api lock_apis[] = {
 	{ SPIN, "Exit", 1, "v:", WEAVE_SPIN_EXIT, NULL },
 	{ SPIN, "Exit", 1, "v:z", WEAVE_SPIN_EXIT, NULL },
 	/* WaitOne is declared on WaitHandle (compilers name the declaring type in
-	 * the MemberRef): a site when the receiver is statically a Mutex. */
+	 * the MemberRef): a Mutex.WaitOne site when the receiver is statically a
+	 * Mutex, a WaitHandle.WaitOne site (a Mutex's or not: told at run time)
+	 * when it is statically a WaitHandle (check_receivers). */
 	{ WAITHANDLE, "WaitOne", 1, "z:", WEAVE_MUTEX_WAITONE, MUTEX },
 	{ WAITHANDLE, "WaitOne", 1, "z:i", WEAVE_MUTEX_WAITONE, MUTEX },
 	{ WAITHANDLE, "WaitOne", 1, "z:T", WEAVE_MUTEX_WAITONE, MUTEX },
@@ -107,6 +109,19 @@ static const struct lock_api lock_apis[] = {
 	{ RWLOCK, "ReleaseReaderLock", 1, "v:", WEAVE_RWL_RELEASE_READER, NULL },
 	{ RWLOCK, "ReleaseWriterLock", 1, "v:", WEAVE_RWL_RELEASE_WRITER, NULL },
 	{ RWLOCK, "DowngradeFromWriterLock", 1, "v:&L", WEAVE_RWL_DOWNGRADE, NULL },
+	{ RWLOCK, "ReleaseLock", 1, "L:", WEAVE_RWL_RELEASE_ALL, NULL },
+	{ RWLOCK, "RestoreLock", 1, "v:&L", WEAVE_RWL_RESTORE, NULL },
+	/* Static, over an array of handles: sites whatever the handles are (the stub looks for Mutexes). */
+	{ WAITHANDLE, "WaitAny", 0, "i:H", WEAVE_HANDLE_WAITANY, NULL },
+	{ WAITHANDLE, "WaitAny", 0, "i:Hi", WEAVE_HANDLE_WAITANY, NULL },
+	{ WAITHANDLE, "WaitAny", 0, "i:HT", WEAVE_HANDLE_WAITANY, NULL },
+	{ WAITHANDLE, "WaitAny", 0, "i:Hiz", WEAVE_HANDLE_WAITANY, NULL },
+	{ WAITHANDLE, "WaitAny", 0, "i:HTz", WEAVE_HANDLE_WAITANY, NULL },
+	{ WAITHANDLE, "WaitAll", 0, "z:H", WEAVE_HANDLE_WAITALL, NULL },
+	{ WAITHANDLE, "WaitAll", 0, "z:Hi", WEAVE_HANDLE_WAITALL, NULL },
+	{ WAITHANDLE, "WaitAll", 0, "z:HT", WEAVE_HANDLE_WAITALL, NULL },
+	{ WAITHANDLE, "WaitAll", 0, "z:Hiz", WEAVE_HANDLE_WAITALL, NULL },
+	{ WAITHANDLE, "WaitAll", 0, "z:HTz", WEAVE_HANDLE_WAITALL, NULL },
 };
 #define NAPIS (sizeof lock_apis / sizeof lock_apis[0])
 
@@ -219,8 +234,8 @@ static char named_letter(uint8_t elem, const char *name)
  * (II.23.2.12) T valuetype System.TimeSpan, S valuetype
  * System.Threading.Lock/Scope, C valuetype System.Threading.CancellationToken,
  * L valuetype System.Threading.LockCookie, K class
- * System.Threading.Tasks.Task, B the generic instance Task`1<bool>; '?'
- * otherwise; a BYREF is '&' before its type.  Appends to shape[*len]. */
+ * System.Threading.Tasks.Task, B the generic instance Task`1<bool>, H the
+ * array System.Threading.WaitHandle[] (II.23.2.12 SZARRAY); '?' otherwise; a BYREF is '&' before its type.  Appends to shape[*len]. */
 static int shape_type(const struct weave_names *n, const struct sig_type *t, char *shape, size_t *len)
 {
 	char name[NAME_MAX_LEN], c = '?';
@@ -245,6 +260,13 @@ static int shape_type(const struct weave_names *n, const struct sig_type *t, cha
 		if (type_name(n, t->token, name) < 0)
 			return -1;
 		c = named_letter(t->elem, name);
+		break;
+	case SIG_SZARRAY: /* H: WaitHandle[] */
+		if (t->inner->elem != SIG_CLASS)
+			break;
+		if (type_name(n, t->inner->token, name) < 0)
+			return -1;
+		c = strcmp(name, WAITHANDLE) == 0 ? 'H' : '?';
 		break;
 	case SIG_GENERICINST:
 		if (t->inst != SIG_CLASS || t->nargs != 1 || t->args[0]->elem != SIG_BOOLEAN ||
@@ -446,7 +468,11 @@ static int check_receivers(struct finder *f)
 		if (weave_receiver_class(f->n, f->row, &b, at_offset(&b, c->il_offset), &cls) < 0 ||
 		    (cls && type_name(f->n, cls, name) < 0))
 			goto done;
-		if (!cls || strcmp(name, f->pending[i].receiver) != 0)
+		/* Only WaitOne's rows name a receiver: on a WaitHandle (the declaring type
+		 * itself) it may be a Mutex's, which the stub tells at run time. */
+		if (cls && strcmp(name, WAITHANDLE) == 0)
+			c->kind = WEAVE_HANDLE_WAITONE;
+		else if (!cls || strcmp(name, f->pending[i].receiver) != 0)
 			c->kind = WEAVE_KIND_COUNT; /* marked: not a site */
 	}
 	for (k = kept = first; k < s->n; k++)

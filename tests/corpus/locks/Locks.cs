@@ -230,12 +230,12 @@ namespace Locks
             bool got = m.WaitOne(1000, false); // site: Mutex.WaitOne
             if (got)
                 m.ReleaseMutex();
-            if (AsHandle(m).WaitOne(1000)) // not a site
+            if (AsHandle(m).WaitOne(1000)) // site: WaitHandle.WaitOne
                 m.ReleaseMutex();
             return got;
         }
 
-        /// <summary>A Mutex as a WaitHandle: its WaitOne is not known to be a Mutex's.</summary>
+        /// <summary>A Mutex as a WaitHandle: its WaitOne is a Mutex's when the stub finds one at run time.</summary>
         static WaitHandle AsHandle(Mutex m)
         {
             return m;
@@ -253,8 +253,47 @@ namespace Locks
             t.Start();
             t.Join();
             try { m.WaitOne(); } // site: Mutex.WaitOne
-            catch (AbandonedMutexException e) { Console.WriteLine("mutex abandoned: " + e.GetType().Name); m.ReleaseMutex(); }
+            catch (AbandonedMutexException e) { Console.WriteLine("mutex abandoned: " + e.GetType().Name); Thread.Sleep(60); m.ReleaseMutex(); }
             try { m.ReleaseMutex(); } catch (ApplicationException e) { Console.WriteLine("mutex release unheld: " + e.GetType().Name); }
+        }
+    }
+
+    /// <summary>A Mutex reached as a WaitHandle, and WaitAny / WaitAll over a Mutex and events.</summary>
+    sealed class Handles
+    {
+        readonly Mutex owned = new Mutex();
+        readonly ManualResetEvent never = new ManualResetEvent(false);
+        readonly AutoResetEvent ready = new AutoResetEvent(true);
+
+        public void Hold()
+        {
+            Handle().WaitOne(); // site: WaitHandle.WaitOne
+            Contended.Holding.Set();
+            Thread.Sleep(60);
+            owned.ReleaseMutex();
+        }
+
+        public int Take()
+        {
+            int i = WaitHandle.WaitAny(new WaitHandle[] { never, owned }, 5000); // site: WaitHandle.WaitAny
+            if (i == 1)
+                owned.ReleaseMutex();
+            bool all = WaitHandle.WaitAll(new WaitHandle[] { owned, ready }, 5000); // site: WaitHandle.WaitAll
+            if (all)
+                owned.ReleaseMutex();
+            bool events = WaitHandle.WaitAny(new WaitHandle[] { never, ready }, 0) == 1; // site: WaitHandle.WaitAny
+            bool signalled = Event().WaitOne(0); // site: WaitHandle.WaitOne
+            return i + (all ? 10 : 0) + (events ? 100 : 0) + (signalled ? 1000 : 0);
+        }
+
+        WaitHandle Handle()
+        {
+            return owned;
+        }
+
+        WaitHandle Event()
+        {
+            return ready;
         }
     }
 
@@ -278,6 +317,19 @@ namespace Locks
             rw.DowngradeFromWriterLock(ref cookie);
             rw.ReleaseReaderLock();
             return writer;
+        }
+
+        /// <summary>ReleaseLock gives the writer lock up for 60 ms, RestoreLock takes it back: not hold time.</summary>
+        public bool Pause()
+        {
+            rw.AcquireWriterLock(1000); // site: ReaderWriterLock.AcquireWriterLock
+            LockCookie cookie = rw.ReleaseLock();
+            bool released = !rw.IsWriterLockHeld;
+            Thread.Sleep(60);
+            rw.RestoreLock(ref cookie);
+            bool restored = rw.IsWriterLockHeld;
+            rw.ReleaseWriterLock();
+            return released && restored;
         }
 
         public static void Misuse()
@@ -342,9 +394,12 @@ namespace Locks
             Contended.Run(mutexes.Hold, () => Console.WriteLine("mutex take " + mutexes.Take()));
             Console.WriteLine("event " + mutexes.Signal());
             Mutexes.Misuse();
+            var handles = new Handles();
+            Contended.Run(handles.Hold, () => Console.WriteLine("handles take " + handles.Take()));
 
             var old = new OldRw();
             Contended.Run(old.Hold, () => Console.WriteLine("old rw upgrade " + old.Read()));
+            Console.WriteLine("old rw release and restore " + old.Pause());
             OldRw.Misuse();
 
             Console.WriteLine("ordered " + Ordered.Run());

@@ -39,10 +39,13 @@ internal static class LockCounter
         ("System.Threading.ReaderWriterLock", "AcquireReaderLock"),
         ("System.Threading.ReaderWriterLock", "AcquireWriterLock"),
         ("System.Threading.ReaderWriterLock", "UpgradeToWriterLock"),
+        // Static over an array of handles: a site whatever the handles are (timed when a Mutex is among them).
+        ("System.Threading.WaitHandle", "WaitAny"),
+        ("System.Threading.WaitHandle", "WaitAll"),
     ];
 
-    // WaitOne is declared on WaitHandle: a call of it is a Mutex acquisition when the receiver on the
-    // stack is statically a Mutex (StackTypes).
+    // WaitOne is declared on WaitHandle: a call of it is a site when the receiver on the stack is
+    // statically a Mutex or a WaitHandle (StackTypes; a WaitHandle's is timed when it is a Mutex).
     private const string WaitHandle = "System.Threading.WaitHandle";
     private const string Mutex = "System.Threading.Mutex";
 
@@ -76,7 +79,7 @@ internal static class LockCounter
                     continue;
                 var callee = MetadataTokens.EntityHandle(ins.Token);
                 var (type, name) = Names.MethodOwner(r, text, callee);
-                bool mutex = receivers.TryGetValue(ins.Offset, out var receiver) && receiver == Mutex;
+                bool mutex = receivers.TryGetValue(ins.Offset, out var receiver) && (receiver == Mutex || receiver == WaitHandle);
                 if ((!Acquire.Contains((Names.WithoutScope(type), name)) && !mutex) || !IsApi(r, callee))
                     continue;
                 output.WriteLine($"{where} IL_{ins.Offset:x4} {Callee(r, text, callee)}");
