@@ -616,7 +616,8 @@ static void test_more_lock_sites(void **state)
 	img_free(img);
 }
 
-/* WaitHandle.WaitOne is a Mutex.WaitOne site by the class of its receiver. */
+/* WaitHandle.WaitOne is a Mutex.WaitOne site by the class of its receiver, a
+ * WaitHandle.WaitOne site (told at run time) on a WaitHandle, else none. */
 static void test_mutex_receiver(void **state)
 {
 	struct img *img = load(SYSTEM_DLL);
@@ -624,6 +625,7 @@ static void test_mutex_receiver(void **state)
 	uint32_t wait0, wait1, wait_t, mutex_ctor, event_ctor, release_mutex;
 	uint8_t code[256];
 	uint32_t len = 0, offsets[16], want[16], nwant = 0;
+	enum weave_kind want_kind[16];
 	int kinds[16];
 	size_t n;
 
@@ -646,7 +648,8 @@ static void test_mutex_receiver(void **state)
 	}
 #define OP(b) (code[len++] = (uint8_t)(b))
 #define TOK(op, t) (OP(op), lt_put32(code + len, (t)), len += 4)
-#define SITE(op, t) (want[nwant++] = len, TOK(op, t))
+#define SITE_OF(op, t, k) (want_kind[nwant] = (k), want[nwant++] = len, TOK(op, t))
+#define SITE(op, t) SITE_OF(op, t, (t) == release_mutex ? WEAVE_MUTEX_RELEASE : WEAVE_MUTEX_WAITONE)
 	/* newobj Mutex; callvirt WaitOne(): a site */
 	TOK(0x73, mutex_ctor); SITE(0x6F, wait0); OP(0x26);
 	/* newobj Mutex; ldc.i4 100; callvirt WaitOne(int): over the argument */
@@ -655,14 +658,15 @@ static void test_mutex_receiver(void **state)
 	TOK(0x73, mutex_ctor); OP(0x25); SITE(0x6F, wait0); OP(0x26); SITE(0x6F, release_mutex);
 	/* newobj AutoResetEvent(false); callvirt WaitOne(): an event, no site */
 	OP(0x16); TOK(0x73, event_ctor); TOK(0x6F, wait0); OP(0x26);
-	/* newobj Mutex; castclass WaitHandle; callvirt WaitOne(): a WaitHandle, no site */
-	TOK(0x73, mutex_ctor); TOK(0x74, handle); TOK(0x6F, wait0); OP(0x26);
+	/* newobj Mutex; castclass WaitHandle; callvirt WaitOne(): a WaitHandle, a site told at run time */
+	TOK(0x73, mutex_ctor); TOK(0x74, handle); SITE_OF(0x6F, wait0, WEAVE_HANDLE_WAITONE); OP(0x26);
 	/* ldnull; callvirt WaitOne(): unknown, no site */
 	OP(0x14); TOK(0x6F, wait0); OP(0x26);
 	/* newobj Mutex; br.s +0; callvirt WaitOne(TimeSpan) after a join: unknown, no site */
 	TOK(0x73, mutex_ctor); OP(0x2B); OP(0); TOK(0x6F, wait_t); OP(0x26);
 	OP(0x2A); /* ret */
 #undef SITE
+#undef SITE_OF
 #undef TOK
 #undef OP
 	set_body(img, row, code, len, NULL);
@@ -671,7 +675,7 @@ static void test_mutex_receiver(void **state)
 	assert_int_equal(n, nwant);
 	for (size_t i = 0; i < n; i++) {
 		assert_int_equal(offsets[i], want[i]);
-		assert_int_equal(kinds[i], i == n - 1 ? WEAVE_MUTEX_RELEASE : WEAVE_MUTEX_WAITONE);
+		assert_int_equal(kinds[i], want_kind[i]);
 	}
 	img_free(img);
 }
@@ -1178,9 +1182,9 @@ static void test_kinds(void **state)
 	assert_false(weave_kind_acquires(WEAVE_SCOPE_DISPOSE));
 	assert_false(weave_kind_acquires(WEAVE_MONITOR_WAIT));
 	assert_false(weave_kind_acquires(WEAVE_KIND_COUNT));
-	for (int k = WEAVE_RWS_ENTER_READ; k <= WEAVE_RWL_UPGRADE; k++)
+	for (int k = WEAVE_RWS_ENTER_READ; k <= WEAVE_HANDLE_WAITALL; k++)
 		assert_true(weave_kind_acquires((enum weave_kind)k));
-	for (int k = WEAVE_RWS_EXIT_READ; k <= WEAVE_RWL_DOWNGRADE; k++)
+	for (int k = WEAVE_RWS_EXIT_READ; k <= WEAVE_RWL_RESTORE; k++)
 		assert_false(weave_kind_acquires((enum weave_kind)k));
 	assert_string_equal(weave_kind_name(WEAVE_SEM_TRYWAITASYNC), "SemaphoreSlim.WaitAsync");
 	assert_string_equal(weave_kind_name(WEAVE_RWS_ENTER_UPGRADEABLE), "ReaderWriterLockSlim.EnterUpgradeableReadLock");
