@@ -19,7 +19,8 @@
 #   - a Mutex acquired by a WaitOne that threw AbandonedMutexException is held until its ReleaseMutex;
 #     WaitAll acquires the Mutexes of its array; the time between ReaderWriterLock.ReleaseLock and
 #     RestoreLock is no hold; a SemaphoreSlim(1, 1) and a Monitor lock taken in both orders give one
-#     potential deadlock.
+#     potential deadlock;
+#   - the same program compiled by mcs (its .mdb giving the lines) and run under Mono shows the same.
 source "$(dirname "$0")/../lib.sh"
 LT=${LOCKTIME:-$LT_BUILD/san/locktime}
 export MSBUILDDISABLENODEREUSE=1 DOTNET_CLI_USE_MSBUILD_SERVER=0
@@ -128,6 +129,37 @@ weave_into() { # FILE SAID
 	"$LT" weave --threshold-ms 0 "$1" >"$2" 2>&1 || { cat "$2"; return 1; }
 }
 
+# What every run of the woven program must show (LABEL: Debug, Release, Mono), from its stderr REPORTS,
+# its report file JSON and the un-woven INPUT's list.
+timed_as_said() { # LABEL REPORTS JSON INPUT
+	check "$1: ReaderWriterLockSlim: the writer held >= 50 ms, the reader behind it waited >= 40 ms" \
+		held_and_waited "$2" "$4" Locks.Cache::Write Locks.Cache::Read
+	check "$1: Mutex: the holder held >= 50 ms, the waiter waited >= 40 ms" \
+		held_and_waited "$2" "$4" Locks.Mutexes::Hold Locks.Mutexes::Take
+	check "$1: SemaphoreSlim(1, 1): the holder held >= 50 ms, a Wait(5000) waited >= 40 ms" \
+		held_and_waited "$2" "$4" Locks.Gates::Hold Locks.Gates::Take 0
+	check "$1: SemaphoreSlim(1, 1): an async holder across await Task.Delay(60), an awaiting waiter" \
+		held_and_waited "$2" "$4" Locks.Gates::HoldAcrossAwait Locks.Gates::TakeAsync
+	check "$1: SpinLock: the holder held >= 50 ms, the waiter waited >= 40 ms" \
+		held_and_waited "$2" "$4" Locks.Spinner::Hold Locks.Spinner::Add 0
+	check "$1: ReaderWriterLock: the writer held >= 50 ms, a reader waited >= 40 ms" \
+		held_and_waited "$2" "$4" Locks.OldRw::Hold Locks.OldRw::Read 0
+	check "$1: a SemaphoreSlim(1, 1) and a Monitor lock in both orders: one potential deadlock, one cycle in the report" \
+		order_cycle "$2" "$3" "$4"
+	check "$1: an AbandonedMutexException acquired the Mutex: held >= 50 ms until ReleaseMutex" \
+		site_is "$3" "$(line_of 'try { m.WaitOne(); }')" 'a == 1 and hold >= 50'
+	check "$1: a Mutex as a WaitHandle held >= 50 ms, WaitAny behind it waited >= 40 ms" \
+		held_and_waited "$2" "$4" Locks.Handles::Hold Locks.Handles::Take 0
+	check "$1: WaitAll over a Mutex and an event: the Mutex acquired, held until ReleaseMutex" \
+		site_is "$3" "$(line_of 'WaitHandle.WaitAll(new WaitHandle[] { owned, ready }')" 'a == 1 and f == 0'
+	check "$1: WaitAny over events only, WaitOne on an event as a WaitHandle: not timed" \
+		untimed_events "$3"
+	check "$1: ReaderWriterLock ReleaseLock / RestoreLock: the 60 ms between them is no hold" \
+		site_is "$3" "$(line_of 'AcquireWriterLock(1000)')" 'a == 1 and hold < 30'
+	check "$1: a counting SemaphoreSlim: its hold not applicable" \
+		grep -qE '^LockTime: Locks\.Gates::Counting waited [0-9.]+ ms at Locks\.cs:[0-9]+ \(hold not applicable\)$' "$2"
+}
+
 for config in Debug Release; do
 	check "Locks builds ($config)" build_locks "$config" || continue
 	dll=$LT_CORPUS/locks/$config/Locks.dll
@@ -142,31 +174,21 @@ for config in Debug Release; do
 	check "$config: every method JIT-compiles" ltcheck jit "$dir/Locks.dll"
 	LOCKTIME_REPORT=$LT_TMP/report.$config.json dotnet "$dir/Locks.dll" >"$LT_TMP/actual.$config" 2>"$LT_TMP/reports.$config"
 	check_same "$config: same output, the same exceptions of misuse" "$LT_TMP/expected.$config" "$LT_TMP/actual.$config"
-	check "$config: ReaderWriterLockSlim: the writer held >= 50 ms, the reader behind it waited >= 40 ms" \
-		held_and_waited "$LT_TMP/reports.$config" "$dll" Locks.Cache::Write Locks.Cache::Read
-	check "$config: Mutex: the holder held >= 50 ms, the waiter waited >= 40 ms" \
-		held_and_waited "$LT_TMP/reports.$config" "$dll" Locks.Mutexes::Hold Locks.Mutexes::Take
-	check "$config: SemaphoreSlim(1, 1): the holder held >= 50 ms, a Wait(5000) waited >= 40 ms" \
-		held_and_waited "$LT_TMP/reports.$config" "$dll" Locks.Gates::Hold Locks.Gates::Take 0
-	check "$config: SemaphoreSlim(1, 1): an async holder across await Task.Delay(60), an awaiting waiter" \
-		held_and_waited "$LT_TMP/reports.$config" "$dll" Locks.Gates::HoldAcrossAwait Locks.Gates::TakeAsync
-	check "$config: SpinLock: the holder held >= 50 ms, the waiter waited >= 40 ms" \
-		held_and_waited "$LT_TMP/reports.$config" "$dll" Locks.Spinner::Hold Locks.Spinner::Add 0
-	check "$config: ReaderWriterLock: the writer held >= 50 ms, a reader waited >= 40 ms" \
-		held_and_waited "$LT_TMP/reports.$config" "$dll" Locks.OldRw::Hold Locks.OldRw::Read 0
-	check "$config: a SemaphoreSlim(1, 1) and a Monitor lock in both orders: one potential deadlock, one cycle in the report" \
-		order_cycle "$LT_TMP/reports.$config" "$LT_TMP/report.$config.json" "$dll"
-	json=$LT_TMP/report.$config.json
-	check "$config: an AbandonedMutexException acquired the Mutex: held >= 50 ms until ReleaseMutex" \
-		site_is "$json" "$(line_of 'try { m.WaitOne(); }')" 'a == 1 and hold >= 50'
-	check "$config: a Mutex as a WaitHandle held >= 50 ms, WaitAny behind it waited >= 40 ms" \
-		held_and_waited "$LT_TMP/reports.$config" "$dll" Locks.Handles::Hold Locks.Handles::Take 0
-	check "$config: WaitAll over a Mutex and an event: the Mutex acquired, held until ReleaseMutex" \
-		site_is "$json" "$(line_of 'WaitHandle.WaitAll(new WaitHandle[] { owned, ready }')" 'a == 1 and f == 0'
-	check "$config: WaitAny over events only, WaitOne on an event as a WaitHandle: not timed" \
-		untimed_events "$json"
-	check "$config: ReaderWriterLock ReleaseLock / RestoreLock: the 60 ms between them is no hold" \
-		site_is "$json" "$(line_of 'AcquireWriterLock(1000)')" 'a == 1 and hold < 30'
-	check "$config: a counting SemaphoreSlim: its hold not applicable" \
-		grep -qE '^LockTime: Locks\.Gates::Counting waited [0-9.]+ ms at Locks\.cs:[0-9]+ \(hold not applicable\)$' "$LT_TMP/reports.$config"
+	timed_as_said "$config" "$LT_TMP/reports.$config" "$LT_TMP/report.$config.json" "$dll"
 done
+
+# ---- Mono: the same program compiled by mcs (with its .mdb for lines), woven, run under mono ----
+mdir=$LT_TMP/mono
+mkdir -p "$mdir/woven"
+if check "Mono: Locks builds (mcs -debug)" mcs -sdk:4.5 -debug -out:"$mdir/Locks.exe" "$SRC/Locks.cs"; then
+	cp "$mdir/Locks.exe" "$mdir/Locks.exe.mdb" "$mdir/woven/"
+	check "Mono: list names every marked site with its kind and line" listed_as_marked "$mdir/Locks.exe"
+	check "Mono: list matches an independent count" count_agrees "$mdir/Locks.exe"
+	mono "$mdir/Locks.exe" >"$LT_TMP/expected.mono" 2>/dev/null
+	if check "Mono: weave" weave_into "$mdir/woven/Locks.exe" "$LT_TMP/said.mono"; then
+		check "Mono: every site is woven" all_woven "$mdir/Locks.exe" "$mdir/woven/Locks.exe" "$LT_TMP/said.mono"
+		LOCKTIME_REPORT=$LT_TMP/report.mono.json mono "$mdir/woven/Locks.exe" >"$LT_TMP/actual.mono" 2>"$LT_TMP/reports.mono"
+		check_same "Mono: same output, the same exceptions of misuse" "$LT_TMP/expected.mono" "$LT_TMP/actual.mono"
+		timed_as_said Mono "$LT_TMP/reports.mono" "$LT_TMP/report.mono.json" "$mdir/Locks.exe"
+	fi
+fi

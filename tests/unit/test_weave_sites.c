@@ -533,7 +533,7 @@ static size_t kinds_in(const struct img *img, uint32_t row, int *kinds, size_t m
 static void test_more_lock_sites(void **state)
 {
 	struct img *img = load(SYSTEM_DLL);
-	uint32_t asm_ref = md_token(MD_ASSEMBLYREF, 1), row, rws, sem, spin, rwl, timespan, ct, task, task1, cookie;
+	uint32_t asm_ref = md_token(MD_ASSEMBLYREF, 1), row, rws, sem, spin, rwl, timespan, ct, task, task1, cookie, handle;
 	uint32_t i, offsets[64];
 	struct expected expect[64];
 	uint32_t nexpect = 0;
@@ -551,6 +551,7 @@ static void test_more_lock_sites(void **state)
 	task = add_typeref(img, asm_ref, "System.Threading.Tasks", "Task");
 	task1 = add_typeref(img, asm_ref, "System.Threading.Tasks", "Task`1");
 	cookie = add_typeref(img, asm_ref, "System.Threading", "LockCookie");
+	handle = add_typeref(img, asm_ref, "System.Threading", "WaitHandle");
 	/* REF(parent, name, expected kind or -1, types for TYPE_HERE and TYPE_HERE2, signature bytes) */
 #define REF(parent, name, want, type, type2, ...) do { \
 		const uint8_t s_[] = { __VA_ARGS__ }; \
@@ -600,6 +601,16 @@ static void test_more_lock_sites(void **state)
 	REF(rwl, "ReleaseReaderLock", WEAVE_RWL_RELEASE_READER, 0, 0, 0x20, 0, SIG_VOID);
 	REF(rwl, "ReleaseWriterLock", WEAVE_RWL_RELEASE_WRITER, 0, 0, 0x20, 0, SIG_VOID);
 	REF(rwl, "AcquireReaderLock", -1, 0, 0, 0x20, 0, SIG_VOID);              /* no such overload */
+	REF(rwl, "ReleaseLock", WEAVE_RWL_RELEASE_ALL, cookie, 0, 0x20, 0, SIG_VALUETYPE, TYPE_HERE);
+	REF(rwl, "RestoreLock", WEAVE_RWL_RESTORE, cookie, 0, 0x20, 1, SIG_VOID, SIG_BYREF, SIG_VALUETYPE, TYPE_HERE);
+	/* WaitHandle.WaitAny / WaitAll (static) over a WaitHandle[] (SZARRAY CLASS, II.23.2.12) */
+	REF(handle, "WaitAny", WEAVE_HANDLE_WAITANY, handle, 0, 0x00, 1, SIG_I4, SIG_SZARRAY, SIG_CLASS, TYPE_HERE);
+	REF(handle, "WaitAny", WEAVE_HANDLE_WAITANY, handle, 0, 0x00, 3, SIG_I4, SIG_SZARRAY, SIG_CLASS, TYPE_HERE, SIG_I4,
+	    SIG_BOOLEAN);
+	REF(handle, "WaitAll", WEAVE_HANDLE_WAITALL, handle, timespan, 0x00, 2, SIG_BOOLEAN, SIG_SZARRAY, SIG_CLASS,
+	    TYPE_HERE, SIG_VALUETYPE, TYPE_HERE2);
+	REF(handle, "WaitAll", -1, handle, 0, 0x00, 1, SIG_BOOLEAN, SIG_SZARRAY, SIG_OBJECT);    /* object[]: none */
+	REF(handle, "WaitAny", -1, handle, 0, 0x20, 1, SIG_I4, SIG_SZARRAY, SIG_CLASS, TYPE_HERE); /* instance: none */
 #undef REF
 	set_callvirts(img, row, expect, nexpect);
 
