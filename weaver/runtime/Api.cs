@@ -402,27 +402,6 @@ namespace LockTime.Runtime
             }
         }
 
-        /// <summary>The type a WaitHandle stub times: <c>System.Threading.Mutex</c> (sealed), found in the core library by name (the template names no Mutex type); null when there is none.</summary>
-        static readonly Type MutexType = typeof(object).Assembly.GetType("System.Threading.Mutex", false);
-
-        /// <summary>Whether <paramref name="handle"/> (a WaitHandle's WaitOne being called) is a Mutex: only then does the stub time it, as a Mutex.WaitOne.</summary>
-        internal static bool IsMutex(object handle)
-        {
-            return handle != null && MutexType != null && ReferenceEquals(handle.GetType(), MutexType);
-        }
-
-        /// <summary>Whether the handles of a WaitAny / WaitAll hold a Mutex: only then does the stub time the call.</summary>
-        internal static bool AnyMutex(object handles)
-        {
-            object[] all = handles as object[];
-            if (all == null || MutexType == null)
-                return false;
-            for (int i = 0; i < all.Length; i++)
-                if (all[i] != null && ReferenceEquals(all[i].GetType(), MutexType))
-                    return true;
-            return false;
-        }
-
         /// <summary>
         /// WaitHandle.WaitAny over <paramref name="handles"/> (which hold a Mutex) gave <paramref name="index"/>,
         /// having waited from <paramref name="start"/> to <paramref name="end"/>: when the handle at that index
@@ -432,7 +411,7 @@ namespace LockTime.Runtime
         internal static void AcquiredAny(object handles, int index, int site, long start, long end)
         {
             object[] all = handles as object[];
-            if (all != null && (uint)index < (uint)all.Length && IsMutex(all[index]))
+            if (all != null && (uint)index < (uint)all.Length && Handles.IsMutex(all[index]))
                 Push(all[index], site, start, end, false, Frame.Exclusive);
             else
                 NotAcquired(site, start, end);
@@ -447,7 +426,7 @@ namespace LockTime.Runtime
                 return;
             }
             for (int i = 0; i < each.Length; i++)
-                if (IsMutex(each[i]))
+                if (Handles.IsMutex(each[i]))
                     Push(each[i], site, start, end, false, Frame.Exclusive);
         }
 
@@ -460,7 +439,7 @@ namespace LockTime.Runtime
         internal static bool Abandoned(object exception, object mutex, int site, long start)
         {
             try {
-                if (IsAbandoned(exception) && IsMutex(mutex))
+                if (IsAbandoned(exception) && Handles.IsMutex(mutex))
                     Push(mutex, site, start, Clock.Ticks(), false, Frame.Exclusive);
             } catch (Exception) {
             }
@@ -476,7 +455,7 @@ namespace LockTime.Runtime
                     return false;
                 PropertyInfo p = exception.GetType().GetProperty("MutexIndex");
                 object index = p == null ? null : p.GetValue(exception, null);
-                if (index is int && (uint)(int)index < (uint)all.Length && IsMutex(all[(int)index]))
+                if (index is int && (uint)(int)index < (uint)all.Length && Handles.IsMutex(all[(int)index]))
                     Push(all[(int)index], site, start, Clock.Ticks(), false, Frame.Exclusive);
             } catch (Exception) {
             }

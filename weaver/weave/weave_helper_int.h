@@ -37,8 +37,8 @@ enum hhook {
 	HK_RELEASED_SEMAPHORE,   /* void Api.ReleasedSemaphore(object): after it */
 	HK_ACQUIRED_SPIN,        /* void Api.AcquiredSpin(int32 site, int64 start, int64 acquired, bool contended): SpinLock, no object */
 	HK_RELEASED_SPIN,        /* void Api.ReleasedSpin() */
-	HK_IS_MUTEX,             /* bool Api.IsMutex(object): a WaitHandle.WaitOne stub times only a Mutex's */
-	HK_ANY_MUTEX,            /* bool Api.AnyMutex(object handles): a WaitAny / WaitAll stub times only arrays with a Mutex */
+	HK_IS_MUTEX,             /* bool Handles.IsMutex(object): a WaitHandle.WaitOne stub times only a Mutex's */
+	HK_ANY_MUTEX,            /* bool Handles.AnyMutex(object handles): a WaitAny / WaitAll stub times only arrays with a Mutex */
 	HK_ACQUIRED_ANY,         /* void Api.AcquiredAny(object handles, int32 index, int32 site, int64 start, int64 end) */
 	HK_ACQUIRED_ALL,         /* void Api.AcquiredAll(object handles, bool all, int32 site, int64 start, int64 end) */
 	HK_ABANDONED,            /* bool Api.Abandoned(object exception, object mutex, int32 site, int64 start): a filter, false */

@@ -29,7 +29,7 @@ enum weave_kind {
 	WEAVE_RWL_ACQUIRE_WRITER,   /* ReaderWriterLock.AcquireWriterLock(int), (TimeSpan) */
 	WEAVE_RWL_UPGRADE,          /* ReaderWriterLock.UpgradeToWriterLock(int), (TimeSpan) */
 	WEAVE_HANDLE_WAITONE,       /* WaitOne's five overloads on a value statically a WaitHandle: a Mutex's when
-	                               the stub finds one at run time (Api.IsMutex), else the plain call */
+	                               the stub finds one at run time (Handles.IsMutex), else the plain call */
 	WEAVE_HANDLE_WAITANY,       /* WaitHandle.WaitAny(WaitHandle[] [, int|TimeSpan [, bool]]): the Mutex at the index it gives */
 	WEAVE_HANDLE_WAITALL,       /* WaitHandle.WaitAll(WaitHandle[] [, int|TimeSpan [, bool]]): every Mutex of the array */
 	/* Releases and waits: not acquisition sites. */

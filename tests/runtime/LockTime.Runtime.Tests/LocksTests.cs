@@ -103,20 +103,19 @@ public class LocksTests
     public void ASemaphoreWithAMaximumOfOneIsALockAndAnyOtherCounts()
     {
         var table = new SemaphoreTable();
+        var t = new ThreadRecord(1);
         using var gate = new SemaphoreSlim(1, 1);
         using var unbounded = new SemaphoreSlim(1);
         using var pool = new SemaphoreSlim(3, 3);
-        Assert.True(table.Of(gate).IsLock);
-        Assert.False(table.Of(unbounded).IsLock);
-        Assert.False(table.Of(pool).IsLock);
-        Assert.Same(table.Of(gate), table.Of(gate));
-        Assert.Null(table.Find(new SemaphoreSlim(0, 1)));
+        Assert.True(table.Of(t, gate).IsLock);
+        Assert.False(table.Of(t, unbounded).IsLock);
+        Assert.False(table.Of(t, pool).IsLock);
+        Assert.Same(table.Of(t, gate), table.Of(new ThreadRecord(1), gate));
+        Assert.Null(table.Find(t, new SemaphoreSlim(0, 1)));
         Assert.Equal(-1, table.HeldAt(gate));
-        var s = table.Of(gate);
-        lock (s) {
-            s.Hold = new Frame { Lock = gate, Site = 7 };
-            s.Held = true;
-        }
+        var s = table.Of(t, gate);
+        s.Hold = new Frame { Lock = gate, Site = 7 };
+        s.Held = 1;
         Assert.Equal(7, table.HeldAt(gate));
         Assert.Equal(-1, table.HeldAt(pool));
         Assert.Equal(-1, table.HeldAt(null!));
@@ -127,13 +126,60 @@ public class LocksTests
     {
         var c = Make(3, new List<object[]>());
         using var gate = new SemaphoreSlim(1, 1);
-        var s = c.Semaphores.Of(gate);
-        lock (s) {
-            s.Hold = new Frame { Lock = gate, Site = 2 };
-            s.Held = true;
-        }
+        var s = c.Semaphores.Of(c.Thread(), gate);
+        s.Hold = new Frame { Lock = gate, Site = 2 };
+        s.Held = 1;
         Assert.Same(c.HolderNames[2], c.FindHolder(gate, Frame.Exclusive));
         Assert.Same(c.HolderNames[2], c.Holder(gate));
+    }
+
+    [Fact]
+    public void AThreadKeepsTheLastSemaphoreAndLeavesTheOrderOfHoldsReleasedElsewhere()
+    {
+        var table = new SemaphoreTable();
+        var t = new ThreadRecord(1);
+        using var gate = new SemaphoreSlim(1, 1);
+        using var other = new SemaphoreSlim(1, 1);
+        var s = table.Of(t, gate);
+        Assert.Same(gate, t.Semaphores.Last);
+        Assert.Same(s, table.Find(t, gate));
+        var o = table.Of(t, other);
+        Assert.Same(other, t.Semaphores.Last);
+        Assert.Same(s, table.Find(t, gate));      /* found in the table again, kept last */
+        Assert.Same(gate, t.Semaphores.Last);
+
+        var left = new List<object>();
+        s.Generation = 1; s.Held = 1;
+        o.Generation = 1; o.Held = 1;
+        t.Semaphores.Entered(gate, s, 1);
+        t.Semaphores.Entered(other, o, 1);
+        t.Semaphores.DropReleased(left.Add);      /* both still held by the holds entered */
+        Assert.Equal(2, t.Semaphores.OrderedN);
+        Assert.Empty(left);
+        s.Held = 0;                               /* released on another thread */
+        o.Generation = 2;                         /* released and taken again elsewhere */
+        t.Semaphores.DropReleased(left.Add);
+        Assert.Equal(0, t.Semaphores.OrderedN);
+        Assert.Equal(new object[] { other, gate }, left);
+        t.Semaphores.Entered(gate, s, 3);
+        t.Semaphores.Released(s, left.Add);       /* released here */
+        Assert.Equal(0, t.Semaphores.OrderedN);
+        Assert.Equal(3, left.Count);
+    }
+
+    [Fact]
+    public void OnlyAMutexAmongWaitHandlesIsTimed()
+    {
+        using var m = new Mutex();
+        using var e = new ManualResetEvent(false);
+        using var sem = new Semaphore(1, 1);
+        Assert.True(Handles.IsMutex(m));
+        Assert.False(Handles.IsMutex(e));
+        Assert.False(Handles.IsMutex(sem));
+        Assert.False(Handles.IsMutex(null!));
+        Assert.True(Handles.AnyMutex(new WaitHandle[] { e, m }));
+        Assert.False(Handles.AnyMutex(new WaitHandle[] { e, sem }));
+        Assert.False(Handles.AnyMutex(null!));
     }
 
     [Fact]
