@@ -357,9 +357,24 @@ namespace LockTime.Runtime
         /// ReaderWriterLock.ReleaseLock released every hold of <paramref name="lockObject"/> this thread had
         /// (RestoreLock takes them again): its frames pause - not hold time, and no holder for a waiter
         /// meanwhile (like <see cref="WaitBegins"/>) - and leave the lock order until <see cref="Restored"/>.
-        /// Each frame's <see cref="Frame.Acquired"/> keeps its hold so far, negated, for Restored.
         /// </summary>
         internal static void Paused(object lockObject)
+        {
+            Gap(lockObject, true);
+        }
+
+        /// <summary>RestoreLock took the holds <see cref="Paused"/> paused again: they go on from their hold so far, and are back in the lock order.</summary>
+        internal static void Restored(object lockObject)
+        {
+            Gap(lockObject, false);
+        }
+
+        /// <summary>
+        /// The frames of <paramref name="lockObject"/> pause (<paramref name="pause"/>) or go on. A paused
+        /// frame's <see cref="Frame.Acquired"/> keeps its hold so far, negated (acquired - now); going on
+        /// makes it now - that hold again, so the time between is not counted.
+        /// </summary>
+        static void Gap(object lockObject, bool pause)
         {
             try {
                 long now = Clock.Ticks();
@@ -368,36 +383,17 @@ namespace LockTime.Runtime
                 if (c == null || t == null || lockObject == null)
                     return;
                 Action<object> exit = c.OrderExit;
+                Action<object, int> enter = c.OrderEnter;
                 for (int i = 0; i < t.Depth; i++) {
-                    if (!ReferenceEquals(t.Frames[i].Lock, lockObject) || t.Frames[i].InWait)
+                    if (!ReferenceEquals(t.Frames[i].Lock, lockObject) || t.Frames[i].InWait == pause)
                         continue;
-                    t.Frames[i].Acquired -= now;
-                    if (exit != null)
+                    t.Frames[i].Acquired += pause ? -now : now;
+                    if (pause && exit != null)
                         exit(lockObject);
+                    else if (!pause && enter != null && !t.Busy)
+                        enter(lockObject, c.OrderBase + t.Frames[i].Site);
                 }
-                t.SetInWait(lockObject, true);
-            } catch (Exception) {
-            }
-        }
-
-        /// <summary>RestoreLock took the holds <see cref="Paused"/> paused again: they go on from their hold so far, and are back in the lock order.</summary>
-        internal static void Restored(object lockObject)
-        {
-            try {
-                long now = Clock.Ticks();
-                Collector c = Runtime.Current;
-                ThreadRecord t = ThreadRecord.Current;
-                if (c == null || t == null || lockObject == null)
-                    return;
-                Action<object, int> order = c.OrderEnter;
-                for (int i = 0; i < t.Depth; i++) {
-                    if (!ReferenceEquals(t.Frames[i].Lock, lockObject) || !t.Frames[i].InWait)
-                        continue;
-                    t.Frames[i].Acquired += now;
-                    if (order != null && !t.Busy)
-                        order(lockObject, c.OrderBase + t.Frames[i].Site);
-                }
-                t.SetInWait(lockObject, false);
+                t.SetInWait(lockObject, pause);
             } catch (Exception) {
             }
         }
