@@ -148,6 +148,8 @@ timed_as_said() { # LABEL REPORTS JSON INPUT
 		order_cycle "$2" "$3" "$4"
 	check "$1: an AbandonedMutexException acquired the Mutex: held >= 50 ms until ReleaseMutex" \
 		site_is "$3" "$(line_of 'try { m.WaitOne(); }')" 'a == 1 and hold >= 50'
+	check "$1: a WaitAny that threw AbandonedMutexException acquired the Mutex at its index: held >= 50 ms" \
+		site_is "$3" "$(line_of 'try { WaitHandle.WaitAny(new WaitHandle[] { never, m }); }')" 'a == 1 and hold >= 50'
 	check "$1: a Mutex as a WaitHandle held >= 50 ms, WaitAny behind it waited >= 40 ms" \
 		held_and_waited "$2" "$4" Locks.Handles::Hold Locks.Handles::Take 0
 	check "$1: WaitAll over a Mutex and an event: the Mutex acquired, held until ReleaseMutex" \

@@ -318,63 +318,67 @@ static void emit_fast(struct weave_helper *h, struct em *e, const struct callee 
  * timed(args, site).  Small enough for the JIT to inline, and then, Off
  * being a static readonly field of an initialized class, to fold into a
  * plain call of the original (or of `timed`).  A kind with a `check`:
- * if (Api.Off || !check(arg 0)) return original(args).  A kind with an
- * `abandon` hook: t0 = Ticks(); try { r = timed(args, site); } filter
- * { abandon(exception, arg 0, site, t0) - false: the exception goes on,
- * unchanged (II.19) } ... ; return r. */
+ * if (Api.Off || !check(arg 0)) return original(args). */
 static void emit_front(struct weave_helper *h, struct em *e, const struct callee *c, enum weave_kind kind,
-		       uint32_t timed, int returns)
+		       uint32_t timed)
 {
-	const struct kind_info *k = &kinds[kind];
-	uint32_t plain = em_label(e), done = em_label(e);
-	struct em_eh guard = { .kind = IL_EH_FILTER };
+	uint32_t plain = em_label(e);
 
-	if (!k->check && !k->abandon) {
+	if (!kinds[kind].check) {
 		emit_off(h, e, c);
 	} else {
 		em_tok(e, IL_LDSFLD, h->hook[HK_OFF]);
 		em_br(e, IL_BRTRUE, plain);
-	}
-	if (k->check) {
 		em_ldarg(e, 0);
-		em_tok(e, IL_CALL, h->hook[k->check]);
+		em_tok(e, IL_CALL, h->hook[kinds[kind].check]);
 		em_br(e, IL_BRFALSE, plain);
-	}
-	if (k->abandon) {
-		emit_timestamp(h, e, W_T0);
-		guard.try_start = em_label(e);
-		em_mark(e, guard.try_start);
 	}
 	for (uint32_t a = 0; a < c->nargs + 1; a++)
 		em_ldarg(e, a);
 	em_tok(e, IL_CALL, timed);
-	if (k->abandon) {
-		guard.try_end = guard.filter_start = em_label(e);
-		guard.handler_start = em_label(e);
-		guard.handler_end = done;
-		if (returns)
-			em_stloc(e, W_RESULT);
-		em_br(e, IL_LEAVE, done);
-		em_mark(e, guard.filter_start); /* the exception is on the stack */
-		em_ldarg(e, 0);
-		em_ldarg(e, c->nargs);
-		em_ldloc(e, W_T0);
-		em_tok(e, IL_CALL, h->hook[k->abandon]);
-		em_op(e, IL_ENDFILTER);
-		em_mark(e, guard.handler_start); /* never entered: the filter gives false */
-		em_op(e, IL_POP);
-		em_br(e, IL_LEAVE, done);
-		em_eh(e, &guard);
-		em_mark(e, done);
-		if (returns)
-			em_ldloc(e, W_RESULT);
-	}
 	em_op(e, IL_RET);
-	if (k->check || k->abandon) {
+	if (kinds[kind].check) {
 		em_mark(e, plain);
 		emit_original(e, c, 0);
 		em_op(e, IL_RET);
 	}
+}
+
+/* Between the front and the timed part of a kind with an `abandon` hook:
+ * t0 = Ticks(); try { r = timed(args, site); } filter { abandon(exception,
+ * arg 0, site, t0) } { pop; } return r.  The hook gives false, so the
+ * handler is never entered and the exception goes on unchanged (II.19).
+ * A method of its own: one with a clause is not inlined, the front is. */
+static void emit_guard(struct weave_helper *h, struct em *e, const struct callee *c, enum weave_kind kind,
+		       uint32_t timed, int returns)
+{
+	uint32_t done = em_label(e);
+	struct em_eh guard = { .kind = IL_EH_FILTER, .try_start = em_label(e), .filter_start = em_label(e),
+			       .handler_start = em_label(e), .handler_end = done };
+
+	guard.try_end = guard.filter_start;
+	emit_timestamp(h, e, W_T0);
+	em_mark(e, guard.try_start);
+	for (uint32_t a = 0; a < c->nargs + 1; a++)
+		em_ldarg(e, a);
+	em_tok(e, IL_CALL, timed);
+	if (returns)
+		em_stloc(e, W_RESULT);
+	em_br(e, IL_LEAVE, done);
+	em_mark(e, guard.filter_start); /* the exception is on the stack */
+	em_ldarg(e, 0);
+	em_ldarg(e, c->nargs);
+	em_ldloc(e, W_T0);
+	em_tok(e, IL_CALL, h->hook[kinds[kind].abandon]);
+	em_op(e, IL_ENDFILTER);
+	em_mark(e, guard.handler_start);
+	em_op(e, IL_POP);
+	em_br(e, IL_LEAVE, done);
+	em_eh(e, &guard);
+	em_mark(e, done);
+	if (returns)
+		em_ldloc(e, W_RESULT);
+	em_op(e, IL_RET);
 }
 
 /* WaitAny / WaitAll, timed: t0 = Ticks(); r = original(args); t1 = Ticks();
@@ -603,11 +607,21 @@ static int add_wrapper(struct weave_helper *h, const struct callee *c, enum weav
 			emit_acquire(h, &e, c, kind, acq, timing, &fast, returns);
 		if (weave_helper_add_body(h, timed, &e, locals.data, locals.len, returns) < 0)
 			goto done;
+		if (k->abandon) { /* "<name>_Guarded", between the front and the timed part */
+			uint32_t guarded;
+			em_init(&e);
+			snprintf(timed_name, sizeof timed_name, "%s_Guarded", name);
+			if (weave_helper_add_method(h, timed_name, HMA_PRIVATE | HMA_STATIC | HMA_HIDEBYSIG, sig.data,
+						    sig.len, &guarded) < 0)
+				goto done;
+			emit_guard(h, &e, c, kind, timed, returns);
+			if (weave_helper_add_body(h, guarded, &e, locals.data, locals.len, returns) < 0)
+				goto done;
+			timed = guarded;
+		}
 		em_init(&e);
-		emit_front(h, &e, c, kind, timed, returns);
-		/* the front with a filter keeps t0 and the result in locals */
-		rc = k->abandon ? weave_helper_add_body(h, *out, &e, locals.data, locals.len, returns)
-				: weave_helper_add_body(h, *out, &e, NULL, 0, returns);
+		emit_front(h, &e, c, kind, timed);
+		rc = weave_helper_add_body(h, *out, &e, NULL, 0, returns);
 	} else {
 		if (k->role == ROLE_RELEASE)
 			emit_release(h, &e, c, kind, returns);

@@ -286,6 +286,20 @@ namespace Locks
             return i + (all ? 10 : 0) + (events ? 100 : 0) + (signalled ? 1000 : 0);
         }
 
+        /// <summary>WaitAny acquires a Mutex whose owner ended holding it: AbandonedMutexException, with its index.</summary>
+        public static void Abandoned()
+        {
+            var m = new Mutex();
+            var t = new Thread(() => { m.WaitOne(); }); // site: Mutex.WaitOne
+            t.Start();
+            t.Join();
+            using (var never = new ManualResetEvent(false))
+            {
+                try { WaitHandle.WaitAny(new WaitHandle[] { never, m }); } // site: WaitHandle.WaitAny
+                catch (AbandonedMutexException e) { Console.WriteLine("any abandoned at " + e.MutexIndex); Thread.Sleep(60); m.ReleaseMutex(); }
+            }
+        }
+
         WaitHandle Handle()
         {
             return owned;
@@ -396,6 +410,7 @@ namespace Locks
             Mutexes.Misuse();
             var handles = new Handles();
             Contended.Run(handles.Hold, () => Console.WriteLine("handles take " + handles.Take()));
+            Handles.Abandoned();
 
             var old = new OldRw();
             Contended.Run(old.Hold, () => Console.WriteLine("old rw upgrade " + old.Read()));
