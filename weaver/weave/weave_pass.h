@@ -102,8 +102,10 @@ struct weave_sites {
  * their own APIs would time one acquisition twice); a call of
  * WaitHandle.WaitOne is a Mutex.WaitOne site when its receiver is
  * statically a System.Threading.Mutex (weave_receiver_class: a local, an
- * argument, a field or a call result of that class), else none - a Mutex
- * reached through a WaitHandle-typed value is not found;
+ * argument, a field or a call result of that class), a WaitHandle.WaitOne
+ * site (the stub tells a Mutex at run time) when it is statically a
+ * System.Threading.WaitHandle, else none (an event, an unknown receiver);
+ * every WaitHandle.WaitAny / WaitAll over a WaitHandle[] is a site;
  * plus one WEAVE_SYNCHRONIZED entry (IL offset 0, callee 0) ahead of the
  * calls of each method with MethodImplAttributes Synchronized (II.23.1.11)
  * but instance methods of value types (the runtime refuses to load those:
