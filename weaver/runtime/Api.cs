@@ -69,7 +69,8 @@ namespace LockTime.Runtime
         /// <summary>
         /// A <c>SemaphoreSlim.Wait</c> of <paramref name="semaphore"/> acquired (the stub's fast try is
         /// <c>Wait(0)</c>). A semaphore created with a maximum of 1 is a lock: its hold lasts until
-        /// <see cref="ReleasedSemaphore"/>, on whichever thread, and it is followed in the lock order. A
+        /// <see cref="ReleasedSemaphore"/>, on whichever thread, and it is followed in the lock order (the
+        /// thread that blocked in Wait goes on holding it). A
         /// counting semaphore's wait is recorded now, its hold not (not applicable).
         /// </summary>
         internal static void AcquiredSemaphore(object semaphore, int site, long start, long acquired, bool contended)
@@ -92,7 +93,9 @@ namespace LockTime.Runtime
         /// task completed already is recorded at once, with no allocation; else a continuation (of a
         /// <see cref="PendingWait"/>, run synchronously when the task completes) records it then, the
         /// semaphore's holder now being the one it waited behind. A <c>Task&lt;bool&gt;</c> that gives
-        /// false, a faulted or cancelled task: not acquired.
+        /// false, a faulted or cancelled task: not acquired. Not followed in the lock order: the async
+        /// method gives its thread up at its next <c>await</c> while it holds the semaphore, and that
+        /// thread's next work, ordered after it, would give edges the program never takes.
         /// </summary>
         internal static void AcquiredWhenDone(Task task, object semaphore, int site, long start)
         {
@@ -105,7 +108,7 @@ namespace LockTime.Runtime
                     long now = Clock.Ticks();
                     Task<bool> timed = task as Task<bool>;
                     if (task.Status == TaskStatus.RanToCompletion && (timed == null || timed.Result))
-                        Kept(c, t, semaphore, site, start, now, false, null, true);
+                        Kept(c, t, semaphore, site, start, now, false, null, false);
                     else
                         c.Failed(t, site, now - start);
                     return;
@@ -120,7 +123,7 @@ namespace LockTime.Runtime
             }
         }
 
-        /// <summary>What a <see cref="PendingWait"/> records, on the thread that completed its task: not followed in the lock order (the awaiting code goes on elsewhere).</summary>
+        /// <summary>What a <see cref="PendingWait"/> records, on the thread that completed its task (<paramref name="ordered"/> false: not followed in the lock order, see <see cref="AcquiredWhenDone"/>).</summary>
         internal static void SemaphoreAcquired(object semaphore, int site, long start, long acquired, bool contended, string[] behind, bool ordered)
         {
             Collector c = Runtime.Current;
