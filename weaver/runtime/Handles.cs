@@ -8,13 +8,22 @@ namespace LockTime.Runtime
     /// A <c>WaitHandle</c> is a lock when it is a <c>Mutex</c>; events and semaphores are not. The stubs of
     /// WaitOne on a WaitHandle-typed value and of WaitAny / WaitAll ask here first (one type compare per
     /// handle) and call the original alone when no Mutex is among the handles. Apart from
-    /// <see cref="Api"/>, so that asking starts no run-time.
+    /// <see cref="Api"/>, so that asking starts no run-time; nothing here throws.
     /// </summary>
     [CompilerGenerated]
     internal static class Handles
     {
         /// <summary>The type a WaitHandle stub times: <c>System.Threading.Mutex</c> (sealed), found in the core library by name (the template names no Mutex type); null when there is none.</summary>
-        static readonly Type MutexType = typeof(object).Assembly.GetType("System.Threading.Mutex", false);
+        static readonly Type MutexType = Find();
+
+        static Type Find()
+        {
+            try {
+                return typeof(object).Assembly.GetType("System.Threading.Mutex", false);
+            } catch (Exception) {
+                return null;
+            }
+        }
 
         /// <summary>Whether <paramref name="handle"/> (a WaitHandle's WaitOne being called) is a Mutex: only then does the stub time it, as a Mutex.WaitOne.</summary>
         internal static bool IsMutex(object handle)
