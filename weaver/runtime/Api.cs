@@ -385,16 +385,14 @@ namespace LockTime.Runtime
                 ThreadRecord t = ThreadRecord.Current;
                 if (c == null || t == null || lockObject == null)
                     return;
-                Action<object> exit = c.OrderExit;
-                Action<object, int> enter = c.OrderEnter;
                 for (int i = 0; i < t.Depth; i++) {
                     if (!ReferenceEquals(t.Frames[i].Lock, lockObject) || t.Frames[i].InWait == pause)
                         continue;
                     t.Frames[i].Acquired += pause ? -now : now;
-                    if (pause && exit != null)
-                        exit(lockObject);
-                    else if (!pause && enter != null && !t.Busy)
-                        enter(lockObject, c.OrderBase + t.Frames[i].Site);
+                    if (pause)
+                        c.OrderReleased(t, lockObject);
+                    else if (!t.Busy)
+                        c.OrderAcquired(t, lockObject, t.Frames[i].Site);
                 }
                 t.SetInWait(lockObject, pause);
             } catch (Exception) {

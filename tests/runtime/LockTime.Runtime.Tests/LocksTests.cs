@@ -149,20 +149,22 @@ public class LocksTests
         Assert.Same(gate, t.Semaphores.Last);
 
         var left = new List<object>();
+        var c = Make(1, new List<object[]>());
+        c.OrderExit = left.Add;                   /* the lock order as another copy's: through its delegate */
         s.Generation = 1; s.Held = 1;
         o.Generation = 1; o.Held = 1;
         t.Semaphores.Entered(gate, s, 1);
         t.Semaphores.Entered(other, o, 1);
-        t.Semaphores.DropReleased(left.Add);      /* both still held by the holds entered */
+        t.Semaphores.DropReleased(c, t);      /* both still held by the holds entered */
         Assert.Equal(2, t.Semaphores.OrderedN);
         Assert.Empty(left);
         s.Held = 0;                               /* released on another thread */
         o.Generation = 2;                         /* released and taken again elsewhere */
-        t.Semaphores.DropReleased(left.Add);
+        t.Semaphores.DropReleased(c, t);
         Assert.Equal(0, t.Semaphores.OrderedN);
         Assert.Equal(new object[] { other, gate }, left);
         t.Semaphores.Entered(gate, s, 3);
-        t.Semaphores.Released(s, left.Add);       /* released here */
+        t.Semaphores.Released(s, c, t);       /* released here */
         Assert.Equal(0, t.Semaphores.OrderedN);
         Assert.Equal(3, left.Count);
     }
