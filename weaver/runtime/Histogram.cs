@@ -96,7 +96,9 @@ namespace LockTime.Runtime
         /// bucket holding the value of rank ceil(fraction * n) in sorted order, given as the bucket's
         /// middle (within half a bucket, at most 5%, of the exact value), never above the maximum;
         /// for the values below 100 ns, 50 ns or the maximum if smaller; for the last bucket when the
-        /// maximum is 1000 s or more, the maximum. 0 when nothing was counted.
+        /// maximum is 1000 s or more, the maximum. The value of rank n (the largest: one value, or a
+        /// fraction past the last but one) is the exact maximum, so one value gives p50 = p90 = p99 = max.
+        /// 0 when nothing was counted.
         /// </summary>
         internal long Percentile(double fraction)
         {
@@ -112,8 +114,8 @@ namespace LockTime.Runtime
             long rank = (long)System.Math.Ceiling(fraction * n);
             if (rank < 1)
                 rank = 1;
-            if (rank > n)
-                rank = n;
+            if (rank >= n)
+                return Max;
             long seen = Low;
             if (rank <= seen)
                 return System.Math.Min(LowLimit / 2, Max);

@@ -76,6 +76,29 @@ public class HistogramTests
     }
 
     [Fact]
+    public void OneValueGivesItselfAsEveryPercentile()
+    {
+        // 1.690 ms is in the bucket [1.6, 1.7) ms, whose middle is 1.650 ms: the only value is the max.
+        foreach (long v in new long[] { 1_690_000, 42, 100, 199, 999_999_999_999, 3_000_000_000_000 })
+        {
+            var h = new Histogram();
+            h.Record(v);
+            foreach (var f in new[] { 0.0, 0.5, 0.9, 0.99, 1.0 })
+                Assert.Equal(v, h.Percentile(f));
+        }
+    }
+
+    [Fact]
+    public void TheLargestRankIsTheMax()
+    {
+        var h = new Histogram();
+        h.Record(1_000_000);
+        h.Record(1_690_000);
+        Assert.Equal(1_690_000, h.Percentile(0.99)); // rank ceil(0.99 * 2) = 2: the max
+        Assert.Equal(1_050_000, h.Percentile(0.5));  // rank 1: the middle of [1.0, 1.1) ms
+    }
+
+    [Fact]
     public void EmptyAndZeroValues()
     {
         var h = new Histogram();
