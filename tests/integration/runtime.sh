@@ -7,10 +7,11 @@
 #   - its xUnit tests (tests/runtime/LockTime.Runtime.Tests), one TAP line per test;
 #   - tests/runtime/Host, a program with the run-time compiled in and hand-written call-site stubs:
 #     the summary at exit (also after Environment.Exit), the report file, the settings and their
-#     warnings, the file sink, 50 nested locks whose holds reporting does not lengthen, 64 threads
-#     whose lines all come out whole, and with tests/runtime/HostLib (a library with its own copy)
-#     one summary and one report for two assemblies; holder blame (a waiter's line and report name the
-#     site that held its lock, the holder is charged), potential deadlocks from the lock order (the
+#     warnings (a mistyped LOCKTIME_* name too, once for two copies), the file sink, 50 nested locks
+#     whose holds reporting does not lengthen, 64 threads whose lines all come out whole, and with
+#     tests/runtime/HostLib (a library with its own copy) one summary and one report for two
+#     assemblies; holder blame (a waiter's line and report name the site that held its lock, the
+#     holder is charged), potential deadlocks from the lock order (the
 #     transfer case, three locks on three threads, a cycle across the app and the library; none for
 #     one order, re-entry and Monitor.Wait; LOCKTIME_LOCK_ORDER=0), 64 threads on 8 locks giving the
 #     same results with and without the run-time; the live metrics read by dotnet-counters (a dotnet tool
@@ -275,6 +276,17 @@ for w in 'LOCKTIME_DISABLED="maybe" is not 1/true/yes/on or 0/false/no/off; usin
 	expect "bad values: one warning: ${w%% *}" '[ "$(grep -cF "LockTime: warning: $w" "$LT_TMP/b.err")" -eq 1 ]' "$(cat "$LT_TMP/b.err")"
 done
 expect "bad values: nothing else warns" '[ "$(grep -c "warning" "$LT_TMP/b.err")" -eq 4 ]' "$(cat "$LT_TMP/b.err")"
+
+# Mistyped names: one warning each, with the nearest name, once per process though two copies (the
+# app's and the library's) start; the program goes on, the real setting untouched.
+LOCKTIME_DISABLE=1 LOCKTIME_REPROT="$LT_TMP/t.json" LOCKTIME_COLOUR=red host "$LT_TMP/t.out" "$LT_TMP/t.err" library
+for w in 'LOCKTIME_DISABLE is not a LockTime variable (did you mean LOCKTIME_DISABLED?); ignored' \
+	'LOCKTIME_REPROT is not a LockTime variable (did you mean LOCKTIME_REPORT?); ignored' \
+	'LOCKTIME_COLOUR is not a LockTime variable (they are LOCKTIME_DISABLED, LOCKTIME_THRESHOLD_MS, LOCKTIME_OUTPUT, LOCKTIME_SUMMARY, LOCKTIME_REPORT, LOCKTIME_REPORT_INTERVAL_S, LOCKTIME_LOCK_ORDER, LOCKTIME_METRICS); ignored'; do
+	expect "mistyped names: one warning for two copies: ${w%% *}" '[ "$(grep -cxF "LockTime: warning: $w" "$LT_TMP/t.err")" -eq 1 ]' "$(cat "$LT_TMP/t.err")"
+done
+expect "mistyped names: nothing else warns, timing stays on, no report" \
+	'[ "$(grep -c "warning" "$LT_TMP/t.err")" -eq 3 ] && grep -q "^LockTime: summary: 2 sites in 2 assemblies" "$LT_TMP/t.err" && [ ! -e "$LT_TMP/t.json" ]' "$(cat "$LT_TMP/t.err")"
 
 # Live metrics: dotnet-counters (installed into build/, from the configured NuGet sources) collects the Meter
 # "LockTime" of the host while 4 threads lock; its rates per second, summed over the run, are the report's

@@ -83,6 +83,6 @@ check "gate: dotnet test of the solution at 500 ms passes" \
 check "gate: 500 ms: the gate passed in both projects" count_is 2 'LockTime: lock gate passed for (XunitGate|NunitGate)\.dll' "$LT_TMP/g5.log"
 check "gate: 500 ms: no gate error" not grep -qE 'LT20[01]' "$LT_TMP/g5.log"
 
-LOCKTIME_TEST_FAIL=1 check "gate: a failing test fails dotnet test (limit 50 ms)" \
+GATE_TEST_FAIL=1 check "gate: a failing test fails dotnet test (limit 50 ms)" \
 	fails "$LT_TMP/g6.log" 'Failed StockTests\.FailsWhenAsked' test "$x" -p:LockTimeMaxHoldMs=50
 check "gate: a failing test: VSTest's failure, not the gate's (no LT200/LT201)" not grep -qE 'LT20[01]' "$LT_TMP/g6.log"

@@ -1,5 +1,6 @@
 // Settings.cs - the LOCKTIME_* variables over the baked defaults, each bad value named in one warning.
 using System;
+using System.Collections;
 using System.Collections.Generic;
 using System.Globalization;
 using System.Runtime.CompilerServices;
@@ -9,7 +10,8 @@ namespace LockTime.Runtime
     /// <summary>
     /// The settings of one copy of the run-time: each LOCKTIME_* variable when set and valid, else the
     /// baked default (<see cref="Baked"/>), else the built-in one. Every value that cannot be used adds
-    /// one line to <see cref="Warnings"/>: <c>LockTime: warning: VAR="value" ...; using X</c>.
+    /// one line to <see cref="Warnings"/>: <c>LockTime: warning: VAR="value" ...; using X</c>; so does
+    /// every other LOCKTIME_* variable set (<see cref="WarnUnknown"/>): a mistyped name is not silent.
     /// </summary>
     [CompilerGenerated]
     internal sealed class Settings
@@ -40,6 +42,18 @@ namespace LockTime.Runtime
         internal int MetricsSites = MetricsDefault;
         internal readonly List<string> Warnings = new List<string>();
 
+        /// <summary>Every variable the run-time reads (<see cref="FromEnvironment"/>).</summary>
+        internal static readonly string[] Known = {
+            "LOCKTIME_DISABLED", "LOCKTIME_THRESHOLD_MS", "LOCKTIME_OUTPUT", "LOCKTIME_SUMMARY", "LOCKTIME_REPORT",
+            "LOCKTIME_REPORT_INTERVAL_S", "LOCKTIME_LOCK_ORDER", "LOCKTIME_METRICS",
+        };
+
+        /// <summary>The prefix of the run-time's variables: any other name with it is taken for a mistyped one.</summary>
+        internal const string Prefix = "LOCKTIME_";
+
+        /// <summary>A name this many edits (insertions, deletions, substitutions) or fewer from a known one is close to it.</summary>
+        internal const int CloseEdits = 2;
+
         /// <summary>The settings from the process environment and the baked defaults.</summary>
         internal static Settings FromEnvironment()
         {
@@ -52,7 +66,80 @@ namespace LockTime.Runtime
                          Baked.ThresholdMs(), Baked.Output(), Baked.Summary(), Baked.Report());
             s.ParseLockOrder(Environment.GetEnvironmentVariable("LOCKTIME_LOCK_ORDER"), Baked.LockOrder());
             s.ParseMetrics(Environment.GetEnvironmentVariable("LOCKTIME_METRICS"));
+            s.WarnUnknown(Environment.GetEnvironmentVariables().Keys, System.IO.Path.DirectorySeparatorChar == '\\');
             return s;
+        }
+
+        /// <summary>
+        /// Adds one warning for each of <paramref name="names"/> (environment variable names; other
+        /// objects are skipped) that starts with <see cref="Prefix"/> in any case and is not one of
+        /// <see cref="Known"/>: <c>LockTime: warning: LOCKTIME_REPROT is not a LockTime variable (did you mean
+        /// LOCKTIME_REPORT?); ignored</c>, the suggestion when a known name is close (<see cref="Nearest"/>).
+        /// Names are compared ignoring case when <paramref name="ignoreCase"/> (Windows, whose variables are).
+        /// </summary>
+        internal void WarnUnknown(ICollection names, bool ignoreCase)
+        {
+            List<string> unknown = new List<string>();
+            foreach (object o in names) {
+                string name = o as string;
+                if (name == null || !name.StartsWith(Prefix, StringComparison.OrdinalIgnoreCase))
+                    continue;
+                bool known = false;
+                for (int i = 0; i < Known.Length && !known; i++)
+                    known = string.Equals(name, Known[i], ignoreCase ? StringComparison.OrdinalIgnoreCase : StringComparison.Ordinal);
+                if (!known)
+                    unknown.Add(name);
+            }
+            unknown.Sort(StringComparer.Ordinal); /* the environment's order is no order */
+            for (int i = 0; i < unknown.Count; i++) {
+                string near = Nearest(unknown[i]);
+                Warnings.Add("LockTime: warning: " + unknown[i] + " is not a LockTime variable" +
+                             (near == null ? " (they are " + string.Join(", ", Known) + ")" : " (did you mean " + near + "?)") +
+                             "; ignored");
+            }
+        }
+
+        /// <summary>
+        /// The known name closest to <paramref name="name"/> (ignoring case) when close: at most
+        /// <see cref="CloseEdits"/> edits away, or one of the two a prefix of the other past
+        /// <see cref="Prefix"/> (LOCKTIME_THRESHOLD, LOCKTIME_REPORT_PATH); the fewest edits first, then
+        /// the order of <see cref="Known"/>. Null when none is close.
+        /// </summary>
+        internal static string Nearest(string name)
+        {
+            string n = name.ToUpperInvariant(), best = null;
+            int bestEdits = int.MaxValue;
+            for (int i = 0; i < Known.Length; i++) {
+                string k = Known[i];
+                int edits = Edits(n, k);
+                bool close = edits <= CloseEdits || (n.Length > Prefix.Length && (k.StartsWith(n, StringComparison.Ordinal) ||
+                                                                                n.StartsWith(k + "_", StringComparison.Ordinal)));
+                if (close && edits < bestEdits) {
+                    best = k;
+                    bestEdits = edits;
+                }
+            }
+            return best;
+        }
+
+        /// <summary>The edit (Levenshtein) distance of <paramref name="a"/> and <paramref name="b"/>: insertions, deletions and substitutions.</summary>
+        internal static int Edits(string a, string b)
+        {
+            int[] row = new int[b.Length + 1];
+            for (int j = 0; j <= b.Length; j++)
+                row[j] = j;
+            for (int i = 1; i <= a.Length; i++) {
+                int diagonal = row[0];
+                row[0] = i;
+                for (int j = 1; j <= b.Length; j++) {
+                    int above = row[j];
+                    int d = diagonal + (a[i - 1] == b[j - 1] ? 0 : 1);
+                    d = Math.Min(d, Math.Min(above, row[j - 1]) + 1);
+                    row[j] = d;
+                    diagonal = above;
+                }
+            }
+            return row[b.Length];
         }
 
         /// <summary>

@@ -140,4 +140,61 @@ public class SettingsTests
         else
             Assert.Equal([warning], s.Warnings);
     }
+
+    [Theory]
+    [InlineData("LOCKTIME_DISABLE", "LOCKTIME_DISABLED")]
+    [InlineData("LOCKTIME_REPROT", "LOCKTIME_REPORT")]
+    [InlineData("LOCKTIME_THRESHOLD", "LOCKTIME_THRESHOLD_MS")]
+    [InlineData("LOCKTIME_REPORT_PATH", "LOCKTIME_REPORT")]
+    [InlineData("LOCKTIME_REPORT_INTERVAL", "LOCKTIME_REPORT_INTERVAL_S")]
+    [InlineData("LOCKTIME_LOCKORDER", "LOCKTIME_LOCK_ORDER")]
+    [InlineData("LOCKTIME_METRIC", "LOCKTIME_METRICS")]
+    [InlineData("locktime_summary", "LOCKTIME_SUMMARY")]
+    [InlineData("LOCKTIME_OUTPUTS", "LOCKTIME_OUTPUT")]
+    public void AMistypedNameWarnsWithTheNearestKnownOne(string name, string nearest)
+    {
+        var s = Parse();
+        s.WarnUnknown(new[] { "PATH", name, "HOME" }, false);
+        Assert.Equal(["LockTime: warning: " + name + " is not a LockTime variable (did you mean " + nearest + "?); ignored"], s.Warnings);
+    }
+
+    [Fact]
+    public void AnUnknownNameFarFromAnyWarnsWithTheKnownOnes()
+    {
+        var s = Parse();
+        s.WarnUnknown(new[] { "LOCKTIME_COLOUR" }, false);
+        Assert.Equal(["LockTime: warning: LOCKTIME_COLOUR is not a LockTime variable (they are LOCKTIME_DISABLED, " +
+                      "LOCKTIME_THRESHOLD_MS, LOCKTIME_OUTPUT, LOCKTIME_SUMMARY, LOCKTIME_REPORT, LOCKTIME_REPORT_INTERVAL_S, " +
+                      "LOCKTIME_LOCK_ORDER, LOCKTIME_METRICS); ignored"], s.Warnings);
+    }
+
+    [Fact]
+    public void KnownAndOtherNamesDoNotWarnAndUnknownOnesWarnOnceEachInOrder()
+    {
+        var s = Parse();
+        var names = new List<object>(Settings.Known) { "LOCKTIMEX", "MY_LOCKTIME_REPORT", 42, "LOCKTIME_Z", "LOCKTIME_A" };
+        s.WarnUnknown(names, false);
+        Assert.Equal(2, s.Warnings.Count);
+        Assert.StartsWith("LockTime: warning: LOCKTIME_A is not", s.Warnings[0]);
+        Assert.StartsWith("LockTime: warning: LOCKTIME_Z is not", s.Warnings[1]);
+    }
+
+    [Fact]
+    public void CaseCountsExceptWhereVariablesIgnoreIt()
+    {
+        var s = Parse();
+        s.WarnUnknown(new[] { "LockTime_Report" }, true); // Windows: the run-time reads it as LOCKTIME_REPORT
+        Assert.Empty(s.Warnings);
+        s.WarnUnknown(new[] { "LockTime_Report" }, false);
+        Assert.Equal(["LockTime: warning: LockTime_Report is not a LockTime variable (did you mean LOCKTIME_REPORT?); ignored"], s.Warnings);
+    }
+
+    [Theory]
+    [InlineData("", "", 0)] [InlineData("abc", "", 3)] [InlineData("kitten", "sitting", 3)] [InlineData("REPROT", "REPORT", 2)]
+    [InlineData("DISABLE", "DISABLED", 1)] [InlineData("flaw", "lawn", 2)]
+    public void EditsAreTheLevenshteinDistance(string a, string b, int edits)
+    {
+        Assert.Equal(edits, Settings.Edits(a, b));
+        Assert.Equal(edits, Settings.Edits(b, a));
+    }
 }

@@ -19,6 +19,6 @@ public class StockTests
     [Fact]
     public void FailsWhenAsked()
     {
-        Assert.Null(Environment.GetEnvironmentVariable("LOCKTIME_TEST_FAIL"));
+        Assert.Null(Environment.GetEnvironmentVariable("GATE_TEST_FAIL"));
     }
 }
