@@ -10,8 +10,9 @@ namespace LockTime.Runtime
     /// The life of one copy of the run-time. <see cref="Start"/> runs once, from <see cref="Api"/>'s
     /// type initializer (the first timed lock): it reads the settings, loads the site table and joins
     /// the process's registry. The copy that creates the registry (the owner) starts the line writer
-    /// thread and, at <c>AppDomain.ProcessExit</c> (also after <c>Environment.Exit</c>), writes the
-    /// queued lines, the summary and the report for every copy. Nothing here throws.
+    /// thread and, at <c>AppDomain.ProcessExit</c> (also after <c>Environment.Exit</c>) or at an unhandled
+    /// exception (<c>AppDomain.UnhandledException</c>: ProcessExit does not run then), whichever comes
+    /// first, writes the queued lines, the summary and the report for every copy. Nothing here throws.
     /// </summary>
     [CompilerGenerated]
     internal static class Runtime
@@ -114,7 +115,7 @@ namespace LockTime.Runtime
             }
         }
 
-        /// <summary>Makes this copy the owner: a new registry, the writer thread, the exit handler.</summary>
+        /// <summary>Makes this copy the owner: a new registry, the writer thread, the exit and crash handlers.</summary>
         static void Own(Collector c)
         {
             writer = new LineWriter();
@@ -133,6 +134,7 @@ namespace LockTime.Runtime
             nextReport = startTicks + intervalTicks;
             thread.Start();
             AppDomain.CurrentDomain.ProcessExit += new EventHandler(OnExit);
+            AppDomain.CurrentDomain.UnhandledException += new UnhandledExceptionEventHandler(OnUnhandled);
         }
 
         /// <summary>Queues the line of a potential deadlock, to the owner's sink.</summary>
@@ -187,7 +189,17 @@ namespace LockTime.Runtime
         }
 
         /// <summary>
-        /// The end of the process (the owner's exit handler): writes every queued line, then the summary
+        /// An exception no code caught: the process ends without ProcessExit, so the summary and report are
+        /// written now (<see cref="Finish"/>: once). The runtime then prints the exception and exits as it
+        /// would without LockTime.
+        /// </summary>
+        static void OnUnhandled(object sender, UnhandledExceptionEventArgs e)
+        {
+            Finish();
+        }
+
+        /// <summary>
+        /// The end of the process (the owner's exit or crash handler): writes every queued line, then the summary
         /// to the owner's sink (unless its rows are 0), then the report. Runs once; later calls do nothing.
         /// </summary>
         internal static void Finish()
