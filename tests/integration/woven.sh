@@ -8,6 +8,10 @@
 #     most 5 ms over the innermost when the machine oversleeps (reporting never lengthens a hold);
 #   - holder blame (waited_behind, blamed_wait_ms) and potential deadlocks: Transfer both ways, the
 #     app's and the library's locks both ways;
+#   - a TryEnter(o, 5) that fails while another thread holds o 50 ms: its wait is in the site's wait
+#     and contended (and failed), so `locktime check --max-wait-ms 1` gives LT201 on its line;
+#   - an unhandled exception from Main: the summary and a valid report all the same, the crash's
+#     message and exit code as without LockTime;
 #   - one summary at exit and one report (LOCKTIME_REPORT, {pid}) with both assemblies' sites,
 #     valid against docs/report-format.schema.json; the baked --summary and --report;
 #   - the program's output unchanged; every method, merged ones included, JIT-compiles;
@@ -95,6 +99,15 @@ one_process() { # NAME RUNNER DIR FILE
 	check "$name: Transfer both ways: a potential deadlock, on its lines" grep -qE '^LockTime: potential deadlock: Program\.cs:[0-9]+ then Program\.cs:[0-9]+ \(Program::Transfer\), and in the other order at Program\.cs:[0-9]+ then Program\.cs:[0-9]+ \(Program::Transfer\)$' "$LT_TMP/err"
 	check "$name: the app's and the library's locks both ways: a potential deadlock across assemblies" grep -qE '^LockTime: potential deadlock: Program\.cs:[0-9]+ then Ledger\.cs:[0-9]+ \(Program::AppThenLibrary then Woven\.Lib\.Ledger::Post\), and in the other order at Ledger\.cs:[0-9]+ then Program\.cs:[0-9]+ \(Woven\.Lib\.Ledger::Under then Program::Inside\)$' "$LT_TMP/err"
 	check "$name: two cycles in the report" python3 -c "import json,sys; sys.exit(len(json.load(open('$rep'))['lock_order_cycles']) != 2)"
+	check "$name: the failed TryEnter: failed 1, contended 1" test "$(site "$rep" Program::GiveUp failed) $(site "$rep" Program::GiveUp contended)" = "1 1"
+	check "$name: the failed TryEnter's wait (>= 4 ms) is the site's wait" python3 -c "import sys; sys.exit(not float('$(site "$rep" Program::GiveUp wait_ms.max)') >= 4)"
+	gave_up_over_limit() {
+		"$LT" check "$rep" --max-wait-ms 1 >"$LT_TMP/check.out"
+		local rc=$?
+		grep 'GiveUp' "$LT_TMP/check.out"
+		[ "$rc" = 1 ] && grep -qE '^/.*/Program\.cs\([0-9]+\): error LT201: lock waited [0-9.]+ ms, limit 1 ms \(Program::GiveUp, 1 of 1 acquisitions over\)$' "$LT_TMP/check.out"
+	}
+	check "$name: check --max-wait-ms 1: LT201 on the failed TryEnter's line" gave_up_over_limit
 	check "$name: one summary at exit, both assemblies" test "$(grep -c '^LockTime: summary: [0-9]* sites in 2 assemblies' "$LT_TMP/err")" = 1
 	nested_holds() {
 		local holds
@@ -109,6 +122,24 @@ one_process() { # NAME RUNNER DIR FILE
 }
 one_process ".NET" dotnet "$NET" App.dll
 one_process "Mono" mono "$FX" App.exe
+
+# An unhandled exception from Main (ProcessExit does not run): the summary and the report are written
+# at the crash, once; the exception's message and the exit code are the un-woven program's.
+crash() { # NAME RUNNER WOVEN PLAIN FILE
+	local name=$1 runner=$2 woven=$3 plain=$4 file=$5 rc_plain rc_woven
+	(cd "$plain" && env -u LOCKTIME_SUMMARY timeout 120 "$runner" "$file" throw >"$LT_TMP/crash-plain.out" 2>"$LT_TMP/crash-plain.err")
+	rc_plain=$?
+	rm -f "$LT_TMP/crash.json"
+	(cd "$woven" && env -u LOCKTIME_SUMMARY LOCKTIME_REPORT="$LT_TMP/crash.json" timeout 120 "$runner" "$file" throw >"$LT_TMP/out" 2>"$LT_TMP/err")
+	rc_woven=$?
+	check "$name: the exit code is the un-woven program's ($rc_plain)" test "$rc_woven" = "$rc_plain" -a "$rc_plain" != 0
+	check_same "$name: the same output" "$LT_TMP/crash-plain.out" "$LT_TMP/out"
+	check "$name: the exception's message as un-woven" grep -q 'System.InvalidOperationException: thrown from Main' "$LT_TMP/err"
+	check "$name: one summary, both assemblies" test "$(grep -c '^LockTime: summary: [0-9]* sites in 2 assemblies' "$LT_TMP/err")" = 1
+	check "$name: the report validates against the schema, with both assemblies' sites" valid_report "$LT_TMP/crash.json"
+}
+crash ".NET: unhandled exception" dotnet "$NET" "$LT_TMP/plain" App.dll
+crash "Mono: unhandled exception" mono "$FX" "$LT_TMP/plain48" App.exe
 
 # The baked defaults: a summary of 2 rows and a report path, no LOCKTIME_* given; LOCKTIME_SUMMARY
 # still overrides the rows.

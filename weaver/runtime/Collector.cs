@@ -236,15 +236,23 @@ namespace LockTime.Runtime
                                        (holder == null ? "" : " (held by " + holder[1] + " at " + holder[2] + ")")));
         }
 
-        /// <summary>Records a TryEnter of <paramref name="site"/> that did not acquire, after waiting <paramref name="waitTicks"/>.</summary>
+        /// <summary>
+        /// Records an acquisition of <paramref name="site"/> that did not acquire (a failed TryEnter, a
+        /// timed-out or cancelled WaitAsync) after waiting <paramref name="waitTicks"/>: it counts as failed,
+        /// its wait counts in the site's wait like any other, and it counts as contended, since its try
+        /// did not get the lock.
+        /// </summary>
         internal void Failed(ThreadRecord t, int site, long waitTicks)
         {
             SiteStats s = t.Stats(site);
             if (s == null)
                 return;
+            long waitNs = Ns(waitTicks);
             s.Failed++;
+            s.Contended++;
+            s.Wait.Record(waitNs);
             if (waitTicks >= ThresholdTicks)
-                Slow(site, -1, Ns(waitTicks), null);
+                Slow(site, -1, waitNs, null);
         }
 
         /// <summary>Lists a new record (once per thread): an append under the lock, the count published last.</summary>

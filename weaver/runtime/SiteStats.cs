@@ -5,8 +5,9 @@ using System.Runtime.CompilerServices;
 namespace LockTime.Runtime
 {
     /// <summary>
-    /// The statistics of one lock site: acquisitions (counted when released), contended ones (the
-    /// fast try failed), failed TryEnters, the wait and hold durations in nanoseconds, and the holder
+    /// The statistics of one lock site: acquisitions (counted when released), contended tries (the
+    /// fast try failed: acquired after a wait, or failed), failed tries (a TryEnter or WaitAsync that
+    /// did not acquire), the wait of every try and the hold durations in nanoseconds, and the holder
     /// sites its contended waits were behind (the holder blame). Each thread
     /// writes its own instance; a summary adds them (<see cref="Add"/>).
     /// </summary>

@@ -94,6 +94,34 @@ public class CollectorTests
     }
 
     [Fact]
+    public void FailedAcquisitionsCountTheirWaitAndAsContended()
+    {
+        var lines = new List<object[]>();
+        var c = Make(1, 1, lines);
+        var t = c.Thread();
+        c.Released(t, F(0, 0, 1_000_000, contended: true), 1_500_000); // acquired after 1 ms
+        c.Failed(t, 0, 5_172_000);                                     // a TryEnter(o, 5) that gave up
+        c.Failed(t, 0, 300);                                           // a TryEnter(o) that found it taken
+        var s = c.Merge()[0];
+        Assert.Equal(1, s.Acquisitions);
+        Assert.Equal(2, s.Failed);
+        Assert.Equal(3, s.Contended);
+        Assert.Equal(3, s.Wait.Count);
+        Assert.Equal(1_000_000 + 5_172_000 + 300, s.Wait.Total);
+        Assert.Equal(5_172_000, s.Wait.Max);
+        Assert.Equal(1, s.Hold.Count); // a failed try held nothing
+        var site = SiteTotals.FromRow(c.Snapshot()[0])!;
+        var p = new ProcessInfo { Name = "t", Pid = 1, StartUtc = DateTime.UtcNow, DurationNs = 1 };
+        string json = Report.Format(p, [site], 0, null);
+        JsonTests.Validate(json);
+        var doc = System.Text.Json.Nodes.JsonNode.Parse(json)!["sites"]![0]!;
+        Assert.Equal(3, (long)doc["contended"]!);
+        Assert.Equal(2, (long)doc["failed"]!);
+        Assert.Equal(6.1723, (double)doc["wait_ms"]!["total"]!);
+        Assert.Equal(5.172, (double)doc["wait_ms"]!["max"]!);
+    }
+
+    [Fact]
     public void SlowLocksQueueTheirLine()
     {
         var lines = new List<object[]>();

@@ -1,6 +1,7 @@
 // Program.cs - what a woven program's run-time must count exactly: 16 threads taking one lock 1,000
 // times each (Count), a holder keeping a lock 60 ms while another thread waits (Hold, Wait), 50
-// nested locks around a 20 ms sleep (Nested), the library's lock (Ledger.Post), and two potential
+// nested locks around a 20 ms sleep (Nested), a TryEnter that gives up after 5 ms while another
+// thread holds its lock 50 ms (GiveUp), the library's lock (Ledger.Post), and two potential
 // deadlocks: Transfer both ways, and the app's and the library's locks in both orders.
 using System;
 using System.Threading;
@@ -10,6 +11,7 @@ internal static class Program
 {
     private static readonly object counter = new object();
     private static readonly object contended = new object();
+    private static readonly object polled = new object();
     private static readonly object[] nest = new object[50];
     private static readonly object account1 = new object(), account2 = new object(), app = new object();
     private static long count;
@@ -53,6 +55,15 @@ internal static class Program
         }
     }
 
+    // Fails: another thread holds the lock 50 ms.
+    private static bool GiveUp()
+    {
+        if (!Monitor.TryEnter(polled, 5))
+            return false;
+        Monitor.Exit(polled);
+        return true;
+    }
+
     private static void Wait()
     {
         lock (contended)
@@ -70,7 +81,8 @@ internal static class Program
             Nested(depth + 1);
     }
 
-    private static void Main()
+    // With the argument "throw", Main ends in an unhandled exception after all the locks.
+    private static void Main(string[] args)
     {
         for (int i = 0; i < nest.Length; i++)
             nest[i] = new object();
@@ -86,6 +98,19 @@ internal static class Program
         held.Wait();
         Wait();
         holder.Join();
+        var taken = new ManualResetEventSlim();
+        var poller = new Thread(() =>
+        {
+            lock (polled)
+            {
+                taken.Set();
+                Thread.Sleep(50);
+            }
+        });
+        poller.Start();
+        taken.Wait();
+        bool got = GiveUp();
+        poller.Join();
         var ledger = new Ledger();
         for (int i = 0; i < 99; i++)
             ledger.Post(i);
@@ -93,6 +118,8 @@ internal static class Program
         Transfer(account2, account1);
         AppThenLibrary(ledger);
         ledger.Under(Inside);
-        Console.WriteLine("count " + count + ", ledger " + ledger.Total);
+        Console.WriteLine("count " + count + ", ledger " + ledger.Total + ", TryEnter got the held lock: " + got);
+        if (args.Length > 0 && args[0] == "throw")
+            throw new InvalidOperationException("thrown from Main");
     }
 }
