@@ -101,7 +101,7 @@ namespace LockTime.Runtime
                 Add(meter, longCounter, cast, Lazy(selectMany, range, new Func<int, IEnumerable<object>>(m.ObserveAcquisitions)),
                     "locktime.acquisitions", "{acquisition}", "Locks acquired (and released) at the site");
                 Add(meter, longCounter, cast, Lazy(selectMany, range, new Func<int, IEnumerable<object>>(m.ObserveContentions)),
-                    "locktime.contentions", "{contention}", "Acquisitions at the site that had to wait: the lock was held by another thread");
+                    "locktime.contentions", "{contention}", "Tries at the site that found the lock held by another thread: acquisitions that waited, and failed tries");
                 Add(meter, doubleCounter, cast, Lazy(selectMany, range, new Func<int, IEnumerable<object>>(m.ObserveWait)),
                     "locktime.wait.time", "s", "Time threads waited to acquire the lock at the site");
                 Add(meter, doubleCounter, cast, Lazy(selectMany, range, new Func<int, IEnumerable<object>>(m.ObserveHold)),
