@@ -99,14 +99,16 @@ def check(out_path, status, hold, wait, files):
         lines = f.read().splitlines()
     want = []
     for s in merged(files):
-        for code, verb, w, limit in ((200, "held", "hold", hold), (201, "waited", "wait", wait)):
+        for code, verb, w, limit, counts in ((200, "held", "hold", hold, "acquisitions"),
+                                             (201, "waited", "wait", wait, "waits")):
             if limit == "-" or s[w]["max"] < ns(float(limit)):
                 continue
             least, most = over_count(s[w], ns(float(limit)))
             total = sum(s[w]["buckets"].values())
             counted = "%d of %d" % (least, total) if least == most else "%d to %d of %d" % (least, most, total)
-            want.append("%s(%d): error LT%03d: lock %s %.1f ms, limit %g ms (%s, %s acquisitions over)" %
-                        (s["file"], s["line"], code, verb, s[w]["max"] / 1e6, float(limit), s["method"], counted))
+            want.append("%s(%d): error LT%03d: lock %s %.1f ms, limit %g ms (%s, %s %s over)" %
+                        (s["file"], s["line"], code, verb, s[w]["max"] / 1e6, float(limit), s["method"], counted,
+                         counts))
     name = "check --max-hold-ms %s --max-wait-ms %s: " % (hold, wait)
     ok(name + "one canonical line per site over a limit", lines == want,
        "want:\n" + "\n".join(want) + "\ngot:\n" + "\n".join(lines))

@@ -105,7 +105,7 @@ one_process() { # NAME RUNNER DIR FILE
 		"$LT" check "$rep" --max-wait-ms 1 >"$LT_TMP/check.out"
 		local rc=$?
 		grep 'GiveUp' "$LT_TMP/check.out"
-		[ "$rc" = 1 ] && grep -qE '^/.*/Program\.cs\([0-9]+\): error LT201: lock waited [0-9.]+ ms, limit 1 ms \(Program::GiveUp, 1 of 1 acquisitions over\)$' "$LT_TMP/check.out"
+		[ "$rc" = 1 ] && grep -qE '^/.*/Program\.cs\([0-9]+\): error LT201: lock waited [0-9.]+ ms, limit 1 ms \(Program::GiveUp, 1 of 1 waits over\)$' "$LT_TMP/check.out"
 	}
 	check "$name: check --max-wait-ms 1: LT201 on the failed TryEnter's line" gave_up_over_limit
 	check "$name: one summary at exit, both assemblies" test "$(grep -c '^LockTime: summary: [0-9]* sites in 2 assemblies' "$LT_TMP/err")" = 1

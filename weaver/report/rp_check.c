@@ -4,9 +4,10 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-/* One LT200/LT201 line for site s if d's maximum is at or over limit_ns. */
+/* One LT200/LT201 line for site s if d's maximum is at or over limit_ns; `counts` names what
+ * d's histogram counts ("acquisitions" for holds, "waits" for waits: failed tries' too). */
 static int check_one(const struct rp_site *s, const struct rp_durations *d, int64_t limit_ns, int code,
-		     const char *verb, struct lt_buf *out, size_t *over)
+		     const char *verb, const char *counts, struct lt_buf *out, size_t *over)
 {
 	int64_t least, most, total = 0;
 	char counted[96];
@@ -17,10 +18,10 @@ static int check_one(const struct rp_site *s, const struct rp_durations *d, int6
 		for (size_t i = 0; i < d->n_buckets; i++)
 			total += d->buckets[i].count;
 		if (least == most)
-			snprintf(counted, sizeof counted, ", %" PRId64 " of %" PRId64 " acquisitions over", least, total);
+			snprintf(counted, sizeof counted, ", %" PRId64 " of %" PRId64 " %s over", least, total, counts);
 		else
-			snprintf(counted, sizeof counted, ", %" PRId64 " to %" PRId64 " of %" PRId64 " acquisitions over",
-				 least, most, total);
+			snprintf(counted, sizeof counted, ", %" PRId64 " to %" PRId64 " of %" PRId64 " %s over",
+				 least, most, total, counts);
 	} else {
 		snprintf(counted, sizeof counted, ", %" PRId64 " acquisitions", s->acquisitions);
 	}
@@ -38,8 +39,8 @@ int rp_write_check(const struct rp_report *r, const struct rp_limits *limits, st
 	*over = 0;
 	for (size_t i = 0; i < r->n_sites; i++) {
 		const struct rp_site *s = &r->sites[i];
-		if (check_one(s, &s->hold, limits->max_hold_ns, RP_LT_HOLD, "held", out, over) ||
-		    check_one(s, &s->wait, limits->max_wait_ns, RP_LT_WAIT, "waited", out, over))
+		if (check_one(s, &s->hold, limits->max_hold_ns, RP_LT_HOLD, "held", "acquisitions", out, over) ||
+		    check_one(s, &s->wait, limits->max_wait_ns, RP_LT_WAIT, "waited", "waits", out, over))
 			return -1;
 	}
 	return 0;
