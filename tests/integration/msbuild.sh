@@ -13,7 +13,8 @@
 #     5. VB and F#;
 #     6. a classic project importing the package as packages.config projects do, built by Mono's xbuild;
 #        signed with SignAssembly: sn -vf verifies the woven output (and so for the console app);
-#     settings: booleans other than true/false and LockTimeSummary other than a number are error LT104,
+#     settings: booleans other than true/false and numbers out of form or range (LockTimeSummary,
+#     LockTimeThresholdMs) are error LT104 naming the property, the value and the range,
 #     LockTimeSummary/LockTimeReport/LockTimeLockOrder reach the weave and the program, LockTimeInclude/LockTimeExclude, and
 #     dotnet pack of a woven library warns LT105 unless LockTimePack=true;
 #     7. a corrupt intermediate assembly fails the build with error LT0NN, and so does the next build;
@@ -161,6 +162,12 @@ console_settings() {
 		one_error "$LT_TMP/s2b.log" "error LT104: LockTime: LockTimeLockOrder is 'maybe': it takes true or false" build "$c" -p:LockTimeLockOrder=maybe
 	check "settings: LockTimeSummary=ten: one error LT104 naming it" \
 		one_error "$LT_TMP/s2c.log" "error LT104: LockTime: LockTimeSummary is 'ten': it takes a whole number" build "$c" -p:LockTimeSummary=ten
+	check "settings: LockTimeSummary=2000000: one error LT104 with the range" \
+		one_error "$LT_TMP/s2d.log" "error LT104: LockTime: LockTimeSummary is '2000000': it takes a whole number of rows from 0 to 1000000" build "$c" -p:LockTimeSummary=2000000
+	check "settings: LockTimeThresholdMs=abc: one error LT104 with the range" \
+		one_error "$LT_TMP/s2e.log" "error LT104: LockTime: LockTimeThresholdMs is 'abc': it takes a number of milliseconds from 0 to 1000000000000" build "$c" -p:LockTimeThresholdMs=abc
+	check "settings: LockTimeThresholdMs=-5: one error LT104, no error of locktime's" \
+		one_error "$LT_TMP/s2f.log" "error LT104: LockTime: LockTimeThresholdMs is '-5'" build "$c" -p:LockTimeThresholdMs=-5
 	check "settings: LockTimeEnabled=FALSE (any case)" dn "$LT_TMP/s3.log" build "$c" -v:n -p:LockTimeEnabled=FALSE
 	check "settings: LockTimeEnabled=FALSE: no weave" woven_times "$LT_TMP/s3.log" 0
 	check "settings: LockTimeExclude=Program::Slow, LockTimeInclude=Program::*%3BNo::Such" \

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Settings a user can mistype are never ignored without a word (the MSBuild booleans: msbuild.sh):
-#   - --threshold-ms states its range when it refuses a value; --output-sink STDOUT is the console;
+#   - --threshold-ms and --summary state their range when they refuse a value; their largest values
+#     (10^12 ms, 10^6 rows) are the run-time's largest LOCKTIME_THRESHOLD_MS and LOCKTIME_SUMMARY, so a
+#     program woven with them runs without a warning; --output-sink STDOUT is the console;
 #   - at run time, on .NET and on Mono: LOCKTIME_DISABLED takes 1/true/yes/on and 0/false/no/off in
 #     any case, and anything else gives one "LockTime: warning:" line naming it and keeps timing on;
 #     a bad LOCKTIME_THRESHOLD_MS gives one warning and keeps the baked threshold;
@@ -13,11 +15,18 @@ check "corpus builds" corpus_build || exit 1
 
 threshold_range() {
 	local out
-	out=$("$LT" weave --threshold-ms 2e9 "$LT_TMP/none.dll" 2>&1) && return 1
+	out=$("$LT" weave --threshold-ms 2e12 "$LT_TMP/none.dll" 2>&1) && return 1
 	echo "$out"
-	grep -q "error LT012: --threshold-ms: '2e9' is not a number of milliseconds from 0 to 1000000000" <<<"$out"
+	grep -q "error LT012: --threshold-ms: '2e12' is not a number of milliseconds from 0 to 1000000000000" <<<"$out"
 }
 check "--threshold-ms past its limit: refused, the message says the range" threshold_range
+summary_range() {
+	local out
+	out=$("$LT" weave --summary 1000001 "$LT_TMP/none.dll" 2>&1) && return 1
+	echo "$out"
+	grep -q "error LT012: --summary: '1000001' is not a number of rows from 0 to 1000000" <<<"$out"
+}
+check "--summary past its limit: refused, the message says the range" summary_range
 
 # Woven copies: the C# corpus program (.NET) and the Mono one; RUN runs one with the environment given.
 mkdir -p "$LT_TMP/net" "$LT_TMP/mono"
@@ -33,6 +42,14 @@ sink_is_console() {
 	grep -q '^LockTime: ' "$LT_TMP/out" && ! grep -q '^LockTime: ' "$LT_TMP/err" && [ ! -e "$LT_TMP/net/STDOUT" ]
 }
 check "--output-sink STDOUT: reports on stdout, no file STDOUT" sink_is_console
+
+largest_baked() {
+	mkdir -p "$LT_TMP/largest" && cp "$LT_CORPUS"/csharp/Release/* "$LT_TMP/largest/" || return 1
+	"$LT" weave -q --threshold-ms 1000000000000 --summary 1000000 "$LT_TMP/largest/LockCorpus.dll" || return 1
+	(cd "$LT_TMP/largest" && dotnet LockCorpus.dll >/dev/null 2>"$LT_TMP/err") || return 1
+	! grep 'LockTime: warning' "$LT_TMP/err"
+}
+check "the largest --threshold-ms and --summary: the run-time takes them without a warning" largest_baked
 
 # run_with RUNNER FILE VAR=VALUE...: stderr in $LT_TMP/err (reports and warnings go there)
 run_with() {

@@ -12,12 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Largest --threshold-ms: 10^9 ms (11.6 days; the run-time takes up to
- * HELPER_THRESHOLD_MS_MAX from LOCKTIME_THRESHOLD_MS). */
-#define CLI_THRESHOLD_MS_MAX 1e9
+/* Largest --threshold-ms: 10^12 ms, the largest the run-time takes from
+ * LOCKTIME_THRESHOLD_MS (Settings.cs ThresholdMsMax) and LockTimeThresholdMs
+ * (LockTime.Numbers.targets). */
+#define CLI_THRESHOLD_MS_MAX 1e12
 
-/* Largest --summary: the run-time prints at most this many rows of each table. */
-#define CLI_SUMMARY_MAX 100000
+/* Largest --summary: the largest LOCKTIME_SUMMARY the run-time takes
+ * (Settings.cs SummaryMax) and LockTimeSummary (LockTime.Numbers.targets). */
+#define CLI_SUMMARY_MAX 1000000
 
 /* A switch's value, as the run-time reads LOCKTIME_* switches (1/true/yes/on,
  * 0/false/no/off, any case): "1" or "0", or NULL for anything else. */
