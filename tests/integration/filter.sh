@@ -3,9 +3,11 @@
 # Release; and compiled by Mono's mcs, run under Mono):
 #   - an attribute named LockTimeIgnoreAttribute (the program's own) on a method leaves it, its
 #     lambdas and iterators alone; on a type, the type and its nested types; on the assembly,
-#     everything (no lock woven: the file is left byte for byte);
+#     everything (no lock woven: the file is left byte for byte, warning LT022 says how many sites it has);
 #   - --include / --exclude: ';'-separated patterns with '*', spaces around them ignored, repeatable,
-#     @FILE; an include that matches nothing leaves the file alone;
+#     @FILE; an include that matches nothing, or an exclude of everything, leaves the file alone with
+#     warning LT022 naming the sites found (as `locktime list` counts them) and the patterns; an
+#     --include or --exclude that holds no pattern ('', ' ; ', an empty @FILE) is refused (LT012);
 #   - the woven program prints what the un-woven one prints, and ltcheck verify accepts it.
 source "$(dirname "$0")/../lib.sh"
 LT=${LOCKTIME:-$LT_BUILD/san/locktime}
@@ -89,14 +91,33 @@ from_file() {
 	[ "$list" = "$(printf '%s\n' Filter.Kept::Numbers Filter.Kept::Timed)" ] || { echo "$list"; return 1; }
 }
 check "--include @FILE (one a line) and repeated" from_file
-nothing_matches() {
+filtered_out() { # WARNING-PATTERNS OPTION...: every site left alone, the warning names them
+	local d=$LT_TMP/none out sites want=$1
+	shift
+	rm -rf "$d" && mkdir "$d" && cp "$dll" "$d/"
+	sites=$("$LT" list "$dll" | wc -l)
+	[ "$sites" -gt 0 ] || return 1
+	out=$("$LT" weave "$@" "$d/Filter.dll" 2>&1) || return 1
+	echo "$out"
+	grep -qF "$d/Filter.dll: warning LT022: $sites lock sites found, all filtered out by $want or LockTimeIgnoreAttribute: nothing woven" <<<"$out" &&
+		! grep -q 'no lock found' <<<"$out" && cmp "$dll" "$d/Filter.dll"
+}
+check "--include that matches nothing: warning LT022 with the sites found and the pattern, the file left byte for byte" \
+	filtered_out "--include 'No.Such::*'" --include 'No.Such::*'
+check "--exclude '*' with an --include: warning LT022 naming both" \
+	filtered_out "--include 'Filter.*' --exclude '*'" --exclude '*' --include 'Filter.*'
+no_pattern() { # OPTION VALUE
 	local d=$LT_TMP/none out
 	rm -rf "$d" && mkdir "$d" && cp "$dll" "$d/"
-	out=$("$LT" weave --include 'No.Such::*' "$d/Filter.dll") || return 1
+	out=$("$LT" weave "$1" "$2" "$d/Filter.dll" 2>&1)
+	[ $? = 2 ] || { echo "$out"; return 1; }
 	echo "$out"
-	grep -q 'no lock found, left as it is' <<<"$out" && cmp "$dll" "$d/Filter.dll"
+	grep -qF "error LT012: $1: '$2' holds no pattern" <<<"$out" && cmp "$dll" "$d/Filter.dll"
 }
-check "--include that matches nothing: the file is left byte for byte" nothing_matches
+check "--include '': refused (LT012), the file untouched" no_pattern --include ''
+check "--exclude ' ; ': refused (LT012)" no_pattern --exclude ' ; '
+: >"$LT_TMP/empty-patterns"
+check "--include @EMPTY-FILE: refused (LT012)" no_pattern --include "@$LT_TMP/empty-patterns"
 
 # [assembly: LockTimeIgnore]: a Mono (mcs) program whose attribute is in no namespace.
 assembly_ignored() {
@@ -111,7 +132,8 @@ CS
 	sed '/assembly: LockTimeIgnore/d' "$d/A.cs" >"$d/B.cs"
 	mcs -out:"$d/A.exe" "$d/A.cs" && mcs -out:"$d/B.exe" "$d/B.cs" || return 1
 	cp "$d/A.exe" "$d/A.orig"
-	"$LT" weave "$d/A.exe" | grep -q 'no lock found' && cmp "$d/A.exe" "$d/A.orig" &&
+	"$LT" weave "$d/A.exe" 2>&1 | grep -qF "$d/A.exe: warning LT022: 1 lock site found, all filtered out by LockTimeIgnoreAttribute" &&
+		cmp "$d/A.exe" "$d/A.orig" &&
 		"$LT" weave "$d/B.exe" | grep -q 'woven, 1 lock site' && [ "$(LOCKTIME_THRESHOLD_MS=0 mono "$d/B.exe" 2>&1 | grep -c '^LockTime: P::Main')" = 1 ]
 }
 check "[assembly: LockTimeIgnore] (mcs, no namespace): nothing woven; without it, woven and reporting under Mono" assembly_ignored

@@ -17,6 +17,7 @@ struct pkg_cli {
 	const char *path; /* the .nupkg, as named on the command line */
 	int verbosity;
 	const char *skipped; /* what happens to an assembly LockTime cannot weave */
+	const struct weave_opts *opts; /* weave, --unpack: the filters named by PKG_FILTERED_OUT */
 };
 
 int cli_is_package(const char *path)
@@ -41,6 +42,9 @@ static void print_note(void *ctx, const struct pkg_note *n)
 		if (c->verbosity >= 0)
 			printf("%s: %s: %s\n", c->path, n->entry,
 			       n->kind == PKG_ALREADY_WOVEN ? "already woven by LockTime, left as it is" : "no lock found, left as it is");
+		break;
+	case PKG_FILTERED_OUT:
+		cli_warn_filtered(c->path, n->entry, n->nsites, c->opts);
 		break;
 	case PKG_NOT_WOVEN:
 		cli_warn(c->path, n->code, "%s: %s; %s", n->entry, n->msg, c->skipped);
@@ -73,7 +77,7 @@ static void print_frameworks(const struct pkg_cli *c, const struct nuspec *spec)
 
 int cli_weave_package(const char *in, const char *out, const struct weave_opts *opts, int verbosity)
 {
-	struct pkg_cli c = { in, verbosity, "left as it is" };
+	struct pkg_cli c = { in, verbosity, "left as it is", opts };
 	struct pkg_report r = { print_note, NULL, &c };
 	struct lt_file_lock lock = LT_FILE_LOCK_INIT;
 	struct lt_buf woven = LT_BUF_INIT;
@@ -151,7 +155,7 @@ static int put_file(void *ctx, const char *entry, const uint8_t *data, size_t si
 int cli_unpack_package(const char *in, const char *dir, const char *const *entries, int n,
 		       const struct weave_opts *opts, int verbosity)
 {
-	struct pkg_cli c = { in, verbosity, "copied as it is" };
+	struct pkg_cli c = { in, verbosity, "copied as it is", opts };
 	struct pkg_report r = { print_note, NULL, &c };
 	struct unpack_dir u = { dir, verbosity };
 	struct nuspec spec;
@@ -178,7 +182,7 @@ static void print_entry_site(void *ctx, const char *entry, const struct weave_si
 
 int cli_list_package(const char *path)
 {
-	struct pkg_cli c = { path, 0, "not listed" };
+	struct pkg_cli c = { path, 0, "not listed", NULL };
 	struct pkg_report r = { print_note, print_entry_site, &c };
 	struct nuspec spec;
 	uint8_t *data;

@@ -1,5 +1,6 @@
 /* cli_print.c - diagnostics and site lines, as every command prints them (see cli_print.h). */
 #include "cli_print.h"
+#include "lt_buf.h"
 #include "lt_error.h"
 #include "weave.h"
 #include "weave_framework.h"
@@ -22,6 +23,28 @@ void cli_warn(const char *file, int code, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+/* " --NAME 'P1' 'P2'..." for the n patterns p, none when n is 0. */
+static void put_patterns(struct lt_buf *b, const char *name, const char *const *p, size_t n)
+{
+	if (n)
+		lt_buf_printf(b, " --%s", name);
+	for (size_t i = 0; i < n; i++)
+		lt_buf_printf(b, " '%s'", p[i]);
+}
+
+void cli_warn_filtered(const char *file, const char *entry, long nsites, const struct weave_opts *opts)
+{
+	struct lt_buf b = LT_BUF_INIT;
+
+	put_patterns(&b, "include", opts->include, opts->ninclude);
+	put_patterns(&b, "exclude", opts->exclude, opts->nexclude);
+	lt_buf_u8(&b, 0);
+	cli_warn(file, LT_E_FILTERED, "%s%s%ld lock site%s found, all filtered out by%s%s LockTimeIgnoreAttribute: "
+		 "nothing woven, left as it is", entry ? entry : "", entry ? ": " : "", nsites, nsites == 1 ? "" : "s",
+		 b.data ? (char *)b.data : "", opts->ninclude || opts->nexclude ? " or" : "");
+	lt_buf_free(&b);
 }
 
 void cli_print_site(const char *prefix, const struct weave_site *s)

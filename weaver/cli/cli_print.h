@@ -6,6 +6,7 @@
 #include "lt_error.h"
 
 struct weave_site;
+struct weave_opts;
 
 /* Print the recorded error (lt_error_last) for `file` in MSBuild's canonical
  * format "<file>: error LT0NN: <message>" on stderr. */
@@ -13,6 +14,11 @@ void cli_report_error(const char *file);
 
 /* Print "<file>: warning LT0NN: <message>" on stderr. */
 void cli_warn(const char *file, int code, const char *fmt, ...) LT_PRINTF(3, 4);
+
+/* Warning LT022 for `file` ([<entry>: ] when entry is not NULL): nsites lock
+ * sites were found and the filters of opts (--include, --exclude, named with
+ * their patterns, and LockTimeIgnoreAttribute) left every one alone. */
+void cli_warn_filtered(const char *file, const char *entry, long nsites, const struct weave_opts *opts);
 
 /* One `list` line for site s: "[<prefix>: ]<Type>::<Method> IL_xxxx <kind>
  * [<file>:<line>]" on stdout; prefix NULL for none. */

@@ -76,6 +76,16 @@ static int refs_add_file(struct refs *r, const char *list)
 	return rc;
 }
 
+/* Whether patterns p[from..n) hold a pattern: a character other than the
+ * separators and spaces weave_pattern_match skips. */
+static int has_pattern(const struct refs *p, size_t from)
+{
+	for (size_t i = from; i < p->n; i++)
+		if (p->paths[i][strspn(p->paths[i], "; \t")])
+			return 1;
+	return 0;
+}
+
 static void refs_free(struct refs *r)
 {
 	size_t i;
@@ -118,6 +128,8 @@ static int weave_one(const char *in, const char *out, const struct weave_opts *o
 		cli_report_error(in);
 	else if (verbosity >= 0 && job.outcome == WEAVE_WOVEN)
 		printf("%s: woven, %ld lock site%s timed\n", in, job.nsites, job.nsites == 1 ? "" : "s");
+	else if (job.outcome == WEAVE_FILTERED_OUT)
+		cli_warn_filtered(in, NULL, job.nsites, opts);
 	else if (verbosity >= 0)
 		printf("%s: %s\n", in, job.outcome == WEAVE_ALREADY_WOVEN ? "already woven by LockTime, left as it is"
 									 : "no lock found, left as it is");
@@ -150,6 +162,7 @@ int cli_weave(int argc, char **argv)
 	const char *output = NULL, *unpack = NULL, *key_file = NULL, *key_container = NULL, *key_from = NULL;
 	struct lt_rsa_key *key = NULL;
 	int c, i, verbosity = 0, failed = 0;
+	size_t from;
 	char *end;
 	long rows;
 
@@ -185,8 +198,16 @@ int cli_weave(int argc, char **argv)
 		case 'x':
 			/* PATTERNS (';'-separated) or @FILE, one pattern (or list) a line. */
 			patterns = c == 'i' ? &include : &exclude;
+			from = patterns->n;
 			if ((optarg[0] == '@' ? refs_add_file(patterns, optarg + 1) : refs_add(patterns, optarg)) < 0) {
 				cli_report_error(optarg);
+				goto usage;
+			}
+			/* An empty --include would weave nothing, an empty --exclude is a slip. */
+			if (!has_pattern(patterns, from)) {
+				fprintf(stderr, "locktime: error LT%03d: --%s: '%s' holds no pattern (Namespace.Type::Method, "
+						"* wildcards, ';'-separated); leave the option out for %s\n", LT_E_USAGE,
+					c == 'i' ? "include" : "exclude", optarg, c == 'i' ? "every method" : "none");
 				goto usage;
 			}
 			break;

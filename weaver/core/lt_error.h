@@ -45,6 +45,7 @@ enum lt_code {
 	LT_E_REPORT = 19,     /* malformed LockTime report (JSON) */
 	LT_E_KEY = 20,        /* a strong-name key cannot be read, does not sign, or is not the assembly's */
 	LT_E_KEY_CONTAINER = 21, /* no key container of that name in the platform's key stores */
+	LT_E_FILTERED = 22,   /* warning: lock sites were found and all left alone by the filters */
 };
 
 /* The last recorded error.  code is an lt_code; msg is NUL-terminated. */

@@ -63,7 +63,8 @@ static int weave_assembly(struct nupkg *p, uint32_t i, struct img *img, struct p
 		return -1;
 	n->nsites = job.nsites;
 	if (job.outcome != WEAVE_WOVEN) {
-		n->kind = job.outcome == WEAVE_ALREADY_WOVEN ? PKG_ALREADY_WOVEN : PKG_NO_LOCKS;
+		n->kind = job.outcome == WEAVE_ALREADY_WOVEN ? PKG_ALREADY_WOVEN
+			  : job.outcome == WEAVE_FILTERED_OUT ? PKG_FILTERED_OUT : PKG_NO_LOCKS;
 		note(ps, n);
 		return ps->put ? ps->put(ps->put_ctx, n->entry, img->file, img->size) : 0;
 	}

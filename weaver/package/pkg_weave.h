@@ -14,6 +14,7 @@ enum pkg_note_kind {
 	PKG_WOVEN,             /* an assembly was woven: nsites sites timed */
 	PKG_NO_LOCKS,          /* an assembly without a lock: left as it is */
 	PKG_ALREADY_WOVEN,     /* an assembly LockTime wove before: left as it is */
+	PKG_FILTERED_OUT,      /* an assembly whose nsites sites the filters all left alone: as it is */
 	PKG_NOT_WOVEN,         /* not weavable (not .NET, mixed-mode, ReadyToRun, reference
 				* assembly): code and msg say why; left as it is */
 	PKG_STRONG_NAMED,      /* a woven assembly was strong-name signed: that no longer matches */
@@ -24,7 +25,7 @@ struct pkg_note {
 	enum pkg_note_kind kind;
 	const char *entry;  /* the entry's name as stored */
 	const char *tfm;    /* an assembly's <tfm> folder ("net6.0", "netstandard2.0"), else "" */
-	long nsites;        /* PKG_WOVEN: sites timed */
+	long nsites;        /* PKG_WOVEN: sites timed; PKG_FILTERED_OUT: found */
 	const char *framework; /* PKG_WOVEN: its TargetFrameworkAttribute (weave_job's framework), "" when none */
 	int code;           /* PKG_NOT_WOVEN: the lt_code of the reason */
 	const char *msg;    /* PKG_NOT_WOVEN: the reason */

@@ -233,7 +233,7 @@ int weave_image(struct img *img, const struct weave_opts *opts, enum weave_outco
 	struct weave_site_row *rows = NULL;
 	struct weave_helper *h;
 	struct wlines lines;
-	long acquiring = 0;
+	long acquiring = 0, found = 0;
 	size_t i;
 	int woven = weave_is_woven(img), rc = -1;
 
@@ -246,11 +246,17 @@ int weave_image(struct img *img, const struct weave_opts *opts, enum weave_outco
 	}
 	if (scan(img, &names, &sites) < 0)
 		return -1;
+	for (i = 0; i < sites.n; i++)
+		found += weave_kind_acquires(sites.calls[i].kind);
 	if (wlines_init(&lines, sites.n ? opts->pdb : NULL, opts->read_source) < 0 || weave_sites_filter(&names, &lines, opts, &sites) < 0)
 		goto done;
 	for (i = 0; i < sites.n; i++)
 		acquiring += weave_kind_acquires(sites.calls[i].kind);
 	if (sites.n == 0) {
+		if (found > 0) {
+			*outcome = WEAVE_FILTERED_OUT;
+			*nsites = found;
+		}
 		rc = 0;
 		goto done;
 	}

@@ -14,6 +14,8 @@ enum weave_outcome {
 	WEAVE_WOVEN = 0,           /* sites were found and timed */
 	WEAVE_NO_LOCKS = 1,        /* nothing to weave: leave the file as it is */
 	WEAVE_ALREADY_WOVEN = 2,   /* the assembly carries LockTime's helper type */
+	WEAVE_FILTERED_OUT = 3,    /* sites were found, all left alone by weave_sites_filter
+				    * (the patterns, LockTimeIgnoreAttribute): the file as it is */
 };
 
 /* Whether img carries LockTime's helper TypeDef (woven already): 1, 0, or
@@ -37,7 +39,8 @@ long weave_list_pdb(const struct img *img, const struct pdb_found *pdb,
 
 /* Weave every site of `img` in memory: add the helper type, rewrite the
  * bodies.  *outcome says what happened; the caller writes the image only for
- * WEAVE_WOVEN.  Time and memory are linear in the size of the assembly (a
+ * WEAVE_WOVEN.  *nsites gets the acquisition sites timed (WEAVE_WOVEN), or
+ * found and all left alone (WEAVE_FILTERED_OUT).  Time and memory are linear in the size of the assembly (a
  * hostile one is bounded by its bodies' size limits, IL_MAX_CODE and
  * IL_MAX_CLAUSES).  Returns 0, or -1 (LT_E_WEAVE, LT_E_LIMIT, and the
  * reading errors above). */

@@ -29,7 +29,7 @@ int weave_refuse_reference(const struct img *img);
 /* One assembly through the in-memory part of the pipeline. */
 struct weave_job {
 	enum weave_outcome outcome;
-	long nsites;              /* WEAVE_WOVEN: acquisition sites timed */
+	long nsites;              /* WEAVE_WOVEN: acquisition sites timed; WEAVE_FILTERED_OUT: found */
 	int strong_named;         /* WEAVE_WOVEN: it was strong-name signed, which no longer matches */
 	enum img_sn_kind sn;      /* WEAVE_WOVEN, weave_file: how the input is strong-named (img_strong_name) */
 	int resigned;             /* WEAVE_WOVEN, weave_file: signed again with opts->key */
