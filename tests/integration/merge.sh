@@ -9,8 +9,8 @@
 #     reflection answers as the template itself does, with the merge's substitution, on .NET 10
 #     and on Mono (Mono's mscorlib: the probe runs on the merged core library, its own clock);
 #   - the same bytes twice; a merged assembly is not merged again;
-#   - resolved with reference assemblies (-r) too; a framework without a type the template needs
-#     is an LT015 error naming it, and no output.
+#   - resolved with reference assemblies (-r) too, all of them or too few (they add to the target's
+#     framework); a framework without a type the template needs is an LT015 error naming it, and no output.
 source "$(dirname "$0")/../lib.sh"
 MERGE=${LT_MERGE:-$LT_BUILD/san/lt-merge}
 TEMPLATE=$LT_BUILD/merge/Template/LockTime.MergeTemplate.dll
@@ -145,11 +145,16 @@ else
 	echo "not ok - net48 with its reference assemblies # SKIP no .NET Framework 4.8 reference assemblies"
 fi
 
+# Reference assemblies add to the target's framework: what System.Runtime alone lacks
+# (Dictionary`2, Thread...) is where the framework puts it.
 ref_dir=$(dirname "${refs[1]}")
-check "with System.Runtime alone: LT015 naming Dictionary\`2" \
-	refused "$LT_TMP/fewrefs.dll" "error LT015: the target's framework has no System.Collections.Generic.Dictionary\`2" \
-	"$TEMPLATE" "$LT_CORPUS/csharp/Release/LockCorpus.dll" "$LT_TMP/fewrefs.dll" "${SUBSTS[@]}" \
-	-r "$ref_dir/System.Runtime.dll"
+dir=$LT_TMP/fewrefs
+rm -rf "$dir"; cp -r "$LT_CORPUS/csharp/Release" "$dir"
+if check "with System.Runtime alone: merged, the framework giving what it lacks" \
+	merge "$LT_CORPUS/csharp/Release/LockCorpus.dll" "$dir/LockCorpus.dll" -r "$ref_dir/System.Runtime.dll"; then
+	check "with System.Runtime alone: every method JIT-compiles" ltcheck jit "$dir/LockCorpus.dll"
+	check "with System.Runtime alone: the merged probe answers" probe dotnet "$dir/LockCorpus.dll"
+fi
 check "a substitution naming no template method: LT015" \
 	refused "$LT_TMP/nosuch.dll" "error LT015: substitution LockTime.MergeTest.Nope::Nope: .* no such method" \
 	"$TEMPLATE" "$LT_CORPUS/csharp/Release/LockCorpus.dll" "$LT_TMP/nosuch.dll" -s LockTime.MergeTest.Nope::Nope=i8:1

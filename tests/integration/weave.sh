@@ -146,6 +146,21 @@ check "LOCKTIME_OUTPUT=FILE: appended, whole lines from 4 threads at once" outpu
 check "LOCKTIME_THRESHOLD_MS=100000 silences a threshold-0 weave" threshold_raised
 check "LOCKTIME_THRESHOLD_MS=0 makes a default weave report every site" threshold_lowered
 
+# -r adds to the framework the target references: System.Runtime.dll alone (no Thread in it) weaves as
+# no -r does, the program verifies, JIT-compiles and reports every site.
+one_reference() {
+	local dir=$LT_TMP/one-reference ref
+	ref=$(ls /usr/share/dotnet/packs/Microsoft.NETCore.App.Ref/*/ref/net*/System.Runtime.dll | tail -n 1)
+	[ -f "$ref" ] || return 1
+	rm -rf "$dir" && cp -r "$(dirname "$plain")" "$dir" || return 1
+	"$LT" weave --threshold-ms 0 -r "$ref" "$dir/LockCorpus.dll" | tee "$LT_TMP/said" || return 1
+	grep -q 'woven, [0-9]* lock sites timed' "$LT_TMP/said" && ltcheck verify "$dir/LockCorpus.dll" &&
+		ltcheck jit "$dir/LockCorpus.dll" || return 1
+	dotnet "$dir/LockCorpus.dll" >"$LT_TMP/out" 2>"$LT_TMP/err" || return 1
+	diff "$LT_TMP/expected" "$LT_TMP/out" && all_sites_report "$plain" "$LT_TMP/err"
+}
+check "-r System.Runtime.dll alone adds to the framework: woven, verifies, JIT-compiles, every site reports" one_reference
+
 # ---- An assembly whose only locks are synchronized methods ----
 synconly=$LT_CORPUS/synconly/SyncOnly.exe
 sync_only() {

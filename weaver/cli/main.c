@@ -16,8 +16,9 @@ static const char usage[] =
 	"         --summary N                       rows of the summary at exit baked in (default 10; 0 = none)\n"
 	"         --report PATH                     report file baked in, written at exit ({pid} = process id)\n"
 	"         --lock-order on|off               follow the lock order for potential deadlocks (default on)\n"
-	"         -r, --reference PATH              assembly to resolve framework types against\n"
-	"                                           (repeatable; @FILE = one path a line)\n"
+	"         -r, --reference PATH              assembly to resolve framework types against, added to\n"
+	"                                           the framework the target references (repeatable;\n"
+	"                                           @FILE = one path a line)\n"
 	"         --include PATTERNS                weave only methods matching one (Namespace.Type::Method,\n"
 	"                                           * wildcards, ';'-separated; repeatable; @FILE = one a line)\n"
 	"         --exclude PATTERNS                leave methods matching one alone (same form)\n"
@@ -42,8 +43,9 @@ static const char usage[] =
 	"\n"
 	"At run time: LOCKTIME_THRESHOLD_MS overrides the threshold, LOCKTIME_OUTPUT the sink,\n"
 	"LOCKTIME_SUMMARY the rows, LOCKTIME_REPORT the report (LOCKTIME_REPORT_INTERVAL_S: also every\n"
-	"N seconds), LOCKTIME_LOCK_ORDER=0 stops following the lock order, LOCKTIME_DISABLED=1 (true,\n"
-	"yes, on) turns timing off; a bad value is one warning line.\n";
+	"N seconds), LOCKTIME_LOCK_ORDER=0 stops following the lock order, LOCKTIME_METRICS=N tags at most\n"
+	"N sites in the Meter \"LockTime\" (default 20, 0 to 1000; 0 = no Meter),\n"
+	"LOCKTIME_DISABLED=1 (true, yes, on) turns timing off; a bad value is one warning line.\n";
 
 static int run(int argc, char **argv);
 

@@ -490,7 +490,8 @@ static void free_refs(struct wref_ctx *c)
 /* The scope of type t among the reference assemblies.  Passes, in order:
  * a TypeDef in an assembly the target references; a forwarder there (the
  * runtime follows it); a TypeDef anywhere; a forwarder anywhere, whose
- * own target is then the scope. */
+ * own target is then the scope.  Returns 1 with *out_tok, 0 when none of
+ * them has it, -1. */
 static int scope_in_refs(struct wref_ctx *c, const char *ns, const char *name, uint32_t *out_tok)
 {
 
@@ -515,10 +516,10 @@ static int scope_in_refs(struct wref_ctx *c, const char *ns, const char *name, u
 			if (forwarder && !need_referenced ? scope_of_assemblyref(rmd, asmref, &s) < 0
 							  : scope_of_assembly(rmd, &s) < 0)
 				return lt_error_prefix("reference %s: ", c->opts->refs[i].path);
-			return assemblyref_for(c, &s, out_tok);
+			return assemblyref_for(c, &s, out_tok) < 0 ? -1 : 1;
 		}
 	}
-	return lt_error_set(LT_E_WEAVE, "%s.%s: no reference assembly defines or forwards it", ns, name);
+	return 0;
 }
 
 /* The AssemblyRef of a TypeRef ns.name the target has already (its compiler
@@ -572,8 +573,9 @@ static int scope_in_family(struct wref_ctx *c, const char *ns, const char *name,
 		break;
 	}
 	if (i == f->nhomes && f->listed_only)
-		return lt_error_set(LT_E_WEAVE, "%s.%s: LockTime does not know which %s assembly holds it "
-				    "(pass the reference assemblies: --reference)", ns, name, f->base);
+		return lt_error_set(LT_E_WEAVE, "%s.%s: %sLockTime does not know which %s assembly holds it "
+				    "(pass the reference assemblies that define it: --reference)", ns, name,
+				    c->nrefs ? "none of the reference assemblies given defines or forwards it, and " : "", f->base);
 	if (strcasecmp(home, c->own_name) == 0)
 		return lt_error_set(LT_E_WEAVE, "the target is %s but does not define %s.%s publicly", home, ns, name);
 	if (scope_of_assemblyref(c->md, c->family_row, &s) < 0)
@@ -589,7 +591,7 @@ static int scope_in_family(struct wref_ctx *c, const char *ns, const char *name,
 
 int wref_type(struct wref_ctx *c, const char *ns, const char *name, uint32_t *out)
 {
-	uint32_t row, scope;
+	uint32_t row, scope = 0;
 	int found = find_typedef(c->md, ns, name, &row);
 
 	if (found < 0)
@@ -601,12 +603,20 @@ int wref_type(struct wref_ctx *c, const char *ns, const char *name, uint32_t *ou
 	if (c->corlib)
 		return lt_error_set(LT_E_WEAVE, "the target is a core library (it defines System.Object) without %s.%s",
 				    ns, name);
-	if ((c->nrefs ? scope_in_refs(c, ns, name, &scope) : scope_in_family(c, ns, name, &scope)) < 0)
+	/* The reference assemblies add to the framework: a type none of them has
+	 * is where the framework puts it. */
+	if ((found = c->nrefs ? scope_in_refs(c, ns, name, &scope) : 0) < 0)
+		return -1;
+	if (!found && !c->family)
+		return lt_error_set(LT_E_WEAVE, "%s.%s: none of the %zu reference assemblies given (--reference) defines "
+				    "or forwards it, and the target references no framework LockTime knows (mscorlib, "
+				    "netstandard, System.Runtime, System.Private.CoreLib) to find it in", ns, name, c->nrefs);
+	if (!found && scope_in_family(c, ns, name, &scope) < 0)
 		return -1;
 	return md_typeref(c->md, scope, ns, name, out);
 }
 
-/* The framework of a target without reference assemblies. */
+/* The framework of the target, from its AssemblyRefs. */
 static int find_family(struct wref_ctx *c)
 {
 	for (size_t i = 0; i < sizeof families / sizeof families[0]; i++) {
@@ -918,8 +928,13 @@ int wref_open(struct img *img, const struct weave_opts *opts, struct wref_ctx **
 			if (ref_need(c, i, REF_TYPES) < 0)
 				goto fail;
 	}
-	if (!c->corlib && !c->opts->nrefs && find_family(c) < 0)
-		goto fail;
+	/* With reference assemblies, a target of no framework LockTime knows
+	 * resolves in them alone (wref_type). */
+	if (!c->corlib && find_family(c) < 0) {
+		if (!c->opts->nrefs || lt_error_last()->code != LT_E_WEAVE)
+			goto fail;
+		lt_error_clear();
+	}
 	return 0;
 fail:
 	wref_close(c);

@@ -18,7 +18,8 @@
  *     forwards it (ExportedType), preferring ones the target already
  *     references; a forwarder of an assembly the target does not reference
  *     gives the forwarder's own target;
- *   - else the target's framework, told by its AssemblyRefs: mscorlib,
+ *   - else (none of opts->refs has it, or there are none: they add to the
+ *     framework, never replace it) the target's framework, told by its AssemblyRefs: mscorlib,
  *     netstandard, System.Runtime (and its facades: the `runtime_homes`
  *     table), System.Private.CoreLib.
  * New AssemblyRefs carry a public key token (II.22.5), never a full key. */
@@ -31,7 +32,7 @@
 struct wref_ctx;
 
 /* Open a context for img.  Returns 0 and *out, or -1 with LT_E_WEAVE (the
- * framework cannot be told), the error of reading a reference assembly
+ * framework cannot be told and no reference assembly is given), the error of reading a reference assembly
  * (weave_refs_read) or of parsing it (prefixed with its path), LT_E_NOMEM;
  * an error in the members of a reference comes from the lookup that reads
  * them (wref_member). */
@@ -43,8 +44,8 @@ int wref_is_corlib(const struct wref_ctx *c);
 
 /* The target's token for the top-level type ns.name, found as said above (its own public TypeDef, else a TypeRef in the scope told
  * by opts->refs or its framework; identical rows reused).  Returns 0, or -1
- * with LT_E_WEAVE (a core library without the type, no reference assembly
- * with it), LT_E_METADATA, LT_E_NOMEM, LT_E_LIMIT. */
+ * with LT_E_WEAVE (a core library without the type, neither a reference
+ * assembly nor a framework told with it), LT_E_METADATA, LT_E_NOMEM, LT_E_LIMIT. */
 int wref_type(struct wref_ctx *c, const char *ns, const char *name, uint32_t *out);
 
 /* The type `name` nested in `outer` (a token wref_type or wref_nested gave):
