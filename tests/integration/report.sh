@@ -2,7 +2,8 @@
 # `locktime report` and `locktime check` on real report files: tests/runtime/Host (the run-time with
 # hand-written call-site stubs) writes them; every expected figure is worked out from those files by
 # tests/integration/report_expect.py.
-#   - text: the summary table of several files added up;
+#   - text: the summary table of several files added up; a file named twice (another path to it too)
+#     is read once, with a warning;
 #   - check: LT200/LT201 lines on the source line with the count over from the histograms, exit 1,
 #     and exit 0 under the limits; bad input (not a report, a cut report) is LT019, exit 1;
 #   - pprof: `go tool pprof -top` (Debian's golang-go) lists every site with its contentions, delay
@@ -35,6 +36,20 @@ if [ "${#ALL[@]}" -eq 5 ] && [ "${#CONTENDED[@]}" -eq 2 ]; then ok "five runs wr
 rc=$?
 if [ "$rc" -eq 0 ]; then ok "report --format text exits 0"; else not_ok "report --format text exits 0" "$(cat "$LT_TMP/text.err")"; fi
 python3 "$EXPECT" text "$LT_TMP/text.out" "${ALL[@]}"
+# A file named twice - the same path, or another path to it (a symbolic link, a hard link) - is read once.
+twice() {
+	local first=${CONTENDED[0]} err
+	ln -sf "$first" "$LT_TMP/link.json" && ln -f "$first" "$LT_TMP/hard.json" || return 1
+	"$LOCKTIME" report "${ALL[@]}" "$first" "$LT_TMP/link.json" "$LT_TMP/hard.json" --format text \
+		>"$LT_TMP/twice.out" 2>"$LT_TMP/twice.err" || return 1
+	cat "$LT_TMP/twice.err"
+	[ "$(grep -c 'warning LT012: the same file as ' "$LT_TMP/twice.err")" = 3 ] &&
+		grep -qF "$first: warning LT012: the same file as $first, given again: read once" "$LT_TMP/twice.err" &&
+		grep -qF "$LT_TMP/link.json: warning LT012: the same file as $first" "$LT_TMP/twice.err" &&
+		grep -qF "$LT_TMP/hard.json: warning LT012: the same file as $first" "$LT_TMP/twice.err" &&
+		diff "$LT_TMP/text.out" "$LT_TMP/twice.out"
+}
+check "report: a file named again (same path, symbolic or hard link) is read once, with a warning naming it" twice
 
 # check: over a hold limit and a wait limit, and under both
 for limits in "50 -" "- 30" "50 30" "500 500" "0.5 -"; do

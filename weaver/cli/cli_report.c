@@ -12,10 +12,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Read every file into r, sorted; 0, or 1 after printing the first file's error. */
+/* The index of an earlier file of files[0..i) that is files[i] (the same
+ * device and inode, lt_file_same: another path to it too), else -1. */
+static int earlier_same(char **files, int i)
+{
+	for (int j = 0; j < i; j++)
+		if (lt_file_same(files[j], files[i]))
+			return j;
+	return -1;
+}
+
+/* Read every file into r once (a file named again is a warning naming both),
+ * sorted; 0, or 1 after printing the first file's error. */
 static int read_all(struct rp_report *r, char **files, int n)
 {
 	for (int i = 0; i < n; i++) {
+		int same = earlier_same(files, i);
+		if (same >= 0) {
+			cli_warn(files[i], LT_E_USAGE, "the same file as %s, given again: read once", files[same]);
+			continue;
+		}
 		lt_error_clear();
 		if (rp_add_file(r, files[i])) {
 			cli_report_error(files[i]);
