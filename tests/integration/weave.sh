@@ -161,6 +161,20 @@ one_reference() {
 }
 check "-r System.Runtime.dll alone adds to the framework: woven, verifies, JIT-compiles, every site reports" one_reference
 
+# list on a reference assembly - one that references its attribute (System.Threading) and the core
+# one that defines it (System.Runtime) - prints no site and says why, exit 0.
+list_reference() {
+	local ref dir
+	dir=$(dirname "$(ls /usr/share/dotnet/packs/Microsoft.NETCore.App.Ref/*/ref/net*/System.Runtime.dll | tail -n 1)")
+	for ref in "$dir/System.Threading.dll" "$dir/System.Runtime.dll"; do
+		"$LT" list "$ref" >"$LT_TMP/out" 2>"$LT_TMP/err" || return 1
+		cat "$LT_TMP/err"
+		[ ! -s "$LT_TMP/out" ] && grep -qF "$ref: a reference assembly: its methods have no real bodies, so no lock sites" "$LT_TMP/err" ||
+			return 1
+	done
+}
+check "list on a reference assembly: no site, a note that it has no bodies, exit 0" list_reference
+
 # ---- An assembly whose only locks are synchronized methods ----
 synconly=$LT_CORPUS/synconly/SyncOnly.exe
 sync_only() {

@@ -341,7 +341,27 @@ static void test_refs_forwarder(void **state)
 	img_free(img);
 }
 
+/* The reference assemblies add to the target's framework: a type none of
+ * them has (Console, in System.Console.dll) is where the framework puts it. */
 static void test_refs_not_in_references(void **state)
+{
+	const char *paths[1];
+	struct weave_opts o;
+	struct img *img = load(NET_REF);
+	struct wref_ctx *c;
+
+	(void)state;
+	refs_from_shared(paths, 1, &o);
+	ok(wref_open(img, &o, &c));
+	assert_string_equal(scope_name(&img->md, type_in(c, "System", "Console")), "System.Console");
+	weave_refs_free((struct weave_ref *)o.refs, o.nrefs);
+	wref_close(c);
+	img_free(img);
+}
+
+/* ... and with a framework LockTime does not know, the reference assemblies
+ * alone: a type none of them has is an error naming it and the references. */
+static void test_refs_not_in_references_unknown_framework(void **state)
 {
 	const char *paths[1];
 	struct weave_opts o;
@@ -350,10 +370,12 @@ static void test_refs_not_in_references(void **state)
 	uint32_t tok;
 
 	(void)state;
+	rename_assemblyref(&img->md, "System.Runtime", "Other.Runtime");
 	refs_from_shared(paths, 1, &o);
 	ok(wref_open(img, &o, &c));
-	expect_error(wref_type(c, "System", "Console", &tok), LT_E_WEAVE); /* Console is in System.Console.dll */
+	expect_error(wref_type(c, "System", "Console", &tok), LT_E_WEAVE);
 	assert_non_null(strstr(lt_error_last()->msg, "System.Console"));
+	assert_non_null(strstr(lt_error_last()->msg, "none of the 1 reference assemblies given (--reference)"));
 	weave_refs_free((struct weave_ref *)o.refs, o.nrefs);
 	wref_close(c);
 	img_free(img);
@@ -577,6 +599,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_refs_from_reference_assemblies),
 		cmocka_unit_test(test_refs_forwarder),
 		cmocka_unit_test(test_refs_not_in_references),
+		cmocka_unit_test(test_refs_not_in_references_unknown_framework),
 		cmocka_unit_test(test_refs_forwarder_target),
 		cmocka_unit_test(test_refs_corlib_clock),
 		cmocka_unit_test(test_refs_corlib_without_clock),

@@ -83,6 +83,25 @@ static int typeref_is(const struct img *img, uint32_t tok, const char *ns, const
 	return strcmp(n, name) == 0 && strcmp(s, ns) == 0;
 }
 
+/* Whether MethodDef row m belongs to TypeDef ns.name: the TypeDef whose
+ * method list (II.22.37 MethodList, up to the next row's) holds m. */
+static int methoddef_owner_is(const struct md_image *md, uint32_t m, const char *ns, const char *name)
+{
+	uint32_t n = md_rows(md, MD_TYPEDEF);
+	const char *tn, *ts;
+
+	for (uint32_t t = n; t >= 1; t--) {
+		if (md_get(md, MD_TYPEDEF, t, MD_TYPEDEF_METHODLIST) > m)
+			continue;
+		if (t < n && md_get(md, MD_TYPEDEF, t + 1, MD_TYPEDEF_METHODLIST) <= m)
+			return 0;
+		return md_string(md, md_get(md, MD_TYPEDEF, t, MD_TYPEDEF_NAME), &tn) == 0 &&
+		       md_string(md, md_get(md, MD_TYPEDEF, t, MD_TYPEDEF_NAMESPACE), &ts) == 0 &&
+		       strcmp(tn, name) == 0 && strcmp(ts, ns) == 0;
+	}
+	return 0;
+}
+
 int img_is_strong_named(const struct img *img)
 {
 	return (img->pe.cli.flags & PE_COMIMAGE_STRONGNAMESIGNED) != 0;
@@ -98,8 +117,16 @@ int img_is_reference_assembly(const struct img *img)
 		    parent != md_token(MD_ASSEMBLY, 1))
 			continue;
 		if (md_coded_decode(MD_CI_CUSTOMATTRIBUTETYPE, md_get(md, MD_CUSTOMATTRIBUTE, r, MD_CUSTOMATTRIBUTE_TYPE), &ctor) < 0 ||
-		    md_token_table(ctor) != MD_MEMBERREF || md_token_row(ctor) == 0 ||
-		    md_token_row(ctor) > md_rows(md, MD_MEMBERREF))
+		    md_token_row(ctor) == 0)
+			continue;
+		/* The constructor of a type of its own (a core library's reference
+		 * assembly, System.Runtime's: a MethodDef) or another's (a MemberRef). */
+		if (md_token_table(ctor) == MD_METHODDEF) {
+			if (methoddef_owner_is(md, md_token_row(ctor), "System.Runtime.CompilerServices", "ReferenceAssemblyAttribute"))
+				return 1;
+			continue;
+		}
+		if (md_token_table(ctor) != MD_MEMBERREF || md_token_row(ctor) > md_rows(md, MD_MEMBERREF))
 			continue;
 		if (md_coded_decode(MD_CI_MEMBERREFPARENT, md_get(md, MD_MEMBERREF, md_token_row(ctor), MD_MEMBERREF_CLASS), &cls) < 0)
 			continue;

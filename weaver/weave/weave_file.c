@@ -149,7 +149,7 @@ int weave_file(struct weave_job *j, const char *in_path, const char *out_path, c
 	return rc;
 }
 
-long weave_list_file(const char *path, void (*fn)(void *ctx, const struct weave_site *s), void *ctx)
+long weave_list_file(const char *path, void (*fn)(void *ctx, const struct weave_site *s), void *ctx, int *reference)
 {
 	struct pdb_found pdb = { .source = PDB_NONE, .codeview = -1, .embedded = -1 };
 	struct img *img = NULL;
@@ -157,9 +157,12 @@ long weave_list_file(const char *path, void (*fn)(void *ctx, const struct weave_
 	size_t size;
 	long n = -1;
 
+	*reference = 0;
 	if (lt_file_read(path, &data, &size) == 0 && img_load(&img, data, size) == 0 &&
-	    weave_pdb_find(&pdb, img, path) == 0)
+	    weave_pdb_find(&pdb, img, path) == 0) {
 		n = weave_list_pdb(img, &pdb, lt_file_read, fn, ctx);
+		*reference = img_is_reference_assembly(img);
+	}
 	pdb_found_free(&pdb);
 	img_free(img);
 	return n;

@@ -72,8 +72,9 @@ int weave_file(struct weave_job *j, const char *in_path, const char *out_path, c
 
 /* weave_list_pdb on the assembly file `path`, with the lines of its PDB
  * (weave_pdb_find); for a woven assembly, the sites it timed (weave_list).
- * Returns the number of sites, or -1 with the errors of lt_file_read,
- * img_load and weave_list. */
-long weave_list_file(const char *path, void (*fn)(void *ctx, const struct weave_site *s), void *ctx);
+ * *reference gets 1 when it is a reference assembly (img_is_reference_assembly:
+ * no method bodies, so no sites), else 0.  Returns the number of sites, or -1
+ * with the errors of lt_file_read, img_load and weave_list. */
+long weave_list_file(const char *path, void (*fn)(void *ctx, const struct weave_site *s), void *ctx, int *reference);
 
 #endif
