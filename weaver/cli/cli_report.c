@@ -106,12 +106,15 @@ int cli_report(int argc, char **argv)
 	return rc;
 }
 
-/* A limit in ms ("100", "0.5") into ns; -1 when not a number >= 0. */
+/* Largest --max-hold-ms, --max-wait-ms: as LockTimeMaxHoldMs (LockTime.Numbers.targets). */
+#define CHECK_LIMIT_MS_MAX 1e12
+
+/* A limit in ms ("100", "0.5") into ns; -1 when not a number from 0 to CHECK_LIMIT_MS_MAX. */
 static int64_t limit_ns(const char *text)
 {
 	char *end;
 	double v = strtod(text, &end);
-	if (!*text || *end || !(v >= 0) || v > 1e12)
+	if (!*text || *end || !(v >= 0) || v > CHECK_LIMIT_MS_MAX)
 		return -1;
 	return (int64_t)llround(v * 1e6);
 }
@@ -134,8 +137,8 @@ int cli_check(int argc, char **argv)
 			int64_t v = limit_ns(argv[++i]);
 			if (v < 0) {
 				free(files);
-				fprintf(stderr, "locktime: error LT%03d: %s %s: not a number of milliseconds (0 or more)\n",
-					LT_E_USAGE, argv[i - 1], argv[i]);
+				fprintf(stderr, "locktime: error LT%03d: %s %s: not a number of milliseconds from 0 to %.0f\n",
+					LT_E_USAGE, argv[i - 1], argv[i], CHECK_LIMIT_MS_MAX);
 				return 2;
 			}
 			*(hold ? &limits.max_hold_ns : &limits.max_wait_ns) = v;
