@@ -15,7 +15,8 @@
 #        signed with SignAssembly: sn -vf verifies the woven output (and so for the console app);
 #     settings: booleans other than true/false and numbers out of form or range (LockTimeSummary,
 #     LockTimeThresholdMs) are error LT104 naming the property, the value and the range,
-#     LockTimeSummary/LockTimeReport/LockTimeLockOrder reach the weave and the program, LockTimeInclude/LockTimeExclude, and
+#     LockTimeSummary/LockTimeReport/LockTimeLockOrder reach the weave and the program, LockTimeInclude/LockTimeExclude
+#     (one that leaves no method: warning LT022), and
 #     dotnet pack of a woven library warns LT105 unless LockTimePack=true;
 #     7. a corrupt intermediate assembly fails the build with error LT0NN, and so does the next build;
 #        no binary, a binary that is not executable, an unsupported host: one error each.
@@ -176,6 +177,10 @@ console_settings() {
 	LOCKTIME_THRESHOLD_MS=0 run_app dotnet "$cbin/ConsoleApp.dll"
 	check "settings: include/exclude: Program::Fast reports" grep -q '^LockTime: Program::Fast held' "$err"
 	check "settings: include/exclude: Program::Slow is not woven" not grep -q '^LockTime: Program::Slow' "$err"
+	check "settings: LockTimeInclude=Nothing.* (no method): builds" \
+		dn "$LT_TMP/s4b.log" build "$c" -v:n "-p:LockTimeInclude=Nothing.*"
+	check "settings: LockTimeInclude=Nothing.*: warning LT022 with the sites found and the pattern, not woven" \
+		grep -qE "warning LT022: [0-9]+ lock sites? found, all filtered out by --include 'Nothing\.\*' or LockTimeIgnoreAttribute" "$LT_TMP/s4b.log"
 	# KeyContainerName: the SDK's ResolveKeySource hands the compiler the container it resolves (on Windows
 	# a .pfx's), on this host none - the compiler signs nothing, and LockTime gets no container either.
 	check "settings: SignAssembly with KeyContainerName (resolved to none on Linux)" \
