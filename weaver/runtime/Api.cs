@@ -246,10 +246,8 @@ namespace LockTime.Runtime
         {
             try {
                 Collector c = Runtime.Current;
-                if (c == null)
-                    return;
-                ThreadRecord t = c.Thread();
-                if (t.Busy)
+                ThreadRecord t = Recorder(c);
+                if (t == null)
                     return;
                 t.Push(lockObject, site, acquired, acquired - start, contended, mode);
                 if (lockObject != null) {
@@ -262,6 +260,7 @@ namespace LockTime.Runtime
         }
 
         /// <summary>The calling thread's record when <paramref name="c"/> records it (started, and not the run-time's own work), else null.</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
         static ThreadRecord Recorder(Collector c)
         {
             if (c == null)
