@@ -29,6 +29,7 @@ namespace LockTime.Runtime
         static long intervalTicks;         /* between reports; 0 = at exit only */
         static long nextReport;
         static int finished;
+        static int namesChecked;           /* the environment's names were looked at (CheckNames) */
         static int pid;                    /* read once, by the first report */
         static bool reportWarned;
         static Collector metricsOwner;     /* the owner's only: whose settings and thread record the Meter uses */
@@ -143,6 +144,22 @@ namespace LockTime.Runtime
             writer.Enqueue(LineWriter.TextEntry(cycleSink, line));
         }
 
+        /// <summary>
+        /// Warns of every other LOCKTIME_* name in the environment (<see cref="Settings.Unknown()"/>), once per
+        /// process: the owner's writer thread does it as it starts, or the exit when that comes first.
+        /// </summary>
+        static void CheckNames()
+        {
+            if (Interlocked.Exchange(ref namesChecked, 1) != 0)
+                return;
+            try {
+                List<string> warnings = Settings.Unknown();
+                for (int i = 0; i < warnings.Count; i++)
+                    Warn(warnings[i]);
+            } catch (Exception) {
+            }
+        }
+
         /// <summary>Prints a warning on stderr unless a copy in this process printed it already.</summary>
         static void Warn(string warning)
         {
@@ -154,14 +171,16 @@ namespace LockTime.Runtime
         }
 
         /// <summary>
-        /// The writer thread: drains the line queue, writes the periodic report, sleeps 10 ms when idle;
-        /// one second after the start it creates the process's Meter (<see cref="MetricsDelayS"/>).
+        /// The writer thread: warns of mistyped variable names (<see cref="CheckNames"/>), then drains the line
+        /// queue, writes the periodic report, sleeps 10 ms when idle; one second after the start it creates
+        /// the process's Meter (<see cref="MetricsDelayS"/>).
         /// </summary>
         static void WriterLoop()
         {
             ThreadRecord own = new ThreadRecord(0);
             own.Busy = true;
             ThreadRecord.Current = own;
+            CheckNames();
             long metricsAt = Clock.Ticks() + (long)(MetricsDelayS * Clock.Frequency());
             bool metricsMade = false;
             while (true) {
@@ -210,6 +229,7 @@ namespace LockTime.Runtime
                 Collector c = Current;
                 if (c != null)
                     c.Thread().Busy = true;
+                CheckNames();
                 List<SiteTotals> sites = Gather();
                 int rows = c != null ? c.Settings.SummaryRows : 0;
                 if (rows > 0)

@@ -54,7 +54,12 @@ namespace LockTime.Runtime
         /// <summary>A name this many edits (insertions, deletions, substitutions) or fewer from a known one is close to it.</summary>
         internal const int CloseEdits = 2;
 
-        /// <summary>The settings from the process environment and the baked defaults.</summary>
+        /// <summary>
+        /// The settings from the process environment and the baked defaults; when LOCKTIME_DISABLED turns
+        /// timing off, only that (nothing else is read). Other LOCKTIME_* names are not looked for here:
+        /// listing the environment takes a millisecond or two, which the owner's writer thread spends
+        /// (<see cref="Unknown"/>), not the first lock's thread. Nothing here loads culture data.
+        /// </summary>
         internal static Settings FromEnvironment()
         {
             Settings s = Parse(Environment.GetEnvironmentVariable("LOCKTIME_DISABLED"),
@@ -64,22 +69,30 @@ namespace LockTime.Runtime
                          Environment.GetEnvironmentVariable("LOCKTIME_REPORT"),
                          Environment.GetEnvironmentVariable("LOCKTIME_REPORT_INTERVAL_S"),
                          Baked.ThresholdMs(), Baked.Output(), Baked.Summary(), Baked.Report());
+            if (s.Disabled)
+                return s;
             s.ParseLockOrder(Environment.GetEnvironmentVariable("LOCKTIME_LOCK_ORDER"), Baked.LockOrder());
             s.ParseMetrics(Environment.GetEnvironmentVariable("LOCKTIME_METRICS"));
-            s.WarnUnknown(Environment.GetEnvironmentVariables().Keys, System.IO.Path.DirectorySeparatorChar == '\\');
             return s;
         }
 
-        /// <summary>
-        /// Adds one warning for each of <paramref name="names"/> (environment variable names; other
-        /// objects are skipped) that starts with <see cref="Prefix"/> in any case and is not one of
-        /// <see cref="Known"/>: <c>LockTime: warning: LOCKTIME_REPROT is not a LockTime variable (did you mean
-        /// LOCKTIME_REPORT?); ignored</c>, the suggestion when a known name is close (<see cref="Nearest"/>).
-        /// Names are compared ignoring case when <paramref name="ignoreCase"/> (Windows, whose variables are).
-        /// </summary>
-        internal void WarnUnknown(ICollection names, bool ignoreCase)
+        /// <summary>The warnings of <see cref="Unknown(ICollection, bool)"/> for the process environment.</summary>
+        internal static List<string> Unknown()
         {
-            List<string> unknown = new List<string>();
+            return Unknown(Environment.GetEnvironmentVariables().Keys, System.IO.Path.DirectorySeparatorChar == '\\');
+        }
+
+        /// <summary>
+        /// One warning for each of <paramref name="names"/> (environment variable names; other objects
+        /// are skipped) that starts with <see cref="Prefix"/> in any case and is not one of
+        /// <see cref="Known"/>: <c>LockTime: warning: LOCKTIME_REPROT is not a LockTime variable (did you mean
+        /// LOCKTIME_REPORT?); ignored</c>, the suggestion when a known name is close (<see cref="Nearest"/>),
+        /// in the names' ordinal order. Names are compared ignoring case when <paramref name="ignoreCase"/>
+        /// (Windows, whose variables are).
+        /// </summary>
+        internal static List<string> Unknown(ICollection names, bool ignoreCase)
+        {
+            List<string> warnings = new List<string>(), unknown = new List<string>();
             foreach (object o in names) {
                 string name = o as string;
                 if (name == null || !name.StartsWith(Prefix, StringComparison.OrdinalIgnoreCase))
@@ -93,10 +106,11 @@ namespace LockTime.Runtime
             unknown.Sort(StringComparer.Ordinal); /* the environment's order is no order */
             for (int i = 0; i < unknown.Count; i++) {
                 string near = Nearest(unknown[i]);
-                Warnings.Add("LockTime: warning: " + unknown[i] + " is not a LockTime variable" +
+                warnings.Add("LockTime: warning: " + unknown[i] + " is not a LockTime variable" +
                              (near == null ? " (they are " + string.Join(", ", Known) + ")" : " (did you mean " + near + "?)") +
                              "; ignored");
             }
+            return warnings;
         }
 
         /// <summary>
@@ -156,7 +170,7 @@ namespace LockTime.Runtime
         internal void ParseMetrics(string value)
         {
             double d;
-            if (Number("LOCKTIME_METRICS", value, MetricsMax, true, MetricsDefault.ToString(CultureInfo.InvariantCulture), out d))
+            if (Number("LOCKTIME_METRICS", value, MetricsMax, true, MetricsSites, null, out d))
                 MetricsSites = (int)d;
         }
 
@@ -172,9 +186,9 @@ namespace LockTime.Runtime
             s.Disabled = s.Switch("LOCKTIME_DISABLED", disabled, false, "1 (timing off)", "0 (timing on)");
 
             double d;
-            if (s.Number("the baked threshold (--threshold-ms)", bakedThresholdMs, ThresholdMsMax, false, "1", out d))
+            if (s.Number("the baked threshold (--threshold-ms)", bakedThresholdMs, ThresholdMsMax, false, s.ThresholdMs, null, out d))
                 s.ThresholdMs = d;
-            if (s.Number("LOCKTIME_THRESHOLD_MS", thresholdMs, ThresholdMsMax, false, Ms(s.ThresholdMs), out d))
+            if (s.Number("LOCKTIME_THRESHOLD_MS", thresholdMs, ThresholdMsMax, false, s.ThresholdMs, null, out d))
                 s.ThresholdMs = d;
 
             if (!IsEmpty(bakedOutput))
@@ -182,9 +196,9 @@ namespace LockTime.Runtime
             if (!IsEmpty(output))
                 s.Output = Sink(output);
 
-            if (s.Number("the baked summary rows (--summary)", bakedSummary, SummaryMax, true, "10", out d))
+            if (s.Number("the baked summary rows (--summary)", bakedSummary, SummaryMax, true, s.SummaryRows, null, out d))
                 s.SummaryRows = (int)d;
-            if (s.Number("LOCKTIME_SUMMARY", summary, SummaryMax, true, s.SummaryRows.ToString(CultureInfo.InvariantCulture), out d))
+            if (s.Number("LOCKTIME_SUMMARY", summary, SummaryMax, true, s.SummaryRows, null, out d))
                 s.SummaryRows = (int)d;
 
             if (!IsEmpty(bakedReport))
@@ -192,7 +206,7 @@ namespace LockTime.Runtime
             if (!IsEmpty(report))
                 s.ReportPath = report;
 
-            if (s.Number("LOCKTIME_REPORT_INTERVAL_S", intervalS, IntervalMax, false, "0 (a report at exit only)", out d))
+            if (s.Number("LOCKTIME_REPORT_INTERVAL_S", intervalS, IntervalMax, false, s.ReportIntervalS, "(a report at exit only)", out d))
                 s.ReportIntervalS = d;
             if (s.ReportIntervalS > 0 && s.ReportPath == null) {
                 s.Warnings.Add("LockTime: warning: LOCKTIME_REPORT_INTERVAL_S=\"" + intervalS.Trim() +
@@ -214,9 +228,9 @@ namespace LockTime.Runtime
         internal static string Sink(string value)
         {
             string v = value.Trim();
-            if (string.Equals(v, "stderr", StringComparison.OrdinalIgnoreCase))
+            if (Is(v, "stderr"))
                 return "stderr";
-            if (string.Equals(v, "stdout", StringComparison.OrdinalIgnoreCase))
+            if (Is(v, "stdout"))
                 return "stdout";
             return value;
         }
@@ -249,31 +263,108 @@ namespace LockTime.Runtime
             return fallback;
         }
 
+        /// <summary>
+        /// True when <paramref name="value"/> is <paramref name="word"/> (lower-case ASCII) in any case of its
+        /// ASCII letters: compared by hand, as the first ignore-case comparison of a process costs
+        /// about half a millisecond.
+        /// </summary>
         static bool Is(string value, string word)
         {
-            return string.Equals(value, word, StringComparison.OrdinalIgnoreCase);
+            if (value.Length != word.Length)
+                return false;
+            for (int i = 0; i < word.Length; i++) {
+                char c = value[i];
+                if (c >= 'A' && c <= 'Z')
+                    c = (char)(c + ('a' - 'A'));
+                if (c != word[i])
+                    return false;
+            }
+            return true;
         }
 
         /// <summary>
-        /// A number from 0 to <paramref name="max"/> (a whole one when <paramref name="whole"/>), parsed
-        /// with the invariant culture. True with the value when it is one; false when unset, and false
-        /// with one warning naming <paramref name="name"/> and <paramref name="used"/> when it is not.
+        /// A number from 0 to <paramref name="max"/> (a whole one when <paramref name="whole"/>) in the
+        /// invariant form (<see cref="Decimal"/>). True with the value when it is one; false when unset,
+        /// and false with one warning naming <paramref name="name"/> and what is used instead,
+        /// <paramref name="fallback"/> followed by <paramref name="note"/> (null: none), when it is not.
         /// </summary>
-        bool Number(string name, string value, double max, bool whole, string used, out double result)
+        bool Number(string name, string value, double max, bool whole, double fallback, string note, out double result)
         {
             result = 0;
             if (IsEmpty(value))
                 return false;
             double d;
-            bool ok = double.TryParse(value.Trim(), NumberStyles.Float, CultureInfo.InvariantCulture, out d) &&
-                      d >= 0 && d <= max && (!whole || Math.Floor(d) == d);
+            bool ok = Decimal(value.Trim(), out d) && d >= 0 && d <= max && (!whole || Math.Floor(d) == d);
             if (!ok) {
                 string what = whole ? "a whole number" : "a number";
-                Warnings.Add("LockTime: warning: " + name + "=\"" + value + "\" is not " + what + " from 0 to " +
-                             max.ToString("R", CultureInfo.InvariantCulture) + "; using " + used);
+                Warnings.Add("LockTime: warning: " + name + "=\"" + value + "\" is not " + what + " from 0 to " + Ms(max) +
+                             "; using " + Ms(fallback) + (note == null ? "" : " " + note));
                 return false;
             }
             result = d;
+            return true;
+        }
+
+        /// <summary>Significant digits <see cref="Decimal"/> reads; later digits only scale the value.</summary>
+        const int DecimalDigits = 18;
+
+        /// <summary>
+        /// Parses <paramref name="text"/> as a decimal number: an optional sign, digits with an optional
+        /// point (<c>5</c>, <c>2.5</c>, <c>.5</c>, <c>5.</c>), an optional exponent (<c>1e3</c>, <c>2E-1</c>), nothing
+        /// else (no group separators, no <c>NaN</c> or <c>Infinity</c>) - what the invariant culture's
+        /// <c>double.Parse</c> takes with <c>NumberStyles.Float</c>, without the culture data it loads (a few
+        /// milliseconds at a process's first lock). Exact for up to 18 significant digits and exponents
+        /// within 10^22; false with 0 when it is not a number.
+        /// </summary>
+        internal static bool Decimal(string text, out double result)
+        {
+            result = 0;
+            int i = 0, n = text.Length, significant = 0, scale = 0;
+            long mantissa = 0;
+            bool negative = i < n && text[i] == '-', any = false;
+            if (i < n && (text[i] == '-' || text[i] == '+'))
+                i++;
+            for (bool point = false; i < n; i++) {
+                char c = text[i];
+                if (c == '.' && !point) {
+                    point = true;
+                    continue;
+                }
+                if (c < '0' || c > '9')
+                    break;
+                any = true;
+                if (significant < DecimalDigits) {
+                    mantissa = mantissa * 10 + (c - '0');
+                    if (mantissa != 0)
+                        significant++;
+                    if (point)
+                        scale--;
+                } else if (!point) {
+                    scale++;
+                }
+            }
+            if (!any)
+                return false;
+            if (i < n && (text[i] == 'e' || text[i] == 'E')) {
+                int j = i + 1, exponent = 0;
+                bool down = j < n && text[j] == '-';
+                if (j < n && (text[j] == '-' || text[j] == '+'))
+                    j++;
+                if (j == n)
+                    return false;
+                for (; j < n && text[j] >= '0' && text[j] <= '9'; j++)
+                    exponent = Math.Min(exponent * 10 + (text[j] - '0'), 100000);
+                scale += down ? -exponent : exponent;
+                i = j;
+            }
+            if (i != n)
+                return false;
+            double v = mantissa;
+            if (mantissa != 0 && scale > 0)
+                v *= Math.Pow(10, scale);
+            else if (mantissa != 0 && scale < 0)
+                v /= Math.Pow(10, -scale);
+            result = negative ? -v : v;
             return true;
         }
     }

@@ -153,40 +153,64 @@ public class SettingsTests
     [InlineData("LOCKTIME_OUTPUTS", "LOCKTIME_OUTPUT")]
     public void AMistypedNameWarnsWithTheNearestKnownOne(string name, string nearest)
     {
-        var s = Parse();
-        s.WarnUnknown(new[] { "PATH", name, "HOME" }, false);
-        Assert.Equal(["LockTime: warning: " + name + " is not a LockTime variable (did you mean " + nearest + "?); ignored"], s.Warnings);
+        Assert.Equal(["LockTime: warning: " + name + " is not a LockTime variable (did you mean " + nearest + "?); ignored"],
+                     Settings.Unknown(new[] { "PATH", name, "HOME" }, false));
     }
 
     [Fact]
     public void AnUnknownNameFarFromAnyWarnsWithTheKnownOnes()
     {
-        var s = Parse();
-        s.WarnUnknown(new[] { "LOCKTIME_COLOUR" }, false);
         Assert.Equal(["LockTime: warning: LOCKTIME_COLOUR is not a LockTime variable (they are LOCKTIME_DISABLED, " +
                       "LOCKTIME_THRESHOLD_MS, LOCKTIME_OUTPUT, LOCKTIME_SUMMARY, LOCKTIME_REPORT, LOCKTIME_REPORT_INTERVAL_S, " +
-                      "LOCKTIME_LOCK_ORDER, LOCKTIME_METRICS); ignored"], s.Warnings);
+                      "LOCKTIME_LOCK_ORDER, LOCKTIME_METRICS); ignored"], Settings.Unknown(new[] { "LOCKTIME_COLOUR" }, false));
     }
 
     [Fact]
     public void KnownAndOtherNamesDoNotWarnAndUnknownOnesWarnOnceEachInOrder()
     {
-        var s = Parse();
         var names = new List<object>(Settings.Known) { "LOCKTIMEX", "MY_LOCKTIME_REPORT", 42, "LOCKTIME_Z", "LOCKTIME_A" };
-        s.WarnUnknown(names, false);
-        Assert.Equal(2, s.Warnings.Count);
-        Assert.StartsWith("LockTime: warning: LOCKTIME_A is not", s.Warnings[0]);
-        Assert.StartsWith("LockTime: warning: LOCKTIME_Z is not", s.Warnings[1]);
+        var warnings = Settings.Unknown(names, false);
+        Assert.Equal(2, warnings.Count);
+        Assert.StartsWith("LockTime: warning: LOCKTIME_A is not", warnings[0]);
+        Assert.StartsWith("LockTime: warning: LOCKTIME_Z is not", warnings[1]);
     }
 
     [Fact]
     public void CaseCountsExceptWhereVariablesIgnoreIt()
     {
-        var s = Parse();
-        s.WarnUnknown(new[] { "LockTime_Report" }, true); // Windows: the run-time reads it as LOCKTIME_REPORT
-        Assert.Empty(s.Warnings);
-        s.WarnUnknown(new[] { "LockTime_Report" }, false);
-        Assert.Equal(["LockTime: warning: LockTime_Report is not a LockTime variable (did you mean LOCKTIME_REPORT?); ignored"], s.Warnings);
+        Assert.Empty(Settings.Unknown(new[] { "LockTime_Report" }, true)); // Windows: the run-time reads it as LOCKTIME_REPORT
+        Assert.Equal(["LockTime: warning: LockTime_Report is not a LockTime variable (did you mean LOCKTIME_REPORT?); ignored"],
+                     Settings.Unknown(new[] { "LockTime_Report" }, false));
+    }
+
+    [Theory]
+    [InlineData("0")] [InlineData("7")] [InlineData("2.5")] [InlineData(".5")] [InlineData("5.")] [InlineData("+3")]
+    [InlineData("-5")] [InlineData("-0")] [InlineData("0.001")] [InlineData("1e3")] [InlineData("2E-1")] [InlineData("1e+2")]
+    [InlineData("000123.4500")] [InlineData("1000000000000")] [InlineData("123456789012345678")] [InlineData("0.1")]
+    [InlineData("1234567890.0987654321")] [InlineData("1e22")] [InlineData("0e400")] [InlineData("3.14159e-7")]
+    public void DecimalsAreWhatTheInvariantCultureParses(string text)
+    {
+        Assert.True(Settings.Decimal(text, out double d));
+        double expected = double.Parse(text, System.Globalization.NumberStyles.Float, System.Globalization.CultureInfo.InvariantCulture);
+        Assert.Equal(expected, d, Math.Abs(expected) * 1e-15);
+        Assert.Equal(double.IsNegative(expected), double.IsNegative(d));
+    }
+
+    [Theory]
+    [InlineData("")] [InlineData(".")] [InlineData("-")] [InlineData("abc")] [InlineData("1,5")] [InlineData("1.2.3")] [InlineData("NaN")]
+    [InlineData("Infinity")] [InlineData("1e")] [InlineData("1e+")] [InlineData("e5")] [InlineData("5x")] [InlineData("1 000")]
+    [InlineData("0x10")] [InlineData("--1")] [InlineData("1e5.5")]
+    public void OtherTextIsNoDecimal(string text)
+    {
+        Assert.False(Settings.Decimal(text, out double d));
+        Assert.Equal(0, d);
+    }
+
+    [Fact]
+    public void TheWarningNamesTheFallbackAndItsNote()
+    {
+        var s = Parse(threshold: "x", bakedThreshold: "0.25");
+        Assert.Equal(new[] { "LockTime: warning: LOCKTIME_THRESHOLD_MS=\"x\" is not a number from 0 to 1000000000000; using 0.25" }, s.Warnings);
     }
 
     [Theory]
