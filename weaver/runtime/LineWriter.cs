@@ -43,6 +43,16 @@ namespace LockTime.Runtime
             return this;
         }
 
+        /// <summary>Appends <paramref name="c"/> (null: nothing) into the room made.</summary>
+        internal LineText Append(char[] c)
+        {
+            if (c != null) {
+                Array.Copy(c, 0, Chars, Length, c.Length);
+                Length += c.Length;
+            }
+            return this;
+        }
+
         /// <summary>
         /// Appends <paramref name="ns"/> nanoseconds as milliseconds with three decimals (<c>12.345</c>),
         /// rounded to the nearest microsecond, in integer arithmetic (<see cref="MsLength"/> characters at most).
@@ -78,6 +88,65 @@ namespace LockTime.Runtime
     }
 
     /// <summary>
+    /// All of a slow-lock line but its numbers, for one sink, method, location and holder, acquired or
+    /// not: the writer makes it once and keeps it (<see cref="LineWriter"/>'s shapes), so that a line costs
+    /// three copies and two numbers (<c>LockTime: M held </c>, hold, <c> ms, waited </c>, wait,
+    /// <c> ms at L (held by M2 at L2)</c>), not a dozen appends and a look-up of its sink.
+    /// </summary>
+    [CompilerGenerated]
+    internal sealed class LineShape
+    {
+        internal object Sink, Method, Location, Holder;
+        internal bool Acquired;
+        /// <summary>The text before the first number, between the two (null when not acquired: one number), after the last.</summary>
+        internal char[] Head, Middle, Tail;
+        /// <summary>Where the writer writes these lines.</summary>
+        internal TextWriter Writer;
+
+        /// <summary>True when <paramref name="entry"/> (<see cref="LineWriter.Entry"/>) has this shape: the same objects (references).</summary>
+        internal bool Fits(object[] entry, bool acquired)
+        {
+            return acquired == Acquired && ReferenceEquals(entry[1], Method) && ReferenceEquals(entry[2], Location) &&
+                   ReferenceEquals(entry[4], Holder) && ReferenceEquals(entry[0], Sink);
+        }
+
+        /// <summary>
+        /// The shape of <paramref name="entry"/>: <c>LockTime: M held X ms, waited Y ms at L</c>, or (not
+        /// <paramref name="acquired"/>) <c>LockTime: M waited Y ms, not acquired at L</c>, followed by
+        /// <c> (held by M2 at L2)</c> when the holder's name <c>{ assembly, method, location }</c> is known, or
+        /// <c> (held by TEXT)</c> for a holder given as text.
+        /// </summary>
+        internal static LineShape Of(object[] entry, bool acquired)
+        {
+            LineShape s = new LineShape();
+            s.Sink = entry[0];
+            s.Method = entry[1];
+            s.Location = entry[2];
+            s.Holder = entry[4];
+            s.Acquired = acquired;
+            string method = entry[1] as string, location = entry[2] as string, held = "";
+            string[] name = entry[4] as string[];
+            if (name != null && name.Length >= 3)
+                held = " (held by " + name[1] + " at " + name[2] + ")";
+            else if (entry[4] is string)
+                held = " (held by " + (string)entry[4] + ")";
+            s.Head = ("LockTime: " + method + (acquired ? " held " : " waited ")).ToCharArray();
+            s.Middle = acquired ? " ms, waited ".ToCharArray() : null;
+            s.Tail = ((acquired ? " ms at " : " ms, not acquired at ") + location + held).ToCharArray();
+            return s;
+        }
+
+        /// <summary>The line of <paramref name="times"/> (hold, wait in ns; <see cref="LineWriter.Entry"/>) into <paramref name="t"/>, emptied first, with room for <paramref name="more"/> characters after it.</summary>
+        internal void Format(LineText t, long[] times, int more)
+        {
+            t.Start(Head.Length + (Middle == null ? 0 : Middle.Length) + Tail.Length + 2 * LineText.MsLength + more).Append(Head);
+            if (Acquired)
+                t.Ms(times[0]).Append(Middle);
+            t.Ms(times[1]).Append(Tail);
+        }
+    }
+
+    /// <summary>
     /// Writes the slow-lock lines of every copy of the run-time in the process. Copies queue entries
     /// (framework data: <see cref="Entry"/>) through the registry's delegate; the queue is bounded and
     /// a full queue drops the entry and counts it, so a lock's thread never blocks and never does I/O.
@@ -96,6 +165,7 @@ namespace LockTime.Runtime
         readonly object gate = new object();
         readonly Dictionary<string, TextWriter> sinks = new Dictionary<string, TextWriter>();
         readonly LineText line = new LineText();
+        readonly LineShape[] shapes = new LineShape[Shapes];
 
         /// <summary>Characters a file sink buffers (and bytes its stream buffers) between writes: a write per 64 KiB, not per 4 KiB.</summary>
         internal const int FileBuffer = 65536;
@@ -129,52 +199,33 @@ namespace LockTime.Runtime
         }
 
         /// <summary>
-        /// The line of an entry, the format of the slow-lock lines since the first LockTime:
-        /// <c>LockTime: M held X ms, waited Y ms at L</c>, or <c>LockTime: M waited Y ms, not acquired at L</c>,
-        /// followed by <c> (held by M2 at L2)</c> when the holder is known; a whole line as it is.
+        /// The line of an entry, the format of the slow-lock lines since the first LockTime
+        /// (<see cref="LineShape.Of"/>); a whole line as it is.
         /// </summary>
         internal static string Format(object[] entry)
         {
             LineText t = new LineText();
-            Format(entry, t, 0);
+            if (entry.Length == 2)
+                return (string)entry[1];
+            long[] times = (long[])entry[3];
+            LineShape.Of(entry, times[0] >= 0).Format(t, times, 0);
             return t.Text();
         }
 
-        /// <summary>As <see cref="Format(object[])"/>, into <paramref name="t"/> (emptied first), with room for <paramref name="more"/> characters after it.</summary>
-        internal static void Format(object[] entry, LineText t, int more)
-        {
-            if (entry.Length == 2) {
-                string whole = (string)entry[1];
-                t.Start((whole == null ? 0 : whole.Length) + more).Append(whole);
-                return;
-            }
-            long[] times = (long[])entry[3];
-            string method = (string)entry[1], location = (string)entry[2], holderText = null;
-            string[] name = entry.Length > 4 ? entry[4] as string[] : null;
-            if (name == null && entry.Length > 4)
-                holderText = entry[4] as string;
-            else if (name != null && name.Length < 3)
-                name = null;
-            int room = 80 + 2 * LineText.MsLength + Len(method) + Len(location) + Len(holderText) + more;
-            if (name != null)
-                room += Len(name[1]) + Len(name[2]);
-            t.Start(room).Append("LockTime: ").Append(method);
-            if (times[0] < 0) {
-                t.Append(" waited ").Ms(times[1]).Append(" ms, not acquired at ");
-            } else {
-                t.Append(" held ").Ms(times[0]).Append(" ms, waited ");
-                t.Ms(times[1]).Append(" ms at ");
-            }
-            t.Append(location);
-            if (name != null)
-                t.Append(" (held by ").Append(name[1]).Append(" at ").Append(name[2]).Append(")");
-            else if (holderText != null)
-                t.Append(" (held by ").Append(holderText).Append(")");
-        }
+        /// <summary>Shapes the writer keeps, by the identity hash of the location (a power of two).</summary>
+        internal const int Shapes = 64;
 
-        static int Len(string s)
+        /// <summary>The kept shape of <paramref name="entry"/>, made (and its sink opened) when there is none.</summary>
+        LineShape Shape(object[] entry, bool acquired)
         {
-            return s == null ? 0 : s.Length;
+            int slot = RuntimeHelpers.GetHashCode(entry[2]) & (Shapes - 1);
+            LineShape s = shapes[slot];
+            if (s == null || !s.Fits(entry, acquired)) {
+                s = LineShape.Of(entry, acquired);
+                s.Writer = Sink(entry[0] as string);
+                shapes[slot] = s;
+            }
+            return s;
         }
 
         /// <summary>Nanoseconds as milliseconds with three decimals, rounded to the nearest microsecond (<see cref="LineText.Ms"/>).</summary>
@@ -203,19 +254,39 @@ namespace LockTime.Runtime
             return Interlocked.Read(ref dropped);
         }
 
+        /// <summary>Entries the writer takes before it gives their room in the queue back (one Interlocked per batch, not per entry).</summary>
+        const int Batch = 256;
+
         /// <summary>Writes every queued entry and flushes; false when there was none.</summary>
         internal bool Drain()
         {
             lock (gate) {
+                int taken = 0;
                 bool any = false;
                 object[] e;
                 while (queue.TryDequeue(out e)) {
-                    Interlocked.Decrement(ref queued);
                     any = true;
-                    Format(e, line, NewLine.Length);
-                    line.Append(NewLine);
-                    Write((string)e[0], line);
+                    if (++taken == Batch) {
+                        Interlocked.Add(ref queued, -taken);
+                        taken = 0;
+                    }
+                    try {
+                        TextWriter w;
+                        long[] times = e.Length > 4 ? e[3] as long[] : null;
+                        if (times != null && times.Length >= 2) {
+                            LineShape shape = Shape(e, times[0] >= 0);
+                            shape.Format(line, times, NewLine.Length);
+                            w = shape.Writer;
+                        } else {
+                            string whole = e.Length > 1 ? e[1] as string : null;
+                            line.Start((whole == null ? 0 : whole.Length) + NewLine.Length).Append(whole);
+                            w = Sink(e[0] as string);
+                        }
+                        w.Write(line.Append(NewLine).Chars, 0, line.Length);
+                    } catch (Exception) {
+                    }
                 }
+                Interlocked.Add(ref queued, -taken);
                 if (any)
                     Flush();
                 return any;
@@ -229,7 +300,10 @@ namespace LockTime.Runtime
                 Drain();
                 for (int i = 0; i < lines.Length; i++) {
                     line.Start((lines[i] == null ? 0 : lines[i].Length) + NewLine.Length).Append(lines[i]).Append(NewLine);
-                    Write(sink, line);
+                    try {
+                        Sink(sink).Write(line.Chars, 0, line.Length);
+                    } catch (Exception) {
+                    }
                 }
                 Flush();
             }
@@ -237,15 +311,6 @@ namespace LockTime.Runtime
 
         /// <summary>The line end of the platform, as <c>WriteLine</c> writes it.</summary>
         static readonly string NewLine = Environment.NewLine;
-
-        /// <summary>Writes <paramref name="text"/> (a whole line and its end) to <paramref name="sink"/> in one call.</summary>
-        void Write(string sink, LineText text)
-        {
-            try {
-                Sink(sink).Write(text.Chars, 0, text.Length);
-            } catch (Exception) {
-            }
-        }
 
         void Flush()
         {
@@ -257,10 +322,12 @@ namespace LockTime.Runtime
             }
         }
 
-        /// <summary>The writer of a sink; a file that cannot be opened warns once and writes to stderr instead.</summary>
+        /// <summary>The writer of a sink (null: stderr); a file that cannot be opened warns once and writes to stderr instead.</summary>
         TextWriter Sink(string sink)
         {
             TextWriter w;
+            if (sink == null)
+                sink = "stderr";
             if (sinks.TryGetValue(sink, out w))
                 return w;
             if (sink == "stderr") {
