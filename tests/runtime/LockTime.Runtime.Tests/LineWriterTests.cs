@@ -78,4 +78,21 @@ public class LineWriterTests
                      LineWriter.Format(LineWriter.Entry("stderr", "A::B", "A.cs:2", -1, 3_000_000, "C::D at C.cs:7")));
         Assert.Equal("LockTime: potential deadlock: x", LineWriter.Format(LineWriter.TextEntry("stderr", "LockTime: potential deadlock: x")));
     }
+
+    [Fact]
+    public void MillisecondsAreRoundedToTheMicrosecondWithThreeDecimals()
+    {
+        var values = new List<long> { 0, 1, 499, 500, 999, 1_000, 1_499, 1_500, 999_499, 999_500, 1_000_000, 52_114_003,
+                                      999_999_499, 999_999_500, 1_234_567_890_123, long.MaxValue, -1, -1_500, -52_114_003, long.MinValue };
+        var random = new Random(13);
+        for (int i = 0; i < 2000; i++)
+            values.Add(random.NextInt64(long.MaxValue) >> random.Next(63));
+        foreach (long ns in values) {
+            decimal ms = Math.Round(Math.Abs((decimal)ns) / 1000m, MidpointRounding.AwayFromZero) / 1000m;
+            if (ns == long.MinValue)
+                ms = Math.Round((decimal)long.MaxValue / 1000m, MidpointRounding.AwayFromZero) / 1000m;
+            string expected = (ns < 0 ? "-" : "") + ms.ToString("0.000", System.Globalization.CultureInfo.InvariantCulture);
+            Assert.Equal(expected, LineWriter.Ms(ns));
+        }
+    }
 }
