@@ -27,8 +27,9 @@ namespace LockTime.Runtime
 
         /// <summary>The process's line queue: entries as <see cref="LineWriter.Entry"/> makes them.</summary>
         internal Action<object[]> Lines;
-        /// <summary>The thread that writes lines: its own locks give no line (no feedback).</summary>
+        /// <summary>The thread that writes lines: its own locks give no line (no feedback). Started by <see cref="StartWriter"/>.</summary>
         internal Thread Writer;
+        bool writerStarted;                /* this copy saw the writer started: no further look */
 
         /// <summary>The process's holder finders (every copy's <see cref="Holder"/>); lock it to use it. Null: none.</summary>
         internal List<Func<object, string[]>> Finders;
@@ -195,9 +196,10 @@ namespace LockTime.Runtime
         /// </summary>
         internal void Released(ThreadRecord t, Frame f, long now)
         {
-            SiteStats s = t.Stats(f.Site);
-            if (s == null)
+            SiteStats[] sites = t.Sites;
+            if ((uint)f.Site >= (uint)sites.Length)
                 return;
+            SiteStats s = sites[f.Site] ?? FirstRelease(t, f.Site);
             long hold = now - f.Acquired;
             long holdNs = Ns(hold), waitNs = Ns(f.Wait);
             s.Acquisitions++;
@@ -209,6 +211,50 @@ namespace LockTime.Runtime
                 s.WaitedBehind(f.Holder, waitNs, 1);
             if (hold >= ThresholdTicks || f.Wait >= ThresholdTicks)
                 Slow(f.Site, holdNs, waitNs, f.Holder);
+        }
+
+        /// <summary>
+        /// The thread's first release of <paramref name="site"/>: its statistics are made, and when the thread
+        /// holds no lock now (no hold is being timed on it) the writer thread is started if it is not yet.
+        /// </summary>
+        SiteStats FirstRelease(ThreadRecord t, int site)
+        {
+            SiteStats s = t.NewStats(site);
+            if (t.Depth == 0 && !writerStarted)
+                StartWriter();
+            return s;
+        }
+
+        /// <summary>
+        /// Starts the process's writer thread (<see cref="Writer"/>, any copy's: the thread object is the
+        /// registry's) unless a copy has. Not in the start (<see cref="Api"/>'s type initializer, which
+        /// every thread's first lock waits for): <c>Thread.Start</c> returns only once the new thread runs,
+        /// a millisecond on an idle machine and many on a loaded one. The thread takes no execution
+        /// context from the program (no <c>AsyncLocal</c> of its flows into it).
+        /// </summary>
+        internal void StartWriter()
+        {
+            Thread w = Writer;
+            writerStarted = true;
+            if (w == null)
+                return;
+            try {
+                lock (w) {
+                    if (w.IsAlive) /* started (Start returns once it runs; it never ends) */
+                        return;
+                    if (ExecutionContext.IsFlowSuppressed()) {
+                        w.Start();
+                        return;
+                    }
+                    AsyncFlowControl flow = ExecutionContext.SuppressFlow();
+                    try {
+                        w.Start();
+                    } finally {
+                        flow.Undo();
+                    }
+                }
+            } catch (Exception) {
+            }
         }
 
         /// <summary>

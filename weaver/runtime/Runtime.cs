@@ -9,8 +9,9 @@ namespace LockTime.Runtime
     /// <summary>
     /// The life of one copy of the run-time. <see cref="Start"/> runs once, from <see cref="Api"/>'s
     /// type initializer (the first timed lock): it reads the settings, loads the site table and joins
-    /// the process's registry. The copy that creates the registry (the owner) starts the line writer
-    /// thread and, at <c>AppDomain.ProcessExit</c> (also after <c>Environment.Exit</c>) or at an unhandled
+    /// the process's registry. The copy that creates the registry (the owner) makes the line writer
+    /// thread (started by the first release on a thread that then holds no lock:
+    /// <see cref="Collector.StartWriter"/>) and, at <c>AppDomain.ProcessExit</c> (also after <c>Environment.Exit</c>) or at an unhandled
     /// exception (<c>AppDomain.UnhandledException</c>: ProcessExit does not run then), whichever comes
     /// first, writes the queued lines, the summary and the report for every copy. Nothing here throws.
     /// </summary>
@@ -132,7 +133,7 @@ namespace LockTime.Runtime
             new Histogram().Record(c.Ns(1));
         }
 
-        /// <summary>Makes this copy the owner: a new registry, the writer thread, the exit and crash handlers.</summary>
+        /// <summary>Makes this copy the owner: a new registry, the writer thread (not started: <see cref="Collector.StartWriter"/>), the exit and crash handlers.</summary>
         static void Own(Collector c)
         {
             writer = new LineWriter();
@@ -149,7 +150,6 @@ namespace LockTime.Runtime
             double interval = c.Settings.ReportPath != null ? c.Settings.ReportIntervalS * Clock.Frequency() : 0;
             intervalTicks = interval >= long.MaxValue / 2 ? long.MaxValue / 2 : (long)interval;
             nextReport = startTicks + intervalTicks;
-            thread.Start();
             AppDomain.CurrentDomain.ProcessExit += new EventHandler(OnExit);
             AppDomain.CurrentDomain.UnhandledException += new UnhandledExceptionEventHandler(OnUnhandled);
         }

@@ -178,6 +178,8 @@ static const struct home runtime_homes[] = {
 	{ "System.Threading", "Monitor", "System.Threading", NULL },
 	{ "System.Threading", "Interlocked", "System.Threading", NULL },
 	{ "System.Threading", "Volatile", "System.Threading", NULL },
+	{ "System.Threading", "ExecutionContext", "System.Threading", NULL },
+	{ "System.Threading", "AsyncFlowControl", "System.Threading", NULL },
 	{ "System.Threading", "Thread", "System.Threading.Thread", NULL },
 	{ "System.Threading", "ThreadStart", "System.Threading.Thread", NULL },
 	{ "System.Collections.Generic", "Dictionary`2", "System.Collections", NULL },
