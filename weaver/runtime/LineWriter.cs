@@ -198,6 +198,7 @@ namespace LockTime.Runtime
         readonly Dictionary<string, TextWriter> sinks = new Dictionary<string, TextWriter>();
         readonly LineText line = new LineText();
         readonly LineShape[] shapes = new LineShape[Shapes];
+        LineShape last;
 
         /// <summary>Characters a file sink buffers (and bytes its stream buffers) between writes: a write per 64 KiB, not per 4 KiB.</summary>
         internal const int FileBuffer = 65536;
@@ -247,16 +248,23 @@ namespace LockTime.Runtime
         /// <summary>Shapes the writer keeps, by the identity hash of the location (a power of two).</summary>
         internal const int Shapes = 64;
 
-        /// <summary>The kept shape of <paramref name="entry"/>, made (and its sink opened) when there is none.</summary>
+        /// <summary>
+        /// The kept shape of <paramref name="entry"/>, made (and its sink opened) when there is none: the
+        /// last line's when it fits (a slow site gives runs of lines), else by the location's identity hash.
+        /// </summary>
         LineShape Shape(object[] entry, bool acquired)
         {
+            LineShape s = last;
+            if (s != null && s.Fits(entry, acquired))
+                return s;
             int slot = RuntimeHelpers.GetHashCode(entry[2]) & (Shapes - 1);
-            LineShape s = shapes[slot];
+            s = shapes[slot];
             if (s == null || !s.Fits(entry, acquired)) {
                 s = LineShape.Of(entry, acquired);
                 s.Writer = Sink(entry[0] as string);
                 shapes[slot] = s;
             }
+            last = s;
             return s;
         }
 
@@ -302,26 +310,36 @@ namespace LockTime.Runtime
                         Interlocked.Add(ref queued, -taken);
                         taken = 0;
                     }
-                    try {
-                        TextWriter w;
-                        long[] times = e.Length > 4 ? e[3] as long[] : null;
-                        if (times != null && times.Length >= 2) {
-                            LineShape shape = Shape(e, times[0] >= 0);
-                            shape.Format(line, times, NewLine.Length);
-                            w = shape.Writer;
-                        } else {
-                            string whole = e.Length > 1 ? e[1] as string : null;
-                            line.Start((whole == null ? 0 : whole.Length) + NewLine.Length).Append(whole);
-                            w = Sink(e[0] as string);
-                        }
-                        w.Write(line.Append(NewLine).Chars, 0, line.Length);
-                    } catch (Exception) {
-                    }
+                    Write(e);
                 }
                 Interlocked.Add(ref queued, -taken);
                 if (any)
                     Flush();
                 return any;
+            }
+        }
+
+        /// <summary>
+        /// Writes the line of <paramref name="e"/> (<see cref="Entry"/>, <see cref="TextEntry"/>) to its sink;
+        /// never throws. A method of its own, so that the loop around it is small: the JIT compiles that
+        /// loop again, optimized, while it runs (on-stack replacement), and a short loop costs it little.
+        /// </summary>
+        void Write(object[] e)
+        {
+            try {
+                TextWriter w;
+                long[] times = e.Length > 4 ? e[3] as long[] : null;
+                if (times != null && times.Length >= 2) {
+                    LineShape shape = Shape(e, times[0] >= 0);
+                    shape.Format(line, times, NewLine.Length);
+                    w = shape.Writer;
+                } else {
+                    string whole = e.Length > 1 ? e[1] as string : null;
+                    line.Start((whole == null ? 0 : whole.Length) + NewLine.Length).Append(whole);
+                    w = Sink(e.Length > 0 ? e[0] as string : null);
+                }
+                w.Write(line.Append(NewLine).Chars, 0, line.Length);
+            } catch (Exception) {
             }
         }
 
