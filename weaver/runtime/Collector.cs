@@ -196,10 +196,9 @@ namespace LockTime.Runtime
         /// </summary>
         internal void Released(ThreadRecord t, Frame f, long now)
         {
-            SiteStats[] sites = t.Sites;
-            if ((uint)f.Site >= (uint)sites.Length)
+            SiteStats s = t.Stats(f.Site);
+            if (s == null)
                 return;
-            SiteStats s = sites[f.Site] ?? FirstRelease(t, f.Site);
             long hold = now - f.Acquired;
             long holdNs = Ns(hold), waitNs = Ns(f.Wait);
             s.Acquisitions++;
@@ -211,23 +210,14 @@ namespace LockTime.Runtime
                 s.WaitedBehind(f.Holder, waitNs, 1);
             if (hold >= ThresholdTicks || f.Wait >= ThresholdTicks)
                 Slow(f.Site, holdNs, waitNs, f.Holder);
-        }
-
-        /// <summary>
-        /// The thread's first release of <paramref name="site"/>: its statistics are made, and when the thread
-        /// holds no lock now (no hold is being timed on it) the writer thread is started if it is not yet.
-        /// </summary>
-        SiteStats FirstRelease(ThreadRecord t, int site)
-        {
-            SiteStats s = t.NewStats(site);
-            if (t.Depth == 0 && !writerStarted)
+            if (!writerStarted && t.Depth == 0)
                 StartWriter();
-            return s;
         }
 
         /// <summary>
         /// Starts the process's writer thread (<see cref="Writer"/>, any copy's: the thread object is the
-        /// registry's) unless a copy has. Not in the start (<see cref="Api"/>'s type initializer, which
+        /// registry's) unless a copy has; called by the first recording after which the thread holds no
+        /// lock (no hold is being timed on it). Not in the start (<see cref="Api"/>'s type initializer, which
         /// every thread's first lock waits for): <c>Thread.Start</c> returns only once the new thread runs,
         /// a millisecond on an idle machine and many on a loaded one. The thread takes no execution
         /// context from the program (no <c>AsyncLocal</c> of its flows into it).
@@ -274,6 +264,8 @@ namespace LockTime.Runtime
             s.Wait.Record(waitNs);
             if (holder != null)
                 s.WaitedBehind(holder, waitNs, 1);
+            if (!writerStarted && t.Depth == 0)
+                StartWriter();
             Action<object[]> lines = Lines;
             if (waitTicks < ThresholdTicks || lines == null || ReferenceEquals(System.Threading.Thread.CurrentThread, Writer))
                 return;
@@ -297,6 +289,8 @@ namespace LockTime.Runtime
             s.Failed++;
             s.Contended++;
             s.Wait.Record(waitNs);
+            if (!writerStarted && t.Depth == 0)
+                StartWriter();
             if (waitTicks >= ThresholdTicks)
                 Slow(site, -1, waitNs, null);
         }

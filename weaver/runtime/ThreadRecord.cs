@@ -261,8 +261,7 @@ namespace LockTime.Runtime
             return sites[site] ?? NewStats(site);
         }
 
-        /// <summary>Makes the statistics of <paramref name="site"/> (a valid id without any yet).</summary>
-        internal SiteStats NewStats(int site)
+        SiteStats NewStats(int site)
         {
             SiteStats s = new SiteStats();
             Sites[site] = s;
