@@ -27,7 +27,7 @@ namespace LockTime.Runtime
 
         /// <summary>The process's line queue: entries as <see cref="LineWriter.Entry"/> makes them.</summary>
         internal Action<object[]> Lines;
-        /// <summary>The thread that writes lines: its own locks give no line (no feedback). Started by <see cref="StartWriter"/>.</summary>
+        /// <summary>The thread that writes lines: its locks are not recorded (<see cref="NewThread"/>). Started by <see cref="StartWriter"/>.</summary>
         internal Thread Writer;
         bool writerStarted;                /* this copy saw the writer started: no further look */
 
@@ -78,10 +78,14 @@ namespace LockTime.Runtime
             return ThreadRecord.Current ?? NewThread();
         }
 
-        /// <summary>Makes and lists the calling thread's record (its first lock).</summary>
+        /// <summary>
+        /// Makes and lists the calling thread's record (its first lock); the writer thread's is busy from
+        /// the start: the run-time's own writing records nothing and gives no line (no feedback).
+        /// </summary>
         ThreadRecord NewThread()
         {
             ThreadRecord t = new ThreadRecord(Sites.Count());
+            t.Busy = ReferenceEquals(System.Threading.Thread.CurrentThread, Writer);
             ThreadRecord.Current = t;
             List(t);
             return t;
@@ -267,7 +271,7 @@ namespace LockTime.Runtime
             if (!writerStarted && t.Depth == 0)
                 StartWriter();
             Action<object[]> lines = Lines;
-            if (waitTicks < ThresholdTicks || lines == null || ReferenceEquals(System.Threading.Thread.CurrentThread, Writer))
+            if (waitTicks < ThresholdTicks || lines == null)
                 return;
             lines(LineWriter.TextEntry(Settings.Output, "LockTime: " + Sites.Methods[site] + " waited " + LineWriter.Ms(waitNs) +
                                        " ms at " + Sites.Locations[site] + " (hold not applicable)" +
@@ -315,7 +319,7 @@ namespace LockTime.Runtime
         void Slow(int site, long holdNs, long waitNs, string[] holder)
         {
             Action<object[]> lines = Lines;
-            if (lines == null || ReferenceEquals(System.Threading.Thread.CurrentThread, Writer))
+            if (lines == null)
                 return;
             lines(LineWriter.Entry(Settings.Output, Sites.Methods[site], Sites.Locations[site], holdNs, waitNs, holder));
         }
