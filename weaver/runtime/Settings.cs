@@ -62,15 +62,19 @@ namespace LockTime.Runtime
         /// </summary>
         internal static Settings FromEnvironment()
         {
-            Settings s = Parse(Environment.GetEnvironmentVariable("LOCKTIME_DISABLED"),
+            string disabled = Environment.GetEnvironmentVariable("LOCKTIME_DISABLED");
+            if (disabled != null && On(disabled)) {
+                Settings off = new Settings();
+                off.Disabled = true;
+                return off;
+            }
+            Settings s = Parse(disabled,
                          Environment.GetEnvironmentVariable("LOCKTIME_THRESHOLD_MS"),
                          Environment.GetEnvironmentVariable("LOCKTIME_OUTPUT"),
                          Environment.GetEnvironmentVariable("LOCKTIME_SUMMARY"),
                          Environment.GetEnvironmentVariable("LOCKTIME_REPORT"),
                          Environment.GetEnvironmentVariable("LOCKTIME_REPORT_INTERVAL_S"),
                          Baked.ThresholdMs(), Baked.Output(), Baked.Summary(), Baked.Report());
-            if (s.Disabled)
-                return s;
             s.ParseLockOrder(Environment.GetEnvironmentVariable("LOCKTIME_LOCK_ORDER"), Baked.LockOrder());
             s.ParseMetrics(Environment.GetEnvironmentVariable("LOCKTIME_METRICS"));
             return s;
@@ -253,14 +257,21 @@ namespace LockTime.Runtime
         {
             if (IsEmpty(value))
                 return fallback;
-            string v = value.Trim();
-            if (Is(v, "1") || Is(v, "true") || Is(v, "yes") || Is(v, "on"))
+            if (On(value))
                 return true;
+            string v = value.Trim();
             if (Is(v, "0") || Is(v, "false") || Is(v, "no") || Is(v, "off"))
                 return false;
             Warnings.Add("LockTime: warning: " + name + "=\"" + value + "\" is not 1/true/yes/on or 0/false/no/off; using " +
                          (fallback ? onText : offText));
             return fallback;
+        }
+
+        /// <summary>True when <paramref name="value"/> (not null) is a switch's on: 1/true/yes/on in any case, blanks around.</summary>
+        static bool On(string value)
+        {
+            string v = value.Trim();
+            return Is(v, "1") || Is(v, "true") || Is(v, "yes") || Is(v, "on");
         }
 
         /// <summary>
