@@ -105,12 +105,11 @@ namespace LockTime.Runtime
                 if (t == null || task == null)
                     return;
                 if (task.IsCompleted) {
-                    long now = Clock.Ticks();
                     Task<bool> timed = task as Task<bool>;
                     if (task.Status == TaskStatus.RanToCompletion && (timed == null || timed.Result))
-                        Kept(c, t, semaphore, site, start, now, false, null, false);
+                        Kept(c, t, semaphore, site, start, start, false, null, false);
                     else
-                        c.Failed(t, site, now - start);
+                        c.Failed(t, site, Clock.Ticks() - start);
                     return;
                 }
                 PendingWait p = new PendingWait();
@@ -135,8 +134,8 @@ namespace LockTime.Runtime
         /// <summary>
         /// Keeps the hold of a semaphore used as a lock on its state (a counting semaphore's wait is
         /// recorded now); <paramref name="ordered"/>: the acquiring thread goes on holding it, so it enters
-        /// the lock order, and this thread keeps the hold's number to leave the order when another thread
-        /// releases it (<see cref="SemaphoreThread.DropReleased"/>).
+        /// the lock order, and this thread keeps it to leave the order when another thread releases it
+        /// (<see cref="OrderedSemaphores.DropStale"/>).
         /// </summary>
         static void Kept(Collector c, ThreadRecord t, object semaphore, int site, long start, long acquired, bool contended,
                          string[] behind, bool ordered)
@@ -148,63 +147,93 @@ namespace LockTime.Runtime
                 c.WaitOnly(t, site, acquired - start, contended, behind);
                 return;
             }
-            s.Hold.Lock = semaphore;
+            ordered = ordered && c.OrderEnter != null;
+            OrderedSemaphores mine = null;
+            if (ordered) {
+                DropStale(c, t);
+                mine = t.Ordered ?? (t.Ordered = new OrderedSemaphores());
+            }
             s.Hold.Site = site;
             s.Hold.Acquired = acquired;
             s.Hold.Wait = acquired - start;
             s.Hold.Contended = contended;
-            s.Hold.Holder = behind;
-            int hold = s.Generation + 1;
-            Volatile.Write(ref s.Generation, hold);
+            if (behind != null || s.Hold.Holder != null) /* the references only when they change: no write barrier else */
+                s.Hold.Holder = behind;
+            ThreadRecord orderer = mine == null ? null : t;
+            if (!ReferenceEquals(s.Orderer, orderer))
+                s.Orderer = orderer;
             Volatile.Write(ref s.Held, 1);
-            if (!ordered || c.OrderEnter == null)
+            if (mine == null)
                 return;
-            SemaphoreThread mine = t.Semaphores;
-            if (mine.OrderedN > 0)
-                mine.DropReleased(c, t);
             c.OrderAcquired(t, semaphore, site);
-            mine.Entered(semaphore, s, hold);
+            mine.Entered(s);
+        }
+
+        /// <summary>
+        /// The holds of semaphores that <paramref name="t"/> entered into the lock order and another thread
+        /// released since (<see cref="ThreadRecord.Stale"/>) leave it: before this thread enters a lock there.
+        /// </summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        static void DropStale(Collector c, ThreadRecord t)
+        {
+            if (Volatile.Read(ref t.Stale) != 0 && Interlocked.Exchange(ref t.Stale, 0) != 0 && t.Ordered != null)
+                t.Ordered.DropStale(c, t);
         }
 
         /// <summary>
         /// <paramref name="semaphore"/> is about to be released (before the original <c>Release</c>): when
         /// it is a lock held now, its hold is taken off the semaphore now - once <c>Release</c> returns,
-        /// a waiter may have taken it already - and kept on this thread for <see cref="ReleasedSemaphore"/>;
-        /// the lock order entry this thread made for it ends.
+        /// a waiter may have taken it already - and kept on this thread for <see cref="ReleasedSemaphore"/>,
+        /// to which the stub passes what this returns: this thread's record, or null when there is no hold
+        /// to record. The hold leaves the lock order: at once when this thread entered it, else the thread
+        /// that did is told (<see cref="ThreadRecord.Stale"/>).
         /// </summary>
-        internal static void ReleasingSemaphore(object semaphore)
+        internal static object ReleasingSemaphore(object semaphore)
         {
             try {
                 Collector c = Runtime.Current;
                 ThreadRecord t = Recorder(c);
-                SemaphoreState s = t == null || semaphore == null ? null : c.Semaphores.Find(t, semaphore);
-                if (s == null || !s.IsLock || Volatile.Read(ref s.Held) == 0 || Interlocked.Exchange(ref s.Held, 0) == 0)
-                    return;
-                t.Releasing = s.Hold;
-                t.HasReleasing = true;
-                if (t.Semaphores.OrderedN > 0)
-                    t.Semaphores.Released(s, c, t);
+                if (t == null || semaphore == null)
+                    return null;
+                SemaphoreState s = c.Semaphores.Find(t, semaphore);
+                if (s == null || Volatile.Read(ref s.Held) == 0)
+                    return null;
+                Volatile.Write(ref s.Held, 0);
+                t.Releasing.Site = s.Hold.Site;
+                t.Releasing.Acquired = s.Hold.Acquired;
+                t.Releasing.Wait = s.Hold.Wait;
+                t.Releasing.Contended = s.Hold.Contended;
+                string[] holder = s.Hold.Holder;
+                if (holder != null || t.Releasing.Holder != null)
+                    t.Releasing.Holder = holder;
+                ThreadRecord orderer = s.Orderer; /* kept: the hold's until the next acquisition */
+                if (orderer != null) {
+                    if (!ReferenceEquals(orderer, t))
+                        Volatile.Write(ref orderer.Stale, 1);
+                    else if (t.Ordered != null)
+                        t.Ordered.Left(s, c, t);
+                }
+                return t;
             } catch (Exception) {
+                return null;
             }
         }
 
         /// <summary>
-        /// After the original <c>Release</c> of <paramref name="semaphore"/>: the hold <see cref="ReleasingSemaphore"/>
-        /// took off it ends now and is recorded on this thread (whichever thread took the semaphore); else nothing.
+        /// After the original <c>Release</c>: <paramref name="releasing"/> is what <see cref="ReleasingSemaphore"/>
+        /// returned before it. When that is a thread's record, the hold it took off the semaphore ends now and
+        /// is recorded there (whichever thread took the semaphore meanwhile); else nothing.
         /// </summary>
-        internal static void ReleasedSemaphore(object semaphore)
+        internal static void ReleasedSemaphore(object releasing)
         {
             try {
+                ThreadRecord t = releasing as ThreadRecord;
+                if (t == null)
+                    return;
                 long now = Clock.Ticks();
                 Collector c = Runtime.Current;
-                ThreadRecord t = ThreadRecord.Current;
-                if (c == null || t == null || !t.HasReleasing || !ReferenceEquals(t.Releasing.Lock, semaphore))
-                    return;
-                Frame f = t.Releasing;
-                t.HasReleasing = false;
-                t.Releasing = new Frame();
-                if (!t.Busy)
-                    c.Released(t, f, now);
+                if (c != null)
+                    c.Released(t, t.Releasing, now);
             } catch (Exception) {
             }
         }
@@ -251,8 +280,7 @@ namespace LockTime.Runtime
                     return;
                 t.Push(lockObject, site, acquired, acquired - start, contended, mode);
                 if (lockObject != null) {
-                    if (t.Semaphores != null && t.Semaphores.OrderedN > 0) /* holds of semaphores released elsewhere leave the order first */
-                        t.Semaphores.DropReleased(c, t);
+                    DropStale(c, t);
                     c.OrderAcquired(t, lockObject, site);
                 }
             } catch (Exception) {

@@ -1,4 +1,4 @@
-// Semaphores.cs - SemaphoreSlim: which semaphores are locks (a maximum of 1), the hold of each held now, and WaitAsync's end.
+// Semaphores.cs - SemaphoreSlim: which semaphores are locks (a maximum of 1), the hold of each held now, its lock-order entry, and WaitAsync's end.
 using System;
 using System.Reflection;
 using System.Runtime.CompilerServices;
@@ -9,81 +9,86 @@ namespace LockTime.Runtime
 {
     /// <summary>
     /// One semaphore as this copy knows it: whether it is a lock (created with a maximum count of 1), and
-    /// while one holds it, that hold (<see cref="Frame.Lock"/> the semaphore). No lock guards it: the
-    /// acquisition writes <see cref="Hold"/>, then sets <see cref="Held"/>; the release (on whichever
-    /// thread) claims the hold by exchanging <see cref="Held"/> to 0, then reads it - before the original
-    /// <c>Release</c>, so no other acquisition of a semaphore of maximum 1 can write it meanwhile.
+    /// while one holds it, that hold. No lock guards it: the acquisition writes <see cref="Hold"/> and
+    /// <see cref="Orderer"/>, then sets <see cref="Held"/> (volatile); the release (on whichever thread)
+    /// claims the hold by setting <see cref="Held"/> to 0, then reads it - before the original
+    /// <c>Release</c>, so no other acquisition of a semaphore of maximum 1 can write it meanwhile. No
+    /// Interlocked: of a semaphore of maximum 1 only one hold is out at a time, and only the one
+    /// <c>Release</c> that ends it runs between its acquisition and the next (a program that releases
+    /// more than it took may see two racing releases both claim one hold, or one throw SemaphoreFullException).
     /// </summary>
     [CompilerGenerated]
     internal sealed class SemaphoreState
     {
+        /// <summary>The semaphore itself (the table's key: a value may refer to its key without keeping it alive).</summary>
+        internal object Semaphore;
         internal bool IsLock;
-        /// <summary>1 while <see cref="Hold"/> is a hold not yet released (Interlocked), else 0.</summary>
+        /// <summary>1 while <see cref="Hold"/> is a hold not yet released, else 0 (volatile).</summary>
         internal int Held;
+        /// <summary>The hold (its <see cref="Frame.Lock"/> unused: the semaphore is <see cref="Semaphore"/>).</summary>
         internal Frame Hold;
-        /// <summary>Counts the holds kept: a thread's lock-order entry is of the hold whose number it kept (<see cref="SemaphoreThread"/>).</summary>
-        internal int Generation;
+        /// <summary>
+        /// The record of the thread that entered the hold into the lock order, else null (not followed); read by
+        /// the release that claims the hold, and left as it is until the next acquisition: a thread's entry is
+        /// of a hold released since when <see cref="Held"/> is 0 or another thread's acquisition set this.
+        /// </summary>
+        internal ThreadRecord Orderer;
     }
 
     /// <summary>
-    /// What one thread keeps of the semaphores (<see cref="ThreadRecord.Semaphores"/>): the last one it
-    /// looked up, so that the common Wait / Release on one semaphore does not search the table (the
-    /// thread keeps that one semaphore alive while it uses no other), and the holds it entered into the
-    /// lock order, for a release on another thread: that thread cannot take them off this thread's
-    /// order, so this one does when it next takes a lock (<see cref="DropReleased"/>).
+    /// The holds of semaphores one thread entered into the lock order (<see cref="ThreadRecord.Ordered"/>).
+    /// A hold released on this thread leaves at once (<see cref="Left"/>); one
+    /// released on another thread, which cannot take it off this thread's order, sets
+    /// <see cref="ThreadRecord.Stale"/>, and this thread takes it off when it next takes a lock
+    /// (<see cref="DropStale"/>).
     /// </summary>
     [CompilerGenerated]
-    internal sealed class SemaphoreThread
+    internal sealed class OrderedSemaphores
     {
-        internal object Last;
-        internal SemaphoreState LastState;
+        internal SemaphoreState[] States = new SemaphoreState[4];
+        internal int N;
 
-        internal object[] Ordered = new object[4];
-        internal SemaphoreState[] OrderedStates = new SemaphoreState[4];
-        internal int[] OrderedHolds = new int[4];
-        internal int OrderedN;
-
-        /// <summary>Keeps hold number <paramref name="hold"/> of <paramref name="semaphore"/>, entered into the lock order now.</summary>
-        internal void Entered(object semaphore, SemaphoreState s, int hold)
+        /// <summary>Keeps the hold of <paramref name="s"/> this thread entered into the lock order now.</summary>
+        internal void Entered(SemaphoreState s)
         {
-            if (OrderedN == Ordered.Length) {
-                Array.Resize(ref Ordered, OrderedN * 2);
-                Array.Resize(ref OrderedStates, OrderedN * 2);
-                Array.Resize(ref OrderedHolds, OrderedN * 2);
-            }
-            Ordered[OrderedN] = semaphore;
-            OrderedStates[OrderedN] = s;
-            OrderedHolds[OrderedN] = hold;
-            OrderedN++;
+            if (N == States.Length)
+                Array.Resize(ref States, N * 2);
+            States[N] = s;
+            N++;
         }
 
-        /// <summary>The holds of <paramref name="s"/> this thread (record <paramref name="t"/>) entered: forgotten, and taken off <paramref name="c"/>'s lock order.</summary>
-        internal void Released(SemaphoreState s, Collector c, ThreadRecord t)
+        /// <summary>The hold of <paramref name="s"/> this thread (record <paramref name="t"/>) entered ends on this thread: forgotten, and off <paramref name="c"/>'s lock order. The last entered is tried first.</summary>
+        internal void Left(SemaphoreState s, Collector c, ThreadRecord t)
         {
-            for (int i = OrderedN - 1; i >= 0; i--)
-                if (ReferenceEquals(OrderedStates[i], s))
+            for (int i = N - 1; i >= 0; i--) {
+                if (ReferenceEquals(States[i], s)) {
                     Drop(i, c, t);
+                    return;
+                }
+            }
         }
 
-        /// <summary>The entered holds released since (on another thread): taken off <paramref name="c"/>'s lock order for this thread (record <paramref name="t"/>).</summary>
-        internal void DropReleased(Collector c, ThreadRecord t)
+        /// <summary>
+        /// The entered holds released since on another thread (not held, or held by another acquisition):
+        /// taken off <paramref name="c"/>'s lock order for this thread (record <paramref name="t"/>). Called
+        /// before this thread acquires anything: its own acquisitions of these semaphores are all before.
+        /// </summary>
+        internal void DropStale(Collector c, ThreadRecord t)
         {
-            for (int i = OrderedN - 1; i >= 0; i--) {
-                SemaphoreState s = OrderedStates[i];
-                if (Volatile.Read(ref s.Held) == 0 || Volatile.Read(ref s.Generation) != OrderedHolds[i])
+            for (int i = N - 1; i >= 0; i--) {
+                SemaphoreState s = States[i];
+                if (Volatile.Read(ref s.Held) == 0 || !ReferenceEquals(Volatile.Read(ref s.Orderer), t))
                     Drop(i, c, t);
             }
         }
 
         void Drop(int i, Collector c, ThreadRecord t)
         {
-            object semaphore = Ordered[i];
-            OrderedN--;
-            Ordered[i] = Ordered[OrderedN];
-            OrderedStates[i] = OrderedStates[OrderedN];
-            OrderedHolds[i] = OrderedHolds[OrderedN];
-            Ordered[OrderedN] = null;
-            OrderedStates[OrderedN] = null;
+            object semaphore = States[i].Semaphore;
+            N--;
+            if (i != N)
+                States[i] = States[N];
+            States[N] = null;
             if (c != null)
                 c.OrderReleased(t, semaphore);
         }
@@ -92,22 +97,39 @@ namespace LockTime.Runtime
     /// <summary>
     /// The semaphores of one copy, by object, without keeping one alive (a <c>ConditionalWeakTable</c>).
     /// A semaphore used as a lock is held by no thread: its hold is kept here, from the acquisition to the
-    /// <c>Release</c> on whichever thread or continuation releases it, not in a thread's frames.
+    /// <c>Release</c> on whichever thread or continuation releases it, not in a thread's frames. Each
+    /// thread keeps the last one it looked up (<see cref="ThreadRecord.LastSemaphore"/>), so that the
+    /// common Wait / Release on one semaphore does not search the table (the thread keeps that one
+    /// semaphore alive while it uses no other).
     /// </summary>
     [CompilerGenerated]
     internal sealed class SemaphoreTable
     {
         readonly ConditionalWeakTable<object, SemaphoreState> states = new ConditionalWeakTable<object, SemaphoreState>();
 
-        /// <summary>The state of <paramref name="semaphore"/>, made on its first acquisition (its maximum read once); the last one <paramref name="t"/> looked up without a search.</summary>
+        /// <summary>The state of <paramref name="semaphore"/> (not null), made on its first acquisition (its maximum read once); the last one <paramref name="t"/> looked up without a search.</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
         internal SemaphoreState Of(ThreadRecord t, object semaphore)
         {
-            SemaphoreThread mine = Mine(t);
-            if (ReferenceEquals(mine.Last, semaphore))
-                return mine.LastState;
+            return ReferenceEquals(t.LastSemaphore, semaphore) ? t.LastSemaphoreState : Look(t, semaphore, true);
+        }
+
+        /// <summary>The state of <paramref name="semaphore"/> (not null) when it was ever acquired, else null; the last one <paramref name="t"/> looked up without a search.</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        internal SemaphoreState Find(ThreadRecord t, object semaphore)
+        {
+            return ReferenceEquals(t.LastSemaphore, semaphore) ? t.LastSemaphoreState : Look(t, semaphore, false);
+        }
+
+        /// <summary>The table's state of <paramref name="semaphore"/>, made when <paramref name="make"/> (else null when none), kept as <paramref name="t"/>'s last.</summary>
+        SemaphoreState Look(ThreadRecord t, object semaphore, bool make)
+        {
             SemaphoreState s;
             if (!states.TryGetValue(semaphore, out s)) {
+                if (!make)
+                    return null;
                 SemaphoreState made = new SemaphoreState();
+                made.Semaphore = semaphore;
                 made.IsLock = MaximumIsOne(semaphore);
                 lock (states) {
                     if (!states.TryGetValue(semaphore, out s)) {
@@ -116,33 +138,9 @@ namespace LockTime.Runtime
                     }
                 }
             }
-            mine.Last = semaphore;
-            mine.LastState = s;
+            t.LastSemaphore = semaphore;
+            t.LastSemaphoreState = s;
             return s;
-        }
-
-        /// <summary>The state of <paramref name="semaphore"/> when it was ever acquired, else null; the last one <paramref name="t"/> looked up without a search.</summary>
-        internal SemaphoreState Find(ThreadRecord t, object semaphore)
-        {
-            SemaphoreThread mine = Mine(t);
-            if (ReferenceEquals(mine.Last, semaphore))
-                return mine.LastState;
-            SemaphoreState s;
-            if (!states.TryGetValue(semaphore, out s))
-                return null;
-            mine.Last = semaphore;
-            mine.LastState = s;
-            return s;
-        }
-
-        internal static SemaphoreThread Mine(ThreadRecord t)
-        {
-            SemaphoreThread mine = t.Semaphores;
-            if (mine == null) {
-                mine = new SemaphoreThread();
-                t.Semaphores = mine;
-            }
-            return mine;
         }
 
         /// <summary>

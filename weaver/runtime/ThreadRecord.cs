@@ -71,7 +71,6 @@ namespace LockTime.Runtime
 
         /// <summary>The hold of a semaphore this thread is releasing (<see cref="Api.ReleasingSemaphore"/>), until <see cref="Api.ReleasedSemaphore"/> records it.</summary>
         internal Frame Releasing;
-        internal bool HasReleasing;
 
         /// <summary>
         /// The thread's list of held locks for the lock order (<see cref="HeldLocks.Current"/>) when this
@@ -80,8 +79,18 @@ namespace LockTime.Runtime
         /// </summary>
         internal HeldLocks Held;
 
-        /// <summary>The semaphores this thread used last and entered into the lock order (made on first use).</summary>
-        internal SemaphoreThread Semaphores;
+        /// <summary>The semaphore this thread looked up last and its state (<see cref="SemaphoreTable.Of"/>): no search for the next.</summary>
+        internal object LastSemaphore;
+        internal SemaphoreState LastSemaphoreState;
+
+        /// <summary>The holds of semaphores this thread entered into the lock order (made on the first).</summary>
+        internal OrderedSemaphores Ordered;
+
+        /// <summary>
+        /// 1 (set by another thread, volatile) when a hold in <see cref="Ordered"/> was released elsewhere: this
+        /// thread takes such holds off its lock order before it next enters a lock there.
+        /// </summary>
+        internal int Stale;
 
         internal ThreadRecord(int sites)
         {

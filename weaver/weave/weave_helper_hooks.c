@@ -35,7 +35,7 @@ const struct weave_hook weave_hooks[] = {
 	[HK_ACQUIRED_SEMAPHORE] = { "LockTime.Runtime.Api::AcquiredSemaphore", "void(object,int32,int64,int64,bool)" },
 	[HK_ACQUIRED_WHEN_DONE] = { "LockTime.Runtime.Api::AcquiredWhenDone",
 				    "void(System.Threading.Tasks.Task,object,int32,int64)" },
-	[HK_RELEASING_SEMAPHORE] = { "LockTime.Runtime.Api::ReleasingSemaphore", "void(object)" },
+	[HK_RELEASING_SEMAPHORE] = { "LockTime.Runtime.Api::ReleasingSemaphore", "object(object)" },
 	[HK_RELEASED_SEMAPHORE] = { "LockTime.Runtime.Api::ReleasedSemaphore", "void(object)" },
 	[HK_ACQUIRED_SPIN] = { "LockTime.Runtime.Api::AcquiredSpin", "void(int32,int64,int64,bool)" },
 	[HK_RELEASED_SPIN] = { "LockTime.Runtime.Api::ReleasedSpin", "void()" },

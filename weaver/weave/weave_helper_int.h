@@ -33,8 +33,8 @@ enum hhook {
 	HK_RELEASED_UPGRADEABLE, /* void Api.ReleasedUpgradeable(object) */
 	HK_ACQUIRED_SEMAPHORE,   /* as HK_ACQUIRED, SemaphoreSlim.Wait (its hold kept by the semaphore) */
 	HK_ACQUIRED_WHEN_DONE,   /* void Api.AcquiredWhenDone(Task, object, int32 site, int64 start): WaitAsync */
-	HK_RELEASING_SEMAPHORE,  /* void Api.ReleasingSemaphore(object): before the original Release */
-	HK_RELEASED_SEMAPHORE,   /* void Api.ReleasedSemaphore(object): after it */
+	HK_RELEASING_SEMAPHORE,  /* object Api.ReleasingSemaphore(object): before the original Release */
+	HK_RELEASED_SEMAPHORE,   /* void Api.ReleasedSemaphore(object): after it, given what that returned */
 	HK_ACQUIRED_SPIN,        /* void Api.AcquiredSpin(int32 site, int64 start, int64 acquired, bool contended): SpinLock, no object */
 	HK_RELEASED_SPIN,        /* void Api.ReleasedSpin() */
 	HK_IS_MUTEX,             /* bool Handles.IsMutex(object): a WaitHandle.WaitOne stub times only a Mutex's */

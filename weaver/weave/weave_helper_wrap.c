@@ -49,7 +49,8 @@ static const struct kind_info {
 	uint8_t try_result;   /* acquiring kinds whose bool result says "acquired" */
 	struct fast_sig fast; /* blocking Enter kinds: TryEnter's signature (len 0: none) */
 	uint8_t hook;         /* the hook an acquisition calls (HK_ACQUIRED when 0), a release (HK_RELEASED when 0) */
-	uint8_t waiting;      /* the hook before the blocking call (HK_WAITING when 0); a release's before the original (none when 0) */
+	uint8_t waiting;      /* the hook before the blocking call (HK_WAITING when 0); a release's before the original,
+			         whose result (an object) the release hook is given instead of the lock (none when 0) */
 	uint8_t value;        /* `this` is a managed pointer to a value type (Lock.Scope, SpinLock): no
 			         object to pass; the hooks take none and no holder is looked for */
 	uint8_t check;        /* the hook (bool, given argument 0) that says whether to time the call at all:
@@ -134,8 +135,12 @@ enum timing {
 	TIME_NO_WAIT, /* TryEnter without a timeout never blocks: one timestamp before it, wait 0 */
 };
 
-/* Wrapper locals: 0 int64 t0, 1 int64 t1, 2 the callee's result (if any). */
+/* Wrapper locals: 0 int64 t0, 1 int64 t1, 2 the callee's result (if any), then for a release with a
+ * hook before the original, that hook's result (an object: w_token). */
 enum { W_T0, W_T1, W_RESULT };
+
+/* The index of the local that keeps a release's token: after the result, when there is one. */
+static uint32_t w_token(int returns) { return returns ? W_RESULT + 1 : W_RESULT; }
 
 /* The callee as the wrapper sees it. */
 struct callee {
@@ -441,17 +446,21 @@ static void emit_acquire(struct weave_helper *h, struct em *e, const struct call
 }
 
 /* Releasing stub: the original first (its exceptions are unchanged), then
- * if (!Api.Off) Api.Released(arg 0) / Api.ReleasedScope(). */
+ * if (!Api.Off) Api.Released(arg 0) / Api.ReleasedScope().  A kind with a
+ * hook before the original: if (!Api.Off) token = Api.Releasing...(arg 0);
+ * the original; if (!Api.Off) Api.Released...(token) (token stays null
+ * when Off: InitLocals). */
 static void emit_release(struct weave_helper *h, struct em *e, const struct callee *c, enum weave_kind kind,
 			 int returns)
 {
 	uint32_t done = em_label(e), original = em_label(e);
 
-	if (kinds[kind].waiting) { /* if (!Api.Off) Api.Releasing...(arg 0): before the original */
+	if (kinds[kind].waiting) {
 		em_tok(e, IL_LDSFLD, h->hook[HK_OFF]);
 		em_br(e, IL_BRTRUE, original);
 		em_ldarg(e, 0);
 		em_tok(e, IL_CALL, h->hook[kinds[kind].waiting]);
+		em_stloc(e, w_token(returns));
 	}
 	em_mark(e, original);
 	emit_original(e, c, returns);
@@ -460,7 +469,10 @@ static void emit_release(struct weave_helper *h, struct em *e, const struct call
 	if (kinds[kind].value) {
 		em_tok(e, IL_CALL, h->hook[kinds[kind].hook]);
 	} else {
-		em_ldarg(e, 0);
+		if (kinds[kind].waiting)
+			em_ldloc(e, w_token(returns));
+		else
+			em_ldarg(e, 0);
 		em_tok(e, IL_CALL, h->hook[kinds[kind].hook ? kinds[kind].hook : HK_RELEASED]);
 	}
 	em_mark(e, done);
@@ -512,13 +524,16 @@ static int wrapper_sigs(const struct callee *c, enum weave_kind kind, struct lt_
 {
 	struct sig_type owner = { .elem = kinds[kind].value ? SIG_VALUETYPE : SIG_CLASS, .token = c->owner };
 	struct sig_type by_ref = { .elem = SIG_BYREF, .inner = &owner }, site = { .elem = SIG_I4 };
-	struct sig_type i8 = { .elem = SIG_I8 };
+	struct sig_type i8 = { .elem = SIG_I8 }, object = { .elem = SIG_OBJECT };
 	const struct sig_type *this_type = kinds[kind].value ? &by_ref : &owner, *a0;
-	struct sig_type **params, *local_types[3] = { &i8, &i8, c->sig->ret };
+	int returns = c->sig->ret->elem != SIG_VOID;
+	struct sig_type **params, *local_types[4] = { &i8, &i8, returns ? c->sig->ret : &object, &object };
 	enum role role = kinds[kind].role;
 	uint32_t n = c->nargs + (role == ROLE_ACQUIRE || role == ROLE_ASYNC || role == ROLE_HANDLES ? 1 : 0), k = 0;
 	struct sig_method m = { .conv = SIG_CONV_DEFAULT, .ret = c->sig->ret, .sentinel = SIG_NO_SENTINEL };
-	struct sig_list l = { .kind = SIG_CONV_LOCAL_SIG, .count = c->sig->ret->elem == SIG_VOID ? 2 : 3,
+	/* a release's token (w_token) after the result */
+	struct sig_list l = { .kind = SIG_CONV_LOCAL_SIG,
+			      .count = 2 + (uint32_t)returns + (role == ROLE_RELEASE && kinds[kind].waiting ? 1 : 0),
 			      .types = local_types };
 	int rc;
 

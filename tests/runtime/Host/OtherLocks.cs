@@ -7,7 +7,7 @@ using TestHost;
 
 internal static class OtherLocks
 {
-    private const int Write = 9, Read = 10, GateHold = 11, GateTake = 12, AsyncHold = 13, AsyncTake = 14, Pool = 15,
+    private const int First = 6, Write = 9, Read = 10, GateHold = 11, GateTake = 12, AsyncHold = 13, AsyncTake = 14, Pool = 15,
         SpinHold = 16, SpinTake = 17;
 
     private static SpinLock spin = new SpinLock(false);
@@ -49,6 +49,29 @@ internal static class OtherLocks
             Stubs.SemRelease(gate);
             waiter.Join();
             Console.WriteLine("semaphore free: " + gate.CurrentCount);
+            break;
+        }
+        case "semorder": { // a hold released on another thread leaves its taker's lock order
+            var gate = new SemaphoreSlim(1, 1);
+            object first = new object();
+            using var held = new ManualResetEventSlim();
+            using var released = new ManualResetEventSlim();
+            var taker = new Thread(() => {
+                Stubs.SemWait(gate, GateHold);
+                held.Set();
+                released.Wait();
+                Stubs.Enter(first, First); // gate was released on the main thread: no edge gate -> first
+                Stubs.Exit(first);
+            });
+            taker.Start();
+            held.Wait();
+            Stubs.SemRelease(gate);
+            released.Set();
+            taker.Join();
+            Stubs.Enter(first, First); // first -> gate: the one edge, no cycle
+            Stubs.SemWait(gate, GateTake);
+            Stubs.SemRelease(gate);
+            Stubs.Exit(first);
             break;
         }
         case "asyncgate": {

@@ -150,11 +150,12 @@ namespace TestHost
         /// </summary>
         internal static int SemRelease(SemaphoreSlim sem)
         {
+            object releasing = null;
             if (!Api.Off)
-                Api.ReleasingSemaphore(sem);
+                releasing = Api.ReleasingSemaphore(sem);
             int before = sem.Release();
             if (!Api.Off)
-                Api.ReleasedSemaphore(sem);
+                Api.ReleasedSemaphore(releasing);
             return before;
         }
 

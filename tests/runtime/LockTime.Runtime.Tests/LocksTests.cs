@@ -141,32 +141,37 @@ public class LocksTests
         using var gate = new SemaphoreSlim(1, 1);
         using var other = new SemaphoreSlim(1, 1);
         var s = table.Of(t, gate);
-        Assert.Same(gate, t.Semaphores.Last);
+        Assert.Same(gate, t.LastSemaphore);
+        Assert.Same(gate, s.Semaphore);
         Assert.Same(s, table.Find(t, gate));
         var o = table.Of(t, other);
-        Assert.Same(other, t.Semaphores.Last);
+        Assert.Same(other, t.LastSemaphore);
         Assert.Same(s, table.Find(t, gate));      /* found in the table again, kept last */
-        Assert.Same(gate, t.Semaphores.Last);
+        Assert.Same(gate, t.LastSemaphore);
 
         var left = new List<object>();
         var c = Make(1, new List<object[]>());
         c.OrderExit = left.Add;                   /* the lock order as another copy's: through its delegate */
-        s.Generation = 1; s.Held = 1;
-        o.Generation = 1; o.Held = 1;
-        t.Semaphores.Entered(gate, s, 1);
-        t.Semaphores.Entered(other, o, 1);
-        t.Semaphores.DropReleased(c, t);      /* both still held by the holds entered */
-        Assert.Equal(2, t.Semaphores.OrderedN);
+        var ordered = new OrderedSemaphores();
+        s.Orderer = t; s.Held = 1;
+        o.Orderer = t; o.Held = 1;
+        ordered.Entered(s);
+        ordered.Entered(o);
+        ordered.DropStale(c, t);                  /* both still held by the holds entered */
+        Assert.Equal(2, ordered.N);
         Assert.Empty(left);
         s.Held = 0;                               /* released on another thread */
-        o.Generation = 2;                         /* released and taken again elsewhere */
-        t.Semaphores.DropReleased(c, t);
-        Assert.Equal(0, t.Semaphores.OrderedN);
+        o.Orderer = new ThreadRecord(1);          /* released and taken again elsewhere */
+        ordered.DropStale(c, t);
+        Assert.Equal(0, ordered.N);
         Assert.Equal(new object[] { other, gate }, left);
-        t.Semaphores.Entered(gate, s, 3);
-        t.Semaphores.Released(s, c, t);       /* released here */
-        Assert.Equal(0, t.Semaphores.OrderedN);
-        Assert.Equal(3, left.Count);
+        ordered.Entered(o);
+        ordered.Entered(s);
+        ordered.Left(o, c, t);                    /* released here, not the last entered */
+        Assert.Same(s, ordered.States[0]);
+        ordered.Left(s, c, t);
+        Assert.Equal(0, ordered.N);
+        Assert.Equal(new object[] { other, gate, other, gate }, left);
     }
 
     [Fact]
