@@ -7,7 +7,7 @@ using TestHost;
 
 internal static class OtherLocks
 {
-    private const int First = 6, Write = 9, Read = 10, GateHold = 11, GateTake = 12, AsyncHold = 13, AsyncTake = 14, Pool = 15,
+    private const int First = 6, Second = 7, Write = 9, Read = 10, GateHold = 11, GateTake = 12, AsyncHold = 13, AsyncTake = 14, Pool = 15,
         SpinHold = 16, SpinTake = 17;
 
     private static SpinLock spin = new SpinLock(false);
@@ -53,14 +53,18 @@ internal static class OtherLocks
         }
         case "semorder": { // a hold released on another thread leaves its taker's lock order
             var gate = new SemaphoreSlim(1, 1);
-            object first = new object();
+            object first = new object(), second = new object();
             using var held = new ManualResetEventSlim();
             using var released = new ManualResetEventSlim();
             var taker = new Thread(() => {
                 Stubs.SemWait(gate, GateHold);
                 held.Set();
                 released.Wait();
-                Stubs.Enter(first, First); // gate was released on the main thread: no edge gate -> first
+                // gate was released on the main thread: first -> second only, followed once this
+                // thread holds nothing (no edge gate -> first, and gate no longer held here)
+                Stubs.Enter(first, First);
+                Stubs.Enter(second, Second);
+                Stubs.Exit(second);
                 Stubs.Exit(first);
             });
             taker.Start();
@@ -68,7 +72,7 @@ internal static class OtherLocks
             Stubs.SemRelease(gate);
             released.Set();
             taker.Join();
-            Stubs.Enter(first, First); // first -> gate: the one edge, no cycle
+            Stubs.Enter(first, First); // first -> gate: the second edge, no cycle
             Stubs.SemWait(gate, GateTake);
             Stubs.SemRelease(gate);
             Stubs.Exit(first);

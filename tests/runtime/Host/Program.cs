@@ -252,7 +252,7 @@ internal static class Program
         case "rwlock": // a writer at Program.cs:19 holds 60 ms while a reader at :20 waits
         case "readers": // two readers at :20 overlap for 60 ms, then a writer at :19 waits for them
         case "semaphore": // a max-1 semaphore taken at :21, released 60 ms later by another thread; a waiter at :22
-        case "semorder": // a max-1 semaphore taken at :21 on a thread, released on another, then a lock at :16 there; :16 then :22 here
+        case "semorder": // a max-1 semaphore taken at :21 on a thread, released on another, then :16 and :17 there; :16 then :22 here
         case "asyncgate": // an async holder at :23 awaits Task.Delay(60) inside a max-1 semaphore; an async waiter at :24
         case "counting": // a semaphore of 3 at :25: waits only, its hold not applicable
         case "spin": // a SpinLock held 60 ms at :26 while a waiter at :27 spins
