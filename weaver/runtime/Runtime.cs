@@ -30,7 +30,7 @@ namespace LockTime.Runtime
         static long intervalTicks;         /* between reports; 0 = at exit only */
         static long nextReport;
         static int finished;
-        static int namesChecked;           /* the environment's names were looked at (CheckNames) */
+        static int namesChecked;           /* the environment's names: 0 not looked at, 1 being looked at, 2 warned of (CheckNames) */
         static int pid;                    /* read once, by the first report */
         static bool reportWarned;
         static Collector metricsOwner;     /* the owner's only: whose settings and thread record the Meter uses */
@@ -43,6 +43,9 @@ namespace LockTime.Runtime
         /// (MeterListener, dotnet-counters and OpenTelemetry follow new instruments).
         /// </summary>
         internal const double MetricsDelayS = 1;
+
+        /// <summary>The longest the exit waits for the writer thread's warnings of mistyped names (<see cref="CheckNames"/>), in milliseconds.</summary>
+        const int NamesWaitMs = 1000;
 
         /// <summary>Starts from the environment and the baked site table. Returns true when timing is off.</summary>
         internal static bool Start()
@@ -162,18 +165,25 @@ namespace LockTime.Runtime
 
         /// <summary>
         /// Warns of every other LOCKTIME_* name in the environment (<see cref="Settings.Unknown()"/>), once per
-        /// process: the owner's writer thread does it as it starts, or the exit when that comes first.
+        /// process: the owner's writer thread does it as it starts, or the exit when that comes first. The
+        /// exit (<paramref name="atExit"/>) that finds the writer thread still at it waits up to
+        /// <see cref="NamesWaitMs"/> for its warnings: the process ends with the exit, and would end
+        /// that thread before it prints.
         /// </summary>
-        static void CheckNames()
+        static void CheckNames(bool atExit)
         {
-            if (Interlocked.Exchange(ref namesChecked, 1) != 0)
+            if (Interlocked.CompareExchange(ref namesChecked, 1, 0) != 0) {
+                for (int ms = 0; atExit && ms < NamesWaitMs && Volatile.Read(ref namesChecked) != 2; ms++)
+                    Thread.Sleep(1);
                 return;
+            }
             try {
                 List<string> warnings = Settings.Unknown();
                 for (int i = 0; i < warnings.Count; i++)
                     Warn(warnings[i]);
             } catch (Exception) {
             }
+            Volatile.Write(ref namesChecked, 2);
         }
 
         /// <summary>Prints a warning on stderr unless a copy in this process printed it already.</summary>
@@ -196,7 +206,7 @@ namespace LockTime.Runtime
             ThreadRecord own = new ThreadRecord(0);
             own.Busy = true;
             ThreadRecord.Current = own;
-            CheckNames();
+            CheckNames(false);
             long metricsAt = Clock.Ticks() + (long)(MetricsDelayS * Clock.Frequency());
             bool metricsMade = false;
             while (true) {
@@ -245,7 +255,7 @@ namespace LockTime.Runtime
                 Collector c = Current;
                 if (c != null)
                     c.Thread().Busy = true;
-                CheckNames();
+                CheckNames(true);
                 List<SiteTotals> sites = Gather();
                 int rows = c != null ? c.Settings.SummaryRows : 0;
                 if (rows > 0)
