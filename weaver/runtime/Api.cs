@@ -154,7 +154,7 @@ namespace LockTime.Runtime
                 mine = t.Ordered ?? (t.Ordered = new OrderedSemaphores());
             }
             s.Hold.Site = site;
-            s.Hold.Acquired = acquired;
+            s.Hold.Acquired = acquired >= s.Known ? acquired : s.Known; /* not before the run-time knew it (SemaphoreState.Known) */
             s.Hold.Wait = acquired - start;
             s.Hold.Contended = contended;
             if (behind != null || s.Hold.Holder != null) /* the references only when they change: no write barrier else */

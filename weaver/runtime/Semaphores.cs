@@ -23,6 +23,12 @@ namespace LockTime.Runtime
         /// <summary>The semaphore itself (the table's key: a value may refer to its key without keeping it alive).</summary>
         internal object Semaphore;
         internal bool IsLock;
+        /// <summary>
+        /// When the run-time knew the semaphore (<see cref="Clock"/> ticks, after its maximum was read by
+        /// reflection, milliseconds the first time in a process): no hold starts before (<c>Api.Kept</c>), as
+        /// the run-time's own time is no hold of the program's.
+        /// </summary>
+        internal long Known;
         /// <summary>1 while <see cref="Hold"/> is a hold not yet released, else 0 (volatile).</summary>
         internal int Held;
         /// <summary>The hold (its <see cref="Frame.Lock"/> unused: the semaphore is <see cref="Semaphore"/>).</summary>
@@ -131,6 +137,7 @@ namespace LockTime.Runtime
                 SemaphoreState made = new SemaphoreState();
                 made.Semaphore = semaphore;
                 made.IsLock = MaximumIsOne(semaphore);
+                made.Known = Clock.Ticks();
                 lock (states) {
                     if (!states.TryGetValue(semaphore, out s)) {
                         states.Add(semaphore, made);

@@ -122,6 +122,21 @@ public class LocksTests
     }
 
     [Fact]
+    public void ASemaphoreIsKnownFromWhenItsMaximumWasRead()
+    {
+        // a hold starts no earlier (Api.Kept): the reflection of its first acquisition is no hold of the program's
+        var table = new SemaphoreTable();
+        var t = new ThreadRecord(1);
+        using var gate = new SemaphoreSlim(1, 1);
+        long before = Clock.Ticks();
+        var s = table.Of(t, gate);
+        long after = Clock.Ticks();
+        Assert.InRange(s.Known, before, after);
+        Assert.Same(s, table.Of(new ThreadRecord(1), gate)); // another thread's look-up: the same state, known once
+        Assert.InRange(s.Known, before, after);
+    }
+
+    [Fact]
     public void ASemaphoreHeldAsALockIsTheHolderOfItsWaiters()
     {
         var c = Make(3, new List<object[]>());
