@@ -184,6 +184,9 @@ LOCKTIME_REPORT="$LT_TMP/lc.json" host "$LT_TMP/lc.out" "$LT_TMP/lc.err" libcycl
 expect "lock order: a cycle across the app and the library (two copies of the run-time)" \
 	'grep -qxF "LockTime: potential deadlock: Program.cs:16 then Library.cs:11 (Host.Program::First then HostLib.Library::Under), and in the other order at Library.cs:12 then Program.cs:17 (HostLib.Library::Around then Host.Program::Second)" "$LT_TMP/lc.err" &&
 	 [ "$(cycles "$LT_TMP/lc.json")" = "Program.cs:16>Library.cs:11,Library.cs:12>Program.cs:17" ]' "$(cat "$LT_TMP/lc.err" "$LT_TMP/lc.json")"
+expect "lock order: the library's copy, started inside the app's lock, adds no lock of its own (2 locks, 2 edges)" \
+	'[ "$(python3 -c "import json, sys; o = json.load(open(sys.argv[1]))[\"lock_order\"]; print(o[\"locks\"], o[\"edges\"])" "$LT_TMP/lc.json")" = "2 2" ]' \
+	"$(cat "$LT_TMP/lc.json")"
 LOCKTIME_REPORT="$LT_TMP/nc.json" host "$LT_TMP/nc.out" "$LT_TMP/nc.err" nocycle
 expect "lock order: one order, re-entry and Monitor.Wait under two locks give none (2 edges followed: a -> b, b -> c)" \
 	'! grep -q "potential deadlock" "$LT_TMP/nc.err" && [ -z "$(cycles "$LT_TMP/nc.json")" ] &&

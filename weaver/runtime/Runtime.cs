@@ -125,14 +125,24 @@ namespace LockTime.Runtime
         /// Runs an acquisition and release of a lock object of its own through the entry points once, as
         /// site -1 (no statistics, no line), and records a hold in a histogram of its own: each method is
         /// compiled at its first call, and without this the first lock of the process would count that
-        /// compiling in its hold (about a millisecond, seen as a slow lock at the default threshold).
+        /// compiling in its hold (about a millisecond, seen as a slow lock at the default threshold). A copy
+        /// that does not own the lock order leaves it out: it may start inside another copy's lock, and
+        /// the order would keep an edge to the object of its own (the owner's code it calls is compiled).
         /// </summary>
         static void Warm(Collector c)
         {
+            Action<object, int> enter = c.OrderEnter;
+            Action<object> exit = c.OrderExit;
+            if (c.Order == null) {
+                c.OrderEnter = null;
+                c.OrderExit = null;
+            }
             object own = new object();
             long now = Clock.Ticks();
             Api.Acquired(own, -1, now, now, false);
             Api.Released(own);
+            c.OrderEnter = enter;
+            c.OrderExit = exit;
             new Histogram().Record(c.Ns(1));
         }
 
