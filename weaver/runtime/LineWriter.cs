@@ -326,8 +326,8 @@ namespace LockTime.Runtime
         /// </summary>
         void Write(object[] e)
         {
+            TextWriter w = null;
             try {
-                TextWriter w;
                 long[] times = e.Length > 4 ? e[3] as long[] : null;
                 if (times != null && times.Length >= 2) {
                     LineShape shape = Shape(e, times[0] >= 0);
@@ -339,7 +339,8 @@ namespace LockTime.Runtime
                     w = Sink(e.Length > 0 ? e[0] as string : null);
                 }
                 w.Write(line.Append(NewLine).Chars, 0, line.Length);
-            } catch (Exception) {
+            } catch (Exception ex) {
+                Failed(w, ex);
             }
         }
 
@@ -350,9 +351,12 @@ namespace LockTime.Runtime
                 Drain();
                 for (int i = 0; i < lines.Length; i++) {
                     line.Start((lines[i] == null ? 0 : lines[i].Length) + NewLine.Length).Append(lines[i]).Append(NewLine);
+                    TextWriter w = null;
                     try {
-                        Sink(sink).Write(line.Chars, 0, line.Length);
-                    } catch (Exception) {
+                        w = Sink(sink);
+                        w.Write(line.Chars, 0, line.Length);
+                    } catch (Exception ex) {
+                        Failed(w, ex);
                     }
                 }
                 Flush();
@@ -364,12 +368,49 @@ namespace LockTime.Runtime
 
         void Flush()
         {
+            TextWriter failed = null;
+            Exception error = null;
             foreach (KeyValuePair<string, TextWriter> s in sinks) {
                 try {
                     s.Value.Flush();
+                } catch (Exception ex) {
+                    failed = s.Value;
+                    error = ex;
+                }
+            }
+            if (failed != null && Failed(failed, error))
+                Flush(); /* the lines moved to stderr, and any other sink that failed */
+        }
+
+        /// <summary>
+        /// A file sink whose write or flush failed with <paramref name="error"/> (a full disk, an I/O error):
+        /// one warning naming it, then its lines go to stderr, as when it cannot be opened (<see cref="Sink"/>);
+        /// the lines it held in its buffer are lost. True when a sink was moved; false for the consoles or a
+        /// null <paramref name="w"/> (nothing to move to).
+        /// </summary>
+        bool Failed(TextWriter w, Exception error)
+        {
+            if (w == null || ReferenceEquals(w, Console.Error) || ReferenceEquals(w, Console.Out))
+                return false;
+            List<string> names = new List<string>();
+            foreach (KeyValuePair<string, TextWriter> s in sinks)
+                if (ReferenceEquals(s.Value, w))
+                    names.Add(s.Key);
+            for (int i = 0; i < names.Count; i++) {
+                sinks[names[i]] = Console.Error;
+                try {
+                    Console.Error.WriteLine("LockTime: warning: LOCKTIME_OUTPUT=\"" + names[i] + "\" cannot be written (" +
+                                            error.GetType().Name + ": " + error.Message + "); using stderr");
                 } catch (Exception) {
                 }
             }
+            Array.Clear(shapes, 0, shapes.Length); /* they keep their sink's writer */
+            last = null;
+            try {
+                w.Dispose();
+            } catch (Exception) {
+            }
+            return names.Count > 0;
         }
 
         /// <summary>The writer of a sink (null: stderr); a file that cannot be opened warns once and writes to stderr instead.</summary>

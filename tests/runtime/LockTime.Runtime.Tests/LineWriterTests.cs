@@ -70,6 +70,30 @@ public class LineWriterTests
     }
 
     [Fact]
+    public void AFileThatCannotBeWrittenWarnsOnceAndItsLaterLinesGoToStderr()
+    {
+        // /dev/full opens and takes writes into its buffers, and fails each flush: "No space left on device"
+        Assert.True(File.Exists("/dev/full"), "this test needs Linux's /dev/full");
+        using var err = new StderrCapture();
+        {
+            var w = new LineWriter();
+            w.Enqueue(LineWriter.Entry("/dev/full", "A::B", "A.cs:1", 2_000_000, 0, null));
+            w.Drain();
+            w.Enqueue(LineWriter.Entry("/dev/full", "A::B", "A.cs:1", 4_000_000, 0, null));
+            w.Enqueue(LineWriter.Entry("/dev/full", "A::B", "A.cs:2", -1, 3_000_000, null));
+            w.Drain();
+            w.WriteNow("/dev/full", new[] { "LockTime: summary: x" });
+            var lines = err.Text.Split('\n', StringSplitOptions.RemoveEmptyEntries);
+            Assert.Equal(4, lines.Length); // the first line was in the file's buffer: lost
+            Assert.StartsWith("LockTime: warning: LOCKTIME_OUTPUT=\"/dev/full\" cannot be written (IOException", lines[0]);
+            Assert.EndsWith("; using stderr", lines[0]);
+            Assert.Equal("LockTime: A::B held 4.000 ms, waited 0.000 ms at A.cs:1", lines[1]);
+            Assert.Equal("LockTime: A::B waited 3.000 ms, not acquired at A.cs:2", lines[2]);
+            Assert.Equal("LockTime: summary: x", lines[3]);
+        }
+    }
+
+    [Fact]
     public void ALineNamesTheHolderAndAWholeLineIsWrittenAsItIs()
     {
         Assert.Equal("LockTime: Shop.Orders::Add held 0.010 ms, waited 130.754 ms at Orders.cs:20 (held by Shop.Inventory::Reserve at Inventory.cs:42)",
