@@ -38,6 +38,34 @@ public class SettingsTests
     }
 
     [Fact]
+    public void TimingOffFromTheEnvironmentReadsNothingElse()
+    {
+        string[] names = { "LOCKTIME_DISABLED", "LOCKTIME_THRESHOLD_MS", "LOCKTIME_SUMMARY", "LOCKTIME_REPORT_INTERVAL_S", "LOCKTIME_METRICS" };
+        var before = names.Select(Environment.GetEnvironmentVariable).ToArray();
+        try
+        {
+            Environment.SetEnvironmentVariable("LOCKTIME_DISABLED", "on");
+            Environment.SetEnvironmentVariable("LOCKTIME_THRESHOLD_MS", "abc");
+            Environment.SetEnvironmentVariable("LOCKTIME_SUMMARY", "-1");
+            Environment.SetEnvironmentVariable("LOCKTIME_REPORT_INTERVAL_S", "5");
+            Environment.SetEnvironmentVariable("LOCKTIME_METRICS", "x");
+            var off = Settings.FromEnvironment();
+            Assert.True(off.Disabled);
+            Assert.Empty(off.Warnings); // their values were not looked at
+            Assert.Equal(1, off.ThresholdMs);
+            Environment.SetEnvironmentVariable("LOCKTIME_DISABLED", "0");
+            var on = Settings.FromEnvironment();
+            Assert.False(on.Disabled);
+            Assert.Equal(4, on.Warnings.Count);
+        }
+        finally
+        {
+            for (int i = 0; i < names.Length; i++)
+                Environment.SetEnvironmentVariable(names[i], before[i]);
+        }
+    }
+
+    [Fact]
     public void VariablesOverrideTheBakedValues()
     {
         var s = Parse(threshold: "0", output: "/tmp/locks.log", summary: "0", report: "r.json", interval: "2.5",
