@@ -324,8 +324,10 @@ namespace LockTime.Runtime
         /// point (<c>5</c>, <c>2.5</c>, <c>.5</c>, <c>5.</c>), an optional exponent (<c>1e3</c>, <c>2E-1</c>), nothing
         /// else (no group separators, no <c>NaN</c> or <c>Infinity</c>) - what the invariant culture's
         /// <c>double.Parse</c> takes with <c>NumberStyles.Float</c>, without the culture data it loads (a few
-        /// milliseconds at a process's first lock). Exact for up to 18 significant digits and exponents
-        /// within 10^22; false with 0 when it is not a number.
+        /// milliseconds at a process's first lock). The value is <c>double.Parse</c>'s (the nearest double) for
+        /// up to 15 significant digits scaled by at most 10^22 either way; past that it may be one unit in the
+        /// last place off (16 to 18 digits are rounded twice, later ones dropped), and a value below about
+        /// 1e-308 is 0. False with 0 when it is not a number.
         /// </summary>
         internal static bool Decimal(string text, out double result)
         {
