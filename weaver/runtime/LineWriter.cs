@@ -300,23 +300,44 @@ namespace LockTime.Runtime
         /// <summary>Writes every queued entry and flushes; false when there was none.</summary>
         internal bool Drain()
         {
-            lock (gate) {
-                int taken = 0;
-                bool any = false;
-                object[] e;
-                while (queue.TryDequeue(out e)) {
-                    any = true;
-                    if (++taken == Batch) {
-                        Interlocked.Add(ref queued, -taken);
-                        taken = 0;
-                    }
-                    Write(e);
-                }
-                Interlocked.Add(ref queued, -taken);
-                if (any)
-                    Flush();
-                return any;
+            lock (gate)
+                return DrainHeld();
+        }
+
+        /// <summary>
+        /// As <see cref="Drain"/> unless another thread writes now (the exit, <see cref="WriteNow"/>): then
+        /// nothing, false. The writer thread's: it never waits for the exit's lock, as a thread blocked in
+        /// <c>Monitor.Enter</c> while <c>Environment.Exit</c> shuts the process down hangs Mono (about 1 exit
+        /// in 15 on a loaded machine, in its native shutdown, both threads waiting).
+        /// </summary>
+        internal bool TryDrain()
+        {
+            if (!Monitor.TryEnter(gate))
+                return false;
+            try {
+                return DrainHeld();
+            } finally {
+                Monitor.Exit(gate);
             }
+        }
+
+        bool DrainHeld()
+        {
+            int taken = 0;
+            bool any = false;
+            object[] e;
+            while (queue.TryDequeue(out e)) {
+                any = true;
+                if (++taken == Batch) {
+                    Interlocked.Add(ref queued, -taken);
+                    taken = 0;
+                }
+                Write(e);
+            }
+            Interlocked.Add(ref queued, -taken);
+            if (any)
+                Flush();
+            return any;
         }
 
         /// <summary>

@@ -225,10 +225,10 @@ namespace LockTime.Runtime
                         metricsMade = true;
                         meter = Metrics.Start(metricsOwner, metricsOwner.Settings.MetricsSites);
                     }
-                    bool any = writer.Drain();
+                    bool any = writer.TryDrain();
                     if (intervalTicks > 0 && Clock.Ticks() >= nextReport) {
                         nextReport = Clock.Ticks() + intervalTicks;
-                        WriteReport(Gather());
+                        WriteReport(Gather(), false);
                     }
                     if (!any)
                         Thread.Sleep(10);
@@ -272,7 +272,7 @@ namespace LockTime.Runtime
                     writer.WriteNow(c.Settings.Output, Summary.Format(sites, rows, writer.Dropped(), order));
                 else
                     writer.Drain();
-                WriteReport(sites);
+                WriteReport(sites, true);
             } catch (Exception) {
             }
         }
@@ -298,13 +298,24 @@ namespace LockTime.Runtime
             return sites;
         }
 
-        /// <summary>Writes the report when a path is set; the first failure warns, naming the path.</summary>
-        static void WriteReport(List<SiteTotals> sites)
+        /// <summary>
+        /// Writes the report when a path is set; the first failure warns, naming the path. One report at a
+        /// time: the writer thread's (<paramref name="wait"/> false) is left out while the exit writes one, as
+        /// it never waits for a lock the exit holds (<see cref="LineWriter.TryDrain"/>).
+        /// </summary>
+        static void WriteReport(List<SiteTotals> sites, bool wait)
         {
             Collector c = Current;
             if (c == null || c.Settings.ReportPath == null)
                 return;
-            lock (writer) { /* one report at a time: the writer thread's and the exit's */
+            bool taken = false;
+            try {
+                if (wait)
+                    Monitor.Enter(writer, ref taken);
+                else
+                    Monitor.TryEnter(writer, ref taken);
+                if (!taken)
+                    return;
                 if (pid == 0)
                     pid = Platform.ProcessId();
                 string path = c.Settings.ReportFile(pid);
@@ -319,6 +330,9 @@ namespace LockTime.Runtime
                     Warn("LockTime: warning: LOCKTIME_REPORT=\"" + c.Settings.ReportPath + "\": cannot write " + path +
                          " (" + error + "); using no report");
                 }
+            } finally {
+                if (taken)
+                    Monitor.Exit(writer);
             }
         }
     }

@@ -27,7 +27,8 @@ public class LineWriterTests
         {
             var w = new LineWriter();
             const int threads = 16, each = 2000;
-            var writer = new Thread(() => { for (int i = 0; i < 200; i++) { w.Drain(); Thread.Sleep(1); } });
+            // the writer thread's loop (TryDrain: it never waits for the exit), and the exit's WriteNow while it runs
+            var writer = new Thread(() => { for (int i = 0; i < 200; i++) { w.TryDrain(); Thread.Sleep(1); } });
             writer.Start();
             var all = Enumerable.Range(0, threads).Select(k => new Thread(() =>
             {
@@ -36,8 +37,8 @@ public class LineWriterTests
             })).ToArray();
             foreach (var t in all) t.Start();
             foreach (var t in all) t.Join();
-            writer.Join();
             w.WriteNow(path, ["LockTime: summary: the end"]);
+            writer.Join();
             var lines = File.ReadAllLines(path);
             Assert.Equal(threads * each + 1, lines.Length + (int)w.Dropped());
             Assert.Equal("LockTime: summary: the end", lines[^1]);
