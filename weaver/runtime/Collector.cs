@@ -71,6 +71,19 @@ namespace LockTime.Runtime
             }
         }
 
+        /// <summary>
+        /// The calling thread works for the run-time from now on (the owner's exit writes the summary and
+        /// report on it): its locks are not recorded by this copy either, so that a woven framework's locks
+        /// that the writing takes give no statistics and no line (which the writing would write again).
+        /// </summary>
+        internal void MarkBusy()
+        {
+            try {
+                Thread().Busy = true;
+            } catch (Exception) {
+            }
+        }
+
         /// <summary>The calling thread's record, made (and listed) on first use.</summary>
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         internal ThreadRecord Thread()

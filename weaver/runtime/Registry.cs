@@ -18,9 +18,11 @@ namespace LockTime.Runtime
     /// <item>[4] <c>Thread</c> the line writer's thread</item>
     /// <item>[5] <c>object[] { Func&lt;string[], string[], int&gt; join, Action&lt;object, int&gt; enter, Action&lt;object&gt; exit }</c> the lock order (<see cref="LockOrder"/>)</item>
     /// <item>[6] <c>List&lt;Func&lt;object, string[]&gt;&gt;</c> every copy's holder finder (<see cref="Collector.Holder"/>); lock it to use it</item>
+    /// <item>[7] <c>List&lt;Action&gt;</c> every copy's "the calling thread works for the run-time" (<see cref="Collector.MarkBusy"/>): the owner calls them all on the thread that writes the summary and report; lock it to use it</item>
     /// </list>
-    /// Entries 5 and 6 came after the first layout of version 1: a registry without them is still
-    /// version 1, and its copies follow no lock order and find holders only in their own copy.
+    /// Entries 5 to 7 came after the first layout of version 1: a registry without them is still
+    /// version 1, and its copies follow no lock order, find holders only in their own copy, and a copy
+    /// that does not own it records the locks the exit's writing takes (a woven framework's).
     /// The first copy to start creates it and owns the writer, the summary and the report; later
     /// copies add their snapshot. Joining locks the <c>AppDomain</c> object, once per copy.
     /// </summary>
@@ -31,7 +33,7 @@ namespace LockTime.Runtime
         internal const int Version = 1;
         internal const int Length = 5;
         /// <summary>The length with every entry this layout defines (the later ones optional, see above).</summary>
-        internal const int FullLength = 7;
+        internal const int FullLength = 8;
 
         /// <summary>A new registry of version 1 around <paramref name="writer"/> (its thread not yet started) and <paramref name="order"/>.</summary>
         internal static object[] Create(LineWriter writer, Thread writerThread, LockOrder order)
@@ -48,6 +50,7 @@ namespace LockTime.Runtime
             o[2] = new Action<object>(order.Exit);
             r[5] = o;
             r[6] = new List<Func<object, string[]>>();
+            r[7] = new List<Action>();
             return r;
         }
 
@@ -65,6 +68,12 @@ namespace LockTime.Runtime
         internal static List<Func<object, string[]>> Finders(object[] registry)
         {
             return registry.Length > 6 ? registry[6] as List<Func<object, string[]>> : null;
+        }
+
+        /// <summary>Every copy's busy marker (entry 7), or null when the registry has none.</summary>
+        internal static List<Action> Markers(object[] registry)
+        {
+            return registry.Length > 7 ? registry[7] as List<Action> : null;
         }
 
         /// <summary>True when <paramref name="data"/> is a registry of this version.</summary>

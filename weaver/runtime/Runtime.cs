@@ -97,6 +97,10 @@ namespace LockTime.Runtime
                 c.Lines = (Action<object[]>)registry[1];
                 c.Writer = (Thread)registry[4];
                 Registry.AddSource(registry, new Func<object[]>(c.Snapshot));
+                List<Action> markers = Registry.Markers(registry);
+                if (markers != null)
+                    lock (markers)
+                        markers.Add(new Action(c.MarkBusy));
                 c.Finders = Registry.Finders(registry);
                 if (c.Finders != null)
                     lock (c.Finders)
@@ -262,9 +266,7 @@ namespace LockTime.Runtime
             try {
                 if (writer == null || Interlocked.Exchange(ref finished, 1) != 0)
                     return;
-                Collector c = Current;
-                if (c != null)
-                    c.Thread().Busy = true;
+                Collector c = BecomeBusy();
                 CheckNames(true);
                 List<SiteTotals> sites = Gather();
                 int rows = c != null ? c.Settings.SummaryRows : 0;
@@ -275,6 +277,26 @@ namespace LockTime.Runtime
                 WriteReport(sites, true);
             } catch (Exception) {
             }
+        }
+
+        /// <summary>
+        /// Makes the calling thread the run-time's own in every copy (<see cref="Registry.Markers"/>; this one's
+        /// at least): the locks its writing takes are not recorded. Returns this copy's state.
+        /// </summary>
+        static Collector BecomeBusy()
+        {
+            Collector c = Current;
+            if (c != null)
+                c.MarkBusy();
+            List<Action> markers = Registry.Markers(registry);
+            if (markers == null)
+                return c;
+            Action[] all;
+            lock (markers)
+                all = markers.ToArray();
+            for (int i = 0; i < all.Length; i++)
+                all[i]();
+            return c;
         }
 
         /// <summary>Every copy's sites that recorded anything, in the summary's order.</summary>

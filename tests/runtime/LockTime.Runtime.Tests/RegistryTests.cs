@@ -116,6 +116,25 @@ public class RegistryTests : IDisposable
     }
 
     [Fact]
+    public void NoCopyRecordsTheLocksOfTheExitsWriting()
+    {
+        // A woven framework's copy (Mono's mscorlib) times the console's lock that the owner's exit takes
+        // to write the summary: recorded, at threshold 0 each gave a line that the exit wrote in turn.
+        string sink = Path.Combine(dir, "locks.log");
+        RuntimeCopy app = new("app"), framework = new("framework");
+        Assert.False(app.Start("App", 1, slot, sink, threshold: "0"));
+        Assert.False(framework.Start("Framework", 1, slot, sink, threshold: "0"));
+        object console = new();
+        framework.Lock(console, 0); // the framework copy's record of this thread, made before the exit
+        app.Finish();               // the owner's exit: this thread writes for the run-time now
+        framework.Lock(console, 0); // a lock that writing takes
+        object copy = framework.Field("Runtime", "Current")!;
+        var merged = (Array)copy.GetType().GetMethod("Merge", BindingFlags.Instance | BindingFlags.NonPublic)!.Invoke(copy, null)!;
+        object site = merged.GetValue(0)!;
+        Assert.Equal(1L, site.GetType().GetField("Acquisitions", BindingFlags.Instance | BindingFlags.NonPublic)!.GetValue(site));
+    }
+
+    [Fact]
     public void AVersionMismatchWarnsOnceAndTheCopiesOfThisVersionMeetBesideIt()
     {
         AppDomain.CurrentDomain.SetData(slot, new object[] { 2, "from a later LockTime" });
