@@ -27,9 +27,8 @@ namespace LockTime.Runtime
 
         /// <summary>The process's line queue: entries as <see cref="LineWriter.Entry"/> makes them.</summary>
         internal Action<object[]> Lines;
-        /// <summary>The thread that writes lines: its locks are not recorded (<see cref="NewThread"/>). Started by <see cref="StartWriter"/>.</summary>
+        /// <summary>The thread that writes lines: its locks are not recorded (<see cref="NewThread"/>).</summary>
         internal Thread Writer;
-        bool writerStarted;                /* this copy saw the writer started: no further look */
 
         /// <summary>The process's holder finders (every copy's <see cref="Holder"/>); lock it to use it. Null: none.</summary>
         internal List<Func<object, string[]>> Finders;
@@ -227,41 +226,6 @@ namespace LockTime.Runtime
                 s.WaitedBehind(f.Holder, waitNs, 1);
             if (hold >= ThresholdTicks || f.Wait >= ThresholdTicks)
                 Slow(f.Site, holdNs, waitNs, f.Holder);
-            if (!writerStarted && t.Depth == 0)
-                StartWriter();
-        }
-
-        /// <summary>
-        /// Starts the process's writer thread (<see cref="Writer"/>, any copy's: the thread object is the
-        /// registry's) unless a copy has; called by the first recording after which the thread holds no
-        /// lock (no hold is being timed on it). Not in the start (<see cref="Api"/>'s type initializer, which
-        /// every thread's first lock waits for): <c>Thread.Start</c> returns only once the new thread runs,
-        /// a millisecond on an idle machine and many on a loaded one. The thread takes no execution
-        /// context from the program (no <c>AsyncLocal</c> of its flows into it).
-        /// </summary>
-        internal void StartWriter()
-        {
-            Thread w = Writer;
-            writerStarted = true;
-            if (w == null)
-                return;
-            try {
-                lock (w) {
-                    if (w.IsAlive) /* started (Start returns once it runs; it never ends) */
-                        return;
-                    if (ExecutionContext.IsFlowSuppressed()) {
-                        w.Start();
-                        return;
-                    }
-                    AsyncFlowControl flow = ExecutionContext.SuppressFlow();
-                    try {
-                        w.Start();
-                    } finally {
-                        flow.Undo();
-                    }
-                }
-            } catch (Exception) {
-            }
         }
 
         /// <summary>
@@ -281,8 +245,6 @@ namespace LockTime.Runtime
             s.Wait.Record(waitNs);
             if (holder != null)
                 s.WaitedBehind(holder, waitNs, 1);
-            if (!writerStarted && t.Depth == 0)
-                StartWriter();
             Action<object[]> lines = Lines;
             if (waitTicks < ThresholdTicks || lines == null)
                 return;
@@ -306,8 +268,6 @@ namespace LockTime.Runtime
             s.Failed++;
             s.Contended++;
             s.Wait.Record(waitNs);
-            if (!writerStarted && t.Depth == 0)
-                StartWriter();
             if (waitTicks >= ThresholdTicks)
                 Slow(site, -1, waitNs, null);
         }

@@ -9,9 +9,8 @@ namespace LockTime.Runtime
     /// <summary>
     /// The life of one copy of the run-time. <see cref="Start"/> runs once, from <see cref="Api"/>'s
     /// type initializer (the first timed lock): it reads the settings, loads the site table and joins
-    /// the process's registry. The copy that creates the registry (the owner) makes the line writer
-    /// thread (started by the first release on a thread that then holds no lock:
-    /// <see cref="Collector.StartWriter"/>) and, at <c>AppDomain.ProcessExit</c> (also after <c>Environment.Exit</c>) or at an unhandled
+    /// the process's registry. The copy that creates the registry (the owner) starts the line writer
+    /// thread and, at <c>AppDomain.ProcessExit</c> (also after <c>Environment.Exit</c>) or at an unhandled
     /// exception (<c>AppDomain.UnhandledException</c>: ProcessExit does not run then), whichever comes
     /// first, writes the queued lines, the summary and the report for every copy. Nothing here throws.
     /// </summary>
@@ -150,7 +149,7 @@ namespace LockTime.Runtime
             new Histogram().Record(c.Ns(1));
         }
 
-        /// <summary>Makes this copy the owner: a new registry, the writer thread (not started: <see cref="Collector.StartWriter"/>), the exit and crash handlers.</summary>
+        /// <summary>Makes this copy the owner: a new registry, the writer thread, the exit and crash handlers.</summary>
         static void Own(Collector c)
         {
             writer = new LineWriter();
@@ -167,8 +166,30 @@ namespace LockTime.Runtime
             double interval = c.Settings.ReportPath != null ? c.Settings.ReportIntervalS * Clock.Frequency() : 0;
             intervalTicks = interval >= long.MaxValue / 2 ? long.MaxValue / 2 : (long)interval;
             nextReport = startTicks + intervalTicks;
+            StartUnflowed(thread);
             AppDomain.CurrentDomain.ProcessExit += new EventHandler(OnExit);
             AppDomain.CurrentDomain.UnhandledException += new UnhandledExceptionEventHandler(OnUnhandled);
+        }
+
+        /// <summary>
+        /// Starts <paramref name="thread"/> without the calling thread's execution context: the writer takes no
+        /// <c>AsyncLocal</c> value of the program's first locking code (nor keeps it alive). Started here, at
+        /// the start, whatever the program does next: a service whose first lock is never released still gets
+        /// its periodic reports (with the hold in progress) and its Meter. <c>Thread.Start</c> returns once the
+        /// new thread runs: about a millisecond on a loaded machine, which every thread's first lock waits.
+        /// </summary>
+        static void StartUnflowed(Thread thread)
+        {
+            if (ExecutionContext.IsFlowSuppressed()) {
+                thread.Start();
+                return;
+            }
+            AsyncFlowControl flow = ExecutionContext.SuppressFlow();
+            try {
+                thread.Start();
+            } finally {
+                flow.Undo();
+            }
         }
 
         /// <summary>Queues the line of a potential deadlock, to the owner's sink.</summary>

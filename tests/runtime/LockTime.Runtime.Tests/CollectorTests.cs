@@ -94,26 +94,6 @@ public class CollectorTests
     }
 
     [Fact]
-    public void TheWriterStartsAtTheFirstRecordingAfterWhichTheThreadHoldsNoLock()
-    {
-        var lines = new List<object[]>();
-        var c = Make(1, 1000, lines);
-        var started = new ManualResetEventSlim();
-        c.Writer = new Thread(() => started.Set()) { IsBackground = true };
-        var t = c.Thread();
-        object outer = new(), inner = new();
-        // one site, taken inside itself (a recursive method): its first release is the inner one
-        t.Push(outer, 0, 0, 0, false, Frame.Exclusive);
-        t.Push(inner, 0, 10, 0, false, Frame.Exclusive);
-        c.Released(t, t.Remove(t.FindLock(inner)), 20);
-        Assert.False(started.Wait(50)); // a hold is being timed on this thread: not started
-        c.Released(t, t.Remove(t.FindLock(outer)), 30);
-        Assert.True(started.Wait(10_000));
-        c.Released(t, F(0, 0, 0), 40); // once started, no second Start (which would throw)
-        Assert.Equal(3, c.Merge()[0].Acquisitions);
-    }
-
-    [Fact]
     public void FailedAcquisitionsCountTheirWaitAndAsContended()
     {
         var lines = new List<object[]>();
