@@ -43,10 +43,10 @@ twice() {
 	"$LOCKTIME" report "${ALL[@]}" "$first" "$LT_TMP/link.json" "$LT_TMP/hard.json" --format text \
 		>"$LT_TMP/twice.out" 2>"$LT_TMP/twice.err" || return 1
 	cat "$LT_TMP/twice.err"
-	[ "$(grep -c 'warning LT012: the same file as ' "$LT_TMP/twice.err")" = 3 ] &&
-		grep -qF "$first: warning LT012: the same file as $first, given again: read once" "$LT_TMP/twice.err" &&
-		grep -qF "$LT_TMP/link.json: warning LT012: the same file as $first" "$LT_TMP/twice.err" &&
-		grep -qF "$LT_TMP/hard.json: warning LT012: the same file as $first" "$LT_TMP/twice.err" &&
+	[ "$(grep -c 'warning LT023: the same file as ' "$LT_TMP/twice.err")" = 3 ] &&
+		grep -qF "$first: warning LT023: the same file as $first, given again: read once" "$LT_TMP/twice.err" &&
+		grep -qF "$LT_TMP/link.json: warning LT023: the same file as $first" "$LT_TMP/twice.err" &&
+		grep -qF "$LT_TMP/hard.json: warning LT023: the same file as $first" "$LT_TMP/twice.err" &&
 		diff "$LT_TMP/text.out" "$LT_TMP/twice.out"
 }
 check "report: a file named again (same path, symbolic or hard link) is read once, with a warning naming it" twice

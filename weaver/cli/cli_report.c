@@ -29,7 +29,7 @@ static int read_all(struct rp_report *r, char **files, int n)
 	for (int i = 0; i < n; i++) {
 		int same = earlier_same(files, i);
 		if (same >= 0) {
-			cli_warn(files[i], LT_E_USAGE, "the same file as %s, given again: read once", files[same]);
+			cli_warn(files[i], LT_E_SAME_FILE, "the same file as %s, given again: read once", files[same]);
 			continue;
 		}
 		lt_error_clear();
