@@ -89,11 +89,12 @@ int rp_write_text(const struct rp_report *r, struct lt_buf *out)
 		assemblies += !seen;
 	}
 	if (lt_buf_printf(out, "summary: %zu %s in %zu %s from %zu %s; %" PRId64 " %s, %" PRId64 " contended, %" PRId64
-			  " failed TryEnter; wait %.3f ms, hold %.3f ms",
+			  " failed %s; wait %.3f ms, hold %.3f ms",
 			  r->n_sites, plural((int64_t)r->n_sites, "site", "sites"), assemblies,
 			  plural((int64_t)assemblies, "assembly", "assemblies"), r->n_processes,
 			  plural((int64_t)r->n_processes, "process", "processes"), acq,
-			  plural(acq, "acquisition", "acquisitions"), cont, failed, (double)wait / 1e6, (double)hold / 1e6))
+			  plural(acq, "acquisition", "acquisitions"), cont, failed, plural(failed, "try", "tries"),
+			  (double)wait / 1e6, (double)hold / 1e6))
 		return -1;
 	if (r->dropped_lines && lt_buf_printf(out, "; %" PRId64 " %s dropped (queue full)", r->dropped_lines,
 					      plural(r->dropped_lines, "line", "lines")))

@@ -39,7 +39,7 @@ namespace LockTime.Runtime
             StringBuilder head = new StringBuilder("LockTime: summary: ");
             head.Append(Count(sites.Count, "site", "sites")).Append(" in ").Append(Count(assemblies.Count, "assembly", "assemblies"));
             head.Append("; ").Append(Count(acquisitions, "acquisition", "acquisitions"));
-            head.Append(", ").Append(N(contended)).Append(" contended, ").Append(N(failed)).Append(" failed TryEnter");
+            head.Append(", ").Append(N(contended)).Append(" contended, ").Append(Count(failed, "failed try", "failed tries"));
             head.Append("; wait ").Append(LineWriter.Ms(wait)).Append(" ms, hold ").Append(LineWriter.Ms(hold)).Append(" ms");
             if (droppedLines > 0)
                 head.Append("; ").Append(Count(droppedLines, "line", "lines")).Append(" dropped (queue full)");

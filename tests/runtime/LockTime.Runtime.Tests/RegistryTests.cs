@@ -96,7 +96,7 @@ public class RegistryTests : IDisposable
         int head = Array.FindIndex(lines, l => l.StartsWith("LockTime: summary: "));
         Assert.True(head > 0, "no summary in:\n" + string.Join("\n", lines.TakeLast(10)));
         Assert.Equal(1, lines.Count(l => l.StartsWith("LockTime: summary: ")));
-        Assert.StartsWith("LockTime: summary: 3 sites in 2 assemblies; 1101 acquisitions, 1 contended, 0 failed TryEnter; wait ", lines[head]);
+        Assert.StartsWith("LockTime: summary: 3 sites in 2 assemblies; 1101 acquisitions, 1 contended, 0 failed tries; wait ", lines[head]);
         Assert.Equal(lines.Length - 1, head + 2 + 3); // header, title, column names, three sites: the last lines
         Assert.StartsWith("LockTime:   App.Type::M1 ", lines[head + 3]); // most wait first
         Assert.StartsWith("LockTime:   Lib.Type::M0 ", lines[head + 4]); // then most hold

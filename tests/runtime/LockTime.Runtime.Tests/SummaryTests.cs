@@ -32,7 +32,7 @@ public class SummaryTests
     public void TheHeaderHasTheTotals()
     {
         var lines = Summary.Format(Sites(), 10, 0, null);
-        Assert.Equal("LockTime: summary: 4 sites in 2 assemblies; 6 acquisitions, 1 contended, 4 failed TryEnter; " +
+        Assert.Equal("LockTime: summary: 4 sites in 2 assemblies; 6 acquisitions, 1 contended, 4 failed tries; " +
                      "wait 45.000 ms, hold 143.000 ms", lines[0]);
         Assert.Equal("LockTime: top 4 sites by total wait, then total hold (times in ms):", lines[1]);
         Assert.EndsWith("; 3 lines dropped (queue full)", Summary.Format(Sites(), 10, 3, null)[0]);
@@ -75,7 +75,7 @@ public class SummaryTests
     [Fact]
     public void NoSitesGivesTheHeaderOnly()
     {
-        Assert.Equal(new[] { "LockTime: summary: 0 sites in 0 assemblies; 0 acquisitions, 0 contended, 0 failed TryEnter; wait 0.000 ms, hold 0.000 ms" },
+        Assert.Equal(new[] { "LockTime: summary: 0 sites in 0 assemblies; 0 acquisitions, 0 contended, 0 failed tries; wait 0.000 ms, hold 0.000 ms" },
                      Summary.Format([], 10, 0, null));
     }
 
