@@ -6,7 +6,9 @@
 #     into Mono's mscorlib);
 #   - its xUnit tests (tests/runtime/LockTime.Runtime.Tests), one TAP line per test;
 #   - tests/runtime/Host, a program with the run-time compiled in and hand-written call-site stubs:
-#     the summary at exit (also after Environment.Exit), the report file, the settings and their
+#     the summary at exit (also after Environment.Exit and at SIGTERM, with the program's own SIGTERM
+#     handler registered before or after the run-time's), the report file (while a lock is held: the
+#     hold in progress), the settings and their
 #     warnings (a mistyped LOCKTIME_* name too, once for two copies), the file sink, 50 nested locks
 #     whose holds reporting does not lengthen, 64 threads whose lines all come out whole, and with
 #     tests/runtime/HostLib (a library with its own copy) one summary and one report for two
@@ -262,9 +264,52 @@ host "$LT_TMP/e.out" "$LT_TMP/e.err" exit
 expect "exit: Environment.Exit(3) keeps its code" '[ "$host_rc" -eq 3 ]' "rc $host_rc"
 expect "exit: summary after Environment.Exit" 'grep -q "^LockTime: summary: 1 site in 1 assembly; 1 acquisition, " "$LT_TMP/e.err"' "$(cat "$LT_TMP/e.err")"
 
+# SIGTERM (.NET 10 runs no ProcessExit then): the run-time's handler writes the summary and the report, the
+# exit code stays the signal's (143, as with the run-time off); a program's own SIGTERM handler that cancels
+# the signal keeps working, registered before the run-time's (which then runs first: the report is written
+# again at the exit, the summary once) or after it (the run-time's does not run: all at the exit).
+host_term() { # OUT ERR MODE: Host term MODE, SIGTERM once it is ready; sets host_rc
+	local pid watchdog i
+	dotnet "$LT_TMP/host/Host.dll" term "$3" >"$1" 2>"$2" &
+	pid=$!
+	(sleep 120; kill -KILL "$pid") 2>/dev/null &
+	watchdog=$!
+	for i in $(seq 1 300); do grep -q '^ready$' "$1" 2>/dev/null && break; sleep 0.1; done
+	kill -TERM "$pid"
+	wait "$pid"
+	host_rc=$?
+	kill "$watchdog" 2>/dev/null
+}
+LOCKTIME_DISABLED=1 host_term "$LT_TMP/sig0.out" "$LT_TMP/sig0.err" plain
+off_rc=$host_rc
+LOCKTIME_REPORT="$LT_TMP/sig.json" host_term "$LT_TMP/sig.out" "$LT_TMP/sig.err" plain
+expect "SIGTERM: the exit code is the signal's, as with the run-time off" '[ "$host_rc" -eq 143 ] && [ "$off_rc" -eq 143 ]' "rc $host_rc, off $off_rc"
+expect "SIGTERM: one summary" '[ "$(grep -c "^LockTime: summary: 1 site in 1 assembly; [0-9]* acquisitions" "$LT_TMP/sig.err")" -eq 1 ]' "$(cat "$LT_TMP/sig.err")"
+expect "SIGTERM: the report, with the locks taken" '[ "$(report_field "$LT_TMP/sig.json" Program.cs:11 "s[\"acquisitions\"] > 1")" = True ]' "$(head -c 2000 "$LT_TMP/sig.json")"
+for mode in before after; do
+	rm -f "$LT_TMP/sig-$mode.json"
+	LOCKTIME_REPORT="$LT_TMP/sig-$mode.json" host_term "$LT_TMP/sig-$mode.out" "$LT_TMP/sig-$mode.err" "$mode"
+	taken=$(sed -n 's/^stopped by the program.s handler; locks taken: //p' "$LT_TMP/sig-$mode.out")
+	expect "SIGTERM, the program's handler registered $mode the run-time's: it runs, cancels, the program exits 0" \
+		'[ "$host_rc" -eq 0 ] && [ -n "$taken" ]' "rc $host_rc: $(cat "$LT_TMP/sig-$mode.out" "$LT_TMP/sig-$mode.err" | head -n 20)"
+	expect "SIGTERM, the program's handler registered $mode: one summary" \
+		'[ "$(grep -c "^LockTime: summary: " "$LT_TMP/sig-$mode.err")" -eq 1 ]' "$(cat "$LT_TMP/sig-$mode.err")"
+	expect "SIGTERM, the program's handler registered $mode: the report at the exit has every lock taken ($taken)" \
+		'[ "$(report_field "$LT_TMP/sig-$mode.json" Program.cs:11 "s[\"acquisitions\"]")" = "$taken" ]' "$(head -c 2000 "$LT_TMP/sig-$mode.json")"
+done
+
 # The report is written while the program runs, every LOCKTIME_REPORT_INTERVAL_S seconds.
 LOCKTIME_REPORT="$LT_TMP/i.json" LOCKTIME_REPORT_INTERVAL_S=0.1 host "$LT_TMP/i.out" "$LT_TMP/i.err" interval "$LT_TMP/i.json"
 expect "interval: report written while running" 'grep -q "^report while running: [1-9][0-9]* bytes" "$LT_TMP/i.out"' "$(cat "$LT_TMP/i.out" "$LT_TMP/i.err")"
+# A lock held 1 s (a service stuck holding it): the report written meanwhile has the hold in progress at
+# its site, and it is the site's only record then; the report at the exit has none in progress.
+LOCKTIME_REPORT="$LT_TMP/k.json" LOCKTIME_REPORT_INTERVAL_S=0.1 host "$LT_TMP/k.out" "$LT_TMP/k.err" stuck "$LT_TMP/k.json" "$LT_TMP/k-during.json"
+expect "stuck: the report while the lock is held has it in progress, held >= 500 ms" \
+	'[ "$(report_field "$LT_TMP/k-during.json" Program.cs:12 "(s[\"held_now\"][\"count\"], s[\"held_now\"][\"longest_ms\"] >= 500, s[\"acquisitions\"])")" = "(1, True, 0)" ]' \
+	"$(head -c 1500 "$LT_TMP/k-during.json")"
+expect "stuck: the report at the exit: released, none in progress" \
+	'[ "$(report_field "$LT_TMP/k.json" Program.cs:12 "(s[\"held_now\"][\"count\"], s[\"acquisitions\"], s[\"hold_ms\"][\"max\"] >= 1000)")" = "(0, 1, True)" ]' \
+	"$(head -c 1500 "$LT_TMP/k.json")"
 
 # Settings: STDOUT in any case; 0 rows = no summary; LOCKTIME_DISABLED=On = nothing at all.
 LOCKTIME_OUTPUT=StdOut LOCKTIME_THRESHOLD_MS=0 host "$LT_TMP/s.out" "$LT_TMP/s.err" exit

@@ -11,7 +11,8 @@
 #   - a TryEnter(o, 5) that fails while another thread holds o 50 ms: its wait is in the site's wait
 #     and contended (and failed), so `locktime check --max-wait-ms 1` gives LT201 on its line;
 #   - an unhandled exception from Main: the summary and a valid report all the same, the crash's
-#     message and exit code as without LockTime;
+#     message and exit code as without LockTime; SIGTERM to a serving app (.NET 10 runs no ProcessExit
+#     then): the summary and a valid report, the output and exit code (143) as without LockTime;
 #   - one summary at exit and one report (LOCKTIME_REPORT, {pid}) with both assemblies' sites,
 #     valid against docs/report-format.schema.json; the baked --summary and --report;
 #   - the program's output unchanged; every method, merged ones included, JIT-compiles;
@@ -140,6 +141,39 @@ crash() { # NAME RUNNER WOVEN PLAIN FILE
 }
 crash ".NET: unhandled exception" dotnet "$NET" "$LT_TMP/plain" App.dll
 crash "Mono: unhandled exception" mono "$FX" "$LT_TMP/plain48" App.exe
+
+# SIGTERM to a service (kill, systemd, a container runtime): .NET 10 runs no ProcessExit then, the run-time's
+# own handler writes the summary and a valid report; the output and the exit code (143: the signal, as
+# un-woven) are the un-woven program's.
+terminated() { # DIR OUT [VAR=VALUE...]: App.dll serve in DIR, SIGTERM once it serves; returns its exit code
+	local dir=$1 out=$2 pid watchdog rc i
+	shift 2
+	(cd "$dir" && exec env -u LOCKTIME_SUMMARY "$@" dotnet App.dll serve >"$out.out" 2>"$out.err") &
+	pid=$!
+	(sleep 120; kill -KILL "$pid") 2>/dev/null &
+	watchdog=$!
+	for i in $(seq 1 300); do grep -q '^serving$' "$out.out" 2>/dev/null && break; sleep 0.1; done
+	sleep 0.5 # the run-time registers its handler from its writer thread
+	kill -TERM "$pid"
+	wait "$pid"
+	rc=$?
+	kill "$watchdog" 2>/dev/null
+	return $rc
+}
+sigterm() {
+	local rc_plain rc_woven
+	terminated "$LT_TMP/plain" "$LT_TMP/term-plain"
+	rc_plain=$?
+	rm -f "$LT_TMP/term.json"
+	terminated "$NET" "$LT_TMP/term" "LOCKTIME_REPORT=$LT_TMP/term.json"
+	rc_woven=$?
+	check ".NET: SIGTERM: the exit code is the un-woven program's ($rc_plain)" test "$rc_woven" = "$rc_plain" -a "$rc_plain" = 143
+	check_same ".NET: SIGTERM: the same output" "$LT_TMP/term-plain.out" "$LT_TMP/term.out"
+	check ".NET: SIGTERM: one summary, both assemblies" test "$(grep -c '^LockTime: summary: [0-9]* sites in 2 assemblies' "$LT_TMP/term.err")" = 1
+	check ".NET: SIGTERM: the report validates against the schema, with both assemblies' sites" valid_report "$LT_TMP/term.json"
+	check ".NET: SIGTERM: the report has the posts made while serving" python3 -c "import sys; sys.exit(not int('$(site "$LT_TMP/term.json" Woven.Lib.Ledger::Post acquisitions)') > 100)"
+}
+sigterm
 
 # The baked defaults: a summary of 2 rows and a report path, no LOCKTIME_* given; LOCKTIME_SUMMARY
 # still overrides the rows.

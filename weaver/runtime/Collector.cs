@@ -324,11 +324,54 @@ namespace LockTime.Runtime
         internal object[] Snapshot()
         {
             SiteStats[] sum = Merge();
+            long[] held = new long[sum.Length], longest = new long[sum.Length];
+            HeldNow(held, longest, Clock.Ticks());
             List<object> rows = new List<object>();
             for (int site = 0; site < sum.Length; site++)
-                if (sum[site] != null && !sum[site].IsEmpty())
-                    rows.Add(SiteTotals.ToRow(Sites, site, sum[site]));
+                if ((sum[site] != null && !sum[site].IsEmpty()) || held[site] > 0)
+                    rows.Add(SiteTotals.ToRow(Sites, site, sum[site] ?? new SiteStats(), held[site], Ns(longest[site])));
             return rows.ToArray();
+        }
+
+        /// <summary>
+        /// The holds in progress at <paramref name="now"/> (ticks), per site id: how many
+        /// (<paramref name="count"/>) and the longest so far (<paramref name="longest"/>, ticks), from the
+        /// frames of every listed thread, read without a lock as <see cref="Holder(object, byte)"/> reads
+        /// them: a slot counts only when its sequence was even and the same around its fields, so a slot
+        /// being written is passed over (the figures may miss a hold taken or released meanwhile, never give
+        /// another site's). A frame inside <c>Monitor.Wait</c> holds no lock; a semaphore used as a lock is
+        /// not held by a thread and not counted. The lock path pays nothing for it.
+        /// </summary>
+        internal void HeldNow(long[] count, long[] longest, long now)
+        {
+            try {
+                int n = Volatile.Read(ref threadCount);
+                ThreadRecord[] all = Volatile.Read(ref threads);
+                for (int k = 0; k < n && k < all.Length; k++) {
+                    ThreadRecord t = all[k];
+                    if (t == null)
+                        continue;
+                    Frame[] frames = t.Frames;
+                    int depth = t.Depth;
+                    for (int i = 0; i < depth && i < frames.Length; i++) {
+                        int seq = Volatile.Read(ref frames[i].Seq);
+                        if ((seq & 1) != 0)
+                            continue;
+                        object lockObject = Volatile.Read(ref frames[i].Lock);
+                        int site = Volatile.Read(ref frames[i].Site);
+                        long acquired = Volatile.Read(ref frames[i].Acquired);
+                        bool inWait = Volatile.Read(ref frames[i].InWait);
+                        byte mode = Volatile.Read(ref frames[i].Mode);
+                        if (Volatile.Read(ref frames[i].Seq) != seq || inWait || (lockObject == null && mode != Frame.Spin) ||
+                            (uint)site >= (uint)count.Length || (uint)site >= (uint)longest.Length)
+                            continue;
+                        count[site]++;
+                        if (now - acquired > longest[site])
+                            longest[site] = now - acquired;
+                    }
+                }
+            } catch (Exception) {
+            }
         }
     }
 }

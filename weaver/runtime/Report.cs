@@ -126,6 +126,15 @@ namespace LockTime.Runtime
                 sb.Append("false");
             }
             sb.Append(", ");
+            Json.Key(sb, "held_now");
+            sb.Append('{');
+            Json.Key(sb, "count");
+            Json.Integer(sb, s.HeldNow);
+            sb.Append(", ");
+            Json.Key(sb, "longest_ms");
+            Json.Ms(sb, s.LongestHeldNs);
+            sb.Append('}');
+            sb.Append(", ");
             Json.Key(sb, "blamed_wait_ms");
             Json.Ms(sb, s.BlamedNs);
             sb.Append(", ");

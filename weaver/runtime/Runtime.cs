@@ -10,9 +10,10 @@ namespace LockTime.Runtime
     /// The life of one copy of the run-time. <see cref="Start"/> runs once, from <see cref="Api"/>'s
     /// type initializer (the first timed lock): it reads the settings, loads the site table and joins
     /// the process's registry. The copy that creates the registry (the owner) starts the line writer
-    /// thread and, at <c>AppDomain.ProcessExit</c> (also after <c>Environment.Exit</c>) or at an unhandled
-    /// exception (<c>AppDomain.UnhandledException</c>: ProcessExit does not run then), whichever comes
-    /// first, writes the queued lines, the summary and the report for every copy. Nothing here throws.
+    /// thread and, at <c>AppDomain.ProcessExit</c> (also after <c>Environment.Exit</c>), at an unhandled
+    /// exception (<c>AppDomain.UnhandledException</c>: ProcessExit does not run then) or at SIGTERM
+    /// (<see cref="Signals"/>: nor then, on .NET 10+ and Mono), whichever comes first, writes the queued
+    /// lines, the summary and the report for every copy. Nothing here throws.
     /// </summary>
     [CompilerGenerated]
     internal static class Runtime
@@ -28,7 +29,9 @@ namespace LockTime.Runtime
         static long startTicks;
         static long intervalTicks;         /* between reports; 0 = at exit only */
         static long nextReport;
-        static int finished;
+        static int finished;               /* Unfinished, Finished or FinishedAtSignal */
+        const int Unfinished = 0, Finished = 1, FinishedAtSignal = 2;
+        static object termination;         /* the owner's SIGTERM registration (Signals.Register), kept alive */
         static int namesChecked;           /* the environment's names: 0 not looked at, 1 being looked at, 2 warned of (CheckNames) */
         static int pid;                    /* read once, by the first report */
         static bool reportWarned;
@@ -244,6 +247,7 @@ namespace LockTime.Runtime
             CheckNames(false);
             long metricsAt = Clock.Ticks() + (long)(MetricsDelayS * Clock.Frequency());
             bool metricsMade = false;
+            termination = Signals.Register();
             while (true) {
                 try {
                     if (!metricsMade && Clock.Ticks() >= metricsAt) {
@@ -280,24 +284,54 @@ namespace LockTime.Runtime
 
         /// <summary>
         /// The end of the process (the owner's exit or crash handler): writes every queued line, then the summary
-        /// to the owner's sink (unless its rows are 0), then the report. Runs once; later calls do nothing.
+        /// to the owner's sink (unless its rows are 0), then the report. Runs once; later calls do nothing, but
+        /// for the exit of a process that went on after a SIGTERM (<see cref="Terminating"/> wrote the summary
+        /// and report then; a handler of the program's cancelled the signal): its report is written again, with
+        /// the final figures, and the summary is not repeated.
         /// </summary>
         internal static void Finish()
         {
             try {
-                if (writer == null || Interlocked.Exchange(ref finished, 1) != 0)
+                if (writer == null)
                     return;
-                Collector c = BecomeBusy();
-                CheckNames(true);
-                List<SiteTotals> sites = Gather();
-                int rows = c != null ? c.Settings.SummaryRows : 0;
-                if (rows > 0)
-                    writer.WriteNow(c.Settings.Output, Summary.Format(sites, rows, writer.Dropped(), order));
-                else
+                int before = Interlocked.CompareExchange(ref finished, Finished, Unfinished);
+                if (before == Unfinished) {
+                    WriteAll();
+                } else if (before == FinishedAtSignal && Interlocked.CompareExchange(ref finished, Finished, FinishedAtSignal) == FinishedAtSignal) {
+                    BecomeBusy();
                     writer.Drain();
-                WriteReport(sites, true);
+                    WriteReport(Gather(), true);
+                }
             } catch (Exception) {
             }
+        }
+
+        /// <summary>
+        /// SIGTERM (<see cref="Signals"/>): what <see cref="Finish"/> writes, now, on the signal's thread, while
+        /// the program's threads go on; the process ends when this returns unless a handler of the program's
+        /// cancels the signal. Runs once, and not after <see cref="Finish"/>.
+        /// </summary>
+        internal static void Terminating()
+        {
+            try {
+                if (writer != null && Interlocked.CompareExchange(ref finished, FinishedAtSignal, Unfinished) == Unfinished)
+                    WriteAll();
+            } catch (Exception) {
+            }
+        }
+
+        /// <summary>The queued lines, the summary (unless its rows are 0), the report.</summary>
+        static void WriteAll()
+        {
+            Collector c = BecomeBusy();
+            CheckNames(true);
+            List<SiteTotals> sites = Gather();
+            int rows = c != null ? c.Settings.SummaryRows : 0;
+            if (rows > 0)
+                writer.WriteNow(c.Settings.Output, Summary.Format(sites, rows, writer.Dropped(), order));
+            else
+                writer.Drain();
+            WriteReport(sites, true);
         }
 
         /// <summary>

@@ -9,15 +9,17 @@ namespace LockTime.Runtime
     /// A site with its statistics summed over threads, as summaries and reports show it. Copies of the
     /// run-time exchange sites as rows of framework types only (version 1 of the registry):
     /// <c>object[] { string assembly, string method, string location, string file, int line,
-    /// string kind, long[] { acquisitions, contended, failed }, long[] wait, long[] hold, object[] behind }</c>,
-    /// the histograms as <see cref="Histogram.ToArray"/> gives them, <c>behind</c> the holder sites waited
-    /// behind as <c>object[] { string assembly, string method, string location, long[] { waitNs, count } }</c>
-    /// (a row of 9, without it, is read too).
+    /// string kind, long[] { acquisitions, contended, failed }, long[] wait, long[] hold, object[] behind,
+    /// long[] { heldNow, longestHeldNs } }</c>, the histograms as <see cref="Histogram.ToArray"/> gives
+    /// them, <c>behind</c> the holder sites waited behind as <c>object[] { string assembly, string method,
+    /// string location, long[] { waitNs, count } }</c>, the last the holds in progress when the row was
+    /// made (<see cref="Collector.HeldNow"/>). Rows of 9 (without <c>behind</c>) and 10 (without the holds
+    /// in progress), from older copies, are read too.
     /// </summary>
     [CompilerGenerated]
     internal sealed class SiteTotals
     {
-        internal const int RowLength = 10;
+        internal const int RowLength = 11;
 
         internal string Assembly = "";
         internal string Method = "";
@@ -28,9 +30,14 @@ namespace LockTime.Runtime
         internal readonly SiteStats Stats = new SiteStats();
         /// <summary>The wait of others behind this site, in ns (<see cref="Blame"/>).</summary>
         internal long BlamedNs;
+        /// <summary>Holds of this site in progress when the statistics were read, and the longest of them so far, in ns.</summary>
+        internal long HeldNow, LongestHeldNs;
 
-        /// <summary>Site <paramref name="site"/> of <paramref name="sites"/> with <paramref name="stats"/> as a row.</summary>
-        internal static object[] ToRow(SiteTable sites, int site, SiteStats stats)
+        /// <summary>
+        /// Site <paramref name="site"/> of <paramref name="sites"/> with <paramref name="stats"/> as a row, and
+        /// <paramref name="heldNow"/> holds in progress, the longest <paramref name="longestHeldNs"/> ns so far.
+        /// </summary>
+        internal static object[] ToRow(SiteTable sites, int site, SiteStats stats, long heldNow, long longestHeldNs)
         {
             object[] row = new object[RowLength];
             row[0] = sites.Assembly;
@@ -59,6 +66,10 @@ namespace LockTime.Runtime
                 behind[i] = b;
             }
             row[9] = behind;
+            long[] now = new long[2];
+            now[0] = heldNow;
+            now[1] = longestHeldNs;
+            row[10] = now;
             return row;
         }
 
@@ -66,7 +77,7 @@ namespace LockTime.Runtime
         internal static SiteTotals FromRow(object row)
         {
             object[] r = row as object[];
-            if (r == null || r.Length < RowLength - 1 || !(r[4] is int))
+            if (r == null || r.Length < 9 || !(r[4] is int))
                 return null;
             long[] counts = r[6] as long[];
             if (counts == null || counts.Length != 3)
@@ -83,7 +94,12 @@ namespace LockTime.Runtime
             t.Stats.Failed = counts[2];
             if (!t.Stats.Wait.AddArray(r[7] as long[]) || !t.Stats.Hold.AddArray(r[8] as long[]))
                 return null;
-            object[] behind = r.Length >= RowLength ? r[9] as object[] : null;
+            long[] now = r.Length >= 11 ? r[10] as long[] : null;
+            if (now != null && now.Length >= 2) {
+                t.HeldNow = now[0];
+                t.LongestHeldNs = now[1];
+            }
+            object[] behind = r.Length >= 10 ? r[9] as object[] : null;
             for (int i = 0; behind != null && i < behind.Length; i++) {
                 object[] b = behind[i] as object[];
                 long[] n = b != null && b.Length >= 4 ? b[3] as long[] : null;

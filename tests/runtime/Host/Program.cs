@@ -1,7 +1,7 @@
 // Program.cs - lock scenarios through hand-written call-site stubs, for tests/integration/runtime.sh.
 //   Host nested | threads | contended | waiters | waitblame | exit | library | many | interval REPORT
 //        | transfer | cycle3 | nocycle | libcycle | stress | metrics BEFORE SECONDS AFTER
-//        | rwlock | readers | semaphore | semorder | asyncgate | counting | spin
+//        | rwlock | readers | semaphore | semorder | asyncgate | counting | spin | term plain|before|after | stuck REPORT COPY
 using System;
 using System.IO;
 using System.Threading;
@@ -53,6 +53,10 @@ internal static class Program
 
     private static int Main(string[] args)
     {
+#if NET
+        if (args[0] == "term") // a SIGTERM: Terminate.cs starts the run-time itself, before or after its own handler
+            return Terminate.Run(args[1], () => Stubs.Start("Host", "Program.cs", Names));
+#endif
         Stubs.Start("Host", "Program.cs", Names);
 
         switch (args[0]) {
@@ -258,6 +262,15 @@ internal static class Program
         case "spin": // a SpinLock held 60 ms at :26 while a waiter at :27 spins
             OtherLocks.Run(args[0]);
             break;
+        case "stuck": { // a lock held 1 s at Program.cs:12: the interval reports written meanwhile show the hold in progress
+            object l = new object();
+            Enter(l, 2);
+            Thread.Sleep(1000);
+            string during = File.Exists(args[1]) ? File.ReadAllText(args[1]) : "";
+            Exit(l);
+            File.WriteAllText(args[2], during);
+            break;
+        }
         case "interval": {
             object l = new object();
             Enter(l, 1);

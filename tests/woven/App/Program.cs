@@ -81,7 +81,8 @@ internal static class Program
             Nested(depth + 1);
     }
 
-    // With the argument "throw", Main ends in an unhandled exception after all the locks.
+    // With the argument "throw", Main ends in an unhandled exception after all the locks; with "serve" it
+    // goes on posting to the ledger until a signal ends the process (a service stopped by SIGTERM).
     private static void Main(string[] args)
     {
         for (int i = 0; i < nest.Length; i++)
@@ -121,5 +122,14 @@ internal static class Program
         Console.WriteLine("count " + count + ", ledger " + ledger.Total + ", TryEnter got the held lock: " + got);
         if (args.Length > 0 && args[0] == "throw")
             throw new InvalidOperationException("thrown from Main");
+        if (args.Length > 0 && args[0] == "serve")
+        {
+            Console.WriteLine("serving");
+            while (true)
+            {
+                ledger.Post(1);
+                Thread.Sleep(1);
+            }
+        }
     }
 }
