@@ -59,6 +59,23 @@ check_same() {
 	fi
 }
 
+# terminated OUT ERR READY CMD...: runs CMD (stdout to OUT, stderr to ERR), sends it SIGTERM once OUT has
+# the line READY (30 s at most), and returns its exit status; a watchdog kills it after 120 s.
+terminated() {
+	local out=$1 err=$2 ready=$3 pid watchdog rc i
+	shift 3
+	"$@" >"$out" 2>"$err" &
+	pid=$!
+	(sleep 120; kill -KILL "$pid") 2>/dev/null &
+	watchdog=$!
+	for i in $(seq 1 300); do grep -qx "$ready" "$out" 2>/dev/null && break; sleep 0.1; done
+	kill -TERM "$pid"
+	wait "$pid"
+	rc=$?
+	kill "$watchdog" 2>/dev/null
+	return "$rc"
+}
+
 # tools_build: builds ltcheck unless it is up to date (tests/tools/build.sh decides).
 tools_build() {
 	bash "$LT_ROOT/tests/tools/build.sh"

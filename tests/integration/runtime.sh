@@ -269,16 +269,8 @@ expect "exit: summary after Environment.Exit" 'grep -q "^LockTime: summary: 1 si
 # the signal keeps working, registered before the run-time's (which then runs first: the report is written
 # again at the exit, the summary once) or after it (the run-time's does not run: all at the exit).
 host_term() { # OUT ERR MODE: Host term MODE, SIGTERM once it is ready; sets host_rc
-	local pid watchdog i
-	dotnet "$LT_TMP/host/Host.dll" term "$3" >"$1" 2>"$2" &
-	pid=$!
-	(sleep 120; kill -KILL "$pid") 2>/dev/null &
-	watchdog=$!
-	for i in $(seq 1 300); do grep -q '^ready$' "$1" 2>/dev/null && break; sleep 0.1; done
-	kill -TERM "$pid"
-	wait "$pid"
+	terminated "$1" "$2" ready dotnet "$LT_TMP/host/Host.dll" term "$3"
 	host_rc=$?
-	kill "$watchdog" 2>/dev/null
 }
 LOCKTIME_DISABLED=1 host_term "$LT_TMP/sig0.out" "$LT_TMP/sig0.err" plain
 off_rc=$host_rc

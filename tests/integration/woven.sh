@@ -145,27 +145,17 @@ crash "Mono: unhandled exception" mono "$FX" "$LT_TMP/plain48" App.exe
 # SIGTERM to a service (kill, systemd, a container runtime): .NET 10 runs no ProcessExit then, the run-time's
 # own handler writes the summary and a valid report; the output and the exit code (143: the signal, as
 # un-woven) are the un-woven program's.
-terminated() { # DIR OUT [VAR=VALUE...]: App.dll serve in DIR, SIGTERM once it serves; returns its exit code
-	local dir=$1 out=$2 pid watchdog rc i
+serve() { # DIR OUT [VAR=VALUE...]: App.dll serve in DIR, SIGTERM once it serves; returns its exit code
+	local dir=$1 out=$2
 	shift 2
-	(cd "$dir" && exec env -u LOCKTIME_SUMMARY "$@" dotnet App.dll serve >"$out.out" 2>"$out.err") &
-	pid=$!
-	(sleep 120; kill -KILL "$pid") 2>/dev/null &
-	watchdog=$!
-	for i in $(seq 1 300); do grep -q '^serving$' "$out.out" 2>/dev/null && break; sleep 0.1; done
-	sleep 0.5 # the run-time registers its handler from its writer thread
-	kill -TERM "$pid"
-	wait "$pid"
-	rc=$?
-	kill "$watchdog" 2>/dev/null
-	return $rc
+	terminated "$out.out" "$out.err" serving env -C "$dir" -u LOCKTIME_SUMMARY "$@" dotnet App.dll serve
 }
 sigterm() {
 	local rc_plain rc_woven
-	terminated "$LT_TMP/plain" "$LT_TMP/term-plain"
+	serve "$LT_TMP/plain" "$LT_TMP/term-plain"
 	rc_plain=$?
 	rm -f "$LT_TMP/term.json"
-	terminated "$NET" "$LT_TMP/term" "LOCKTIME_REPORT=$LT_TMP/term.json"
+	serve "$NET" "$LT_TMP/term" "LOCKTIME_REPORT=$LT_TMP/term.json"
 	rc_woven=$?
 	check ".NET: SIGTERM: the exit code is the un-woven program's ($rc_plain)" test "$rc_woven" = "$rc_plain" -a "$rc_plain" = 143
 	check_same ".NET: SIGTERM: the same output" "$LT_TMP/term-plain.out" "$LT_TMP/term.out"

@@ -10,15 +10,18 @@ namespace LockTime.Runtime
     /// longer handles it), on .NET Framework and on Mono: a service stopped by <c>kill</c>, systemd or a
     /// container runtime would write no summary and no report. On a framework with
     /// <c>System.Runtime.InteropServices.PosixSignalRegistration</c> (.NET 6+, Unix) the registry's owner
-    /// registers a handler for SIGTERM (<see cref="Register"/>, from the writer thread) that writes what the
+    /// registers a handler for SIGTERM (<see cref="Register"/>, from the writer thread, one second after the
+    /// start: <see cref="Runtime.MetricsDelayS"/>) that writes what the
     /// exit writes (<see cref="Runtime.Terminating"/>) and does not cancel the signal: the process then ends as
     /// it would have, with the same exit code (143 when nothing else handles it). The program's own
     /// handlers are untouched: .NET calls the handlers of a signal from the last registered to the first
-    /// until one cancels, so a handler of the program's that was registered later (and cancels, like the
-    /// Generic Host's) runs first and this one not at all - the summary comes at the program's exit, as
-    /// always; one registered earlier runs after this one, and if it cancels the program goes on: then the
-    /// summary was written at the signal and the report is written again at the exit
-    /// (<see cref="Runtime.Finish"/>). SIGINT (Ctrl+C) is left alone: programs cancel it to go on.
+    /// (.NET 10 calls all of them, each seeing whether one before it cancelled; .NET 6 to 9 stop at the
+    /// first that cancels). So a handler of the program's registered later (the Generic Host's, when the
+    /// host starts after the first timed lock) runs first, and when it cancels, this one does nothing: the
+    /// program goes on, and the summary comes at its exit as always. One registered earlier runs after this
+    /// one; if it cancels, the program goes on: the summary was written at the signal, and the report is
+    /// written again at the exit (<see cref="Runtime.Finish"/>). SIGINT (Ctrl+C) is left alone: programs
+    /// cancel it to go on.
     /// The template is netstandard2.0 and merges into frameworks without the type (Mono's mscorlib, net48),
     /// so the type, its <c>Create(PosixSignal, Action&lt;PosixSignalContext&gt;)</c> and the delegate are
     /// reached by reflection; without them nothing is registered, silently.
@@ -28,6 +31,9 @@ namespace LockTime.Runtime
     {
         /// <summary><c>PosixSignal.SIGTERM</c>: the enum's raw value, the same on every Unix.</summary>
         const int Sigterm = -4;
+
+        /// <summary><c>PosixSignalContext.Cancel</c>: whether a handler that ran before cancelled the signal.</summary>
+        static PropertyInfo cancel;
 
         /// <summary>
         /// Registers <see cref="OnTerminate"/> for SIGTERM. Returns the registration (kept alive by the
@@ -41,7 +47,9 @@ namespace LockTime.Runtime
                 if (registration == null)
                     return null;
                 MethodInfo create = registration.GetMethod("Create", BindingFlags.Public | BindingFlags.Static);
-                if (create == null)
+                Type context = Type.GetType("System.Runtime.InteropServices.PosixSignalContext, System.Runtime.InteropServices", false);
+                cancel = context != null ? context.GetProperty("Cancel", BindingFlags.Public | BindingFlags.Instance) : null;
+                if (create == null || cancel == null)
                     return null;
                 ParameterInfo[] parameters = create.GetParameters();
                 if (parameters.Length != 2 || !parameters[0].ParameterType.IsEnum)
@@ -60,10 +68,19 @@ namespace LockTime.Runtime
             }
         }
 
-        /// <summary>The SIGTERM handler: the summary and report now; the signal is not cancelled.</summary>
+        /// <summary>
+        /// The SIGTERM handler: the summary and report now, unless a handler that ran before cancelled the
+        /// signal (the program goes on); this one never cancels it. Never throws.
+        /// </summary>
         static void OnTerminate(object context)
         {
-            Runtime.Terminating();
+            try {
+                object cancelled = cancel.GetValue(context, null);
+                if (cancelled is bool && (bool)cancelled)
+                    return;
+                Runtime.Terminating();
+            } catch (Exception) {
+            }
         }
     }
 }

@@ -30,7 +30,7 @@ internal static class Terminate
         Stubs.Enter(gate, Count);
         taken++;
         Stubs.Exit(gate);
-        Thread.Sleep(500); // the run-time registers its handler from its writer thread
+        Thread.Sleep(1500); // the run-time registers its handler from its writer thread, 1 s after its start
         if (mode == "after")
             own = PosixSignalRegistration.Create(PosixSignal.SIGTERM, Cancel);
         Console.WriteLine("ready");
