@@ -146,6 +146,39 @@ static void test_type_by_name_corlib(void **state)
 	img_free(img);
 }
 
+/* wref_type_if_known: a type only where it is known to be - System.Runtime's table of homes, a
+ * core library's own TypeDefs - never guessed into mscorlib; nothing is added when not. */
+static void test_type_if_known(void **state)
+{
+	struct img *net = load(NET_REF_DIR "/System.Linq.dll"), *fx = load("/usr/lib/mono/4.5/System.dll");
+	struct img *corlib = load(MONO_MSCORLIB);
+	struct wref_ctx *c;
+	uint32_t t, typerefs;
+
+	(void)state;
+	ok(wref_open(net, &default_opts, &c));
+	assert_int_equal(wref_type_if_known(c, "System.Diagnostics.CodeAnalysis", "UnconditionalSuppressMessageAttribute", &t), 1);
+	assert_int_equal(md_token_table(t), MD_TYPEREF);
+	assert_string_equal(scope_name(&net->md, t), "System.Runtime");
+	typerefs = md_rows(&net->md, MD_TYPEREF);
+	assert_int_equal(wref_type_if_known(c, "System.Diagnostics.CodeAnalysis", "NoSuchAttribute", &t), 0);
+	assert_int_equal(md_rows(&net->md, MD_TYPEREF), typerefs);
+	wref_close(c);
+	ok(wref_open(fx, &default_opts, &c)); /* references mscorlib: wref_type would guess it there */
+	typerefs = md_rows(&fx->md, MD_TYPEREF);
+	assert_int_equal(wref_type_if_known(c, "System.Diagnostics.CodeAnalysis", "UnconditionalSuppressMessageAttribute", &t), 0);
+	assert_int_equal(md_rows(&fx->md, MD_TYPEREF), typerefs);
+	wref_close(c);
+	ok(wref_open(corlib, &default_opts, &c));
+	assert_int_equal(wref_type_if_known(c, "System", "Attribute", &t), 1);
+	assert_int_equal(md_token_table(t), MD_TYPEDEF);
+	assert_int_equal(wref_type_if_known(c, "System.Diagnostics.CodeAnalysis", "UnconditionalSuppressMessageAttribute", &t), 0);
+	wref_close(c);
+	img_free(net);
+	img_free(fx);
+	img_free(corlib);
+}
+
 /* With reference assemblies: a member is looked for on the type, then on its bases; one they do
  * not have is an error, not a MemberRef that fails when the program runs. */
 static void test_member_in_references(void **state)
@@ -185,6 +218,7 @@ int main(void)
 		cmocka_unit_test(test_remap_errors),
 		cmocka_unit_test(test_type_by_name_system_runtime),
 		cmocka_unit_test(test_type_by_name_corlib),
+		cmocka_unit_test(test_type_if_known),
 		cmocka_unit_test(test_member_in_references),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

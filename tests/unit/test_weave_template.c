@@ -190,6 +190,53 @@ static void test_template_attribute(void **state)
 	img_free(img);
 }
 
+/* The attributes for the trimmer the template declares itself (weaver/runtime/Trimming.cs): every use
+ * is one the merger carries as the target framework's own. */
+static void test_template_framework_attributes(void **state)
+{
+	struct img *img = template_load();
+	const struct md_image *md = &img->md;
+	int suppress = 0, dependency = 0;
+	char name[300];
+
+	(void)state;
+	for (uint32_t r = 1; r <= md_rows(md, MD_CUSTOMATTRIBUTE); r++) {
+		int kind = merge_attribute_name(md, r, name, sizeof name);
+
+		assert_true(kind >= 0);
+		suppress += strcmp(name, "System.Diagnostics.CodeAnalysis.UnconditionalSuppressMessageAttribute") == 0;
+		dependency += strcmp(name, "System.Diagnostics.CodeAnalysis.DynamicDependencyAttribute") == 0;
+		if (strstr(name, "System.Diagnostics.CodeAnalysis."))
+			assert_int_equal(kind, MERGE_ATTRIBUTE_FRAMEWORK);
+	}
+	assert_int_equal(suppress, 4);   /* on Metrics */
+	assert_int_equal(dependency, 6); /* on Metrics.Start */
+	img_free(img);
+}
+
+/* Such an attribute whose constructor takes anything but strings is refused, its class named. */
+static void test_template_framework_attribute_not_strings(void **state)
+{
+	static const uint8_t sig[] = { SIG_HASTHIS, 0x02, SIG_VOID, SIG_STRING, SIG_I4 };
+	struct img *img = template_load();
+	struct md_image *md = &img->md;
+	uint32_t ctor = 0, idx;
+	char name[400];
+
+	(void)state;
+	for (uint32_t r = 1; r <= md_rows(md, MD_METHODDEF); r++) {
+		assert_int_equal(merge_member_name(md, MD_METHODDEF, r, name, sizeof name), 0);
+		if (strcmp(name, "System.Diagnostics.CodeAnalysis.UnconditionalSuppressMessageAttribute::.ctor") == 0)
+			ctor = r;
+	}
+	assert_int_not_equal(ctor, 0);
+	assert_int_equal(md_add_blob(md, sig, sizeof sig, &idx), 0);
+	md_set(md, MD_METHODDEF, ctor, MD_METHODDEF_SIGNATURE, idx);
+	expect_finding(img, 0, 4, "TypeDef LockTime.Runtime.Metrics: custom attribute "
+				  "System.Diagnostics.CodeAnalysis.UnconditionalSuppressMessageAttribute, not one the merger copies");
+	img_free(img);
+}
+
 static void test_template_other_assembly(void **state)
 {
 	struct img *img = template_load();
@@ -295,6 +342,8 @@ int main(void)
 		cmocka_unit_test(test_template_generic_method),
 		cmocka_unit_test(test_template_explicit_cctor),
 		cmocka_unit_test(test_template_attribute),
+		cmocka_unit_test(test_template_framework_attributes),
+		cmocka_unit_test(test_template_framework_attribute_not_strings),
 		cmocka_unit_test(test_template_other_assembly),
 		cmocka_unit_test(test_template_refused_table),
 		cmocka_unit_test(test_template_same_name),

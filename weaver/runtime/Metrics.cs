@@ -29,7 +29,18 @@ namespace LockTime.Runtime
     /// with the same tags (two locks on one line) share theirs. The four instruments of one collection
     /// read one snapshot: a new one is taken when an instrument is observed a second time.
     /// </summary>
+    /// <para>
+    /// A trimmed or NativeAOT app: the members reached by reflection are kept (<c>DynamicDependency</c> on
+    /// <see cref="Start"/>) and the analysis warnings of the generic instantiations hidden: a trimmed app
+    /// has the Meter; under NativeAOT, <c>MakeGenericMethod</c> over <c>long</c> and <c>double</c> has no
+    /// code unless the program instantiates the same, and <see cref="Start"/> then gives no Meter (the
+    /// exception caught), as documented in docs/metrics.md.
+    /// </para>
     [CompilerGenerated]
+    [System.Diagnostics.CodeAnalysis.UnconditionalSuppressMessage("Trimming", "IL2060", Justification = "The generic methods are kept by Start's DynamicDependency; their arguments are long, double, int and object")]
+    [System.Diagnostics.CodeAnalysis.UnconditionalSuppressMessage("Trimming", "IL2065", Justification = "Measurement<T>'s constructor is kept by Start's DynamicDependency")]
+    [System.Diagnostics.CodeAnalysis.UnconditionalSuppressMessage("Trimming", "IL2070", Justification = "Meter's and Enumerable's methods looked for are kept by Start's DynamicDependency")]
+    [System.Diagnostics.CodeAnalysis.UnconditionalSuppressMessage("AOT", "IL3050", Justification = "Under NativeAOT an instantiation without code throws, which Start catches: no Meter")]
     internal sealed class Metrics
     {
         internal const string MeterName = "LockTime";
@@ -68,6 +79,15 @@ namespace LockTime.Runtime
         /// Returns the Meter, or null when the framework has none (or <paramref name="maxSeries"/> is 0,
         /// or anything fails). Never throws. Called once per process, by the registry's owner.
         /// </summary>
+        [System.Diagnostics.CodeAnalysis.DynamicDependency("#ctor(System.String)", "System.Diagnostics.Metrics.Meter", "System.Diagnostics.DiagnosticSource")]
+        [System.Diagnostics.CodeAnalysis.DynamicDependency("CreateObservableCounter``1(System.String,System.Func{System.Collections.Generic.IEnumerable{System.Diagnostics.Metrics.Measurement{``0}}},System.String,System.String)",
+                                                           "System.Diagnostics.Metrics.Meter", "System.Diagnostics.DiagnosticSource")]
+        [System.Diagnostics.CodeAnalysis.DynamicDependency("#ctor(`0,System.Collections.Generic.KeyValuePair{System.String,System.Object}[])",
+                                                           "System.Diagnostics.Metrics.Measurement`1", "System.Diagnostics.DiagnosticSource")]
+        [System.Diagnostics.CodeAnalysis.DynamicDependency("Range(System.Int32,System.Int32)", "System.Linq.Enumerable", "System.Linq")]
+        [System.Diagnostics.CodeAnalysis.DynamicDependency("Cast``1(System.Collections.IEnumerable)", "System.Linq.Enumerable", "System.Linq")]
+        [System.Diagnostics.CodeAnalysis.DynamicDependency("SelectMany``2(System.Collections.Generic.IEnumerable{``0},System.Func{``0,System.Collections.Generic.IEnumerable{``1}})",
+                                                           "System.Linq.Enumerable", "System.Linq")]
         internal static object Start(Collector owner, int maxSeries)
         {
             try {

@@ -153,12 +153,14 @@ namespace LockTime.Runtime
         /// <summary>
         /// Whether <paramref name="semaphore"/> was created with a maximum count of 1: SemaphoreSlim keeps it
         /// in the private field <c>m_maxCount</c> (.NET and Mono alike) and has no property for it. Not
-        /// found: false (counted as a counting semaphore).
+        /// found: false (counted as a counting semaphore). Named on <c>typeof(SemaphoreSlim)</c> with constants
+        /// (also for a class derived from it): the trimmer and NativeAOT's compiler see which field is read
+        /// by reflection, keep it and warn of nothing.
         /// </summary>
         static bool MaximumIsOne(object semaphore)
         {
-            FieldInfo f = semaphore.GetType().GetField("m_maxCount", BindingFlags.Instance | BindingFlags.NonPublic);
-            object v = f == null ? null : f.GetValue(semaphore);
+            FieldInfo f = typeof(SemaphoreSlim).GetField("m_maxCount", BindingFlags.Instance | BindingFlags.NonPublic);
+            object v = f == null || !(semaphore is SemaphoreSlim) ? null : f.GetValue(semaphore);
             return v is int && (int)v == 1;
         }
 

@@ -254,8 +254,29 @@ static int compiler_generated_ctor(struct merge *m, uint32_t *out)
 	return 0;
 }
 
-/* II.22.10: the template's allowed attributes on copied rows, then
- * [CompilerGenerated] on every merged type that lacks it. */
+/* The target framework's constructor of the attribute whose template class
+ * has constructor MethodDef `ctor_row` (merge_framework_attribute): 1 with
+ * *out, 0 when the framework is not known to have the attribute, -1. */
+static int framework_attribute_ctor(struct merge *m, uint32_t ctor_row, uint32_t *out)
+{
+	const uint8_t *sig;
+	const char *ns, *name;
+	uint32_t len, type;
+	int known;
+
+	if (merge_framework_attribute(m->tm, ctor_row, &ns, &name, &sig, &len) < 0 ||
+	    (known = wref_type_if_known(m->refs, ns, name, &type)) < 0)
+		return -1;
+	if (!known)
+		return 0;
+	/* strings only: the template's signature is the target's */
+	return wref_member(m->refs, type, 0, ".ctor", sig, len, out) < 0 ? -1 : 1;
+}
+
+/* II.22.10: the template's allowed attributes on copied rows (an attribute
+ * for the trimmer as the target framework's own, left out where it has
+ * none: nothing trims such a target's code), then [CompilerGenerated] on
+ * every merged type that lacks it. */
 static int copy_attributes(struct merge *m)
 {
 	const struct md_image *tm = m->tm;
@@ -268,15 +289,21 @@ static int copy_attributes(struct merge *m)
 		return lt_nomem(NULL);
 	for (uint32_t r = 1; r <= md_rows(tm, MD_CUSTOMATTRIBUTE); r++) {
 		uint32_t parent, value;
+		int kind, known = 1;
 
 		if (md_coded_decode(MD_CI_HASCUSTOMATTRIBUTE, md_get(tm, MD_CUSTOMATTRIBUTE, r, MD_CUSTOMATTRIBUTE_PARENT),
-				    &parent) < 0 || merge_attribute_name(tm, r, name, sizeof name) < 0)
+				    &parent) < 0 || (kind = merge_attribute_name(tm, r, name, sizeof name)) < 0)
 			goto done;
 		if (!copied_parent(m, parent))
 			continue; /* the assembly's and the module's attributes stay with the template */
 		if (md_coded_decode(MD_CI_CUSTOMATTRIBUTETYPE, md_get(tm, MD_CUSTOMATTRIBUTE, r, MD_CUSTOMATTRIBUTE_TYPE),
-				    &ctor) < 0 || merge_token(m, ctor, &ctor) < 0 ||
-		    add_blob_of(m, MD_CUSTOMATTRIBUTE, r, MD_CUSTOMATTRIBUTE_VALUE, &value) < 0 ||
+				    &ctor) < 0 ||
+		    (kind == MERGE_ATTRIBUTE_FRAMEWORK ? (known = framework_attribute_ctor(m, md_token_row(ctor), &ctor))
+						       : merge_token(m, ctor, &ctor)) < 0)
+			goto done;
+		if (!known)
+			continue;
+		if (add_blob_of(m, MD_CUSTOMATTRIBUTE, r, MD_CUSTOMATTRIBUTE_VALUE, &value) < 0 ||
 		    add_attribute(m, copied_parent(m, parent), ctor, value) < 0)
 			goto done;
 		if (md_token_table(parent) == MD_TYPEDEF &&

@@ -50,7 +50,54 @@ static const char *const allowed_attributes[] = {
 	"System.Runtime.CompilerServices.CompilerGeneratedAttribute",
 	"System.Diagnostics.DebuggerHiddenAttribute",
 	"System.Diagnostics.DebuggerNonUserCodeAttribute",
+	"System.AttributeUsageAttribute",
 };
+
+/* Attributes that the trimmer and NativeAOT's compiler know by name (their trim and AOT analysis) and
+ * netstandard2.0 lacks: the template declares each itself, a class of that name whose constructor
+ * takes strings only, and a use of it is copied as the target framework's own attribute
+ * (weave_merge.c), or left out where the framework has none. */
+static const char *const framework_attributes[] = {
+	"System.Diagnostics.CodeAnalysis.DynamicDependencyAttribute",
+	"System.Diagnostics.CodeAnalysis.UnconditionalSuppressMessageAttribute",
+};
+
+static uint32_t owner_of(const struct md_image *tm, enum md_table_id table, uint32_t row);
+
+/* Whether sig[0..len) is an instance method's returning void with strings only (II.23.2.1). */
+static int strings_only(const uint8_t *sig, uint32_t len)
+{
+	if (len < 3 || sig[0] != SIG_HASTHIS || sig[2] != SIG_VOID || len != 3u + sig[1])
+		return 0;
+	for (uint32_t i = 3; i < len; i++)
+		if (sig[i] != SIG_STRING)
+			return 0;
+	return 1;
+}
+
+int merge_framework_attribute(const struct md_image *tm, uint32_t ctor_row, const char **ns, const char **name,
+			      const uint8_t **sig, uint32_t *siglen)
+{
+	uint32_t type = ctor_row && ctor_row <= md_rows(tm, MD_METHODDEF) ? owner_of(tm, MD_METHODDEF, ctor_row) : 0;
+	char full[300];
+	const char *n;
+
+	*ns = *name = "";
+	if (type < 2)
+		return 0;
+	if (md_string(tm, md_get(tm, MD_TYPEDEF, type, MD_TYPEDEF_NAMESPACE), ns) < 0 ||
+	    md_string(tm, md_get(tm, MD_TYPEDEF, type, MD_TYPEDEF_NAME), name) < 0 ||
+	    merge_type_name(tm, type, full, sizeof full) < 0 ||
+	    md_string(tm, md_get(tm, MD_METHODDEF, ctor_row, MD_METHODDEF_NAME), &n) < 0 ||
+	    md_blob(tm, md_get(tm, MD_METHODDEF, ctor_row, MD_METHODDEF_SIGNATURE), sig, siglen) < 0)
+		return -1;
+	if (strcmp(n, ".ctor") != 0 || !strings_only(*sig, *siglen))
+		return 0;
+	for (size_t i = 0; i < sizeof framework_attributes / sizeof framework_attributes[0]; i++)
+		if (strcmp(full, framework_attributes[i]) == 0)
+			return 1;
+	return 0;
+}
 
 int merge_attribute_name(const struct md_image *tm, uint32_t ca_row, char *buf, size_t size)
 {
@@ -61,6 +108,15 @@ int merge_attribute_name(const struct md_image *tm, uint32_t ca_row, char *buf, 
 	if (md_coded_decode(MD_CI_CUSTOMATTRIBUTETYPE, md_get(tm, MD_CUSTOMATTRIBUTE, ca_row, MD_CUSTOMATTRIBUTE_TYPE),
 			    &ctor) < 0)
 		return -1;
+	if (md_token_table(ctor) == MD_METHODDEF) { /* a class of the template's own */
+		const uint8_t *sig;
+		uint32_t len;
+		int own = merge_framework_attribute(tm, md_token_row(ctor), &ns, &name, &sig, &len);
+
+		if (own >= 0 && name[0])
+			snprintf(buf, size, "%s%s%s", ns, ns[0] ? "." : "", name);
+		return own > 0 ? MERGE_ATTRIBUTE_FRAMEWORK : own;
+	}
 	if (md_token_table(ctor) != MD_MEMBERREF || md_token_row(ctor) == 0 ||
 	    md_token_row(ctor) > md_rows(tm, MD_MEMBERREF))
 		return 0;
@@ -76,7 +132,7 @@ int merge_attribute_name(const struct md_image *tm, uint32_t ca_row, char *buf, 
 	snprintf(buf, size, "%s.%s", ns, name);
 	for (size_t i = 0; i < sizeof allowed_attributes / sizeof allowed_attributes[0]; i++)
 		if (strcmp(buf, allowed_attributes[i]) == 0)
-			return 1;
+			return MERGE_ATTRIBUTE_COPIED;
 	return 0;
 }
 

@@ -34,11 +34,27 @@ int merge_type_name(const struct md_image *tm, uint32_t row, char *buf, size_t s
  * as merge_type_name. */
 int merge_member_name(const struct md_image *tm, enum md_table_id table, uint32_t row, char *buf, size_t size);
 
+/* What the merger does with a template custom attribute (merge_attribute_name). */
+enum {
+	MERGE_ATTRIBUTE_REFUSED = 0,   /* outside the subset */
+	MERGE_ATTRIBUTE_COPIED = 1,    /* a framework attribute the merged code carries as it is */
+	MERGE_ATTRIBUTE_FRAMEWORK = 2, /* one the template declares (merge_framework_attribute): the target framework's own, or none */
+};
+
 /* The attribute type of template CustomAttribute row `ca_row` as
- * "Namespace.Name" into buf[0..size) ("?" when its constructor is not a
- * MemberRef on a TypeRef): 1 when the merger copies it (weave_merge_check's
- * list), 0 when not, -1 with LT_E_METADATA. */
+ * "Namespace.Name" into buf[0..size) ("?" when its constructor is neither a
+ * MemberRef on a TypeRef nor a framework attribute's): MERGE_ATTRIBUTE_COPIED
+ * or _FRAMEWORK when the merger copies it (weave_merge_check's lists),
+ * MERGE_ATTRIBUTE_REFUSED when not, -1 with LT_E_METADATA. */
 int merge_attribute_name(const struct md_image *tm, uint32_t ca_row, char *buf, size_t size);
+
+/* Whether template MethodDef `ctor_row` is the constructor of an attribute the
+ * template declares for the trimmer (weave_merge_check's framework_attributes,
+ * a constructor of strings only, II.23.2.1): 1 with its type's namespace and
+ * name (#Strings of the template) and its signature, 0 when not (*ns and
+ * *name then those of the class it is of, or ""), -1 with LT_E_METADATA. */
+int merge_framework_attribute(const struct md_image *tm, uint32_t ctor_row, const char **ns, const char **name,
+			      const uint8_t **sig, uint32_t *siglen);
 
 /* The target token for template token `tok`: TypeDef, Field, MethodDef
  * (copied rows), TypeRef, MemberRef, TypeSpec, MethodSpec, StandAloneSig

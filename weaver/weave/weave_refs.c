@@ -80,6 +80,9 @@ static const struct home runtime_homes[] = {
 	{ "System", "ArgumentNullException", NULL, NULL },
 	{ "System", "ArgumentOutOfRangeException", NULL, NULL },
 	{ "System", "Array", NULL, NULL },
+	{ "System", "Attribute", NULL, NULL },
+	{ "System", "AttributeTargets", NULL, NULL },
+	{ "System", "AttributeUsageAttribute", NULL, NULL },
 	{ "System", "Boolean", NULL, NULL },
 	{ "System", "Byte", NULL, NULL },
 	{ "System", "Char", NULL, NULL },
@@ -146,6 +149,8 @@ static const struct home runtime_homes[] = {
 	{ "System.Reflection", "PropertyInfo", NULL, NULL },
 	{ "System.Runtime.CompilerServices", "ConditionalWeakTable`2", NULL, NULL },
 	{ "System.Runtime.CompilerServices", "CompilerGeneratedAttribute", NULL, NULL },
+	{ "System.Diagnostics.CodeAnalysis", "DynamicDependencyAttribute", NULL, NULL },
+	{ "System.Diagnostics.CodeAnalysis", "UnconditionalSuppressMessageAttribute", NULL, NULL },
 	{ "System.Runtime.CompilerServices", "IsVolatile", NULL, NULL },
 	{ "System.Runtime.CompilerServices", "RuntimeHelpers", NULL, NULL },
 	{ "System", "RuntimeFieldHandle", NULL, NULL },
@@ -180,6 +185,7 @@ static const struct home runtime_homes[] = {
 	{ "System.Threading", "Volatile", "System.Threading", NULL },
 	{ "System.Threading", "ExecutionContext", "System.Threading", NULL },
 	{ "System.Threading", "AsyncFlowControl", "System.Threading", NULL },
+	{ "System.Threading", "SemaphoreSlim", "System.Threading", NULL },
 	{ "System.Threading", "Thread", "System.Threading.Thread", NULL },
 	{ "System.Threading", "ThreadStart", "System.Threading.Thread", NULL },
 	{ "System.Collections.Generic", "Dictionary`2", "System.Collections", NULL },
@@ -616,6 +622,31 @@ int wref_type(struct wref_ctx *c, const char *ns, const char *name, uint32_t *ou
 	if (!found && scope_in_family(c, ns, name, &scope) < 0)
 		return -1;
 	return md_typeref(c->md, scope, ns, name, out);
+}
+
+/* Whether the framework's table of types (`runtime_homes`) lists ns.name. */
+static int family_lists(const struct family *f, const char *ns, const char *name)
+{
+	for (size_t i = 0; f && f->listed_only && i < f->nhomes; i++)
+		if (strcmp(f->homes[i].ns, ns) == 0 && strcmp(f->homes[i].name, name) == 0)
+			return 1;
+	return 0;
+}
+
+int wref_type_if_known(struct wref_ctx *c, const char *ns, const char *name, uint32_t *out)
+{
+	uint32_t row, scope = 0;
+	int found = find_typedef(c->md, ns, name, &row);
+
+	if (found)
+		return found < 0 ? -1 : wref_type(c, ns, name, out) < 0 ? -1 : 1;
+	if (c->corlib)
+		return 0;
+	if ((found = c->nrefs ? scope_in_refs(c, ns, name, &scope) : 0) != 0)
+		return found < 0 ? -1 : md_typeref(c->md, scope, ns, name, out) < 0 ? -1 : 1;
+	if (!family_lists(c->family, ns, name))
+		return 0;
+	return wref_type(c, ns, name, out) < 0 ? -1 : 1;
 }
 
 /* The framework of the target, from its AssemblyRefs. */

@@ -48,6 +48,12 @@ int wref_is_corlib(const struct wref_ctx *c);
  * assembly nor a framework told with it), LT_E_METADATA, LT_E_NOMEM, LT_E_LIMIT. */
 int wref_type(struct wref_ctx *c, const char *ns, const char *name, uint32_t *out);
 
+/* As wref_type, only where ns.name is known to be there: the target's own public TypeDef, a
+ * reference assembly (opts->refs) that defines or forwards it, or a framework whose table lists its
+ * home (System.Runtime's); never a guess (mscorlib, netstandard: the framework's base assembly).
+ * Returns 1 with *out, 0 when it is not known to be there (nothing added), -1 as wref_type. */
+int wref_type_if_known(struct wref_ctx *c, const char *ns, const char *name, uint32_t *out);
+
 /* The type `name` nested in `outer` (a token wref_type or wref_nested gave):
  * a TypeRef scoped to a TypeRef outer (II.22.38), or the target's nested
  * TypeDef (II.22.32) visible to its other types.  Returns 0, or -1 with

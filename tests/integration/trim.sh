@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# A woven app published trimmed (PublishTrimmed) and as NativeAOT (PublishAot), tests/trim/TrimApp woven
+# as the package's targets weave (the compiled assembly, after CoreCompile):
+#   - the publish gives no trim or AOT analysis warning (IL2xxx, IL3xxx): the merged run-time's reflection
+#     is either analysable or carries the target framework's UnconditionalSuppressMessage / DynamicDependency;
+#   - the program runs; a SemaphoreSlim(1, 1) is a lock (its hold measured, >= 50 ms), under NativeAOT too;
+#   - the trimmed app has the Meter "LockTime" (4 instruments); the NativeAOT one has none (docs/metrics.md);
+#   - SIGTERM: the summary all the same, the exit code the signal's (143).
+# NativeAOT needs the ILCompiler package from the configured NuGet sources: the restore fetches it.
+source "$(dirname "$0")/../lib.sh"
+LT=${LOCKTIME:-$LT_BUILD/san/locktime}
+export MSBUILDDISABLENODEREUSE=1 DOTNET_CLI_USE_MSBUILD_SERVER=0
+unset LOCKTIME_DISABLED LOCKTIME_THRESHOLD_MS LOCKTIME_OUTPUT LOCKTIME_SUMMARY LOCKTIME_REPORT LOCKTIME_REPORT_INTERVAL_S \
+	LOCKTIME_LOCK_ORDER LOCKTIME_METRICS
+
+publish() { # NAME PROPERTY: publishes a copy of tests/trim into $LT_TMP/NAME with PROPERTY=true
+	rm -rf "$LT_TMP/$1" && cp -r "$LT_ROOT/tests/trim" "$LT_TMP/$1" &&
+	dotnet publish "$LT_TMP/$1/TrimApp.csproj" -c Release -r linux-x64 -nologo -tl:off -nodeReuse:false \
+		-p:UseSharedCompilation=false "-p:$2=true" "-p:LockTimeWeaver=$LT" -o "$LT_TMP/$1/out" >"$LT_TMP/$1.log" 2>&1 ||
+		{ tail -n 30 "$LT_TMP/$1.log"; return 1; }
+}
+# site_hold REPORT KIND: the hold max (ms) of the site of that kind, and whether the hold applies
+site_hold() {
+	python3 - "$@" <<'PY'
+import json, sys
+s = [s for s in json.load(open(sys.argv[1]))["sites"] if s["kind"] == sys.argv[2]]
+print(max(x["hold_ms"]["max"] for x in s), all(x.get("hold_applies", True) for x in s))
+PY
+}
+
+for mode in trimmed:PublishTrimmed aot:PublishAot; do
+	name=${mode%%:*}
+	check "$name: publishes" publish "$name" "${mode#*:}" || continue
+	warnings=$(grep -E 'warning IL[23][0-9]{3}' "$LT_TMP/$name.log" | sed 's/ \[.*//' | sort -u)
+	if [ -z "$warnings" ]; then ok "$name: no trim or AOT analysis warning"; else not_ok "$name: no trim or AOT analysis warning" "$warnings"; fi
+	rm -f "$LT_TMP/$name.json"
+	LOCKTIME_REPORT="$LT_TMP/$name.json" timeout 120 "$LT_TMP/$name/out/TrimApp" >"$LT_TMP/$name.out" 2>"$LT_TMP/$name.err"
+	check "$name: runs, with a summary" grep -q '^LockTime: summary: 3 sites in 1 assembly; 3 acquisitions' "$LT_TMP/$name.err"
+	hold=$(site_hold "$LT_TMP/$name.json" SemaphoreSlim.Wait)
+	check "$name: the SemaphoreSlim(1, 1) is a lock, its hold measured ($hold)" \
+		python3 -c "import sys; h, applies = sys.argv[1:3]; sys.exit(not (float(h) >= 50 and applies == 'True'))" $hold
+	want=4
+	[ "$name" = aot ] && want=0
+	check "$name: the Meter LockTime has $want instruments" grep -qx "LockTime instruments: $want" "$LT_TMP/$name.out"
+	terminated "$LT_TMP/$name-term.out" "$LT_TMP/$name-term.err" serving "$LT_TMP/$name/out/TrimApp" serve
+	rc=$?
+	check "$name: SIGTERM: exit code 143, one summary" \
+		test "$rc $(grep -c '^LockTime: summary: 4 sites in 1 assembly' "$LT_TMP/$name-term.err")" = "143 1"
+done
