@@ -264,8 +264,6 @@ internal static class Program
             break;
         case "stuck": { // a lock held 1 s at Program.cs:12: the interval reports written meanwhile show the hold in progress
             object l = new object();
-            Enter(l, 1); // a lock taken and released first: the writer thread starts (the first release that leaves no lock held)
-            Exit(l);
             Enter(l, 2);
             Thread.Sleep(1000);
             string during = File.Exists(args[1]) ? File.ReadAllText(args[1]) : "";
