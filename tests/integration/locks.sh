@@ -158,6 +158,8 @@ timed_as_said() { # LABEL REPORTS JSON INPUT
 		untimed_events "$3"
 	check "$1: ReaderWriterLock ReleaseLock / RestoreLock: the 60 ms between them is no hold" \
 		site_is "$3" "$(line_of 'AcquireWriterLock(1000)')" 'a == 1 and hold < 30'
+	check "$1: SemaphoreSlim(1, 1): 8 async workers x 200 contended WaitAsync, each acquisition recorded at its release" \
+		site_is "$3" "$(line_of 'await queue.WaitAsync()')" 'a == 1600 and f == 0'
 	check "$1: a counting SemaphoreSlim: its hold not applicable" \
 		grep -qE '^LockTime: Locks\.Gates::Counting waited [0-9.]+ ms at Locks\.cs:[0-9]+ \(hold not applicable\)$' "$2"
 }

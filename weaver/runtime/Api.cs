@@ -117,6 +117,15 @@ namespace LockTime.Runtime
                 p.Site = site;
                 p.Start = start;
                 p.Behind = c.FindHolder(semaphore, Frame.Exclusive);
+                p.Task = task;
+                SemaphoreState s = semaphore == null ? null : c.Semaphores.Of(t, semaphore);
+                if (s != null && s.IsLock) {
+                    p.State = s;
+                    lock (s) {
+                        p.Next = s.Pending;
+                        Volatile.Write(ref s.Pending, p);
+                    }
+                }
                 task.ContinueWith(new Action<Task>(p.Done), TaskContinuationOptions.ExecuteSynchronously);
             } catch (Exception) {
             }
@@ -196,7 +205,11 @@ namespace LockTime.Runtime
                 if (t == null || semaphore == null)
                     return null;
                 SemaphoreState s = c.Semaphores.Find(t, semaphore);
-                if (s == null || Volatile.Read(ref s.Held) == 0)
+                if (s == null)
+                    return null;
+                if (Volatile.Read(ref s.Pending) != null) /* a waiter's continuation ran before anyone recorded it */
+                    Settle(c, t, s, Clock.Ticks());
+                if (Volatile.Read(ref s.Held) == 0)
                     return null;
                 Volatile.Write(ref s.Held, 0);
                 t.Releasing.Site = s.Hold.Site;
@@ -232,9 +245,39 @@ namespace LockTime.Runtime
                     return;
                 long now = Clock.Ticks();
                 Collector c = Runtime.Current;
-                if (c != null)
-                    c.Released(t, t.Releasing, now);
+                if (c == null)
+                    return;
+                c.Released(t, t.Releasing, now);
+                SemaphoreState s = t.LastSemaphoreState; /* the released one (ReleasingSemaphore looked it up) */
+                if (s != null && Volatile.Read(ref s.Pending) != null)
+                    Settle(c, t, s, now);
             } catch (Exception) {
+            }
+        }
+
+        /// <summary>
+        /// Records, as acquired at <paramref name="now"/> (or not acquired), every <c>WaitAsync</c> of
+        /// <paramref name="s"/> whose task has completed and that nothing recorded yet: after the
+        /// <c>Release</c> that completed one (its acquisition is then), and before a release that finds the
+        /// semaphore not held (a waiter's own continuation ran late: the hold is recorded, shorter, not lost).
+        /// </summary>
+        static void Settle(Collector c, ThreadRecord t, SemaphoreState s, long now)
+        {
+            lock (s) { /* recorded before it leaves the list: a release meanwhile waits here, then finds it held */
+                PendingWait p = s.Pending;
+                while (p != null) {
+                    PendingWait next = p.Next;
+                    if (p.Task != null && p.Task.IsCompleted) {
+                        if (p.Take()) {
+                            if (PendingWait.Acquired(p.Task))
+                                Kept(c, t, s.Semaphore, p.Site, p.Start, now, true, p.Behind, false);
+                            else
+                                c.Failed(t, p.Site, now - p.Start);
+                        }
+                        p.Unlist(s);
+                    }
+                    p = next;
+                }
             }
         }
 

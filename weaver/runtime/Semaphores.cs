@@ -39,6 +39,12 @@ namespace LockTime.Runtime
         /// of a hold released since when <see cref="Held"/> is 0 or another thread's acquisition set this.
         /// </summary>
         internal ThreadRecord Orderer;
+        /// <summary>
+        /// The <c>WaitAsync</c> calls waiting for this semaphore (a lock's) now, newest first; lock the state to
+        /// use it. Their tasks run continuations asynchronously, so a waiter's own continuation may record it
+        /// only after the awaiting method has released it: a release settles them first (<c>Api.Settle</c>).
+        /// </summary>
+        internal PendingWait Pending;
     }
 
     /// <summary>
@@ -177,7 +183,11 @@ namespace LockTime.Runtime
     /// <summary>
     /// A <c>WaitAsync</c> that did not complete at once: its continuation, made from this object's
     /// <see cref="Done"/> (no lambda), records the acquisition when the task completes - acquired when it
-    /// ran to completion (and its <c>bool</c>, for the timed overloads, is true), else not acquired.
+    /// ran to completion (and its <c>bool</c>, for the timed overloads, is true), else not acquired. That
+    /// continuation runs as a work item of its own (SemaphoreSlim's tasks run continuations
+    /// asynchronously), maybe after the method that awaited the task went on and released the semaphore:
+    /// a wait of a semaphore used as a lock is also listed on its state (<see cref="SemaphoreState.Pending"/>),
+    /// and whichever comes first records it - the release that completed it, a later release, or this.
     /// </summary>
     [CompilerGenerated]
     internal sealed class PendingWait
@@ -186,18 +196,64 @@ namespace LockTime.Runtime
         internal int Site;
         internal long Start;
         internal string[] Behind;
+        internal Task Task;
+        /// <summary>The state it is listed on (a lock's), else null.</summary>
+        internal SemaphoreState State;
+        /// <summary>The next on <see cref="SemaphoreState.Pending"/>.</summary>
+        internal PendingWait Next;
+        int taken;
+
+        /// <summary>True for the one caller that records this wait (<see cref="Done"/> or <c>Api.Settle</c>).</summary>
+        internal bool Take()
+        {
+            return Interlocked.Exchange(ref taken, 1) == 0;
+        }
+
+        /// <summary>Whether <paramref name="task"/> (completed) gave the semaphore: ran to completion, and its <c>bool</c> true for the timed overloads.</summary>
+        internal static bool Acquired(Task task)
+        {
+            Task<bool> timed = task as Task<bool>;
+            return task.Status == TaskStatus.RanToCompletion && (timed == null || timed.Result);
+        }
 
         internal void Done(Task task)
         {
             try {
                 long now = Clock.Ticks();
-                Task<bool> timed = task as Task<bool>;
-                bool acquired = task.Status == TaskStatus.RanToCompletion && (timed == null || timed.Result);
-                if (acquired)
-                    Api.SemaphoreAcquired(Semaphore, Site, Start, now, true, Behind, false);
-                else
-                    Api.NotAcquired(Site, Start, now);
+                if (State == null) {
+                    if (Take())
+                        Record(task, now);
+                    return;
+                }
+                lock (State) { /* as Api.Settle: recorded before it leaves the list */
+                    if (Take())
+                        Record(task, now);
+                    Unlist(State);
+                }
             } catch (Exception) {
+            }
+        }
+
+        void Record(Task task, long now)
+        {
+            if (Acquired(task))
+                Api.SemaphoreAcquired(Semaphore, Site, Start, now, true, Behind, false);
+            else
+                Api.NotAcquired(Site, Start, now);
+        }
+
+        /// <summary>Takes this wait off <paramref name="s"/>'s list (the state locked by the caller).</summary>
+        internal void Unlist(SemaphoreState s)
+        {
+            if (ReferenceEquals(s.Pending, this)) {
+                s.Pending = Next;
+                return;
+            }
+            for (PendingWait p = s.Pending; p != null; p = p.Next) {
+                if (ReferenceEquals(p.Next, this)) {
+                    p.Next = Next;
+                    return;
+                }
             }
         }
     }

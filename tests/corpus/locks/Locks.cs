@@ -144,6 +144,30 @@ namespace Locks
             return true;
         }
 
+        static readonly SemaphoreSlim queue = new SemaphoreSlim(1, 1);
+        static int served;
+
+        // Eight workers serialized on one SemaphoreSlim(1, 1), 200 turns each: every WaitAsync but the
+        // first waits, and its task's continuations run as work items of their own.
+        static async Task Serve()
+        {
+            for (int i = 0; i < 200; i++)
+            {
+                await queue.WaitAsync(); // site: SemaphoreSlim.WaitAsync
+                try { served++; await Task.Yield(); }
+                finally { queue.Release(); }
+            }
+        }
+
+        public static int Serialized()
+        {
+            var workers = new Task[8];
+            for (int k = 0; k < workers.Length; k++)
+                workers[k] = Task.Run(Serve);
+            Task.WaitAll(workers);
+            return served;
+        }
+
         public static int Counting()
         {
             pool.Wait(); // site: SemaphoreSlim.Wait
@@ -398,6 +422,7 @@ namespace Locks
             Contended.Run(Gates.Hold, () => Console.WriteLine("take " + Gates.Take()));
             Contended.Run(() => Gates.HoldAcrossAwait().Wait(), () => Console.WriteLine("take async " + Gates.TakeAsync().Result));
             Console.WriteLine("counting left " + Gates.Counting());
+            Console.WriteLine("serialized " + Gates.Serialized());
             Gates.Misuse();
 
             var spinner = new Spinner();
