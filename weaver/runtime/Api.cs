@@ -208,7 +208,7 @@ namespace LockTime.Runtime
                 if (s == null)
                     return null;
                 if (Volatile.Read(ref s.Pending) != null) /* a waiter's continuation ran before anyone recorded it */
-                    Settle(c, t, s, Clock.Ticks());
+                    Settle(s, Clock.Ticks());
                 if (Volatile.Read(ref s.Held) == 0)
                     return null;
                 Volatile.Write(ref s.Held, 0);
@@ -250,7 +250,7 @@ namespace LockTime.Runtime
                 c.Released(t, t.Releasing, now);
                 SemaphoreState s = t.LastSemaphoreState; /* the released one (ReleasingSemaphore looked it up) */
                 if (s != null && Volatile.Read(ref s.Pending) != null)
-                    Settle(c, t, s, now);
+                    Settle(s, now);
             } catch (Exception) {
             }
         }
@@ -261,19 +261,15 @@ namespace LockTime.Runtime
         /// <c>Release</c> that completed one (its acquisition is then), and before a release that finds the
         /// semaphore not held (a waiter's own continuation ran late: the hold is recorded, shorter, not lost).
         /// </summary>
-        static void Settle(Collector c, ThreadRecord t, SemaphoreState s, long now)
+        static void Settle(SemaphoreState s, long now)
         {
             lock (s) { /* recorded before it leaves the list: a release meanwhile waits here, then finds it held */
                 PendingWait p = s.Pending;
                 while (p != null) {
                     PendingWait next = p.Next;
                     if (p.Task != null && p.Task.IsCompleted) {
-                        if (p.Take()) {
-                            if (PendingWait.Acquired(p.Task))
-                                Kept(c, t, s.Semaphore, p.Site, p.Start, now, true, p.Behind, false);
-                            else
-                                c.Failed(t, p.Site, now - p.Start);
-                        }
+                        if (p.Take())
+                            p.Record(p.Task, now);
                         p.Unlist(s);
                     }
                     p = next;

@@ -234,7 +234,8 @@ namespace LockTime.Runtime
             }
         }
 
-        void Record(Task task, long now)
+        /// <summary>Records this wait on the calling thread as it ended at <paramref name="now"/>: acquired when <paramref name="task"/> gave the semaphore, else not acquired.</summary>
+        internal void Record(Task task, long now)
         {
             if (Acquired(task))
                 Api.SemaphoreAcquired(Semaphore, Site, Start, now, true, Behind, false);
