@@ -25,18 +25,6 @@ namespace LockTime.Runtime
         internal static readonly bool Off = Runtime.Start();
 
         /// <summary>
-        /// <c>MethodImplOptions.AggressiveOptimization</c> (.NET Core 3.0+; netstandard2.0 has no name for
-        /// it; older runtimes ignore the flag, Mono tested), on <see cref="Push"/> and <see cref="Pop"/>,
-        /// which every timed acquisition and release but a semaphore's runs: compiled optimized at their
-        /// first call, the start's warm-up (<see cref="Runtime.Warm"/>), so that their longer compiling
-        /// counts in no hold. Tiered compilation would run them as its first, unoptimized code until the
-        /// process has compiled nothing new for 100 ms - all of a short program, much of a test run or a
-        /// service's start - at two to three times the cost per lock. The semaphores' entry points are
-        /// not warmed up and stay tiered: their first compiling would count in the first hold.
-        /// </summary>
-        internal const short Optimized = 512;
-
-        /// <summary>
         /// A lock of <paramref name="site"/> was acquired: the stub read <paramref name="start"/> before
         /// the attempt and <paramref name="acquired"/> when it had the lock (equal when the fast try took
         /// it); <paramref name="contended"/> when the fast try failed and the thread had to wait.
@@ -322,7 +310,6 @@ namespace LockTime.Runtime
             }
         }
 
-        [MethodImpl(Optimized)]
         static void Push(object lockObject, int site, long start, long acquired, bool contended, byte mode)
         {
             try {
@@ -382,7 +369,6 @@ namespace LockTime.Runtime
             Pop(null, Frame.Spin);
         }
 
-        [MethodImpl(Optimized)]
         static void Pop(object lockObject, byte mode)
         {
             try {

@@ -210,7 +210,6 @@ namespace LockTime.Runtime
         /// Records a released lock of <paramref name="site"/> (called after the release: nothing here
         /// lengthens the hold) and queues a line when hold or wait reached the threshold.
         /// </summary>
-        [MethodImpl(MethodImplOptions.AggressiveInlining)]
         internal void Released(ThreadRecord t, Frame f, long now)
         {
             SiteStats s = t.Stats(f.Site);

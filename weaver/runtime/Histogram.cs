@@ -50,7 +50,6 @@ namespace LockTime.Runtime
         }
 
         /// <summary>Counts a duration of at least <see cref="LowLimit"/> ns in its bucket.</summary>
-        [MethodImpl(MethodImplOptions.AggressiveInlining)]
         void Bucket(long ns)
         {
             int d = 0;
