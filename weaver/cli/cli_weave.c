@@ -137,6 +137,135 @@ static int weave_one(const char *in, const char *out, const struct weave_opts *o
 	return rc < 0 ? 1 : 0;
 }
 
+/* What the command line of `locktime weave` gives, options and lists. */
+struct weave_args {
+	struct weave_opts opts;
+	struct refs refs, include, exclude;
+	const char *output, *unpack, *key_file, *key_container;
+	int verbosity;
+};
+
+static void weave_args_free(struct weave_args *a)
+{
+	refs_free(&a->refs);
+	refs_free(&a->include);
+	refs_free(&a->exclude);
+}
+
+/* --include/--exclude (c 'i'/'x'): PATTERNS (';'-separated) or @FILE, one pattern (or list) a line;
+ * 0, or -1 after an error message (an empty --include would weave nothing, an empty --exclude is a slip). */
+static int add_patterns(struct weave_args *a, int c, const char *arg)
+{
+	struct refs *patterns = c == 'i' ? &a->include : &a->exclude;
+	size_t from = patterns->n;
+
+	if ((arg[0] == '@' ? refs_add_file(patterns, arg + 1) : refs_add(patterns, arg)) < 0) {
+		cli_report_error(arg);
+		return -1;
+	}
+	if (!has_pattern(patterns, from)) {
+		fprintf(stderr, "locktime: error LT%03d: --%s: '%s' holds no pattern (Namespace.Type::Method, "
+				"* wildcards, ';'-separated); leave the option out for %s\n", LT_E_USAGE,
+			c == 'i' ? "include" : "exclude", arg, c == 'i' ? "every method" : "none");
+		return -1;
+	}
+	return 0;
+}
+
+/* One option c (getopt_long's) with its value arg into a; 0, or -1 after an error message (LT012). */
+static int weave_option(struct weave_args *a, int c, const char *arg, const char *word)
+{
+	char *end;
+	long rows;
+
+	switch (c) {
+	case 'o': a->output = arg; return 0;
+	case 't':
+		a->opts.threshold_ms = strtod(arg, &end);
+		if (*end || end == arg || !(a->opts.threshold_ms >= 0) || a->opts.threshold_ms > CLI_THRESHOLD_MS_MAX) {
+			fprintf(stderr, "locktime: error LT%03d: --threshold-ms: '%s' is not a number of milliseconds "
+					"from 0 to %.0f\n", LT_E_USAGE, arg, CLI_THRESHOLD_MS_MAX);
+			return -1;
+		}
+		return 0;
+	case 's':
+		if (!*arg) {
+			fprintf(stderr, "locktime: error LT%03d: --output-sink: empty (stderr, stdout or a file path)\n",
+				LT_E_USAGE);
+			return -1;
+		}
+		/* The console sinks in any case: STDOUT is no file name. */
+		a->opts.output = !strcasecmp(arg, "stdout") ? "stdout" : !strcasecmp(arg, "stderr") ? "stderr" : arg;
+		return 0;
+	case 'r':
+		if ((arg[0] == '@' ? refs_add_file(&a->refs, arg + 1) : refs_add(&a->refs, arg)) < 0) {
+			cli_report_error(arg);
+			return -1;
+		}
+		return 0;
+	case 'i':
+	case 'x':
+		return add_patterns(a, c, arg);
+	case 'S':
+		rows = strtol(arg, &end, 10);
+		if (*end || end == arg || !strchr("0123456789", arg[0]) || rows < 0 || rows > CLI_SUMMARY_MAX) {
+			fprintf(stderr, "locktime: error LT%03d: --summary: '%s' is not a number of rows from 0 to %d\n",
+				LT_E_USAGE, arg, CLI_SUMMARY_MAX);
+			return -1;
+		}
+		a->opts.summary = arg;
+		return 0;
+	case 'R':
+		if (!*arg) {
+			fprintf(stderr, "locktime: error LT%03d: --report: empty (a file path; {pid} is the process id)\n",
+				LT_E_USAGE);
+			return -1;
+		}
+		a->opts.report = arg;
+		return 0;
+	case 'L':
+		if (!(a->opts.lock_order = switch_value(arg))) {
+			fprintf(stderr, "locktime: error LT%03d: --lock-order: '%s' is not on or off\n", LT_E_USAGE, arg);
+			return -1;
+		}
+		return 0;
+	case 'k': a->key_file = arg; return 0;
+	case 'K':
+		if (!*arg) {
+			fprintf(stderr, "locktime: error LT%03d: --key-container: empty (the name of a key container)\n",
+				LT_E_USAGE);
+			return -1;
+		}
+		a->key_container = arg;
+		return 0;
+	case 'v': a->verbosity = 1; return 0;
+	case 'q': a->verbosity = -1; return 0;
+	case 'u': a->unpack = arg; return 0;
+	default:
+		fprintf(stderr, "locktime: error LT%03d: weave: unknown option or missing value: %s\n", LT_E_USAGE, word);
+		return -1;
+	}
+}
+
+/* The inputs argv[first..argc) of a parsed command line: 0, or -1 after an error message. */
+static int check_inputs(const struct weave_args *a, int first, int argc, char **argv)
+{
+	if (first >= argc) {
+		fprintf(stderr, "locktime: error LT%03d: weave: no input file\n", LT_E_USAGE);
+		return -1;
+	}
+	if (a->output && argc - first > 1) {
+		fprintf(stderr, "locktime: error LT%03d: weave: -o takes one input file\n", LT_E_USAGE);
+		return -1;
+	}
+	if (a->unpack && (a->output || !cli_is_package(argv[first]))) {
+		fprintf(stderr, "locktime: error LT%03d: weave: --unpack DIR takes a .nupkg and entry names, not -o\n",
+			LT_E_USAGE);
+		return -1;
+	}
+	return 0;
+}
+
 int cli_weave(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -156,149 +285,51 @@ int cli_weave(int argc, char **argv)
 		{ "lock-order", required_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct weave_opts opts = { .threshold_ms = 1.0, .output = "stderr" };
-	struct refs refs = { NULL, 0, 0 }, include = { NULL, 0, 0 }, exclude = { NULL, 0, 0 }, *patterns;
+	struct weave_args a = { .opts = { .threshold_ms = 1.0, .output = "stderr" } };
 	struct weave_ref *read = NULL;
-	const char *output = NULL, *unpack = NULL, *key_file = NULL, *key_container = NULL, *key_from = NULL;
+	const char *key_from = NULL;
 	struct lt_rsa_key *key = NULL;
-	int c, i, verbosity = 0, failed = 0;
-	size_t from;
-	char *end;
-	long rows;
+	int c, i, failed = 0;
 
 	optind = 1;
-	opterr = 0; /* getopt's own message is not in LT0NN form: the default case says it */
-	while ((c = getopt_long(argc, argv, "o:r:vq", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o': output = optarg; break;
-		case 't':
-			opts.threshold_ms = strtod(optarg, &end);
-			if (*end || end == optarg || !(opts.threshold_ms >= 0) || opts.threshold_ms > CLI_THRESHOLD_MS_MAX) {
-				fprintf(stderr, "locktime: error LT%03d: --threshold-ms: '%s' is not a number of milliseconds "
-						"from 0 to %.0f\n", LT_E_USAGE, optarg, CLI_THRESHOLD_MS_MAX);
-				goto usage;
-			}
-			break;
-		case 's':
-			if (!*optarg) {
-				fprintf(stderr, "locktime: error LT%03d: --output-sink: empty (stderr, stdout or a file path)\n",
-					LT_E_USAGE);
-				goto usage;
-			}
-			/* The console sinks in any case: STDOUT is no file name. */
-			opts.output = !strcasecmp(optarg, "stdout") ? "stdout" : !strcasecmp(optarg, "stderr") ? "stderr" : optarg;
-			break;
-		case 'r':
-			if ((optarg[0] == '@' ? refs_add_file(&refs, optarg + 1) : refs_add(&refs, optarg)) < 0) {
-				cli_report_error(optarg);
-				goto usage;
-			}
-			break;
-		case 'i':
-		case 'x':
-			/* PATTERNS (';'-separated) or @FILE, one pattern (or list) a line. */
-			patterns = c == 'i' ? &include : &exclude;
-			from = patterns->n;
-			if ((optarg[0] == '@' ? refs_add_file(patterns, optarg + 1) : refs_add(patterns, optarg)) < 0) {
-				cli_report_error(optarg);
-				goto usage;
-			}
-			/* An empty --include would weave nothing, an empty --exclude is a slip. */
-			if (!has_pattern(patterns, from)) {
-				fprintf(stderr, "locktime: error LT%03d: --%s: '%s' holds no pattern (Namespace.Type::Method, "
-						"* wildcards, ';'-separated); leave the option out for %s\n", LT_E_USAGE,
-					c == 'i' ? "include" : "exclude", optarg, c == 'i' ? "every method" : "none");
-				goto usage;
-			}
-			break;
-		case 'S':
-			rows = strtol(optarg, &end, 10);
-			if (*end || end == optarg || !strchr("0123456789", optarg[0]) || rows < 0 || rows > CLI_SUMMARY_MAX) {
-				fprintf(stderr, "locktime: error LT%03d: --summary: '%s' is not a number of rows from 0 to %d\n",
-					LT_E_USAGE, optarg, CLI_SUMMARY_MAX);
-				goto usage;
-			}
-			opts.summary = optarg;
-			break;
-		case 'R':
-			if (!*optarg) {
-				fprintf(stderr, "locktime: error LT%03d: --report: empty (a file path; {pid} is the process id)\n",
-					LT_E_USAGE);
-				goto usage;
-			}
-			opts.report = optarg;
-			break;
-		case 'L':
-			if (!(opts.lock_order = switch_value(optarg))) {
-				fprintf(stderr, "locktime: error LT%03d: --lock-order: '%s' is not on or off\n", LT_E_USAGE, optarg);
-				goto usage;
-			}
-			break;
-		case 'k': key_file = optarg; break;
-		case 'K':
-			if (!*optarg) {
-				fprintf(stderr, "locktime: error LT%03d: --key-container: empty (the name of a key container)\n",
-					LT_E_USAGE);
-				goto usage;
-			}
-			key_container = optarg;
-			break;
-		case 'v': verbosity = 1; break;
-		case 'q': verbosity = -1; break;
-		case 'u': unpack = optarg; break;
-		default:
-			fprintf(stderr, "locktime: error LT%03d: weave: unknown option or missing value: %s\n", LT_E_USAGE,
-				argv[optind - 1]);
+	opterr = 0; /* getopt's own message is not in LT0NN form: weave_option's default case says it */
+	while ((c = getopt_long(argc, argv, "o:r:vq", longopts, NULL)) != -1)
+		if (weave_option(&a, c, optarg, argv[optind - 1]) < 0)
 			goto usage;
-		}
-	}
-	if (optind >= argc) {
-		fprintf(stderr, "locktime: error LT%03d: weave: no input file\n", LT_E_USAGE);
+	if (check_inputs(&a, optind, argc, argv) < 0)
 		goto usage;
-	}
-	if (output && argc - optind > 1) {
-		fprintf(stderr, "locktime: error LT%03d: weave: -o takes one input file\n", LT_E_USAGE);
-		goto usage;
-	}
-	if (unpack && (output || !cli_is_package(argv[optind]))) {
-		fprintf(stderr, "locktime: error LT%03d: weave: --unpack DIR takes a .nupkg and entry names, not -o\n", LT_E_USAGE);
-		goto usage;
-	}
-	if (weave_key_find(key_file, key_container, &key, &key_from) < 0 ||
-	    weave_refs_read(&read, (const char *const *)refs.paths, refs.n) < 0) {
+	if (weave_key_find(a.key_file, a.key_container, &key, &key_from) < 0 ||
+	    weave_refs_read(&read, (const char *const *)a.refs.paths, a.refs.n) < 0) {
 		/* A key file's errors are the file's; a container's messages name it. */
-		cli_report_error(key_from && key_from == key_file && !key ? key_file : "locktime");
+		cli_report_error(key_from && key_from == a.key_file && !key ? a.key_file : "locktime");
 		lt_rsa_free(key);
-		refs_free(&refs);
-		refs_free(&include);
-		refs_free(&exclude);
+		weave_args_free(&a);
 		return 1;
 	}
-	if (key && verbosity >= 1) /* with both, which one csc's order picked */
-		printf("locktime: strong-name key: %s %s\n", key_from == key_container ? "key container" : "key file", key_from);
-	opts.refs = read;
-	opts.key = key;
-	opts.nrefs = refs.n;
-	opts.include = (const char *const *)include.paths;
-	opts.ninclude = include.n;
-	opts.exclude = (const char *const *)exclude.paths;
-	opts.nexclude = exclude.n;
-	if (unpack) /* --unpack DIR PKG.nupkg [ENTRY...] */
-		failed = cli_unpack_package(argv[optind], unpack, (const char *const *)argv + optind + 1, argc - optind - 1,
-					    &opts, verbosity);
-	for (i = optind; i < argc && !unpack; i++)
-		failed |= cli_is_package(argv[i]) ? cli_weave_package(argv[i], output ? output : argv[i], &opts, verbosity)
-						  : weave_one(argv[i], output ? output : argv[i], &opts, verbosity);
-	weave_refs_free(read, refs.n);
+	if (key && a.verbosity >= 1) /* with both, which one csc's order picked */
+		printf("locktime: strong-name key: %s %s\n", key_from == a.key_container ? "key container" : "key file",
+		       key_from);
+	a.opts.refs = read;
+	a.opts.key = key;
+	a.opts.nrefs = a.refs.n;
+	a.opts.include = (const char *const *)a.include.paths;
+	a.opts.ninclude = a.include.n;
+	a.opts.exclude = (const char *const *)a.exclude.paths;
+	a.opts.nexclude = a.exclude.n;
+	if (a.unpack) /* --unpack DIR PKG.nupkg [ENTRY...] */
+		failed = cli_unpack_package(argv[optind], a.unpack, (const char *const *)argv + optind + 1, argc - optind - 1,
+					    &a.opts, a.verbosity);
+	for (i = optind; i < argc && !a.unpack; i++) {
+		const char *out = a.output ? a.output : argv[i];
+		failed |= cli_is_package(argv[i]) ? cli_weave_package(argv[i], out, &a.opts, a.verbosity)
+						  : weave_one(argv[i], out, &a.opts, a.verbosity);
+	}
+	weave_refs_free(read, a.refs.n);
 	lt_rsa_free(key);
-	refs_free(&refs);
-	refs_free(&include);
-	refs_free(&exclude);
+	weave_args_free(&a);
 	return failed ? 1 : 0;
 usage:
-	refs_free(&refs);
-	refs_free(&include);
-	refs_free(&exclude);
+	weave_args_free(&a);
 	fputs("run 'locktime --help' for usage\n", stderr);
 	return 2;
 }
