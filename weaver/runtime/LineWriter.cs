@@ -199,6 +199,22 @@ namespace LockTime.Runtime
         readonly LineText line = new LineText();
         readonly LineShape[] shapes = new LineShape[Shapes];
         LineShape last;
+        /// <summary>Each open file sink's full path (as opened: a later change of directory moves nothing), by sink.</summary>
+        readonly Dictionary<string, string> files = new Dictionary<string, string>();
+        /// <summary><see cref="Clock"/> ticks between two looks for a file sink removed or renamed meanwhile, and the next look's time.</summary>
+        readonly long lookTicks;
+        long nextLook;
+
+        /// <summary>A writer whose file sinks are looked for once a second (<see cref="Reopen"/>).</summary>
+        internal LineWriter() : this(Clock.Frequency())
+        {
+        }
+
+        /// <summary>A writer whose file sinks are looked for every <paramref name="lookTicks"/> ticks of <see cref="Clock"/> (0: at each batch).</summary>
+        internal LineWriter(long lookTicks)
+        {
+            this.lookTicks = lookTicks;
+        }
 
         /// <summary>Characters a file sink buffers (and bytes its stream buffers) between writes: a write per 64 KiB, not per 4 KiB.</summary>
         internal const int FileBuffer = 65536;
@@ -326,6 +342,8 @@ namespace LockTime.Runtime
             int taken = 0;
             bool any = false;
             object[] e;
+            if (files.Count > 0 && !queue.IsEmpty && Clock.Ticks() >= nextLook)
+                Reopen();
             while (queue.TryDequeue(out e)) {
                 any = true;
                 if (++taken == Batch) {
@@ -419,6 +437,7 @@ namespace LockTime.Runtime
                     names.Add(s.Key);
             for (int i = 0; i < names.Count; i++) {
                 sinks[names[i]] = Console.Error;
+                files.Remove(names[i]);
                 try {
                     Console.Error.WriteLine("LockTime: warning: LOCKTIME_OUTPUT=\"" + names[i] + "\" cannot be written (" +
                                             error.GetType().Name + ": " + error.Message + "); using stderr");
@@ -432,6 +451,39 @@ namespace LockTime.Runtime
             } catch (Exception) {
             }
             return names.Count > 0;
+        }
+
+        /// <summary>
+        /// The file sinks whose path names no file any more - removed, or renamed by a log rotation - are
+        /// closed (their buffered lines go to the file they were opened on), so that the next line opens
+        /// the path again, a new file. Looked for before a batch, at most every <see cref="lookTicks"/>.
+        /// </summary>
+        void Reopen()
+        {
+            nextLook = Clock.Ticks() + lookTicks;
+            List<string> gone = null;
+            foreach (KeyValuePair<string, string> f in files) {
+                try {
+                    if (!File.Exists(f.Value))
+                        (gone ?? (gone = new List<string>())).Add(f.Key);
+                } catch (Exception) {
+                }
+            }
+            if (gone == null)
+                return;
+            for (int i = 0; i < gone.Count; i++) {
+                TextWriter w;
+                if (sinks.TryGetValue(gone[i], out w)) {
+                    try {
+                        w.Dispose();
+                    } catch (Exception) {
+                    }
+                }
+                sinks.Remove(gone[i]);
+                files.Remove(gone[i]);
+            }
+            Array.Clear(shapes, 0, shapes.Length); /* they keep their sink's writer */
+            last = null;
         }
 
         /// <summary>The writer of a sink (null: stderr); a file that cannot be opened warns once and writes to stderr instead.</summary>
@@ -451,6 +503,7 @@ namespace LockTime.Runtime
                     FileStream fs = new FileStream(sink, FileMode.Append, FileAccess.Write, FileShare.ReadWrite | FileShare.Delete,
                                                    FileBuffer);
                     w = new StreamWriter(fs, new UTF8Encoding(false), FileBuffer);
+                    files[sink] = fs.Name;
                 } catch (Exception ex) {
                     Console.Error.WriteLine("LockTime: warning: LOCKTIME_OUTPUT=\"" + sink + "\" cannot be opened (" +
                                             ex.GetType().Name + ": " + ex.Message + "); using stderr");

@@ -52,6 +52,34 @@ public class LineWriterTests
     }
 
     [Fact]
+    public void AFileSinkRemovedOrRenamedIsOpenedAgainAtItsPath()
+    {
+        string dir = Path.Combine(Path.GetTempPath(), "lt-sink-" + Guid.NewGuid());
+        Directory.CreateDirectory(dir);
+        string path = Path.Combine(dir, "lines.log"), rotated = path + ".1";
+        try
+        {
+            var w = new LineWriter(0); // looks at each batch
+            w.Enqueue(LineWriter.Entry(path, "A::B", "A.cs:1", 2_000_000, 0, null));
+            Assert.True(w.Drain());
+            File.Move(path, rotated); // a log rotation: the lines go on into a new file at the path
+            w.Enqueue(LineWriter.Entry(path, "A::B", "A.cs:2", 3_000_000, 0, null));
+            Assert.True(w.Drain());
+            File.Delete(path); // removed: the same
+            w.Enqueue(LineWriter.Entry(path, "A::B", "A.cs:3", 4_000_000, 0, null));
+            w.Enqueue(LineWriter.Entry(path, "A::B", "A.cs:4", 5_000_000, 0, null));
+            Assert.True(w.Drain());
+            Assert.Equal(["LockTime: A::B held 2.000 ms, waited 0.000 ms at A.cs:1"], File.ReadAllLines(rotated));
+            Assert.Equal(["LockTime: A::B held 4.000 ms, waited 0.000 ms at A.cs:3",
+                          "LockTime: A::B held 5.000 ms, waited 0.000 ms at A.cs:4"], File.ReadAllLines(path));
+        }
+        finally
+        {
+            Directory.Delete(dir, true);
+        }
+    }
+
+    [Fact]
     public void AFileThatCannotBeOpenedWarnsOnceAndWritesToStderr()
     {
         using var err = new StderrCapture();
