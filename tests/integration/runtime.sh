@@ -12,7 +12,7 @@
 #     warnings (a mistyped LOCKTIME_* name too, once for two copies), the file sink, 50 nested locks
 #     whose holds reporting does not lengthen, 64 threads whose lines all come out whole, and with
 #     tests/runtime/HostLib (a library with its own copy) one summary and one report for two
-#     assemblies; holder blame (a waiter's line and report name the site that held its lock, the
+#     assemblies; Monitor.Wait in a lock entered twice (neither hold counts the wait); holder blame (a waiter's line and report name the site that held its lock, the
 #     holder is charged), potential deadlocks from the lock order (the
 #     transfer case, three locks on three threads, a cycle across the app and the library; none for
 #     one order, re-entry and Monitor.Wait; LOCKTIME_LOCK_ORDER=0), 64 threads on 8 locks giving the
@@ -129,6 +129,14 @@ expect "blame: a thread inside Monitor.Wait is not the holder" \
 	'[ "$(grep -cE "$holder_line" "$LT_TMP/wb.err")" -eq 1 ] &&
 	 [ "$(report_field "$LT_TMP/wb.json" Program.cs:13 "[w[\"location\"] for w in s[\"waited_behind\"]]")" = "['"'"'Program.cs:12'"'"']" ]' \
 	"$(cat "$LT_TMP/wb.err" "$LT_TMP/wb.json")"
+
+# Monitor.Wait gives up a monitor entered twice (Program.cs:12, then :13) and takes it back: its 200 ms
+# are the hold of neither frame.
+LOCKTIME_REPORT="$LT_TMP/rw.json" host "$LT_TMP/rw.out" "$LT_TMP/rw.err" rewait
+expect "Monitor.Wait in a re-entered lock: no hold counts the wait (both < 100 ms)" \
+	'[ "$(report_field "$LT_TMP/rw.json" Program.cs:12 "s[\"acquisitions\"] == 1 and s[\"hold_ms\"][\"max\"] < 100")" = True ] &&
+	 [ "$(report_field "$LT_TMP/rw.json" Program.cs:13 "s[\"acquisitions\"] == 1 and s[\"hold_ms\"][\"max\"] < 100")" = True ]' \
+	"$(cat "$LT_TMP/rw.json")"
 
 # The other lock types through their stubs (Host/OtherLocks.cs): a 60 ms hold at the holder's site and
 # a waiter at the next; readers that overlap do not wait; a semaphore used as a lock (maximum 1) is held

@@ -406,7 +406,9 @@ namespace LockTime.Runtime
 
         /// <summary>
         /// The thread spent <paramref name="ticks"/> inside <c>Monitor.Wait</c> on <paramref name="lockObject"/>:
-        /// not hold time, so the innermost frame of that object starts that much later; it holds the lock again.
+        /// not hold time, so every frame of that object starts that much later - Wait gives up the monitor
+        /// however often the thread entered it (a re-entrant <c>lock</c>, a synchronized method) and takes it
+        /// back as often; it holds the lock again.
         /// </summary>
         internal static void Waited(object lockObject, long ticks)
         {
@@ -415,9 +417,9 @@ namespace LockTime.Runtime
                 if (t == null)
                     return;
                 t.SetInWait(lockObject, false);
-                int i = t.FindLock(lockObject);
-                if (i >= 0)
-                    t.Frames[i].Acquired += ticks;
+                for (int i = 0; i < t.Depth; i++)
+                    if (ReferenceEquals(t.Frames[i].Lock, lockObject))
+                        t.Frames[i].Acquired += ticks;
             } catch (Exception) {
             }
         }

@@ -1,5 +1,5 @@
 // Program.cs - lock scenarios through hand-written call-site stubs, for tests/integration/runtime.sh.
-//   Host nested | threads | contended | waiters | waitblame | exit | library | many | interval REPORT
+//   Host nested | threads | contended | waiters | waitblame | rewait | exit | library | many | interval REPORT
 //        | transfer | cycle3 | nocycle | libcycle | stress | metrics BEFORE SECONDS AFTER
 //        | rwlock | readers | semaphore | semorder | asyncgate | counting | spin | term plain|before|after | stuck REPORT COPY
 using System;
@@ -111,6 +111,15 @@ internal static class Program
             Exit(q);
             holder.Join();
             consumer.Join();
+            break;
+        }
+        case "rewait": { // Monitor.Wait (200 ms, no pulse) in a lock taken twice: neither hold counts the wait
+            object q = new object();
+            Enter(q, 2);
+            Enter(q, 3);
+            Stubs.Wait(q, 200);
+            Exit(q);
+            Exit(q);
             break;
         }
         case "transfer": { // Transfer(x, y), later Transfer(y, x), on one thread: the same two sites
