@@ -141,15 +141,6 @@ namespace LockTime.Runtime
             return grown;
         }
 
-        /// <summary>The index of the innermost frame of <paramref name="lockObject"/>, or -1.</summary>
-        internal int FindLock(object lockObject)
-        {
-            for (int i = Depth - 1; i >= 0; i--)
-                if (ReferenceEquals(Frames[i].Lock, lockObject))
-                    return i;
-            return -1;
-        }
-
         /// <summary>
         /// The index of the innermost frame a release in <paramref name="mode"/> ends, or -1: of
         /// <paramref name="lockObject"/> held exclusively (a Lock.Scope frame too), read or upgradeable;
@@ -183,12 +174,6 @@ namespace LockTime.Runtime
             if (mode == Frame.Scope || mode == Frame.Spin)
                 return m == mode;
             return ReferenceEquals(f.Lock, lockObject) && (m == mode || (mode == Frame.Exclusive && m == Frame.Scope));
-        }
-
-        /// <summary>The index of the innermost frame taken by EnterScope, or -1.</summary>
-        internal int FindScope()
-        {
-            return Find(null, Frame.Scope);
         }
 
         /// <summary>Marks slot <paramref name="f"/> as being written (its sequence odd); returns the even sequence it had.</summary>

@@ -33,14 +33,14 @@ public class CollectorTests
             t.Push(i % 2 == 0 ? a : b, i, i, 0, false, Frame.Exclusive);
         t.Push(scope, 99, 0, 0, false, Frame.Scope);
         Assert.Equal(21, t.Depth);
-        Assert.Equal(20, t.FindScope());
-        Assert.Equal(18, t.FindLock(a));
+        Assert.Equal(20, t.Find(null, Frame.Scope));
+        Assert.Equal(18, t.Find(a, Frame.Exclusive));
         Assert.Equal(18, t.Remove(18).Site);
-        Assert.Equal(16, t.FindLock(a));
-        Assert.Equal(19, t.FindScope()); // the frames above moved down
-        Assert.Equal(99, t.Remove(t.FindScope()).Site);
-        Assert.Equal(-1, t.FindScope());
-        Assert.Equal(-1, t.FindLock(new object()));
+        Assert.Equal(16, t.Find(a, Frame.Exclusive));
+        Assert.Equal(19, t.Find(null, Frame.Scope)); // the frames above moved down
+        Assert.Equal(99, t.Remove(t.Find(null, Frame.Scope)).Site);
+        Assert.Equal(-1, t.Find(null, Frame.Scope));
+        Assert.Equal(-1, t.Find(new object(), Frame.Exclusive));
         Assert.Equal(19, t.Depth);
         Assert.Null(t.Frames[19].Lock); // freed slots drop their object
     }
@@ -178,8 +178,8 @@ public class CollectorTests
             waiting.Set();
             done.Wait();
             t.SetInWait(gate, false);
-            t.Remove(t.FindLock(gate));
-            t.Remove(t.FindLock(other));
+            t.Remove(t.Find(gate, Frame.Exclusive));
+            t.Remove(t.Find(other, Frame.Exclusive));
         });
         holder.Start();
         held.Wait();
@@ -199,7 +199,7 @@ public class CollectorTests
         me.Behind = h;
         me.Push(gate, 2, 5_000_000, 5_000_000, true, Frame.Exclusive);
         Assert.Null(me.Behind); // taken by the contended acquisition
-        Frame f = me.Remove(me.FindLock(gate));
+        Frame f = me.Remove(me.Find(gate, Frame.Exclusive));
         Assert.Same(h, f.Holder);
         c.Released(me, f, 5_000_100);
         c.Released(me, F(2, 0, 2_000_000, contended: true) with { Holder = new[] { "Test", "T::M1", "F.cs:2" } }, 10);
@@ -283,8 +283,8 @@ public class CollectorTests
             {
                 t.Push(x, 0, i, 0, false, Frame.Exclusive);
                 t.Push(y, 1, i, 0, false, Frame.Exclusive);
-                t.Remove(t.FindLock(x)); // out of order: y's frame moves down over x's
-                t.Remove(t.FindLock(y));
+                t.Remove(t.Find(x, Frame.Exclusive)); // out of order: y's frame moves down over x's
+                t.Remove(t.Find(y, Frame.Exclusive));
                 Volatile.Write(ref rounds, i);
             }
         });
