@@ -234,12 +234,17 @@ namespace LockTime.Runtime
         /// <summary>
         /// Writes <paramref name="text"/> to <paramref name="path"/> atomically: a temporary file beside
         /// it (<c>PATH.PID.tmp</c>), then a rename over it, so a reader sees the old report or the new one,
-        /// never half of one. Returns null, or the reason it could not (the temporary file removed).
+        /// never half of one - unless the path is to be written into as it is (<see cref="InPlace"/>).
+        /// Returns null, or the reason it could not (the temporary file removed).
         /// </summary>
         internal static string Write(string path, string text, int pid)
         {
             string temp = path + "." + pid.ToString(System.Globalization.CultureInfo.InvariantCulture) + ".tmp";
             try {
+                if (InPlace(path)) {
+                    File.WriteAllText(path, text, new UTF8Encoding(false));
+                    return null;
+                }
                 File.WriteAllText(temp, text, new UTF8Encoding(false));
                 if (File.Exists(path))
                     File.Replace(temp, path, null);
@@ -252,6 +257,24 @@ namespace LockTime.Runtime
                 } catch (Exception) {
                 }
                 return ex.GetType().Name + ": " + ex.Message;
+            }
+        }
+
+        /// <summary>
+        /// Whether <paramref name="path"/> names something a rename must not replace, written into as it
+        /// is instead: a symbolic link (<c>/dev/stdout</c>; the link stays, its target gets the report), or
+        /// an empty file - a device (<c>/dev/null</c>), a FIFO, a file made to receive the report - which a
+        /// rename would turn into a regular file, a device too when the program runs as root. A report
+        /// written there before is a non-empty regular file: replaced atomically. No portable API tells a
+        /// device from a file; an empty regular file loses nothing by being written in place.
+        /// </summary>
+        static bool InPlace(string path)
+        {
+            try {
+                return File.Exists(path) &&
+                       ((File.GetAttributes(path) & FileAttributes.ReparsePoint) != 0 || new FileInfo(path).Length == 0);
+            } catch (Exception) {
+                return false;
             }
         }
     }

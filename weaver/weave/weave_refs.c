@@ -201,6 +201,8 @@ static const struct home runtime_homes[] = {
 	{ "System.Diagnostics", "Stopwatch", NULL, "System.Runtime.Extensions" },
 	{ "System", "Environment", NULL, "System.Runtime.Extensions" },
 	{ "System.IO", "File", NULL, "System.IO.FileSystem" },
+	{ "System.IO", "FileInfo", NULL, "System.IO.FileSystem" },
+	{ "System.IO", "FileAttributes", NULL, "System.IO.FileSystem.Primitives" },
 };
 
 static const struct home corelib_homes[] = {

@@ -225,4 +225,36 @@ public class JsonTests
             Directory.Delete(dir, true);
         }
     }
+
+    [Fact]
+    public void AnEmptyFileOrALinkToOneIsWrittenIntoNotReplaced()
+    {
+        // A rename over a device made it a regular file (as root: /dev/null, /dev/full); no test touches
+        // /dev itself: a link to /dev/null, a link to an empty file and an empty file stand for it.
+        string dir = Directory.CreateTempSubdirectory("lt-report").FullName;
+        try
+        {
+            string target = Path.Combine(dir, "target.json"), link = Path.Combine(dir, "link.json");
+            File.WriteAllText(target, "");
+            File.CreateSymbolicLink(link, target);
+            Assert.Null(Report.Write(link, "new\n", 77));
+            Assert.NotNull(new FileInfo(link).LinkTarget); // still a link
+            Assert.Equal("new\n", File.ReadAllText(target));
+
+            string toNull = Path.Combine(dir, "null.json");
+            File.CreateSymbolicLink(toNull, "/dev/null");
+            Assert.Null(Report.Write(toNull, "gone\n", 77));
+            Assert.Equal("/dev/null", new FileInfo(toNull).LinkTarget);
+
+            string empty = Path.Combine(dir, "empty.json");
+            File.WriteAllText(empty, "");
+            Assert.Null(Report.Write(empty, "into it\n", 77));
+            Assert.Equal("into it\n", File.ReadAllText(empty));
+            Assert.Equal(new[] { empty, link, toNull, target }.Order(), Directory.GetFiles(dir).Order()); // no temporary file
+        }
+        finally
+        {
+            Directory.Delete(dir, true);
+        }
+    }
 }
