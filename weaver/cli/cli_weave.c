@@ -172,6 +172,16 @@ static int add_patterns(struct weave_args *a, int c, const char *arg)
 	return 0;
 }
 
+/* An option's value that may not be empty: 0, or -1 after an error message naming the option and
+ * what it takes (LT012). */
+static int nonempty(const char *option, const char *arg, const char *takes)
+{
+	if (*arg)
+		return 0;
+	fprintf(stderr, "locktime: error LT%03d: --%s: empty (%s)\n", LT_E_USAGE, option, takes);
+	return -1;
+}
+
 /* One option c (getopt_long's) with its value arg into a; 0, or -1 after an error message (LT012). */
 static int weave_option(struct weave_args *a, int c, const char *arg, const char *word)
 {
@@ -189,11 +199,8 @@ static int weave_option(struct weave_args *a, int c, const char *arg, const char
 		}
 		return 0;
 	case 's':
-		if (!*arg) {
-			fprintf(stderr, "locktime: error LT%03d: --output-sink: empty (stderr, stdout or a file path)\n",
-				LT_E_USAGE);
+		if (nonempty("output-sink", arg, "stderr, stdout or a file path") < 0)
 			return -1;
-		}
 		/* The console sinks in any case: STDOUT is no file name. */
 		a->opts.output = !strcasecmp(arg, "stdout") ? "stdout" : !strcasecmp(arg, "stderr") ? "stderr" : arg;
 		return 0;
@@ -216,11 +223,8 @@ static int weave_option(struct weave_args *a, int c, const char *arg, const char
 		a->opts.summary = arg;
 		return 0;
 	case 'R':
-		if (!*arg) {
-			fprintf(stderr, "locktime: error LT%03d: --report: empty (a file path; {pid} is the process id)\n",
-				LT_E_USAGE);
+		if (nonempty("report", arg, "a file path; {pid} is the process id") < 0)
 			return -1;
-		}
 		a->opts.report = arg;
 		return 0;
 	case 'L':
@@ -231,11 +235,8 @@ static int weave_option(struct weave_args *a, int c, const char *arg, const char
 		return 0;
 	case 'k': a->key_file = arg; return 0;
 	case 'K':
-		if (!*arg) {
-			fprintf(stderr, "locktime: error LT%03d: --key-container: empty (the name of a key container)\n",
-				LT_E_USAGE);
+		if (nonempty("key-container", arg, "the name of a key container") < 0)
 			return -1;
-		}
 		a->key_container = arg;
 		return 0;
 	case 'v': a->verbosity = 1; return 0;
