@@ -105,8 +105,7 @@ namespace LockTime.Runtime
                 if (t == null || task == null)
                     return;
                 if (task.IsCompleted) {
-                    Task<bool> timed = task as Task<bool>;
-                    if (task.Status == TaskStatus.RanToCompletion && (timed == null || timed.Result))
+                    if (PendingWait.Acquired(task))
                         Kept(c, t, semaphore, site, start, start, false, null, false);
                     else
                         c.Failed(t, site, Clock.Ticks() - start);

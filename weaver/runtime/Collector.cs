@@ -160,15 +160,10 @@ namespace LockTime.Runtime
                     Frame[] frames = t.Frames;
                     int depth = t.Depth;
                     for (int i = 0; i < depth && i < frames.Length; i++) {
-                        int seq = Volatile.Read(ref frames[i].Seq);
-                        if ((seq & 1) != 0 || !ReferenceEquals(Volatile.Read(ref frames[i].Lock), lockObject))
-                            continue;
-                        int site = Volatile.Read(ref frames[i].Site);
-                        bool inWait = Volatile.Read(ref frames[i].InWait);
-                        byte mode = Volatile.Read(ref frames[i].Mode);
-                        if (Volatile.Read(ref frames[i].Seq) == seq && !inWait && Frame.Blocks(mode, waiter) &&
-                            (uint)site < (uint)HolderNames.Length)
-                            return HolderNames[site];
+                        Frame f;
+                        if (ThreadRecord.Read(frames, i, out f) && ReferenceEquals(f.Lock, lockObject) && !f.InWait &&
+                            Frame.Blocks(f.Mode, waiter) && (uint)f.Site < (uint)HolderNames.Length)
+                            return HolderNames[f.Site];
                     }
                 }
             } catch (Exception) {
@@ -336,9 +331,8 @@ namespace LockTime.Runtime
         /// <summary>
         /// The holds in progress at <paramref name="now"/> (ticks), per site id: how many
         /// (<paramref name="count"/>) and the longest so far (<paramref name="longest"/>, ticks), from the
-        /// frames of every listed thread, read without a lock as <see cref="Holder(object, byte)"/> reads
-        /// them: a slot counts only when its sequence was even and the same around its fields, so a slot
-        /// being written is passed over (the figures may miss a hold taken or released meanwhile, never give
+        /// frames of every listed thread, read without a lock (<see cref="ThreadRecord.Read"/>): a slot being
+        /// written is passed over (the figures may miss a hold taken or released meanwhile, never give
         /// another site's). A frame inside <c>Monitor.Wait</c> holds no lock; a semaphore used as a lock is
         /// not held by a thread and not counted. The lock path pays nothing for it.
         /// </summary>
@@ -354,20 +348,13 @@ namespace LockTime.Runtime
                     Frame[] frames = t.Frames;
                     int depth = t.Depth;
                     for (int i = 0; i < depth && i < frames.Length; i++) {
-                        int seq = Volatile.Read(ref frames[i].Seq);
-                        if ((seq & 1) != 0)
+                        Frame f;
+                        if (!ThreadRecord.Read(frames, i, out f) || f.InWait || (f.Lock == null && f.Mode != Frame.Spin) ||
+                            (uint)f.Site >= (uint)count.Length || (uint)f.Site >= (uint)longest.Length)
                             continue;
-                        object lockObject = Volatile.Read(ref frames[i].Lock);
-                        int site = Volatile.Read(ref frames[i].Site);
-                        long acquired = Volatile.Read(ref frames[i].Acquired);
-                        bool inWait = Volatile.Read(ref frames[i].InWait);
-                        byte mode = Volatile.Read(ref frames[i].Mode);
-                        if (Volatile.Read(ref frames[i].Seq) != seq || inWait || (lockObject == null && mode != Frame.Spin) ||
-                            (uint)site >= (uint)count.Length || (uint)site >= (uint)longest.Length)
-                            continue;
-                        count[site]++;
-                        if (now - acquired > longest[site])
-                            longest[site] = now - acquired;
+                        count[f.Site]++;
+                        if (now - f.Acquired > longest[f.Site])
+                            longest[f.Site] = now - f.Acquired;
                     }
                 }
             } catch (Exception) {

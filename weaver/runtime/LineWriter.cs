@@ -444,8 +444,7 @@ namespace LockTime.Runtime
                 } catch (Exception) {
                 }
             }
-            Array.Clear(shapes, 0, shapes.Length); /* they keep their sink's writer */
-            last = null;
+            ForgetShapes();
             try {
                 w.Dispose();
             } catch (Exception) {
@@ -482,7 +481,13 @@ namespace LockTime.Runtime
                 sinks.Remove(gone[i]);
                 files.Remove(gone[i]);
             }
-            Array.Clear(shapes, 0, shapes.Length); /* they keep their sink's writer */
+            ForgetShapes();
+        }
+
+        /// <summary>Drops the kept shapes: they keep their sink's writer, which was just closed or moved.</summary>
+        void ForgetShapes()
+        {
+            Array.Clear(shapes, 0, shapes.Length);
             last = null;
         }
 

@@ -271,8 +271,8 @@ namespace LockTime.Runtime
         static bool InPlace(string path)
         {
             try {
-                return File.Exists(path) &&
-                       ((File.GetAttributes(path) & FileAttributes.ReparsePoint) != 0 || new FileInfo(path).Length == 0);
+                FileInfo f = new FileInfo(path);
+                return f.Exists && ((f.Attributes & FileAttributes.ReparsePoint) != 0 || f.Length == 0);
             } catch (Exception) {
                 return false;
             }

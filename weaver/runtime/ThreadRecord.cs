@@ -176,6 +176,27 @@ namespace LockTime.Runtime
             return ReferenceEquals(f.Lock, lockObject) && (m == mode || (mode == Frame.Exclusive && m == Frame.Scope));
         }
 
+        /// <summary>
+        /// Slot <paramref name="i"/> of another thread's <paramref name="frames"/>, read without a lock into
+        /// <paramref name="copy"/> (its object, site, acquisition time, mode and wait flag): true only when its
+        /// sequence was even and the same around the reads (<see cref="Frame.Seq"/>), so a slot being written
+        /// gives nothing rather than one frame's object with another's site.
+        /// </summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        internal static bool Read(Frame[] frames, int i, out Frame copy)
+        {
+            copy = default(Frame);
+            int seq = Volatile.Read(ref frames[i].Seq);
+            if ((seq & 1) != 0)
+                return false;
+            copy.Lock = Volatile.Read(ref frames[i].Lock);
+            copy.Site = Volatile.Read(ref frames[i].Site);
+            copy.Acquired = Volatile.Read(ref frames[i].Acquired);
+            copy.InWait = Volatile.Read(ref frames[i].InWait);
+            copy.Mode = Volatile.Read(ref frames[i].Mode);
+            return Volatile.Read(ref frames[i].Seq) == seq;
+        }
+
         /// <summary>Marks slot <paramref name="f"/> as being written (its sequence odd); returns the even sequence it had.</summary>
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         static int Begin(ref Frame f)

@@ -202,6 +202,7 @@ static const struct home runtime_homes[] = {
 	{ "System", "Environment", NULL, "System.Runtime.Extensions" },
 	{ "System.IO", "File", NULL, "System.IO.FileSystem" },
 	{ "System.IO", "FileInfo", NULL, "System.IO.FileSystem" },
+	{ "System.IO", "FileSystemInfo", NULL, "System.IO.FileSystem" },
 	{ "System.IO", "FileAttributes", NULL, "System.IO.FileSystem.Primitives" },
 };
 
