@@ -218,6 +218,52 @@ expect "lock order: a bad LOCKTIME_LOCK_ORDER warns and keeps it on" \
 	'[ "$(grep -cxF "LockTime: warning: LOCKTIME_LOCK_ORDER=\"perhaps\" is not 1/true/yes/on or 0/false/no/off; using 1 (lock order on)" "$LT_TMP/lw.err")" -eq 1 ] && grep -qxF "$transfer_line" "$LT_TMP/lw.err"' \
 	"$(cat "$LT_TMP/lw.err")"
 
+# A real deadlock: Debit(a) then Credit(b) and Debit(b) then Credit(a) at once. Its line comes as it
+# forms (the program hangs), with the potential deadlock (the edges of waits that never end); a third
+# thread waiting behind it adds no second deadlock; the SIGTERM's summary and report have it.
+deadlock_run() { # SCENARIO: runs it until its deadlock line (at most 30 s), then SIGTERM; sets host_rc
+	LOCKTIME_REPORT="$LT_TMP/$1.json" dotnet "$LT_TMP/host/Host.dll" "$1" >"$LT_TMP/$1.out" 2>"$LT_TMP/$1.err" &
+	local pid=$! i
+	for i in $(seq 300); do grep -q '^LockTime: deadlock: ' "$LT_TMP/$1.err" && break; sleep 0.1; done
+	sleep 1.5 # the run-time's SIGTERM handler is there 1 s after its start; the third thread has begun to wait
+	kill -TERM "$pid"
+	wait "$pid"
+	host_rc=$?
+}
+deadlocks() { # FILE: the report's deadlocks as "waits<held,waits<held;..." (locations, sorted), and whether each edge's holder is the next edge's thread
+	python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+out = []
+for d in r["deadlocks"]:
+    e = d["edges"]
+    ring = all(e[k]["holder_thread"] == e[(k + 1) % len(e)]["thread"] != e[k]["thread"] for k in range(len(e)))
+    out.append(",".join(sorted(x["waits"]["location"] + "<" + x["held"]["location"] for x in e)) + (" ring" if ring else " broken"))
+print(";".join(out))' "$1"
+}
+t='thread [0-9]+ waits at Program\.cs:29 \(Host\.Account::Credit\) for the lock thread [0-9]+ took at Program\.cs:28 \(Host\.Account::Debit\)'
+deadlock_run deadlock
+expect "deadlock: its line as it forms, once, naming both threads' waits and holds" \
+	'[ "$(grep -cE "^LockTime: deadlock: $t; $t$" "$LT_TMP/deadlock.err")" -eq 1 ] && [ "$(grep -c "^LockTime: deadlock: " "$LT_TMP/deadlock.err")" -eq 1 ]' "$(cat "$LT_TMP/deadlock.err")"
+expect "deadlock: the potential deadlock too, from the waits' edges" \
+	'grep -qxF "LockTime: potential deadlock: Program.cs:28 then Program.cs:29 (Host.Account::Debit then Host.Account::Credit), and in the other order at Program.cs:28 then Program.cs:29 (Host.Account::Debit then Host.Account::Credit)" "$LT_TMP/deadlock.err"' \
+	"$(cat "$LT_TMP/deadlock.err")"
+expect "deadlock: SIGTERM's summary lists it (exit 143)" \
+	'[ "$host_rc" -eq 143 ] && grep -A1 -xF "LockTime: 1 deadlock (threads that waited for each other):" "$LT_TMP/deadlock.err" | grep -qE "^LockTime:   $t; $t$"' \
+	"rc $host_rc: $(cat "$LT_TMP/deadlock.err")"
+expect "deadlock: the report's deadlocks, each thread waiting for the next (3 locks, 3 edges: the third thread's too)" \
+	'[ "$(deadlocks "$LT_TMP/deadlock.json")" = "Program.cs:29<Program.cs:28,Program.cs:29<Program.cs:28 ring" ] &&
+	 [ "$(python3 -c "import json, sys; o = json.load(open(sys.argv[1]))[\"lock_order\"]; print(o[\"locks\"], o[\"edges\"], o[\"deadlocks_not_kept\"])" "$LT_TMP/deadlock.json")" = "3 3 0" ]' \
+	"$(cat "$LT_TMP/deadlock.json")"
+deadlock_run libdeadlock
+expect "deadlock: across the app and the library (two copies): one line" \
+	'[ "$(grep "^LockTime: deadlock: " "$LT_TMP/libdeadlock.err" | grep -E "thread [0-9]+ waits at Library\.cs:11 \(HostLib\.Library::Under\) for the lock thread [0-9]+ took at Library\.cs:12 \(HostLib\.Library::Around\)" |
+	    grep -cE "thread [0-9]+ waits at Program\.cs:29 \(Host\.Account::Credit\) for the lock thread [0-9]+ took at Program\.cs:28 \(Host\.Account::Debit\)")" -eq 1 ] &&
+	 [ "$(deadlocks "$LT_TMP/libdeadlock.json")" = "Library.cs:11<Library.cs:12,Program.cs:29<Program.cs:28 ring" ]' \
+	"$(cat "$LT_TMP/libdeadlock.err" "$LT_TMP/libdeadlock.json")"
+expect "deadlock: none where threads only wait (contended, waiters, transfer, three-lock cycle, nocycle)" \
+	'! grep -q "^LockTime: deadlock" "$LT_TMP"/{c,w,tr,c3,nc}.err && [ -z "$(for j in c w tr c3 nc; do deadlocks "$LT_TMP/$j.json"; done)" ]' \
+	"$(grep -H "^LockTime: deadlock" "$LT_TMP"/{c,w,tr,c3,nc}.err)"
+
 # 64 threads on 8 locks (pairs in one order, and single locks), a few seconds: the program's results are
 # the same with the run-time and without; the report counts every lock the program took, blame adds up.
 LOCKTIME_DISABLED=1 host "$LT_TMP/st0.out" "$LT_TMP/st0.err" stress 40000

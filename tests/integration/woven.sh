@@ -113,7 +113,7 @@ one_process() { # NAME RUNNER DIR FILE
 	nested_holds() {
 		local holds
 		holds=$(sed -nE 's/^LockTime: Program::Nested held ([0-9]+\.[0-9]{3}) ms, .*/\1/p' "$LT_TMP/err")
-		echo "$(wc -l <<<"$holds") nested holds: $(tr '\n' ' ' <<<"$holds" | cut -c1-200)"
+		echo "$(wc -l <<<"$holds") nested holds: innermost $(head -n 1 <<<"$holds"), longest $(sort -rn <<<"$holds" | head -n 3 | tr '\n' ' ')"
 		# The innermost is released first. A loaded machine may oversleep the 20 ms: then every hold
 		# is longer by as much, and reporting still adds at most 5 ms to any of them.
 		[ "$(wc -l <<<"$holds")" = 50 ] &&

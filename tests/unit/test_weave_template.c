@@ -292,7 +292,7 @@ static void test_hook_signature(void **state)
 	(void)state;
 	md_set(md, MD_METHODDEF, member_row(md, MD_METHODDEF, "Api::Waiting"), MD_METHODDEF_SIGNATURE,
 	       md_get(md, MD_METHODDEF, scope, MD_METHODDEF_SIGNATURE));
-	expect_finding(img, 1, 1, "LockTime.Runtime.Api::Waiting: signature void(), the weaver needs void(object)");
+	expect_finding(img, 1, 1, "LockTime.Runtime.Api::Waiting: signature void(), the weaver needs void(object,int32)");
 	img_free(img);
 }
 

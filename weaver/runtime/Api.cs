@@ -277,34 +277,41 @@ namespace LockTime.Runtime
         }
 
         /// <summary>
-        /// The fast try of <paramref name="lockObject"/> failed and the thread is about to block in the
-        /// lock call: the site that holds it now (any copy's) is kept for the contended acquisition that
-        /// follows, which charges its wait to that site.
+        /// The fast try of <paramref name="lockObject"/> failed at <paramref name="site"/> and the thread is
+        /// about to block in the lock call: the site that holds it now (any copy's) is kept for the contended
+        /// acquisition that follows, which charges its wait to that site; the lock order learns the wait
+        /// (<see cref="LockOrder.Waiting(HeldLocks, object, int, bool)"/>): its edge from the locks this
+        /// thread holds, and the threads that wait for each other now (a deadlock).
         /// </summary>
-        internal static void Waiting(object lockObject)
+        internal static void Waiting(object lockObject, int site)
         {
-            WaitingAs(lockObject, Frame.Exclusive);
+            WaitingAs(lockObject, site, Frame.Exclusive);
         }
 
         /// <summary>As <see cref="Waiting"/>, before a blocking read lock call: only a holder that excludes readers (a writer) is its holder.</summary>
-        internal static void WaitingToRead(object lockObject)
+        internal static void WaitingToRead(object lockObject, int site)
         {
-            WaitingAs(lockObject, Frame.Read);
+            WaitingAs(lockObject, site, Frame.Read);
         }
 
         /// <summary>As <see cref="Waiting"/>, before a blocking upgradeable read lock call: readers are not its holders.</summary>
-        internal static void WaitingToUpgrade(object lockObject)
+        internal static void WaitingToUpgrade(object lockObject, int site)
         {
-            WaitingAs(lockObject, Frame.Upgradeable);
+            WaitingAs(lockObject, site, Frame.Upgradeable);
         }
 
-        static void WaitingAs(object lockObject, byte mode)
+        static void WaitingAs(object lockObject, int site, byte mode)
         {
             try {
                 Collector c = Runtime.Current;
                 ThreadRecord t = Recorder(c);
-                if (t != null)
-                    t.Behind = c.FindHolder(lockObject, mode);
+                if (t == null)
+                    return;
+                t.Behind = c.FindHolder(lockObject, mode);
+                if (lockObject != null) {
+                    DropStale(c, t);
+                    c.OrderWaiting(t, lockObject, site, mode == Frame.Exclusive);
+                }
             } catch (Exception) {
             }
         }

@@ -35,6 +35,7 @@ namespace LockTime.Runtime
         /// <summary>The process's lock order (<see cref="LockOrder.Enter"/>, <see cref="LockOrder.Exit"/>) and this copy's first site there; null when off.</summary>
         internal Action<object, int> OrderEnter;
         internal Action<object> OrderExit;
+        internal Action<object, int, bool> OrderWait;   /* null: the owner's lock order knows no waits */
         internal int OrderBase;
         /// <summary>The lock order itself when this copy owns it (the delegates' target): called directly, on the thread's <see cref="ThreadRecord.Held"/>.</summary>
         internal LockOrder Order;
@@ -116,6 +117,20 @@ namespace LockTime.Runtime
                 order.Enter(t.Held ?? t.HoldList(), lockObject, OrderBase + site);
             else if (OrderEnter != null)
                 OrderEnter(lockObject, OrderBase + site);
+        }
+
+        /// <summary>
+        /// As <see cref="OrderAcquired"/>, for a thread about to block on <paramref name="lockObject"/> at
+        /// <paramref name="site"/>; <paramref name="exclusive"/>: any holder blocks it (not a reader's wait).
+        /// A lock order of a copy that knows no waits (an older one) learns the edge at the acquisition.
+        /// </summary>
+        internal void OrderWaiting(ThreadRecord t, object lockObject, int site, bool exclusive)
+        {
+            LockOrder order = Order;
+            if (order != null)
+                order.Waiting(t.Held ?? t.HoldList(), lockObject, OrderBase + site, exclusive);
+            else if (OrderWait != null)
+                OrderWait(lockObject, OrderBase + site, exclusive);
         }
 
         /// <summary>As <see cref="OrderAcquired"/>, for a release of <paramref name="lockObject"/>.</summary>

@@ -26,6 +26,14 @@ namespace LockTime.Runtime
         internal HeldLock[] Locks = new HeldLock[8];
         internal int Depth;
 
+        /// <summary>While the thread blocks in a lock call holding locks: the lock it waits for (<see cref="Deadlocks"/>), else null.</summary>
+        internal object WaitingFor;
+        /// <summary>The site of that wait, and the count of the thread's waits (its last one's number).</summary>
+        internal int WaitSite, WaitSeq;
+        /// <summary>True once the thread is among the <see cref="Deadlocks"/> waiters.</summary>
+        internal bool Listed;
+        internal readonly int ThreadId = Thread.CurrentThread.ManagedThreadId;
+
         /// <summary>The calling thread's list (<see cref="Current"/>), made on first use.</summary>
         internal static HeldLocks OfThread()
         {
@@ -138,6 +146,7 @@ namespace LockTime.Runtime
         internal const int MaxCycleEdges = 10;
 
         readonly object gate = new object();
+        readonly Deadlocks deadlocks = new Deadlocks();
         OrderTables tables = new OrderTables(64, 64);
 
         /* under the gate */
@@ -196,6 +205,8 @@ namespace LockTime.Runtime
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         internal void Enter(HeldLocks h, object lockObject, int site)
         {
+            if (h.WaitingFor != null)
+                Deadlocks.Unwait(h);
             int d = h.Depth;
             if (d > 0 && !Holds(h, lockObject))
                 Lookup(h, lockObject, site);
@@ -206,6 +217,47 @@ namespace LockTime.Runtime
             held[d].Site = site;
             held[d].Node = -1;
             h.Depth = d + 1;
+        }
+
+        /// <summary>
+        /// The calling thread is about to block on <paramref name="lockObject"/> at process-wide site
+        /// <paramref name="site"/> (<paramref name="exclusive"/>: any holder blocks it). What the other copies
+        /// call; see <see cref="Waiting(HeldLocks, object, int, bool)"/>.
+        /// </summary>
+        internal void Waiting(object lockObject, int site, bool exclusive)
+        {
+            try {
+                Waiting(HeldLocks.OfThread(), lockObject, site, exclusive);
+            } catch (Exception) {
+            }
+        }
+
+        /// <summary>
+        /// As <see cref="Waiting(object, int, bool)"/>, on <paramref name="h"/>, the calling thread's list. A
+        /// thread that holds locks gets the edge from the innermost one now, not at the acquisition, which
+        /// a deadlock never reaches (its cycle is searched for and reported before the thread blocks); an
+        /// exclusive wait is also followed through the holders (<see cref="Deadlocks"/>), and a deadlock it
+        /// closes is reported on its line. A thread that holds none can be in no deadlock: nothing.
+        /// </summary>
+        internal void Waiting(HeldLocks h, object lockObject, int site, bool exclusive)
+        {
+            if (h.Depth == 0 || Holds(h, lockObject))
+                return;
+            Lookup(h, lockObject, site);
+            if (h.PendingN > 0)
+                AddPending(h);
+            if (!exclusive)
+                return;
+            int[] d = deadlocks.Begin(h, lockObject, site);
+            Action<string> report = CycleLine;
+            if (d != null && report != null)
+                report("LockTime: deadlock: " + Deadlocks.Describe(d, this));
+        }
+
+        /// <summary>The deadlocks found: per deadlock, per edge, held site, wait site, waiting thread id, holding thread id (<see cref="Deadlocks.Begin"/>).</summary>
+        internal int[][] DeadlocksFound()
+        {
+            return deadlocks.Found();
         }
 
         /// <summary>The calling thread released <paramref name="lockObject"/>: its innermost entry goes. What the other copies call.</summary>
@@ -223,6 +275,8 @@ namespace LockTime.Runtime
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         internal void Exit(HeldLocks h, object lockObject)
         {
+            if (h.WaitingFor != null)
+                Deadlocks.Unwait(h);
             int d = h.Depth - 1;
             HeldLock[] held = h.Locks;
             if ((uint)d < (uint)held.Length && ReferenceEquals(held[d].Lock, lockObject)) {
@@ -618,10 +672,11 @@ namespace LockTime.Runtime
                 return cycles.ToArray();
         }
 
-        /// <summary>What the report and summary say of the graph: { locks, edges, cycles not kept (past <see cref="MaxCycles"/>), 1 when the lock cap was reached, 1 when the edge cap was }.</summary>
+        /// <summary>What the report and summary say of the graph: { locks, edges, cycles not kept (past <see cref="MaxCycles"/>), 1 when the lock cap was reached, 1 when the edge cap was, deadlocks not kept (past <see cref="Deadlocks.MaxKept"/>) }.</summary>
         internal long[] Counts()
         {
-            long[] r = new long[5];
+            long[] r = new long[6];
+            r[5] = deadlocks.NotKept();
             lock (gate) {
                 r[0] = nodeCount;
                 r[1] = edgeCount;

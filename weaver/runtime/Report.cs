@@ -55,7 +55,7 @@ namespace LockTime.Runtime
         /// </summary>
         static void Order(StringBuilder sb, LockOrder order)
         {
-            long[] counts = order != null ? order.Counts() : new long[5];
+            long[] counts = order != null ? order.Counts() : new long[6];
             int[][] cycles = order != null ? order.Cycles() : new int[0][];
             sb.Append(",\n ");
             Json.Key(sb, "lock_order");
@@ -68,6 +68,7 @@ namespace LockTime.Runtime
             sb.Append(", \"locks_cap_reached\": ").Append(counts[3] != 0 ? "true" : "false");
             sb.Append(", \"edges_cap_reached\": ").Append(counts[4] != 0 ? "true" : "false");
             Count(sb, "cycles_not_kept", counts[2]);
+            Count(sb, "deadlocks_not_kept", counts[5]);
             sb.Append("},\n ");
             Json.Key(sb, "lock_order_cycles");
             sb.Append('[');
@@ -87,6 +88,35 @@ namespace LockTime.Runtime
                 sb.Append("]}");
             }
             sb.Append(cycles.Length == 0 ? "]" : "\n ]");
+            DeadlockList(sb, order);
+        }
+
+        /// <summary>Appends <c>"deadlocks"</c>: the threads found waiting for each other (<see cref="LockOrder.DeadlocksFound"/>), one deadlock a line.</summary>
+        static void DeadlockList(StringBuilder sb, LockOrder order)
+        {
+            int[][] found = order != null ? order.DeadlocksFound() : new int[0][];
+            sb.Append(",\n ");
+            Json.Key(sb, "deadlocks");
+            sb.Append('[');
+            for (int i = 0; i < found.Length; i++) {
+                sb.Append(i == 0 ? "\n  {\"edges\": [" : ",\n  {\"edges\": [");
+                int[] d = found[i];
+                for (int e = 0; e < d.Length / 4; e++) {
+                    sb.Append(e == 0 ? "{" : ", {");
+                    Json.Key(sb, "thread");
+                    Json.Integer(sb, d[e * 4 + 2]);
+                    sb.Append(", ");
+                    Json.Key(sb, "waits");
+                    SiteName(sb, order, d[e * 4 + 1]);
+                    Count(sb, "holder_thread", d[e * 4 + 3]);
+                    sb.Append(", ");
+                    Json.Key(sb, "held");
+                    SiteName(sb, order, d[e * 4]);
+                    sb.Append('}');
+                }
+                sb.Append("]}");
+            }
+            sb.Append(found.Length == 0 ? "]" : "\n ]");
         }
 
         static void SiteName(StringBuilder sb, LockOrder order, int site)

@@ -114,6 +114,7 @@ namespace LockTime.Runtime
                     c.OrderBase = ((Func<string[], string[], int>)lockOrder[0])(sites.Methods, sites.Locations);
                     c.OrderExit = (Action<object>)lockOrder[2];
                     c.OrderEnter = (Action<object, int>)lockOrder[1];
+                    c.OrderWait = lockOrder.Length > 3 ? lockOrder[3] as Action<object, int, bool> : null;
                     c.Order = c.OrderEnter.Target as LockOrder; /* this copy's type only when this copy made it */
                 }
                 for (int i = 0; i < settings.Warnings.Count; i++)

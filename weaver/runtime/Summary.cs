@@ -99,7 +99,7 @@ namespace LockTime.Runtime
             }
         }
 
-        /// <summary>The potential deadlocks, one line each, and the lock order's caps when reached.</summary>
+        /// <summary>The potential deadlocks, one line each, the deadlocks found, and the lock order's caps when reached.</summary>
         static void Cycles(List<string> lines, LockOrder order)
         {
             int[][] cycles = order.Cycles();
@@ -113,6 +113,15 @@ namespace LockTime.Runtime
             if (counts[2] > 0)
                 lines.Add("LockTime: lock order: " + Count(counts[2], "more cycle", "more cycles") + " not kept (at most " +
                           N(LockOrder.MaxCycles) + ")");
+            int[][] deadlocks = order.DeadlocksFound();
+            if (deadlocks.Length > 0) {
+                lines.Add("LockTime: " + Count(deadlocks.Length, "deadlock", "deadlocks") + " (threads that waited for each other):");
+                for (int i = 0; i < deadlocks.Length; i++)
+                    lines.Add("LockTime:   " + Deadlocks.Describe(deadlocks[i], order));
+            }
+            if (counts[5] > 0)
+                lines.Add("LockTime: " + Count(counts[5], "more deadlock", "more deadlocks") + " not kept (at most " +
+                          N(Deadlocks.MaxKept) + ")");
             if (counts[3] != 0)
                 lines.Add("LockTime: lock order: the cap of " + N(LockOrder.MaxLocks) + " locks was reached; further locks were not followed");
             if (counts[4] != 0)

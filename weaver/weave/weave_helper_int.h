@@ -18,7 +18,7 @@ enum hhook {
 	HK_TICKS,          /* int64 Clock.Ticks() */
 	HK_ACQUIRED,       /* void Api.Acquired(object, int32 site, int64 start, int64 acquired, bool contended) */
 	HK_ACQUIRED_SCOPE, /* the same for Lock.EnterScope */
-	HK_WAITING,        /* void Api.Waiting(object): the fast try failed, the thread blocks next */
+	HK_WAITING,        /* void Api.Waiting(object, int32 site): the fast try failed, the thread blocks next */
 	HK_RELEASED,       /* void Api.Released(object) */
 	HK_RELEASED_SCOPE, /* void Api.ReleasedScope() */
 	HK_WAIT_BEGINS,    /* void Api.WaitBegins(object) */

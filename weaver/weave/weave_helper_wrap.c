@@ -289,7 +289,7 @@ static void emit_acquired(struct weave_helper *h, struct em *e, const struct cal
 /* TIME_FAST: t0 = Ticks(); if (TryEnter(lock args)) { Api.Acquired(lock, site, t0, t0, false); return; }
  * or, for a twin that re-enters:
  *   if (TryEnter(lock args)) { r = original(args); Exit(args); Api.AcquiredScope(...); return r; }
- * then Api.Waiting(lock): the thread is about to block.  The clock is read
+ * then Api.Waiting(lock, site): the thread is about to block.  The clock is read
  * before the lock is taken, not inside it: the lock is not held longer for
  * it, and when the try fails t0 is where the wait began. */
 static void emit_fast(struct weave_helper *h, struct em *e, const struct callee *c, enum weave_kind kind,
@@ -315,6 +315,7 @@ static void emit_fast(struct weave_helper *h, struct em *e, const struct callee 
 	em_mark(e, slow);
 	if (!kinds[kind].value) {
 		em_ldarg(e, 0);
+		em_ldarg(e, c->nargs);
 		em_tok(e, IL_CALL, h->hook[kinds[kind].waiting ? kinds[kind].waiting : HK_WAITING]);
 	}
 }

@@ -75,6 +75,7 @@ static const struct home runtime_homes[] = {
 	{ "System", "Action", NULL, NULL },
 	{ "System", "Action`1", NULL, NULL },
 	{ "System", "Action`2", NULL, NULL },
+	{ "System", "Action`3", NULL, NULL },
 	{ "System", "AppDomain", NULL, NULL },
 	{ "System", "ArgumentException", NULL, NULL },
 	{ "System", "ArgumentNullException", NULL, NULL },

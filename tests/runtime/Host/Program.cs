@@ -15,7 +15,7 @@ internal static class Program
                                                "Host.Bank::Transfer", "Host.Bank::Transfer", "Host.Program::First", "Host.Program::Second",
                                                "Host.Program::Third", "Host.Cache::Write", "Host.Cache::Read", "Host.Gate::Hold",
                                                "Host.Gate::Take", "Host.Gate::HoldAsync", "Host.Gate::TakeAsync", "Host.Pool::Take",
-                                               "Host.Spin::Hold", "Host.Spin::Take" };
+                                               "Host.Spin::Hold", "Host.Spin::Take", "Host.Account::Debit", "Host.Account::Credit" };
 
     private static void Enter(object o, int site) => Stubs.Enter(o, site);
 
@@ -41,6 +41,12 @@ internal static class Program
         Enter(to, 5);
         Exit(to);
         Exit(from);
+    }
+
+    // A background thread that deadlocks: never joined.
+    private static void Deadlocked(ThreadStart body)
+    {
+        new Thread(body) { IsBackground = true }.Start();
     }
 
     // first at site s1, then second at s2, on a thread of its own (joined).
@@ -165,6 +171,24 @@ internal static class Program
             HostLib.Library.Under(b);
             Exit(a);
             HostLib.Library.Around(b, () => { Enter(a, 7); Exit(a); });
+            break;
+        }
+        case "deadlock": { // Debit(a) then Credit(b) and Debit(b) then Credit(a) at once: they wait for each other; a third thread then waits behind them
+            object a = new object(), b = new object(), c = new object();
+            var both = new Barrier(2);
+            Deadlocked(() => { Enter(a, 18); both.SignalAndWait(); Enter(b, 19); });
+            Deadlocked(() => { Enter(b, 18); both.SignalAndWait(); Enter(a, 19); });
+            Thread.Sleep(300);
+            Deadlocked(() => { Enter(c, 18); Enter(a, 19); });
+            Thread.Sleep(Timeout.Infinite); // until the test's SIGTERM
+            break;
+        }
+        case "libdeadlock": { // the app holds a and waits in the library for b, the library holds b and waits for a: two copies
+            object a = new object(), b = new object();
+            var both = new Barrier(2);
+            Deadlocked(() => { Enter(a, 18); both.SignalAndWait(); HostLib.Library.Under(b); });
+            Deadlocked(() => HostLib.Library.Around(b, () => { both.SignalAndWait(); Enter(a, 19); }));
+            Thread.Sleep(Timeout.Infinite);
             break;
         }
         case "stress": { // 64 threads on 8 locks, pairs always in one order, args[1] rounds each: the totals, and the locks taken

@@ -30,7 +30,7 @@ namespace TestHost
                 Api.Acquired(o, site, t0, t0, false);
                 return;
             }
-            Api.Waiting(o);
+            Api.Waiting(o, site);
             Monitor.Enter(o);
             Api.Acquired(o, site, t0, Clock.Ticks(), true);
         }
@@ -67,7 +67,7 @@ namespace TestHost
                 Api.Acquired(rw, site, t0, t0, false);
                 return;
             }
-            Api.Waiting(rw);
+            Api.Waiting(rw, site);
             rw.EnterWriteLock();
             Api.Acquired(rw, site, t0, Clock.Ticks(), true);
         }
@@ -92,7 +92,7 @@ namespace TestHost
                 Api.AcquiredRead(rw, site, t0, t0, false);
                 return;
             }
-            Api.WaitingToRead(rw);
+            Api.WaitingToRead(rw, site);
             rw.EnterReadLock();
             Api.AcquiredRead(rw, site, t0, Clock.Ticks(), true);
         }
@@ -117,7 +117,7 @@ namespace TestHost
                 Api.AcquiredSemaphore(sem, site, t0, t0, false);
                 return;
             }
-            Api.Waiting(sem);
+            Api.Waiting(sem, site);
             sem.Wait();
             Api.AcquiredSemaphore(sem, site, t0, Clock.Ticks(), true);
         }

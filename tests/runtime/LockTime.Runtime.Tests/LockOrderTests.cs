@@ -109,7 +109,7 @@ public class LockOrderTests
         order.Exit(c);
         Assert.Empty(lines);
         Assert.Empty(order.Cycles());
-        Assert.Equal(new long[] { 3, 2, 0, 0, 0 }, order.Counts()); // a -> b, b -> c (a -> c is the chain through b)
+        Assert.Equal(new long[] { 3, 2, 0, 0, 0, 0 }, order.Counts()); // a -> b, b -> c (a -> c is the chain through b)
     }
 
     [Fact]
