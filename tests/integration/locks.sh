@@ -20,6 +20,9 @@
 #     WaitAll acquires the Mutexes of its array; the time between ReaderWriterLock.ReleaseLock and
 #     RestoreLock is no hold; a SemaphoreSlim(1, 1) and a Monitor lock taken in both orders give one
 #     potential deadlock;
+#   - tests/corpus/deadlocks: two threads taking two locks in opposite orders at once (two monitors,
+#     two Locks, a write or read lock, a SemaphoreSlim(1, 1) or a Mutex with a monitor) print one
+#     deadlock line as they hang, naming both waits;
 #   - the same program compiled by mcs (its .mdb giving the lines) and run under Mono shows the same.
 source "$(dirname "$0")/../lib.sh"
 LT=${LOCKTIME:-$LT_BUILD/san/locktime}
@@ -180,6 +183,40 @@ for config in Debug Release; do
 	check_same "$config: same output, the same exceptions of misuse" "$LT_TMP/expected.$config" "$LT_TMP/actual.$config"
 	timed_as_said "$config" "$LT_TMP/reports.$config" "$LT_TMP/report.$config.json" "$dll"
 done
+
+# ---- Deadlocks (tests/corpus/deadlocks): for each lock type whose blocking wait is followed, two threads
+# taking two locks in opposite orders at once hang; the woven program says so as it happens, once, naming
+# both threads' waits at the lines marked "// KIND waits"; the same orders one after the other only
+# give the potential deadlock.
+DSRC=$LT_ROOT/tests/corpus/deadlocks
+deadlocked() { # KIND
+	local err=$LT_TMP/dl-$1.err pid i line l
+	LOCKTIME_SUMMARY=0 dotnet "$LT_TMP/dl/Deadlocks.dll" "$1" >/dev/null 2>"$err" &
+	pid=$!
+	for i in $(seq 200); do grep -q '^LockTime: deadlock: ' "$err" && break; sleep 0.1; done
+	kill -KILL "$pid"
+	wait "$pid" 2>/dev/null
+	line=$(grep '^LockTime: deadlock: ' "$err")
+	[ "$(grep -c '^LockTime: deadlock: ' "$err")" = 1 ] || { cat "$err"; return 1; }
+	for l in $(grep -n "// $2 waits$" "$DSRC/Deadlocks.cs" | cut -d: -f1); do
+		grep -qE "thread [0-9]+ waits at Deadlocks\.cs:$l \(Deadlocks::" <<<"$line" || { echo "no wait at line $l: $line"; return 1; }
+	done
+}
+if check "Deadlocks builds" dotnet build "$DSRC/Deadlocks.csproj" -c Release -nologo -v q -nodeReuse:false -p:UseSharedCompilation=false; then
+	rm -rf "$LT_TMP/dl" && cp -r "$LT_CORPUS/deadlocks/Release" "$LT_TMP/dl"
+	if check "Deadlocks: weave" weave_into "$LT_TMP/dl/Deadlocks.dll" "$LT_TMP/said.dl"; then
+		check "Deadlocks: every method JIT-compiles" ltcheck jit "$LT_TMP/dl/Deadlocks.dll"
+		check "deadlock of two monitors: seen as it forms, both waits named" deadlocked monitor monitor
+		check "deadlock of two System.Threading.Locks" deadlocked lock lock
+		check "deadlock of a write lock and a monitor" deadlocked rw rw
+		check "deadlock of a read lock and a monitor (the writer waits for the reader)" deadlocked reader rw
+		check "deadlock of a SemaphoreSlim(1, 1) and a monitor" deadlocked semaphore semaphore
+		check "deadlock of a Mutex and a monitor" deadlocked mutex mutex
+		LOCKTIME_SUMMARY=0 timeout 60 dotnet "$LT_TMP/dl/Deadlocks.dll" none >"$LT_TMP/dl-none.out" 2>"$LT_TMP/dl-none.err"
+		check "the two orders one after the other: no deadlock, a potential one" \
+			eval 'grep -qx done "$LT_TMP/dl-none.out" && ! grep -q "^LockTime: deadlock" "$LT_TMP/dl-none.err" && grep -q "^LockTime: potential deadlock: " "$LT_TMP/dl-none.err"'
+	fi
+fi
 
 # ---- Mono: the same program compiled by mcs (with its .mdb for lines), woven, run under mono ----
 mdir=$LT_TMP/mono
