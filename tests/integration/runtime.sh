@@ -250,6 +250,9 @@ expect "deadlock: the potential deadlock too, from the waits' edges" \
 expect "deadlock: SIGTERM's summary lists it (exit 143)" \
 	'[ "$host_rc" -eq 143 ] && grep -A1 -xF "LockTime: 1 deadlock (threads that waited for each other):" "$LT_TMP/deadlock.err" | grep -qE "^LockTime:   $t; $t$"' \
 	"rc $host_rc: $(cat "$LT_TMP/deadlock.err")"
+expect "deadlock: the summary's holds in progress: Debit's three, the oldest over 1 s" \
+	'grep -A1 -xF "LockTime: held now, as this summary was made (longest first):" "$LT_TMP/deadlock.err" |
+	 grep -qE "^LockTime:   Host\.Account::Debit at Program\.cs:28: 3 holds, the longest [1-9][0-9]{3,}\.[0-9]{3} ms so far$"' "$(cat "$LT_TMP/deadlock.err")"
 expect "deadlock: the report's deadlocks, each thread waiting for the next (3 locks, 3 edges: the third thread's too)" \
 	'[ "$(deadlocks "$LT_TMP/deadlock.json")" = "Program.cs:29<Program.cs:28,Program.cs:29<Program.cs:28 ring" ] &&
 	 [ "$(python3 -c "import json, sys; o = json.load(open(sys.argv[1]))[\"lock_order\"]; print(o[\"locks\"], o[\"edges\"], o[\"deadlocks_not_kept\"])" "$LT_TMP/deadlock.json")" = "3 3 0" ]' \

@@ -47,6 +47,7 @@ namespace LockTime.Runtime
             int shown = sites.Count < rows ? sites.Count : rows;
             if (shown > 0)
                 Table(lines, sites, shown);
+            HeldNow(lines, sites, rows);
             if (order != null)
                 Cycles(lines, order);
             return lines.ToArray();
@@ -97,6 +98,30 @@ namespace LockTime.Runtime
                 }
                 lines.Add(sb.ToString());
             }
+        }
+
+        /// <summary>
+        /// The holds in progress as the summary is made (a service stopped while it holds a lock, threads
+        /// in a deadlock), longest first, at most <paramref name="rows"/> sites; nothing when there are none.
+        /// </summary>
+        static void HeldNow(List<string> lines, List<SiteTotals> sites, int rows)
+        {
+            List<SiteTotals> held = new List<SiteTotals>();
+            for (int i = 0; i < sites.Count; i++)
+                if (sites[i].HeldNow > 0)
+                    held.Add(sites[i]);
+            if (held.Count == 0 || rows <= 0)
+                return;
+            held.Sort(new System.Comparison<SiteTotals>(LongestHeldFirst));
+            lines.Add("LockTime: held now, as this summary was made (longest first):");
+            for (int i = 0; i < held.Count && i < rows; i++)
+                lines.Add("LockTime:   " + held[i].Method + " at " + held[i].Location + ": " + Count(held[i].HeldNow, "hold", "holds") +
+                          ", the longest " + LineWriter.Ms(held[i].LongestHeldNs) + " ms so far");
+        }
+
+        static int LongestHeldFirst(SiteTotals a, SiteTotals b)
+        {
+            return b.LongestHeldNs.CompareTo(a.LongestHeldNs);
         }
 
         /// <summary>The potential deadlocks, one line each, the deadlocks found, and the lock order's caps when reached.</summary>

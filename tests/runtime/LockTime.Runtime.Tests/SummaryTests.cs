@@ -73,6 +73,26 @@ public class SummaryTests
     }
 
     [Fact]
+    public void HoldsInProgressFollowTheTableLongestFirst()
+    {
+        var sites = Sites();
+        Assert.DoesNotContain(Summary.Format(sites, 10, 0, null), l => l.StartsWith("LockTime: held now"));
+        sites[2].HeldNow = 1;
+        sites[2].LongestHeldNs = 1_534_250_000;
+        sites[3].HeldNow = 2;
+        sites[3].LongestHeldNs = 2_000_000_000;
+        var lines = Summary.Format(sites, 10, 0, null);
+        int at = Array.IndexOf(lines, "LockTime: held now, as this summary was made (longest first):");
+        Assert.Equal(2 + 5, at); // after the header, the table's title and its five lines
+        Assert.Equal("LockTime:   App.Program::Poll at Program.cs:30: 2 holds, the longest 2000.000 ms so far", lines[at + 1]);
+        Assert.Equal("LockTime:   App.Program::Main at Program.cs:9: 1 hold, the longest 1534.250 ms so far", lines[at + 2]);
+        Assert.Equal(at + 3, lines.Length);
+        var one = Summary.Format(sites, 1, 0, null); // one row: one table row, one hold
+        Assert.Equal(6, one.Length);
+        Assert.Equal(lines[at + 1], one[5]);
+    }
+
+    [Fact]
     public void NoSitesGivesTheHeaderOnly()
     {
         Assert.Equal(new[] { "LockTime: summary: 0 sites in 0 assemblies; 0 acquisitions, 0 contended, 0 failed tries; wait 0.000 ms, hold 0.000 ms" },
