@@ -285,6 +285,10 @@ assert abs(sum(s[\"blamed_wait_ms\"] for s in sites) - sum(w[\"wait_ms\"] for w 
 assert {w[\"location\"] for w in behind} <= {s[\"location\"] for s in sites}
 assert r[\"lock_order_cycles\"] == [] and r[\"lock_order\"][\"locks\"] == 8
 " "$LT_TMP/st.json" "$LT_TMP/st.out"' "$(cat "$LT_TMP/st.json" | head -c 3000)"
+expect "stress: contended waits under a held lock, 64 threads, one order: no deadlock claimed" \
+	'! grep -q "deadlock" "$LT_TMP/st.err" && [ -z "$(deadlocks "$LT_TMP/st.json")" ] &&
+	 [ "$(python3 -c "import json, sys; print(sum(s[\"contended\"] for s in json.load(open(sys.argv[1]))[\"sites\"] if s[\"location\"] == \"Program.cs:17\"))" "$LT_TMP/st.json")" -gt 0 ]' \
+	"$(grep deadlock "$LT_TMP/st.err" | head -n 5; head -c 2000 "$LT_TMP/st.json")"
 
 # 50 nested locks around a 20 ms sleep, twice, threshold 0, a file sink: 100 whole lines, every hold >= 20 ms,
 # and in the second round (the lock order knows every pair: a lookup each) the outermost no more than 5 ms

@@ -114,7 +114,7 @@ namespace LockTime.Runtime
         {
             LockOrder order = Order;
             if (order != null)
-                order.Enter(t.Held ?? t.HoldList(), lockObject, OrderBase + site);
+                order.Enter(t.Held ?? t.HoldList(order), lockObject, OrderBase + site);
             else if (OrderEnter != null)
                 OrderEnter(lockObject, OrderBase + site);
         }
@@ -128,7 +128,7 @@ namespace LockTime.Runtime
         {
             LockOrder order = Order;
             if (order != null)
-                order.Waiting(t.Held ?? t.HoldList(), lockObject, OrderBase + site, exclusive);
+                order.Waiting(t.Held ?? t.HoldList(order), lockObject, OrderBase + site, exclusive);
             else if (OrderWait != null)
                 OrderWait(lockObject, OrderBase + site, exclusive);
         }

@@ -9,17 +9,21 @@ namespace LockTime.Runtime
 {
     /// <summary>
     /// The wait-for graph of the threads that block in a lock call while they hold locks: a thread waits
-    /// for the lock it is about to block on (<see cref="HeldLocks.WaitingFor"/>), held by another thread
-    /// (one whose <see cref="HeldLocks"/> lists it), which may itself wait. When the thread that begins
-    /// to wait finds the chain of holders coming back to itself, those threads wait for each other: a
+    /// for the lock it is about to block on (<see cref="HeldLocks.WaitingFor"/>), held by the one thread
+    /// whose <see cref="HeldLocks"/> lists it, which may itself wait. When the thread that begins to
+    /// wait finds the chain of holders coming back to itself, those threads wait for each other: a
     /// deadlock, found the moment it forms - the lock order's cycles (<see cref="LockOrder"/>) say what
     /// could deadlock, this says what does. Only blocking calls without a timeout announce a wait
     /// (<c>Monitor.Enter</c>, <c>Lock.Enter</c>, a write lock, <c>Mutex.WaitOne()</c>,
     /// <c>SemaphoreSlim.Wait()</c>); a reader's wait is not followed (readers do not block readers, and
-    /// the lists know no modes). The search reads the other threads' lists without a lock, then checks
-    /// that every thread of the chain waited throughout (<see cref="HeldLocks.WaitSeq"/>): threads of a
-    /// deadlock do not move, a chain read while one of them did is not taken. Nothing here runs on an
-    /// acquisition that did not wait, beyond one field read.
+    /// the lists know no modes). An object that two threads' lists hold has no one holder: readers of a
+    /// read lock, a thread inside <c>Monitor.Wait</c> and the one that took the monitor meanwhile, a
+    /// semaphore released by another thread than its taker's (whose list keeps it until its next lock)
+    /// and taken again - no deadlock is claimed through it. The search reads the other threads' lists
+    /// without a lock, then checks that every thread of the chain waited throughout
+    /// (<see cref="HeldLocks.WaitSeq"/>) and every holder still is the only one: threads of a deadlock do
+    /// not move, a chain read while one of them did is not taken. Nothing here runs on an acquisition
+    /// that did not wait, beyond one field read.
     /// </summary>
     [CompilerGenerated]
     internal sealed class Deadlocks
@@ -27,8 +31,8 @@ namespace LockTime.Runtime
         internal const int MaxKept = 100;
 
         readonly object gate = new object();
-        HeldLocks[] waiters = new HeldLocks[16];   /* every thread that ever waited while holding a lock */
-        int waiterCount;
+        HeldLocks[] lists = new HeldLocks[16];   /* every thread's that took a lock in the order (a thread's record is kept as long) */
+        int listCount;
         readonly List<int[]> found = new List<int[]>();  /* per deadlock, per edge: held site, wait site, waiting thread, holding thread */
         readonly Dictionary<string, bool> seen = new Dictionary<string, bool>();
         int notKept;
@@ -42,8 +46,6 @@ namespace LockTime.Runtime
         /// </summary>
         internal int[] Begin(HeldLocks h, object lockObject, int site)
         {
-            if (!h.Listed)
-                List(h);
             h.WaitSite = site;
             Volatile.Write(ref h.WaitSeq, h.WaitSeq + 1);
             Interlocked.Exchange(ref h.WaitingFor, lockObject); /* before the others' lists are read: of two threads closing a cycle at once, one sees the other */
@@ -56,17 +58,17 @@ namespace LockTime.Runtime
             Interlocked.Exchange(ref h.WaitingFor, null);
         }
 
-        void List(HeldLocks h)
+        /// <summary>Lists a thread's new <paramref name="h"/>: the search looks for holders among them all.</summary>
+        internal void Add(HeldLocks h)
         {
             lock (gate) {
-                if (waiterCount == waiters.Length) {
-                    HeldLocks[] grown = new HeldLocks[waiters.Length * 2];
-                    Array.Copy(waiters, grown, waiterCount);
-                    Volatile.Write(ref waiters, grown);
+                if (listCount == lists.Length) {
+                    HeldLocks[] grown = new HeldLocks[lists.Length * 2];
+                    Array.Copy(lists, grown, listCount);
+                    Volatile.Write(ref lists, grown);
                 }
-                waiters[waiterCount] = h;
-                Volatile.Write(ref waiterCount, waiterCount + 1);
-                h.Listed = true;
+                lists[listCount] = h;
+                Volatile.Write(ref listCount, listCount + 1);
             }
         }
 
@@ -100,21 +102,33 @@ namespace LockTime.Runtime
             return null;
         }
 
-        /// <summary>The listed waiter that holds <paramref name="lockObject"/> and the site where it took it, or null.</summary>
+        /// <summary>
+        /// The thread's list that holds <paramref name="lockObject"/> when it is the only one and that thread
+        /// waits, and the site where it took it; else null (no holder, one that runs, or two lists: see above).
+        /// </summary>
         HeldLocks Holder(object lockObject, out int site)
         {
-            int n = Volatile.Read(ref waiterCount);
-            HeldLocks[] all = Volatile.Read(ref waiters);
+            int n = Volatile.Read(ref listCount);
+            HeldLocks[] all = Volatile.Read(ref lists);
+            HeldLocks holder = null;
+            site = -1;
             for (int i = 0; i < n && i < all.Length; i++) {
                 HeldLocks x = all[i];
-                if (x == null || Volatile.Read(ref x.WaitingFor) == null)
+                int at = x == null ? -1 : HeldSite(x, lockObject);
+                if (at < 0)
                     continue;
-                site = HeldSite(x, lockObject);
-                if (site >= 0)
-                    return x;
+                if (holder != null) {
+                    site = -1;
+                    return null;
+                }
+                holder = x;
+                site = at;
             }
-            site = -1;
-            return null;
+            if (holder == null || Volatile.Read(ref holder.WaitingFor) == null) {
+                site = -1;
+                return null;
+            }
+            return holder;
         }
 
         /// <summary>The site at which the thread of <paramref name="x"/> took <paramref name="lockObject"/>, innermost first; -1 when it holds it not.</summary>
@@ -128,14 +142,16 @@ namespace LockTime.Runtime
             return -1;
         }
 
-        /// <summary>True when every thread of the chain (<paramref name="n"/> edges) still waits for what it did, in the same wait, and its holder still holds it.</summary>
-        static bool Still(HeldLocks[] chain, object[] wants, int[] seqs, int[] heldSites, int n)
+        /// <summary>True when every thread of the chain (<paramref name="n"/> edges) still waits for what it did, in the same wait, and its holder still is the only one.</summary>
+        bool Still(HeldLocks[] chain, object[] wants, int[] seqs, int[] heldSites, int n)
         {
             Interlocked.MemoryBarrier();
-            for (int k = 0; k < n; k++)
+            for (int k = 0; k < n; k++) {
+                int site;
                 if (!ReferenceEquals(Volatile.Read(ref chain[k].WaitingFor), wants[k]) || Volatile.Read(ref chain[k].WaitSeq) != seqs[k] ||
-                    HeldSite(chain[k + 1], wants[k]) != heldSites[k])
+                    !ReferenceEquals(Holder(wants[k], out site), chain[k + 1]) || site != heldSites[k])
                     return false;
+            }
             return true;
         }
 

@@ -30,20 +30,7 @@ namespace LockTime.Runtime
         internal object WaitingFor;
         /// <summary>The site of that wait, and the count of the thread's waits (its last one's number).</summary>
         internal int WaitSite, WaitSeq;
-        /// <summary>True once the thread is among the <see cref="Deadlocks"/> waiters.</summary>
-        internal bool Listed;
         internal readonly int ThreadId = Thread.CurrentThread.ManagedThreadId;
-
-        /// <summary>The calling thread's list (<see cref="Current"/>), made on first use.</summary>
-        internal static HeldLocks OfThread()
-        {
-            HeldLocks h = Current;
-            if (h == null) {
-                h = new HeldLocks();
-                Current = h;
-            }
-            return h;
-        }
 
         /// <summary>Pairs (held, acquired) not found among the known edges, added when the thread holds no lock.</summary>
         internal const int MaxPending = 4096;
@@ -193,7 +180,7 @@ namespace LockTime.Runtime
         internal void Enter(object lockObject, int site)
         {
             try {
-                Enter(HeldLocks.OfThread(), lockObject, site);
+                Enter(ThreadHolds(), lockObject, site);
             } catch (Exception) {
             }
         }
@@ -220,6 +207,21 @@ namespace LockTime.Runtime
         }
 
         /// <summary>
+        /// The calling thread's list (<see cref="HeldLocks.Current"/>), made on first use and then known to
+        /// the deadlock search, which reads every thread's.
+        /// </summary>
+        internal HeldLocks ThreadHolds()
+        {
+            HeldLocks h = HeldLocks.Current;
+            if (h == null) {
+                h = new HeldLocks();
+                HeldLocks.Current = h;
+                deadlocks.Add(h);
+            }
+            return h;
+        }
+
+        /// <summary>
         /// The calling thread is about to block on <paramref name="lockObject"/> at process-wide site
         /// <paramref name="site"/> (<paramref name="exclusive"/>: any holder blocks it). What the other copies
         /// call; see <see cref="Waiting(HeldLocks, object, int, bool)"/>.
@@ -227,7 +229,7 @@ namespace LockTime.Runtime
         internal void Waiting(object lockObject, int site, bool exclusive)
         {
             try {
-                Waiting(HeldLocks.OfThread(), lockObject, site, exclusive);
+                Waiting(ThreadHolds(), lockObject, site, exclusive);
             } catch (Exception) {
             }
         }

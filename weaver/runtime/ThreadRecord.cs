@@ -126,9 +126,9 @@ namespace LockTime.Runtime
         }
 
         /// <summary>Looks <see cref="Held"/> up (the thread's first lock with the lock order on) and returns it.</summary>
-        internal HeldLocks HoldList()
+        internal HeldLocks HoldList(LockOrder order)
         {
-            Held = HeldLocks.OfThread();
+            Held = order.ThreadHolds();
             return Held;
         }
 
