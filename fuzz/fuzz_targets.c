@@ -394,18 +394,21 @@ int fuzz_nupkg(const uint8_t *data, size_t size)
 int fuzz_report(const uint8_t *data, size_t size)
 {
 	struct rp_report r = RP_REPORT_INIT;
-	struct rp_limits zero = { 0, 0 };
+	struct rp_limits zero = { 0, 0, 1 };
 	struct lt_buf out = LT_BUF_INIT;
-	size_t sites, over;
+	size_t sites, deadlocks, over;
 	int rc;
 
 	lt_error_clear();
 	rc = fuzz_expect(rp_add_json(&r, (const char *)data, size));
 	if (rc == 0) {
 		sites = r.n_sites;
+		deadlocks = r.n_deadlocks;
 		lt_error_clear();
 		if (fuzz_expect(rp_add_json(&r, (const char *)data, size)) == 0 && r.n_sites != sites)
 			fuzz_fail("a report added onto itself changed its number of sites");
+		if (r.n_deadlocks > deadlocks)
+			fuzz_fail("a report added onto itself gave a deadlock twice");
 		rp_sort(&r);
 		lt_error_clear();
 		if (rp_write_html(&r, &out) || rp_write_pprof(&r, &out) || rp_write_text(&r, &out) ||

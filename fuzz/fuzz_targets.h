@@ -59,9 +59,9 @@ int fuzz_mdb(const uint8_t *data, size_t size);
 int fuzz_nupkg(const uint8_t *data, size_t size);
 
 /* A LockTime report (JSON, docs/report-format.md): rp_add_json, the same text added a second time
- * (rp_merge), then every output: HTML, pprof, text and check at 0 ms.  Invariants: a text accepted
- * once adds up onto itself to the same sites (or stops at a limit); every writer succeeds on what
- * the reader accepted. */
+ * (rp_merge), then every output: HTML, pprof, text and check at 0 ms with its deadlocks.  Invariants: a
+ * text accepted once adds up onto itself to the same sites and deadlocks (or stops at a limit); every
+ * writer succeeds on what the reader accepted. */
 int fuzz_report(const uint8_t *data, size_t size);
 
 /* A Mono key container file (lt_mono_key.h): lt_mono_key_parse, then

@@ -59,21 +59,39 @@ check_same() {
 	fi
 }
 
-# terminated OUT ERR READY CMD...: runs CMD (stdout to OUT, stderr to ERR), sends it SIGTERM once OUT has
-# the line READY (30 s at most), and returns its exit status; a watchdog kills it after 120 s.
-terminated() {
-	local out=$1 err=$2 ready=$3 pid watchdog rc i
-	shift 3
+# terminate_after OUT ERR WATCH SETTLE PATTERN CMD...: runs CMD (stdout to OUT, stderr to ERR), sends it
+# SIGTERM SETTLE seconds after WATCH (OUT or ERR) has a line matching the extended regular expression
+# PATTERN (30 s at most), and returns its exit status; a watchdog kills it after 120 s.
+terminate_after() {
+	local out=$1 err=$2 watch=$3 settle=$4 pattern=$5 pid watchdog rc i
+	shift 5
 	"$@" >"$out" 2>"$err" &
 	pid=$!
 	(sleep 120; kill -KILL "$pid") 2>/dev/null &
 	watchdog=$!
-	for i in $(seq 1 300); do grep -qx "$ready" "$out" 2>/dev/null && break; sleep 0.1; done
+	for i in $(seq 1 300); do grep -qE "$pattern" "$watch" 2>/dev/null && break; sleep 0.1; done
+	sleep "$settle"
 	kill -TERM "$pid"
 	wait "$pid"
 	rc=$?
 	kill "$watchdog" 2>/dev/null
 	return "$rc"
+}
+
+# terminated OUT ERR READY CMD...: terminate_after once OUT has the line READY (a word).
+terminated() {
+	local out=$1 err=$2 ready=$3
+	shift 3
+	terminate_after "$out" "$err" "$out" 0 "^$ready\$" "$@"
+}
+
+# deadlocked OUT ERR CMD...: runs CMD, a woven program that deadlocks, until its run-time prints the
+# deadlock ("LockTime: deadlock: ...") and its SIGTERM handler is there (1 s after its start), then sends
+# it SIGTERM (its summary and report are written then) and returns its exit status (143).
+deadlocked() {
+	local out=$1 err=$2
+	shift 2
+	terminate_after "$out" "$err" "$err" 1.5 '^LockTime: deadlock: ' "$@"
 }
 
 # tools_build: builds ltcheck unless it is up to date (tests/tools/build.sh decides).

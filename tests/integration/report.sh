@@ -6,11 +6,16 @@
 #     is read once, with a warning;
 #   - check: LT200/LT201 lines on the source line with the count over from the histograms, exit 1,
 #     and exit 0 under the limits; bad input (not a report, a cut report) is LT019, exit 1;
+#   - deadlocks: two runs of the host's `deadlock` scenario (two threads wait for each other; SIGTERM once
+#     the run-time printed it): the text gives the lines the run-time's summary gave after its table,
+#     check an LT202 line per deadlock (kept once across the files) with the run-time's own words, none
+#     with --ignore-deadlocks; a deadlock edge of the wrong type is LT019 naming it;
 #   - pprof: `go tool pprof -top` (Debian's golang-go) lists every site with its contentions, delay
 #     and hold on its file and line;
 #   - html: headless Chromium (tests/integration/report_page.js) loads the page with no console
 #     error, reads the table, sorts it by a click on a head (twice), filters it, selects a row and
-#     its charts; a second page with holder blame, a lock-order cycle and a method name that is HTML.
+#     its charts; a second page with holder blame, a lock-order cycle and a method name that is HTML; a
+#     third with the deadlocks, shown first.
 #     Screenshots and pages are kept in build/logs/report/.
 source "$(dirname "$0")/../lib.sh"
 LOCKTIME=${LOCKTIME:-$LT_BUILD/san/locktime}
@@ -64,10 +69,54 @@ done
 python3 "$EXPECT" check "$LT_TMP/check.out" "$?" 1 - "${ALL[@]}"
 out=$("$LOCKTIME" check "${CONTENDED[0]}" 2>&1)
 rc=$?
-if [ "$rc" -eq 2 ] && grep -q "error LT012: .*--max-hold-ms" <<<"$out"; then ok "check without a limit: usage error"; else not_ok "check without a limit: usage error" "$rc $out"; fi
+if [ "$rc" -eq 0 ] && [ -z "$out" ]; then ok "check without a limit checks deadlocks only: none, exit 0"; else not_ok "check without a limit checks deadlocks only: none, exit 0" "$rc $out"; fi
+out=$("$LOCKTIME" check "${CONTENDED[0]}" --ignore-deadlocks 2>&1)
+rc=$?
+if [ "$rc" -eq 2 ] && grep -q "error LT012: .*--ignore-deadlocks without --max-hold-ms or --max-wait-ms" <<<"$out"; then ok "check --ignore-deadlocks without a limit: usage error"; else not_ok "check --ignore-deadlocks without a limit: usage error" "$rc $out"; fi
 out=$("$LOCKTIME" check "${CONTENDED[0]}" --max-hold-ms -3 2>&1)
 rc=$?
 if [ "$rc" -eq 2 ] && grep -q "error LT012: --max-hold-ms -3: not a number" <<<"$out"; then ok "check with a negative limit: usage error naming it"; else not_ok "check with a negative limit: usage error naming it" "$rc $out"; fi
+
+# deadlocks, from real runs: the summary goes to the sink (stderr) for the lines to compare with
+D=$LT_TMP/deadlocks
+mkdir -p "$D"
+for n in 1 2; do
+	LOCKTIME_REPORT="$D/run$n.json" deadlocked "$D/run$n.out" "$D/run$n.err" env -u LOCKTIME_SUMMARY dotnet "$LT_TMP/host/Host.dll" deadlock
+done
+has_deadlock() { python3 -c 'import json, sys; sys.exit(0 if len(json.load(open(sys.argv[1]))["deadlocks"]) == 1 else 1)' "$1"; }
+if has_deadlock "$D/run1.json" && has_deadlock "$D/run2.json"; then ok "two deadlocked runs wrote reports with their deadlock"; else not_ok "two deadlocked runs wrote reports with their deadlock" "$(cat "$D"/run*.err "$D"/run*.json)"; exit 1; fi
+# text: after the table, what the run-time's summary said after its own (the potential deadlock, the deadlock)
+after_table() { # FILE PREFIX: FILE's lines from the first count of potential deadlocks on, without PREFIX
+	sed -n "/^$2[0-9]* potential deadlock/,\$p" "$1" | sed "s/^$2//"
+}
+"$LOCKTIME" report "$D/run1.json" --format text >"$D/text.out" 2>&1
+after_table "$D/run1.err" "LockTime: " >"$D/summary.want"
+after_table "$D/text.out" "" >"$D/summary.got"
+if [ -s "$D/summary.want" ] && grep -qx "1 deadlock (threads that waited for each other):" "$D/summary.want"; then
+	check_same "text: the potential deadlock and deadlock lines the run-time's summary printed after its table" "$D/summary.want" "$D/summary.got"
+else
+	not_ok "text: the run-time's summary listed the deadlock" "$(cat "$D/run1.err")"
+fi
+"$LOCKTIME" report "$D/run1.json" "$D/run2.json" "${CONTENDED[@]}" --format text >"$D/merged.out" 2>&1
+if [ "$(grep -c "^1 deadlock (threads that waited for each other):$" "$D/merged.out")" = 1 ] &&
+	[ "$(grep -c "^  thread [0-9]* waits at " "$D/merged.out")" = 1 ]; then
+	ok "text: a deadlock found in two files is listed once"
+else
+	not_ok "text: a deadlock found in two files is listed once" "$(cat "$D/merged.out")"
+fi
+# check: one LT202 line per deadlock, where check_deadlock puts it, in the run-time's words (its sink line)
+deadlock_check() { # NAME FILE...: check of FILE... gives the first file's deadlock, once, exit 1
+	local out rc want
+	out=$("$LOCKTIME" check "${@:2}" 2>&1)
+	rc=$?
+	want="$(python3 "$EXPECT" deadlock-origin "${@:2}"): error LT202: deadlock: $(sed -n 's/^LockTime: deadlock: //p' "$D/run1.err")"
+	if [ "$rc" -eq 1 ] && [ "$out" = "$want" ]; then ok "$1"; else not_ok "$1" "exit $rc"$'\n'"want: $want"$'\n'"got:  $out"; fi
+}
+deadlock_check "check: a deadlock is an LT202 error on its source line, in the run-time's words, exit 1" "$D/run1.json"
+deadlock_check "check: a deadlock found in two files is one LT202 error" "$D/run1.json" "$D/run2.json" "${CONTENDED[@]}"
+out=$("$LOCKTIME" check "$D/run1.json" --ignore-deadlocks --max-hold-ms 1000 2>&1)
+rc=$?
+if [ "$rc" -eq 0 ] && [ -z "$out" ]; then ok "check --ignore-deadlocks: no LT202, exit 0"; else not_ok "check --ignore-deadlocks: no LT202, exit 0" "$rc $out"; fi
 
 # bad input: LT019 naming the file and where
 bad_input() { # NAME FILE PATTERN
@@ -82,6 +131,9 @@ python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); r["sites"][0]["hold
 	"${CONTENDED[0]}" "$LT_TMP/wrong.json"
 bad_input "a field of the wrong type: LT019 naming it" "$LT_TMP/wrong.json" "sites\[0\]\.hold_ms\.max: not a number"
 bad_input "not a report: LT019" "$LT_ROOT/docs/report-format.schema.json" "format: not \"locktime-report\""
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); r["deadlocks"][0]["edges"][1]["thread"]="five"; json.dump(r,open(sys.argv[2],"w"))' \
+	"$D/run1.json" "$LT_TMP/wrong-deadlock.json"
+bad_input "a deadlock's thread of the wrong type: LT019 naming it" "$LT_TMP/wrong-deadlock.json" "deadlocks\[0\]\.edges\[1\]\.thread: not a whole number"
 out=$("$LOCKTIME" report "$LT_TMP/none.json" 2>&1)
 if [ $? -eq 1 ] && grep -q "none.json: error LT001: " <<<"$out"; then ok "a missing file: LT001"; else not_ok "a missing file: LT001" "$out"; fi
 
@@ -115,5 +167,13 @@ if check "report of blame, a cycle and a hostile name" "$LOCKTIME" report "$LT_T
 		python3 "$EXPECT" page-hostile "$LT_TMP/blame.json" "$LT_TMP/hostile.json"
 	else
 		not_ok "html (blame): Chromium drives the page" "$(cat "$LT_TMP/blame.json.err")"
+	fi
+fi
+if check "report of deadlocks (two files and others)" "$LOCKTIME" report "$D/run1.json" "$D/run2.json" "${CONTENDED[@]}" -o "$KEEP/deadlocks.html"; then
+	if browse "$KEEP/deadlocks.html" "$KEEP/deadlocks.png" "$LT_TMP/deadlocks.json" hold_total Debit; then
+		python3 "$EXPECT" page "$LT_TMP/deadlocks.json" hold_total Debit "$D/run1.json" "$D/run2.json" "${CONTENDED[@]}"
+		python3 "$EXPECT" page-deadlocks "$LT_TMP/deadlocks.json" "$D/run1.json" "$D/run2.json" "${CONTENDED[@]}"
+	else
+		not_ok "html (deadlocks): Chromium drives the page" "$(cat "$LT_TMP/deadlocks.json.err")"
 	fi
 fi

@@ -8,6 +8,8 @@
     report_expect.py pprof DIR TOP-FILES FILE...   `go tool pprof -top` per sample type against the files
     report_expect.py page PAGE.json COLUMN FILTER FILE...   what the browser read against the files
     report_expect.py hostile IN OUT                a real report with blame, a cycle and a hostile method name
+    report_expect.py page-deadlocks PAGE.json FILE...   the page's deadlocks section against the files'
+    report_expect.py deadlock-origin FILE...       where check puts each deadlock of the files, added up
 """
 import json
 import math
@@ -199,6 +201,51 @@ def page_hostile(page_json, file):
        and a["method"] in d["cycles"] and b["method"] in d["cycles"], d)
 
 
+def deadlocks(files):
+    """The files' deadlocks, each once (the same (waits, held) site pairs, as many times each), in the order
+    found, each with the index of the file that first had it."""
+    out, seen = [], set()
+    for i, path in enumerate(files):
+        with open(path, encoding="utf-8") as f:
+            report = json.load(f)
+        for d in report.get("deadlocks", []):
+            key = tuple(sorted((e["waits"]["method"], e["waits"]["location"], e["held"]["method"], e["held"]["location"])
+                               for e in d["edges"]))
+            if key not in seen:
+                seen.add(key)
+                out.append((d["edges"], i))
+    return out
+
+
+def page_deadlocks(page_json, files):
+    with open(page_json, encoding="utf-8") as f:
+        got = json.load(f)
+    d = got["detail"]
+    want = [["thread %d waits at %s @ %s\u2192 for the lock thread %d took at%s @ %s" %
+             (e["thread"], e["waits"]["method"], e["waits"]["location"], e["holder_thread"], e["held"]["method"],
+              e["held"]["location"]) for e in edges] for edges, _ in deadlocks(files)]
+    ok("html (deadlocks): no console error", got["errors"] == [], "\n".join(got["errors"]))
+    ok("html: the deadlocks section, each deadlock once, every thread's wait and the lock it waits for",
+       want and d["deadlocks"] == want, "want %s\ngot %s" % (want, d["deadlocks"]))
+    ok("html: the deadlocks come first, before the sites", d["first_section"] == "deadlocks", d["first_section"])
+    ok("html: the first card counts the deadlocks, marked",
+       d["cards"][0] == {"text": "%d%s" % (len(want), "deadlock" if len(want) == 1 else "deadlocks"), "alarm": True},
+       d["cards"])
+
+
+def deadlock_origin(files):
+    """Per deadlock, where check's LT202 line goes: FILE(LINE) of the site where its first thread waits, else
+    of the site where the lock it waits for was taken (sites of the files with a source file), else the
+    report file that had it."""
+    sites = merged(files)
+    for edges, i in deadlocks(files):
+        first, at = edges[0], None
+        for method, location in ((first["waits"]["method"], first["waits"]["location"]),
+                                 (first["held"]["method"], first["held"]["location"])):
+            at = at or next((s for s in sites if s["method"] == method and s["location"] == location and s["file"]), None)
+        print("%s(%d)" % (at["file"], at["line"]) if at else files[i])
+
+
 def main(argv):
     cmd = argv[1]
     if cmd == "text":
@@ -213,6 +260,10 @@ def main(argv):
         hostile(argv[2], argv[3])
     elif cmd == "page-hostile":
         page_hostile(argv[2], argv[3])
+    elif cmd == "page-deadlocks":
+        page_deadlocks(argv[2], argv[3:])
+    elif cmd == "deadlock-origin":
+        deadlock_origin(argv[2:])
     else:
         sys.stderr.write(__doc__)
         return 2

@@ -3,7 +3,8 @@
 // table, click a column head (twice), type into the filter, click a row; collects console errors and
 // uncaught exceptions, and takes a screenshot.
 //   node report_page.js PAGE.html SCREENSHOT.png COLUMN-KEY FILTER-TEXT
-// Prints one JSON object: {errors, rows, sorted, sorted_again, filtered, detail}.
+// Prints one JSON object: {errors, rows, sorted, sorted_again, filtered, detail} (detail: also the
+// blame, cycles and deadlocks sections, the first section shown and the header's cards).
 "use strict";
 const { spawn } = require("child_process");
 const fs = require("fs");
@@ -112,6 +113,10 @@ async function main() {
 			title: c.querySelector("h3").firstChild.textContent.trim(), bars: c.querySelectorAll("svg rect").length })),
 		blame: document.getElementById("blame").hidden ? null : document.getElementById("blame").textContent,
 		cycles: document.getElementById("cycles").hidden ? null : document.getElementById("cycles").textContent,
+		deadlocks: document.getElementById("deadlocks").hidden ? null : Array.from(document.querySelectorAll("#deadlocks li")).map((li) =>
+			Array.from(li.children).map((div) => div.textContent)),
+		first_section: document.querySelector("main > section:not([hidden])").id,
+		cards: Array.from(document.querySelectorAll("#cards .card")).map((c) => ({ text: c.textContent, alarm: c.classList.contains("alarm") })),
 		scripts: document.scripts.length, images: document.images.length })`);
 	// the screenshot: the whole page as it opens (costliest site first, and selected)
 	const reloaded = waitFor("Page.loadEventFired", 20000);

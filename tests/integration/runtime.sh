@@ -222,12 +222,8 @@ expect "lock order: a bad LOCKTIME_LOCK_ORDER warns and keeps it on" \
 # forms (the program hangs), with the potential deadlock (the edges of waits that never end); a third
 # thread waiting behind it adds no second deadlock; the SIGTERM's summary and report have it.
 deadlock_run() { # SCENARIO: runs it until its deadlock line (at most 30 s), then SIGTERM; sets host_rc
-	LOCKTIME_REPORT="$LT_TMP/$1.json" dotnet "$LT_TMP/host/Host.dll" "$1" >"$LT_TMP/$1.out" 2>"$LT_TMP/$1.err" &
-	local pid=$! i
-	for i in $(seq 300); do grep -q '^LockTime: deadlock: ' "$LT_TMP/$1.err" && break; sleep 0.1; done
-	sleep 1.5 # the run-time's SIGTERM handler is there 1 s after its start; the third thread has begun to wait
-	kill -TERM "$pid"
-	wait "$pid"
+	# (deadlocked waits 1.5 s after the line: the third thread has begun to wait by then)
+	LOCKTIME_REPORT="$LT_TMP/$1.json" deadlocked "$LT_TMP/$1.out" "$LT_TMP/$1.err" dotnet "$LT_TMP/host/Host.dll" "$1"
 	host_rc=$?
 }
 deadlocks() { # FILE: the report's deadlocks as "waits<held,waits<held;..." (locations, sorted), and whether each edge's holder is the next edge's thread

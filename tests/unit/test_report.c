@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include <zlib.h>
 
@@ -139,6 +140,51 @@ static void test_merge(void **state)
 	rp_free(&r);
 }
 
+/* One edge of a deadlock: thread t waits at (wm, wl) for the lock thread h took at (hm, hl). */
+static char *wait_json(long t, const char *wm, const char *wl, long h, const char *hm, const char *hl)
+{
+	char *s = NULL;
+	assert_true(asprintf(&s,
+			     "{\"thread\": %ld, \"waits\": {\"method\": \"%s\", \"location\": \"%s\"}, \"holder_thread\": %ld, "
+			     "\"held\": {\"method\": \"%s\", \"location\": \"%s\"}}",
+			     t, wm, wl, h, hm, hl) > 0);
+	return s;
+}
+
+/* The report's "deadlocks" (and lock_order) as a report_json extra: `first` and `second` are two
+ * deadlocks' edges ("" for none), `not_kept` lock_order.deadlocks_not_kept. */
+static char *deadlocks_extra(const char *first, const char *second, long not_kept)
+{
+	char *s = NULL;
+	assert_true(asprintf(&s, ", \"lock_order\": {\"deadlocks_not_kept\": %ld}, \"deadlocks\": [%s%s%s%s%s%s%s]", not_kept,
+			     *first ? "{\"edges\": [" : "", first, *first ? "]}" : "", *first && *second ? ", " : "",
+			     *second ? "{\"edges\": [" : "", second, *second ? "]}" : "") > 0);
+	return s;
+}
+
+/* The run-time's deadlock of Host.Account (tests/runtime/Host deadlock): threads t1 and t2 each wait at
+ * Credit for the lock the other took at Debit; `swap` lists the edges the other way round. */
+static char *account_deadlock(long t1, long t2, int swap)
+{
+	char *a = wait_json(t1, "Host.Account::Credit", "Program.cs:29", t2, "Host.Account::Debit", "Program.cs:28");
+	char *b = wait_json(t2, "Host.Account::Credit", "Program.cs:29", t1, "Host.Account::Debit", "Program.cs:28");
+	char *s = NULL;
+	assert_true(asprintf(&s, "%s, %s", swap ? b : a, swap ? a : b) > 0);
+	free(a);
+	free(b);
+	return s;
+}
+
+/* A report of the site Debit (held now, as in a deadlocked run) with `extra` at its end. */
+static void add_report(struct rp_report *r, const char *extra)
+{
+	char *site = site_json("Host.Account::Debit", "Program.cs:28", 0, 0, 0, "");
+	char *json = report_json(site, extra);
+	assert_int_equal(add_text(r, json), 0);
+	free(site);
+	free(json);
+}
+
 /* Each hostile text is refused with LT_E_REPORT (or LT_E_LIMIT) naming `where`, r untouched. */
 static void refused(const char *text, int code, const char *where)
 {
@@ -212,6 +258,108 @@ static void test_hostile(void **state)
 	json = report_json("", ", \"lock_order_cycles\": [{\"edges\": []}]");
 	refused(json, LT_E_REPORT, "lock_order_cycles[0].edges: not an array of edges");
 	free(json);
+	/* deadlocks of the wrong shape */
+	static const struct {
+		const char *extra, *where;
+	} bad_deadlocks[] = {
+		{ ", \"deadlocks\": {}", "deadlocks: not an array" },
+		{ ", \"deadlocks\": [[]]", "deadlocks[0]: not an object" },
+		{ ", \"deadlocks\": [{}]", "deadlocks[0].edges: missing" },
+		{ ", \"deadlocks\": [{\"edges\": []}]", "deadlocks[0].edges: not an array of edges" },
+		{ ", \"deadlocks\": [{\"edges\": [7]}]", "deadlocks[0].edges[0]: not an object" },
+		{ ", \"lock_order\": [], \"deadlocks\": []", "lock_order: not an object" },
+		{ ", \"lock_order\": {\"deadlocks_not_kept\": -1}", "lock_order.deadlocks_not_kept: out of range" },
+	};
+	for (size_t i = 0; i < sizeof bad_deadlocks / sizeof *bad_deadlocks; i++) {
+		json = report_json("", bad_deadlocks[i].extra);
+		refused(json, LT_E_REPORT, bad_deadlocks[i].where);
+		free(json);
+	}
+	/* one field of the second edge of a real deadlock's replaced or taken out */
+	static const struct {
+		const char *from, *to, *where;
+	} bad_edges[] = {
+		{ "\"thread\": 5", "\"thread\": \"5\"", "deadlocks[0].edges[1].thread: not a whole number" },
+		{ "\"thread\": 5", "\"thread\": 5.5", "deadlocks[0].edges[1].thread: not a whole number" },
+		{ "\"thread\": 5, ", "", "deadlocks[0].edges[1].thread: missing" },
+		{ "\"holder_thread\": 6", "\"holder_thread\": null", "deadlocks[0].edges[1].holder_thread: not a whole number" },
+		{ "\"location\": \"Program.cs:29\"}, \"holder_thread\": 6", "\"location\": 29}, \"holder_thread\": 6",
+		  "deadlocks[0].edges[1].waits.location: not a string" },
+		{ "\"held\": {\"method\": \"Host.Account::Debit\", \"location\": \"Program.cs:28\"}}",
+		  "\"held\": \"Debit\"}", "deadlocks[0].edges[1].held: not an object" },
+	};
+	for (size_t i = 0; i < sizeof bad_edges / sizeof *bad_edges; i++) {
+		char *edges = account_deadlock(6, 5, 0), *extra, *at, *changed = NULL;
+		at = strstr(strstr(edges, "}}, ") + 4, bad_edges[i].from); /* in the second edge */
+		assert_non_null(at);
+		assert_true(asprintf(&changed, "%.*s%s%s", (int)(at - edges), edges, bad_edges[i].to, at + strlen(bad_edges[i].from)) > 0);
+		extra = deadlocks_extra(changed, "", 0);
+		json = report_json("", extra);
+		refused(json, LT_E_REPORT, bad_edges[i].where);
+		free(json);
+		free(extra);
+		free(changed);
+		free(edges);
+	}
+}
+
+/* "deadlocks" read edge by edge; absent (a report of an earlier version) is none. */
+static void test_deadlocks_read(void **state)
+{
+	struct rp_report r = RP_REPORT_INIT;
+	char *edges = account_deadlock(6, 5, 0), *extra = deadlocks_extra(edges, "", 3);
+	(void)state;
+	add_report(&r, NULL);
+	assert_int_equal(r.n_deadlocks, 0);
+	assert_int_equal(r.deadlocks_not_kept, 0);
+	add_report(&r, extra);
+	assert_int_equal(r.n_deadlocks, 1);
+	assert_int_equal(r.deadlocks_not_kept, 3);
+	const struct rp_deadlock *d = &r.deadlocks[0];
+	assert_int_equal(d->n_edges, 2);
+	assert_int_equal(d->process, 1); /* the second file's */
+	assert_int_equal(d->edges[0].thread, 6);
+	assert_int_equal(d->edges[0].holder_thread, 5);
+	assert_string_equal(d->edges[0].waits_method, "Host.Account::Credit");
+	assert_string_equal(d->edges[0].waits_location, "Program.cs:29");
+	assert_string_equal(d->edges[0].held_method, "Host.Account::Debit");
+	assert_string_equal(d->edges[0].held_location, "Program.cs:28");
+	assert_int_equal(d->edges[1].thread, 5);
+	assert_int_equal(d->edges[1].holder_thread, 6);
+	rp_free(&r);
+	free(edges);
+	free(extra);
+}
+
+/* A deadlock found in several files (other threads, its edges in another order) is kept once; another
+ * set of sites is another deadlock, and two edges at the same sites are not one edge twice over. */
+static void test_deadlocks_merge(void **state)
+{
+	struct rp_report r = RP_REPORT_INIT;
+	char *one = account_deadlock(6, 5, 0), *again = account_deadlock(9, 8, 1);
+	char *x = wait_json(3, "A::Credit", "A.cs:9", 4, "A::Debit", "A.cs:8");
+	char *y = wait_json(4, "A::Credit", "A.cs:9", 3, "A::Debit", "A.cs:8");
+	char *z = wait_json(4, "B::Credit", "B.cs:9", 3, "B::Debit", "B.cs:8");
+	char *mixed = NULL, *same = NULL;
+	assert_true(asprintf(&mixed, "%s, %s", x, z) > 0);
+	assert_true(asprintf(&same, "%s, %s", x, y) > 0);
+	char *e1 = deadlocks_extra(one, "", 0), *e2 = deadlocks_extra(again, mixed, 2), *e3 = deadlocks_extra(same, one, 1);
+	(void)state;
+	add_report(&r, e1);
+	add_report(&r, e2);
+	add_report(&r, e3);
+	assert_int_equal(r.n_processes, 3);
+	assert_int_equal(r.n_deadlocks, 3);
+	assert_int_equal(r.deadlocks_not_kept, 3);
+	/* in the order found: the first file's, then the second's other one, then the third's (A twice) */
+	assert_int_equal(r.deadlocks[0].process, 0);
+	assert_int_equal(r.deadlocks[0].edges[0].thread, 6);
+	assert_int_equal(r.deadlocks[1].process, 1);
+	assert_string_equal(r.deadlocks[1].edges[1].waits_location, "B.cs:9");
+	assert_int_equal(r.deadlocks[2].process, 2);
+	assert_string_equal(r.deadlocks[2].edges[1].waits_location, "A.cs:9");
+	rp_free(&r);
+	free(one), free(again), free(x), free(y), free(z), free(mixed), free(same), free(e1), free(e2), free(e3);
 }
 
 /* Nesting far deeper than a report has is refused, not a stack overflow. */
@@ -338,7 +486,7 @@ static void test_check(void **state)
 {
 	struct rp_report r = RP_REPORT_INIT;
 	struct lt_buf b = LT_BUF_INIT;
-	struct rp_limits limits = { 100 * INT64_C(1000000), -1 };
+	struct rp_limits limits = { 100 * INT64_C(1000000), -1, 0 };
 	size_t over;
 	(void)state;
 	one_site(&r, "Shop.Inventory::Reserve", 41, 500, 152.3, "[0.0001, 30], [11, 8], [110, 2], [160, 1]");
@@ -379,6 +527,124 @@ static void test_text(void **state)
 	rp_free(&r);
 }
 
+/* After the table, the potential deadlocks and deadlocks as the run-time's summary gives them. */
+static void test_deadlocks_text(void **state)
+{
+	struct rp_report r = RP_REPORT_INIT;
+	struct lt_buf b = LT_BUF_INIT;
+	char *edges = account_deadlock(6, 5, 0), *extra = NULL, *dl = deadlocks_extra(edges, "", 2);
+	(void)state;
+	assert_true(asprintf(&extra, "%s, \"lock_order_cycles\": [{\"edges\": [{\"held\": {\"method\": \"Host.Account::Debit\", "
+				     "\"location\": \"Program.cs:28\"}, \"acquired\": {\"method\": \"Host.Account::Credit\", \"location\": "
+				     "\"Program.cs:29\"}, \"thread\": 6}, {\"held\": {\"method\": \"Host.Account::Debit\", \"location\": "
+				     "\"Program.cs:28\"}, \"acquired\": {\"method\": \"Host.Account::Debit\", \"location\": \"Program.cs:30\"}, "
+				     "\"thread\": 5}]}]",
+			     dl) > 0);
+	add_report(&r, extra);
+	assert_int_equal(rp_write_text(&r, &b), 0);
+	char *t = to_text(&b), *after = strstr(t, "\n1 potential deadlock ");
+	assert_non_null(after);
+	assert_string_equal(after + 1,
+			    "1 potential deadlock (locks taken in opposite orders; sites that held, then sites that acquired):\n"
+			    "  Program.cs:28 then Program.cs:29 (Host.Account::Debit then Host.Account::Credit), and in the other "
+			    "order at Program.cs:28 then Program.cs:30 (Host.Account::Debit)\n"
+			    "1 deadlock (threads that waited for each other):\n"
+			    "  thread 6 waits at Program.cs:29 (Host.Account::Credit) for the lock thread 5 took at Program.cs:28 "
+			    "(Host.Account::Debit); thread 5 waits at Program.cs:29 (Host.Account::Credit) for the lock thread 6 took "
+			    "at Program.cs:28 (Host.Account::Debit)\n"
+			    "2 more deadlocks not kept (at most 100 per process)\n");
+	lt_buf_free(&b);
+	rp_free(&r);
+	/* no sites at all: the totals line, then the deadlock */
+	char *none = report_json("", dl);
+	assert_int_equal(add_text(&r, none), 0);
+	assert_int_equal(rp_write_text(&r, &b), 0);
+	t = to_text(&b);
+	assert_true(!strncmp(t, "summary: 0 sites ", 17));
+	assert_non_null(strstr(t, "hold 0.000 ms\n1 deadlock (threads that waited for each other):\n  thread 6 waits "));
+	lt_buf_free(&b);
+	rp_free(&r);
+	free(none);
+	free(extra);
+	free(dl);
+	free(edges);
+}
+
+/* check: an LT202 line per deadlock, on the line where its first thread waits, else where the lock it
+ * waits for was taken, else on the report file; none when deadlocks are not checked. */
+static void test_deadlocks_check(void **state)
+{
+	struct rp_report r = RP_REPORT_INIT;
+	struct lt_buf b = LT_BUF_INIT;
+	struct rp_limits limits = { -1, -1, 1 };
+	size_t over;
+	char *edges = account_deadlock(6, 5, 0), *dl = deadlocks_extra(edges, "", 0);
+	static const char said[] = "error LT202: deadlock: thread 6 waits at Program.cs:29 (Host.Account::Credit) for the lock "
+				   "thread 5 took at Program.cs:28 (Host.Account::Debit); thread 5 waits at Program.cs:29 "
+				   "(Host.Account::Credit) for the lock thread 6 took at Program.cs:28 (Host.Account::Debit)\n";
+	char *want = NULL;
+	(void)state;
+	/* the waiting site is not in the report (it never acquired): the held site's line */
+	add_report(&r, dl);
+	rp_sort(&r);
+	assert_int_equal(rp_write_check(&r, &limits, &b, &over), 0);
+	assert_int_equal(over, 1);
+	assert_true(asprintf(&want, "/src/App/P.cs(12): %s", said) > 0);
+	assert_string_equal(to_text(&b), want);
+	free(want);
+	lt_buf_free(&b);
+	/* with the waiting site (another file of the same program): its line */
+	char *site = site_json("Host.Account::Credit", "Program.cs:29", 1, 1, 1, NULL), *json;
+	assert_non_null(strstr(site, "\"line\": 12"));
+	memcpy(strstr(site, "\"line\": 12") + 8, "29", 2);
+	json = report_json(site, NULL);
+	assert_int_equal(add_text(&r, json), 0);
+	rp_sort(&r);
+	assert_int_equal(rp_write_check(&r, &limits, &b, &over), 0);
+	assert_int_equal(over, 1);
+	assert_true(asprintf(&want, "/src/App/P.cs(29): %s", said) > 0);
+	assert_string_equal(to_text(&b), want);
+	free(want);
+	lt_buf_free(&b);
+	/* not checked */
+	limits.deadlocks = 0;
+	assert_int_equal(rp_write_check(&r, &limits, &b, &over), 0);
+	assert_int_equal(over, 0);
+	assert_int_equal(b.len, 0);
+	rp_free(&r);
+	free(json);
+	free(site);
+	/* neither site has a file: the report file it was read from, or its process when read as text */
+	json = report_json("", dl);
+	limits.deadlocks = 1;
+	assert_int_equal(add_text(&r, json), 0);
+	assert_int_equal(rp_write_check(&r, &limits, &b, &over), 0);
+	assert_true(asprintf(&want, "App: %s", said) > 0);
+	assert_string_equal(to_text(&b), want);
+	free(want);
+	lt_buf_free(&b);
+	rp_free(&r);
+	char path[] = "/tmp/lt-report-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	assert_non_null(f);
+	assert_int_equal(fputs(json, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(rp_add_file(&r, path), 0);
+	assert_string_equal(r.processes[0].path, path);
+	assert_int_equal(rp_write_check(&r, &limits, &b, &over), 0);
+	assert_true(asprintf(&want, "%s: %s", path, said) > 0);
+	assert_string_equal(to_text(&b), want);
+	unlink(path);
+	free(want);
+	lt_buf_free(&b);
+	rp_free(&r);
+	free(json);
+	free(dl);
+	free(edges);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -387,6 +653,8 @@ int main(void)
 		cmocka_unit_test(test_deep_nesting),   cmocka_unit_test(test_unknown_fields),
 		cmocka_unit_test(test_html_escapes),   cmocka_unit_test(test_pprof),
 		cmocka_unit_test(test_check),          cmocka_unit_test(test_text),
+		cmocka_unit_test(test_deadlocks_read), cmocka_unit_test(test_deadlocks_merge),
+		cmocka_unit_test(test_deadlocks_text), cmocka_unit_test(test_deadlocks_check),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

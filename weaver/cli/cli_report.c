@@ -121,8 +121,8 @@ static int64_t limit_ns(const char *text)
 
 int cli_check(int argc, char **argv)
 {
-	static const char use[] = "usage: locktime check RUN.json... [--max-hold-ms N] [--max-wait-ms N]";
-	struct rp_limits limits = { -1, -1 };
+	static const char use[] = "usage: locktime check RUN.json... [--max-hold-ms N] [--max-wait-ms N] [--ignore-deadlocks]";
+	struct rp_limits limits = { -1, -1, 1 };
 	char **files = calloc((size_t)argc, sizeof *files);
 	int n = 0, rc;
 	size_t over = 0;
@@ -142,6 +142,8 @@ int cli_check(int argc, char **argv)
 				return 2;
 			}
 			*(hold ? &limits.max_hold_ns : &limits.max_wait_ns) = v;
+		} else if (!strcmp(argv[i], "--ignore-deadlocks")) {
+			limits.deadlocks = 0;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			return free(files), usage_error(use);
 		} else {
@@ -150,8 +152,8 @@ int cli_check(int argc, char **argv)
 	}
 	if (n == 0)
 		return free(files), usage_error(use);
-	if (limits.max_hold_ns < 0 && limits.max_wait_ns < 0)
-		return free(files), usage_error("locktime check: give --max-hold-ms, --max-wait-ms or both");
+	if (limits.max_hold_ns < 0 && limits.max_wait_ns < 0 && !limits.deadlocks)
+		return free(files), usage_error("locktime check: --ignore-deadlocks without --max-hold-ms or --max-wait-ms checks nothing");
 	rc = read_all(&r, files, n);
 	if (rc == 0) {
 		lt_error_clear();

@@ -1,8 +1,9 @@
-/* rp_check.c - `locktime check`: a canonical error line per site over a limit. */
+/* rp_check.c - `locktime check`: a canonical error line per site over a limit and per deadlock. */
 #include "rp_output.h"
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 /* One LT200/LT201 line for site s if d's maximum is at or over limit_ns; `counts` names what
  * d's histogram counts ("acquisitions" for holds, "waits" for waits: failed tries' too). */
@@ -34,6 +35,36 @@ static int check_one(const struct rp_site *s, const struct rp_durations *d, int6
 	return 0;
 }
 
+/* The report's site of this method and location that has a source file, or NULL. */
+static const struct rp_site *site_with_file(const struct rp_report *r, const char *method, const char *location)
+{
+	for (size_t i = 0; i < r->n_sites; i++) {
+		const struct rp_site *s = &r->sites[i];
+		if (s->file && !strcmp(s->method, method) && !strcmp(s->location, location))
+			return s;
+	}
+	return NULL;
+}
+
+/* The LT202 line of deadlock d, on a source line: where its first thread waits, or - a site that never
+ * acquired is not among the report's sites - where the lock it waits for was taken; else on the report
+ * file it came from. */
+static int check_deadlock(const struct rp_report *r, const struct rp_deadlock *d, struct lt_buf *out, size_t *over)
+{
+	const struct rp_wait *first = &d->edges[0];
+	const struct rp_site *at = site_with_file(r, first->waits_method, first->waits_location);
+	const struct rp_process *p = &r->processes[d->process];
+
+	if (!at)
+		at = site_with_file(r, first->held_method, first->held_location);
+	if (at ? lt_buf_printf(out, "%s(%" PRId64 "): ", at->file, at->line) : lt_buf_printf(out, "%s: ", p->path ? p->path : p->name))
+		return -1;
+	if (lt_buf_printf(out, "error LT%03d: deadlock: ", RP_LT_DEADLOCK) || rp_describe_deadlock(d, out) || lt_buf_u8(out, '\n'))
+		return -1;
+	(*over)++;
+	return 0;
+}
+
 int rp_write_check(const struct rp_report *r, const struct rp_limits *limits, struct lt_buf *out, size_t *over)
 {
 	*over = 0;
@@ -43,5 +74,8 @@ int rp_write_check(const struct rp_report *r, const struct rp_limits *limits, st
 		    check_one(s, &s->wait, limits->max_wait_ns, RP_LT_WAIT, "waited", "waits", out, over))
 			return -1;
 	}
+	for (size_t i = 0; limits->deadlocks && i < r->n_deadlocks; i++)
+		if (check_deadlock(r, &r->deadlocks[i], out, over))
+			return -1;
 	return 0;
 }

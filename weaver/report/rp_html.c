@@ -118,7 +118,29 @@ static json_t *site(const struct rp_site *s, int *ok)
 	return o;
 }
 
-/* The page's data: processes, dropped_lines, sites, cycles (docs/report-format.md, "HTML"). */
+/* The page's deadlocks: per deadlock its edges {thread, waits, holder_thread, held}. */
+static json_t *deadlocks(const struct rp_report *r, int *ok)
+{
+	json_t *list = json_array();
+	for (size_t i = 0; list && i < r->n_deadlocks; i++) {
+		json_t *edges = json_array();
+		for (size_t k = 0; edges && k < r->deadlocks[i].n_edges; k++) {
+			const struct rp_wait *e = &r->deadlocks[i].edges[k];
+			json_t *o = json_object();
+			if (o) {
+				put(o, "thread", json_integer(e->thread), ok);
+				put(o, "waits", end(e->waits_method, e->waits_location, ok), ok);
+				put(o, "holder_thread", json_integer(e->holder_thread), ok);
+				put(o, "held", end(e->held_method, e->held_location, ok), ok);
+			}
+			push(edges, o, ok);
+		}
+		push(list, edges, ok);
+	}
+	return list;
+}
+
+/* The page's data: processes, dropped_lines, sites, cycles, deadlocks (docs/report-format.md, "HTML"). */
 static json_t *page_data(const struct rp_report *r, int *ok)
 {
 	json_t *root = json_object(), *procs = json_array(), *sites = json_array(), *cycles = json_array();
@@ -132,6 +154,8 @@ static json_t *page_data(const struct rp_report *r, int *ok)
 	put(root, "processes", procs, ok);
 	put(root, "sites", sites, ok);
 	put(root, "cycles", cycles, ok);
+	put(root, "deadlocks", deadlocks(r, ok), ok);
+	put(root, "deadlocks_not_kept", json_integer(r->deadlocks_not_kept), ok);
 	put(root, "dropped_lines", json_integer(r->dropped_lines), ok);
 	for (size_t i = 0; procs && i < r->n_processes; i++) {
 		const struct rp_process *p = &r->processes[i];

@@ -228,41 +228,105 @@ static void free_cycle(struct rp_cycle *c)
 	free(c->edges);
 }
 
-/* The same cycle: the same edges in the same order (threads aside). */
-static int same_cycle(const struct rp_cycle *a, const struct rp_cycle *b)
+static void free_deadlock(struct rp_deadlock *d)
 {
+	for (size_t i = 0; i < d->n_edges; i++) {
+		struct rp_wait *e = &d->edges[i];
+		free(e->waits_method);
+		free(e->waits_location);
+		free(e->held_method);
+		free(e->held_location);
+	}
+	free(d->edges);
+}
+
+/* Site (m1, l1) is site (m2, l2): the same method and location. */
+static int same_site(const char *m1, const char *l1, const char *m2, const char *l2)
+{
+	return !strcmp(m1, m2) && !strcmp(l1, l2);
+}
+
+/* The same cycle: the same edges in the same order (threads aside). */
+static int same_cycle(const void *pa, const void *pb)
+{
+	const struct rp_cycle *a = pa, *b = pb;
 	if (a->n_edges != b->n_edges)
 		return 0;
 	for (size_t i = 0; i < a->n_edges; i++) {
 		const struct rp_edge *x = &a->edges[i], *y = &b->edges[i];
-		if (strcmp(x->held_method, y->held_method) || strcmp(x->held_location, y->held_location) ||
-		    strcmp(x->acquired_method, y->acquired_method) || strcmp(x->acquired_location, y->acquired_location))
+		if (!same_site(x->held_method, x->held_location, y->held_method, y->held_location) ||
+		    !same_site(x->acquired_method, x->acquired_location, y->acquired_method, y->acquired_location))
 			return 0;
 	}
 	return 1;
 }
 
-static int merge_cycles(struct rp_report *r, struct rp_report *one)
+/* How many of d's edges wait at the site where e waits and are behind a lock taken at e's held site. */
+static size_t pairs_like(const struct rp_deadlock *d, const struct rp_wait *e)
 {
-	for (size_t k = 0; k < one->n_cycles; k++) {
+	size_t n = 0;
+	for (size_t i = 0; i < d->n_edges; i++)
+		n += same_site(d->edges[i].waits_method, d->edges[i].waits_location, e->waits_method, e->waits_location) &&
+		     same_site(d->edges[i].held_method, d->edges[i].held_location, e->held_method, e->held_location);
+	return n;
+}
+
+/* The same deadlock, as the run-time tells them apart (Deadlocks.Keep): the same (held, waits) site
+ * pairs, as many times each, in any order; threads aside. */
+static int same_deadlock(const void *pa, const void *pb)
+{
+	const struct rp_deadlock *a = pa, *b = pb;
+	if (a->n_edges != b->n_edges)
+		return 0;
+	for (size_t i = 0; i < a->n_edges; i++)
+		if (pairs_like(a, &a->edges[i]) != pairs_like(b, &a->edges[i]))
+			return 0;
+	return 1;
+}
+
+/* The `n_from` items of `from` (`size` bytes each) that `same` finds in none of the *n_to at *to appended
+ * there (the others left in `from`, which its owner frees); each one moved is zeroed in `from`. */
+static int add_new(void **to, size_t *n_to, void *from, size_t n_from, size_t size,
+		   int (*same)(const void *, const void *))
+{
+	for (size_t k = 0; k < n_from; k++) {
+		char *item = (char *)from + k * size, *grown;
 		int known = 0;
-		for (size_t i = 0; i < r->n_cycles && !known; i++)
-			known = same_cycle(&r->cycles[i], &one->cycles[k]);
+		for (size_t i = 0; i < *n_to && !known; i++)
+			known = same((const char *)*to + i * size, item);
 		if (known)
 			continue;
-		struct rp_cycle *grown = lt_realloc(r->cycles, (r->n_cycles + 1) * sizeof *grown);
-		if (!grown)
+		if (!(grown = lt_realloc(*to, (*n_to + 1) * size)))
 			return lt_nomem(NULL);
-		r->cycles = grown;
-		r->cycles[r->n_cycles++] = one->cycles[k];
-		memset(&one->cycles[k], 0, sizeof one->cycles[k]);
+		*to = grown;
+		memcpy(grown + (*n_to)++ * size, item, size);
+		memset(item, 0, size);
 	}
 	return 0;
 }
 
+/* one's cycles and deadlocks not yet in r into r; a deadlock names its process by its index in r
+ * (`first`: where one's processes begin there). */
+static int merge_rings(struct rp_report *r, struct rp_report *one, size_t first)
+{
+	void *cycles = r->cycles, *deadlocks = r->deadlocks;
+	int rc;
+	if (add(&r->deadlocks_not_kept, one->deadlocks_not_kept, RP_MAX_COUNT, "lock_order.deadlocks_not_kept"))
+		return -1;
+	for (size_t k = 0; k < one->n_deadlocks; k++)
+		one->deadlocks[k].process += first;
+	rc = add_new(&cycles, &r->n_cycles, one->cycles, one->n_cycles, sizeof *one->cycles, same_cycle);
+	r->cycles = cycles;
+	if (rc == 0)
+		rc = add_new(&deadlocks, &r->n_deadlocks, one->deadlocks, one->n_deadlocks, sizeof *one->deadlocks,
+			     same_deadlock);
+	r->deadlocks = deadlocks;
+	return rc;
+}
+
 int rp_merge(struct rp_report *r, struct rp_report *one)
 {
-	size_t n = r->n_sites + one->n_sites, out = 0;
+	size_t n = r->n_sites + one->n_sites, out = 0, first = r->n_processes;
 	struct rp_site *all;
 	struct rp_process *procs;
 
@@ -302,7 +366,7 @@ int rp_merge(struct rp_report *r, struct rp_report *one)
 		}
 		r->n_sites = out;
 	}
-	return merge_cycles(r, one);
+	return merge_rings(r, one, first);
 }
 
 static int by_cost(const void *pa, const void *pb)
@@ -326,6 +390,7 @@ void rp_free(struct rp_report *r)
 	for (size_t i = 0; i < r->n_processes; i++) {
 		free(r->processes[i].name);
 		free(r->processes[i].start_utc);
+		free(r->processes[i].path);
 	}
 	free(r->processes);
 	for (size_t i = 0; i < r->n_sites; i++)
@@ -334,5 +399,8 @@ void rp_free(struct rp_report *r)
 	for (size_t i = 0; i < r->n_cycles; i++)
 		free_cycle(&r->cycles[i]);
 	free(r->cycles);
+	for (size_t i = 0; i < r->n_deadlocks; i++)
+		free_deadlock(&r->deadlocks[i]);
+	free(r->deadlocks);
 	memset(r, 0, sizeof *r);
 }

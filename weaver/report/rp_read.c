@@ -218,8 +218,10 @@ static int get_end(json_t *edge, const char *key, const struct where *parent, ch
 	return get_string(v, "method", &w, 0, method) || get_string(v, "location", &w, 0, location) ? -1 : 0;
 }
 
-static int get_edge(json_t *v, const struct where *w, struct rp_edge *e)
+/* A lock-order cycle's edge: {"held", "acquired", "thread"} into the struct rp_edge at `out`. */
+static int get_edge(json_t *v, const struct where *w, void *out)
 {
+	struct rp_edge *e = out;
 	json_t *t;
 	char num[32];
 	if (!json_is_object(v))
@@ -240,39 +242,102 @@ static int get_edge(json_t *v, const struct where *w, struct rp_edge *e)
 	return (e->thread = dup_or_fail(num)) ? 0 : -1;
 }
 
+/* A deadlock's edge: {"thread", "waits", "holder_thread", "held"} into the struct rp_wait at `out`. */
+static int get_wait(json_t *v, const struct where *w, void *out)
+{
+	struct rp_wait *e = out;
+	if (!json_is_object(v))
+		return bad(w, "not an object");
+	if (get_count(v, "thread", w, &e->thread) || get_end(v, "waits", w, &e->waits_method, &e->waits_location) ||
+	    get_count(v, "holder_thread", w, &e->holder_thread) ||
+	    get_end(v, "held", w, &e->held_method, &e->held_location))
+		return -1;
+	return 0;
+}
+
+/* root[key]: an array into *list with its size in *n, or absent (*n = 0). */
+static int get_list(json_t *root, const char *key, json_t **list, size_t *n)
+{
+	struct where w = at(NULL, key, -1);
+	*list = json_object_get(root, key);
+	*n = 0;
+	if (!*list)
+		return 0;
+	if (!json_is_array(*list))
+		return bad(&w, "not an array");
+	*n = json_array_size(*list);
+	return 0;
+}
+
+/* Item i of the list root[key], {"edges": [...]} (a ring of edges): its edges into *edges, a new array of
+ * `size`-byte edges each read by `read`, *n counting those begun (so that a failure frees them all). */
+static int get_ring(json_t *list, const char *key, size_t i, size_t size,
+		    int (*read)(json_t *, const struct where *, void *), void **edges, size_t *n)
+{
+	json_t *ring = json_array_get(list, i), *v;
+	struct where wi = at(NULL, key, (long)i), we = at(&wi, "edges", -1);
+	if (!json_is_object(ring))
+		return bad(&wi, "not an object");
+	v = json_object_get(ring, "edges");
+	if (!v)
+		return bad(&we, "missing");
+	if (!json_is_array(v) || json_array_size(v) == 0)
+		return bad(&we, "not an array of edges");
+	size_t m = json_array_size(v);
+	if (!(*edges = lt_calloc(m, size)))
+		return lt_nomem(NULL);
+	for (size_t k = 0; k < m; k++) {
+		struct where wk = at(&wi, "edges", (long)k);
+		(*n)++;
+		if (read(json_array_get(v, k), &wk, (char *)*edges + k * size))
+			return -1;
+	}
+	return 0;
+}
+
 static int get_cycles(json_t *root, struct rp_report *one)
 {
-	json_t *v = json_object_get(root, "lock_order_cycles");
-	struct where w = at(NULL, "lock_order_cycles", -1);
-	if (!v)
-		return 0;
-	if (!json_is_array(v))
-		return bad(&w, "not an array");
-	size_t n = json_array_size(v);
-	if (n == 0)
-		return 0;
-	if (!(one->cycles = lt_calloc(n, sizeof *one->cycles)))
+	json_t *list;
+	size_t n;
+	if (get_list(root, "lock_order_cycles", &list, &n))
+		return -1;
+	if (n && !(one->cycles = lt_calloc(n, sizeof *one->cycles)))
 		return lt_nomem(NULL);
 	for (size_t i = 0; i < n; i++) {
-		json_t *c = json_array_get(v, i), *edges;
-		struct where wi = at(NULL, "lock_order_cycles", (long)i);
-		struct rp_cycle *cy = &one->cycles[one->n_cycles++];
-		if (!json_is_object(c))
-			return bad(&wi, "not an object");
-		edges = json_object_get(c, "edges");
-		struct where we = at(&wi, "edges", -1);
-		if (!edges)
-			return bad(&we, "missing");
-		if (!json_is_array(edges) || json_array_size(edges) == 0)
-			return bad(&we, "not an array of edges");
-		size_t m = json_array_size(edges);
-		if (!(cy->edges = lt_calloc(m, sizeof *cy->edges)))
-			return lt_nomem(NULL);
-		for (size_t k = 0; k < m; k++) {
-			struct where wk = at(&wi, "edges", (long)k);
-			if (get_edge(json_array_get(edges, k), &wk, &cy->edges[cy->n_edges++]))
-				return -1;
-		}
+		struct rp_cycle *c = &one->cycles[one->n_cycles++];
+		void *edges = NULL;
+		int rc = get_ring(list, "lock_order_cycles", i, sizeof *c->edges, get_edge, &edges, &c->n_edges);
+		c->edges = edges;
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+/* "deadlocks" (absent in reports of earlier versions: none) and "lock_order.deadlocks_not_kept". */
+static int get_deadlocks(json_t *root, struct rp_report *one)
+{
+	json_t *list, *order = json_object_get(root, "lock_order"), *v;
+	size_t n;
+	struct where wo = at(NULL, "lock_order", -1);
+	if (order && !json_is_object(order))
+		return bad(&wo, "not an object");
+	if (order && (v = json_object_get(order, "deadlocks_not_kept"))) {
+		struct where wn = at(&wo, "deadlocks_not_kept", -1);
+		if (as_count(v, &wn, &one->deadlocks_not_kept))
+			return -1;
+	}
+	if (get_list(root, "deadlocks", &list, &n))
+		return -1;
+	if (n && !(one->deadlocks = lt_calloc(n, sizeof *one->deadlocks)))
+		return lt_nomem(NULL);
+	for (size_t i = 0; i < n; i++) {
+		struct rp_deadlock *d = &one->deadlocks[one->n_deadlocks++];
+		void *edges = NULL;
+		int rc = get_ring(list, "deadlocks", i, sizeof *d->edges, get_wait, &edges, &d->n_edges);
+		d->edges = edges;
+		if (rc)
+			return -1;
 	}
 	return 0;
 }
@@ -323,7 +388,7 @@ static int get_report(json_t *root, struct rp_report *one)
 		if (get_site(json_array_get(sites, i), &wi, &one->sites[i]))
 			return -1;
 	}
-	return get_cycles(root, one);
+	return get_cycles(root, one) || get_deadlocks(root, one) ? -1 : 0;
 }
 
 int rp_add_json(struct rp_report *r, const char *text, size_t len)
@@ -353,5 +418,8 @@ int rp_add_file(struct rp_report *r, const char *path)
 		return -1;
 	rc = rp_add_json(r, (const char *)data, size);
 	free(data);
+	/* the process just added (rp_merge appends one's) came from this file */
+	if (rc == 0 && !(r->processes[r->n_processes - 1].path = lt_strdup(path)))
+		return lt_nomem(NULL);
 	return rc;
 }

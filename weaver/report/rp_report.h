@@ -16,6 +16,7 @@
 #define RP_MAX_SITES 1000000     /* sites in one merged report */
 #define RP_MAX_COUNT (INT64_C(1) << 53) /* any count: exact in a JSON number */
 #define RP_MAX_MS 1e12           /* any duration, in ms (about 31 years) */
+#define RP_DEADLOCKS_KEPT 100    /* deadlocks one run-time keeps (Deadlocks.MaxKept); the rest are counted */
 
 /* One histogram bucket: the values in [lower_ns, upper_ns). */
 struct rp_bucket {
@@ -64,12 +65,28 @@ struct rp_cycle {
 	size_t n_edges;
 };
 
+/* One edge of a deadlock: `thread` waits at the site `waits` for the lock `holder_thread` took at `held`. */
+struct rp_wait {
+	char *waits_method, *waits_location;
+	char *held_method, *held_location;
+	int64_t thread, holder_thread; /* managed thread ids */
+};
+
+/* Threads blocked in lock calls waiting for each other ("deadlocks"): each edge's holder_thread is the
+ * next edge's thread, the last one's the first's; the last thread to wait first. */
+struct rp_deadlock {
+	struct rp_wait *edges;
+	size_t n_edges;
+	size_t process; /* index in rp_report.processes of the first file that had it */
+};
+
 /* A process that contributed (one per file read). */
 struct rp_process {
 	char *name;
 	int64_t pid;
 	char *start_utc;
 	int64_t duration_ns;
+	char *path; /* the report file it was read from (rp_add_file); NULL when added as text */
 };
 
 struct rp_report {
@@ -80,22 +97,27 @@ struct rp_report {
 	size_t n_sites;
 	struct rp_cycle *cycles; /* lock-order cycles, each once */
 	size_t n_cycles;
+	struct rp_deadlock *deadlocks; /* deadlocks, each once (the same set of waits/held site pairs) */
+	size_t n_deadlocks;
+	int64_t deadlocks_not_kept; /* "lock_order.deadlocks_not_kept", added up: found past the run-time's cap */
 };
 
-#define RP_REPORT_INIT { NULL, 0, 0, NULL, 0, NULL, 0 }
+#define RP_REPORT_INIT { NULL, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0 }
 
 /* Parse one report's JSON text (`len` bytes, need not be NUL-terminated) and add it to `r`.
  * Returns 0, or -1 with LT_E_REPORT naming what is wrong and where ("sites[3].hold_ms.max: not a
  * number"), LT_E_LIMIT past the limits above, or LT_E_NOMEM; on LT_E_REPORT `r` is as before the call. */
 int rp_add_json(struct rp_report *r, const char *text, size_t len);
 
-/* Add `one` (one file's report) to `r`: its processes, sites and cycles move into `r` (`one` is left
- * empty); sites with the same assembly, method and location add up; a cycle already in `r` is kept
- * once.  Returns 0, or -1 with LT_E_LIMIT (a count would pass RP_MAX_COUNT, too many sites) or
+/* Add `one` (one file's report) to `r`: its processes, sites, cycles and deadlocks move into `r` (`one`
+ * is left empty); sites with the same assembly, method and location add up; a cycle already in `r` (the
+ * same edges in the same order) and a deadlock already in `r` (the same waits/held site pairs, in any
+ * order: threads aside) are kept once.  Returns 0, or -1 with LT_E_LIMIT (a count would pass RP_MAX_COUNT, too many sites) or
  * LT_E_NOMEM, `r` then holding part of `one`. */
 int rp_merge(struct rp_report *r, struct rp_report *one);
 
-/* Read the file at `path` and add it (rp_add_json).  Returns 0 or -1 (LT_E_IO when unreadable). */
+/* Read the file at `path` and add it (rp_add_json), its process's `path` set to it.  Returns 0 or -1
+ * (LT_E_IO when unreadable). */
 int rp_add_file(struct rp_report *r, const char *path);
 
 /* Order the sites as the summary does: total wait, then total hold, both descending, then method. */

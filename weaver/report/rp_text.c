@@ -1,4 +1,5 @@
-/* rp_text.c - the summary table of a report (`locktime report --format text`). */
+/* rp_text.c - the summary table of a report (`locktime report --format text`), then its potential
+ * deadlocks and deadlocks, each as the run-time's summary gives it (weaver/runtime/Summary.cs). */
 #include "rp_output.h"
 #include "lt_error.h"
 
@@ -70,7 +71,8 @@ static int row(struct lt_buf *out, const char *const text[COLUMNS], const size_t
 	return lt_buf_u8(out, '\n');
 }
 
-int rp_write_text(const struct rp_report *r, struct lt_buf *out)
+/* The totals line, then (when there are sites) the table. */
+static int table(const struct rp_report *r, struct lt_buf *out)
 {
 	int64_t acq = 0, cont = 0, failed = 0, wait = 0, hold = 0;
 	size_t assemblies = 0, width[COLUMNS];
@@ -129,4 +131,59 @@ int rp_write_text(const struct rp_report *r, struct lt_buf *out)
 			return -1;
 	}
 	return 0;
+}
+
+/* A cycle as LockOrder.Describe gives it: "A.cs:1 then B.cs:2 (M), and in the other order at B.cs:3 then
+ * A.cs:4 (M)", the methods "(M1 then M2)" when they differ; longer cycles list every edge, the last
+ * after "and". */
+static int describe_cycle(const struct rp_cycle *c, struct lt_buf *out)
+{
+	for (size_t i = 0; i < c->n_edges; i++) {
+		const struct rp_edge *e = &c->edges[i];
+		const char *sep = i == 0 ? "" : i < c->n_edges - 1 ? ", " : c->n_edges == 2 ? ", and in the other order at " : ", and ";
+		int same = !strcmp(e->held_method, e->acquired_method);
+		if (lt_buf_printf(out, "%s%s then %s (%s%s%s)", sep, e->held_location, e->acquired_location, e->held_method,
+				  same ? "" : " then ", same ? "" : e->acquired_method))
+			return -1;
+	}
+	return 0;
+}
+
+int rp_describe_deadlock(const struct rp_deadlock *d, struct lt_buf *out)
+{
+	for (size_t i = 0; i < d->n_edges; i++) {
+		const struct rp_wait *e = &d->edges[i];
+		if (lt_buf_printf(out, "%sthread %" PRId64 " waits at %s (%s) for the lock thread %" PRId64 " took at %s (%s)",
+				  i ? "; " : "", e->thread, e->waits_location, e->waits_method, e->holder_thread,
+				  e->held_location, e->held_method))
+			return -1;
+	}
+	return 0;
+}
+
+/* After the table, as Summary.Cycles: the potential deadlocks, the deadlocks, those not kept. */
+static int rings(const struct rp_report *r, struct lt_buf *out)
+{
+	if (r->n_cycles && lt_buf_printf(out, "%zu %s (locks taken in opposite orders; sites that held, then sites that acquired):\n",
+					 r->n_cycles, plural((int64_t)r->n_cycles, "potential deadlock", "potential deadlocks")))
+		return -1;
+	for (size_t i = 0; i < r->n_cycles; i++)
+		if (lt_buf_printf(out, "  ") || describe_cycle(&r->cycles[i], out) || lt_buf_u8(out, '\n'))
+			return -1;
+	if (r->n_deadlocks && lt_buf_printf(out, "%zu %s (threads that waited for each other):\n", r->n_deadlocks,
+					    plural((int64_t)r->n_deadlocks, "deadlock", "deadlocks")))
+		return -1;
+	for (size_t i = 0; i < r->n_deadlocks; i++)
+		if (lt_buf_printf(out, "  ") || rp_describe_deadlock(&r->deadlocks[i], out) || lt_buf_u8(out, '\n'))
+			return -1;
+	if (r->deadlocks_not_kept &&
+	    lt_buf_printf(out, "%" PRId64 " %s not kept (at most %d per process)\n", r->deadlocks_not_kept,
+			  plural(r->deadlocks_not_kept, "more deadlock", "more deadlocks"), RP_DEADLOCKS_KEPT))
+		return -1;
+	return 0;
+}
+
+int rp_write_text(const struct rp_report *r, struct lt_buf *out)
+{
+	return table(r, out) || rings(r, out) ? -1 : 0;
 }
