@@ -252,6 +252,10 @@ static void test_hostile(void **state)
 	refused_site("\"failed\": 0", "\"failed\": 0, \"waited_behind\": [{\"method\": \"M\", \"location\": \"L\", \"wait_ms\": 1}]",
 		     "sites[0].waited_behind[0].count: missing");
 	refused_site("\"failed\": 0", "\"failed\": 0, \"blamed_wait_ms\": \"1\"", "sites[0].blamed_wait_ms: not a number");
+	refused_site("\"failed\": 0", "\"failed\": 0, \"held_now\": []", "sites[0].held_now: not an object");
+	refused_site("\"failed\": 0", "\"failed\": 0, \"held_now\": {\"count\": 1}", "sites[0].held_now.longest_ms: missing");
+	refused_site("\"failed\": 0", "\"failed\": 0, \"held_now\": {\"count\": -1, \"longest_ms\": 1}",
+		     "sites[0].held_now.count: out of range");
 	char *json = report_json("", ", \"lock_order_cycles\": [{\"edges\": [{\"held\": {\"method\": \"A\"}}]}]");
 	refused(json, LT_E_REPORT, "lock_order_cycles[0].edges[0].held.location: missing");
 	free(json);
@@ -570,6 +574,39 @@ static void test_deadlocks_text(void **state)
 	free(edges);
 }
 
+/* "held_now" adds up (counts added, the longest the larger) and the text lists the sites holding, longest
+ * first, after the table, as the run-time's summary does. */
+static void test_held_now(void **state)
+{
+	struct rp_report r = RP_REPORT_INIT;
+	struct lt_buf b = LT_BUF_INIT;
+	static const struct {
+		const char *method;
+		long count;
+		double longest;
+	} held[] = { { "App.P::Short", 1, 2.5 }, { "App.P::Long", 3, 1534.25 }, { "App.P::Long", 2, 1600.125 }, { "App.P::None", 0, 0 } };
+	(void)state;
+	for (size_t i = 0; i < sizeof held / sizeof *held; i++) {
+		char *site = site_json(held[i].method, "P.cs:12", 1, 1, 1, NULL), *with = NULL, *json;
+		assert_true(asprintf(&with, "%.*s, \"held_now\": {\"count\": %ld, \"longest_ms\": %.6f}}", (int)strlen(site) - 1, site,
+				     held[i].count, held[i].longest) > 0);
+		json = report_json(with, NULL);
+		assert_int_equal(add_text(&r, json), 0);
+		free(json);
+		free(with);
+		free(site);
+	}
+	rp_sort(&r);
+	assert_int_equal(rp_write_text(&r, &b), 0);
+	char *t = to_text(&b), *at = strstr(t, "\nheld now");
+	assert_non_null(at);
+	assert_string_equal(at + 1, "held now, as the reports were written (longest first):\n"
+				    "  App.P::Long at P.cs:12: 5 holds, the longest 1600.125 ms so far\n"
+				    "  App.P::Short at P.cs:12: 1 hold, the longest 2.500 ms so far\n");
+	lt_buf_free(&b);
+	rp_free(&r);
+}
+
 /* check: an LT202 line per deadlock, on the line where its first thread waits, else where the lock it
  * waits for was taken, else on the report file; none when deadlocks are not checked. */
 static void test_deadlocks_check(void **state)
@@ -655,6 +692,7 @@ int main(void)
 		cmocka_unit_test(test_check),          cmocka_unit_test(test_text),
 		cmocka_unit_test(test_deadlocks_read), cmocka_unit_test(test_deadlocks_merge),
 		cmocka_unit_test(test_deadlocks_text), cmocka_unit_test(test_deadlocks_check),
+		cmocka_unit_test(test_held_now),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -176,8 +176,10 @@ static int add_site(struct rp_site *a, struct rp_site *b)
 	if (add(&a->acquisitions, b->acquisitions, RP_MAX_COUNT, a->method) ||
 	    add(&a->contended, b->contended, RP_MAX_COUNT, a->method) ||
 	    add(&a->failed, b->failed, RP_MAX_COUNT, a->method) || add_durations(&a->wait, &b->wait) ||
-	    add_durations(&a->hold, &b->hold) || add_blame(a, b))
+	    add_durations(&a->hold, &b->hold) || add_blame(a, b) || add(&a->held_now, b->held_now, RP_MAX_COUNT, a->method))
 		return -1;
+	if (b->held_longest_ns > a->held_longest_ns)
+		a->held_longest_ns = b->held_longest_ns;
 	if (!a->file && b->file) {
 		a->file = b->file;
 		a->line = b->line;

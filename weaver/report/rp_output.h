@@ -8,7 +8,9 @@
 /* The summary table of every site (r sorted with rp_sort), as the run-time prints it at exit but
  * without the "LockTime:" prefix: a totals line, then method, location, kind, acquired, contended,
  * failed, wait total/max/p99, hold total/max/p99 (ms, three decimals), text left, numbers right; then,
- * as the run-time's summary, the potential deadlocks ("1 potential deadlock (locks taken in opposite
+ * as the run-time's summary, the holds in progress ("held now, as the report was written (longest
+ * first):" and a line per site holding, "  M at L: 3 holds, the longest 1534.250 ms so far"), the
+ * potential deadlocks ("1 potential deadlock (locks taken in opposite
  * orders; ...):" and a line each), the deadlocks ("1 deadlock (threads that waited for each other):"
  * and a line each, rp_describe_deadlock) and "N more deadlocks not kept" when some were.
  * Returns 0, or -1 with LT_E_NOMEM. */

@@ -181,6 +181,18 @@ static int get_blame(json_t *site, const struct where *parent, struct rp_site *s
 	return 0;
 }
 
+/* "held_now": {"count", "longest_ms"}, when present (reports of older versions lack it). */
+static int get_held_now(json_t *site, const struct where *parent, struct rp_site *s)
+{
+	json_t *v = json_object_get(site, "held_now");
+	struct where w = at(parent, "held_now", -1);
+	if (!v)
+		return 0;
+	if (!json_is_object(v))
+		return bad(&w, "not an object");
+	return get_count(v, "count", &w, &s->held_now) || get_ms(v, "longest_ms", &w, &s->held_longest_ns) ? -1 : 0;
+}
+
 static int get_site(json_t *v, const struct where *w, struct rp_site *s)
 {
 	json_t *line;
@@ -201,7 +213,7 @@ static int get_site(json_t *v, const struct where *w, struct rp_site *s)
 	if (get_count(v, "acquisitions", w, &s->acquisitions) || get_count(v, "contended", w, &s->contended) ||
 	    get_count(v, "failed", w, &s->failed) || get_durations(v, "wait_ms", w, &s->wait) ||
 	    get_durations(v, "hold_ms", w, &s->hold) || get_histogram(v, "wait_histogram", w, &s->wait) ||
-	    get_histogram(v, "hold_histogram", w, &s->hold) || get_blame(v, w, s))
+	    get_histogram(v, "hold_histogram", w, &s->hold) || get_blame(v, w, s) || get_held_now(v, w, s))
 		return -1;
 	return 0;
 }

@@ -51,6 +51,8 @@ struct rp_site {
 	int64_t blamed_wait_ns;
 	struct rp_blame *behind; /* "waited_behind" */
 	size_t n_behind;
+	int64_t held_now;        /* "held_now.count": holds in progress as the report was written (0: none, or absent) */
+	int64_t held_longest_ns; /* "held_now.longest_ms": how long the longest of them had been held */
 };
 
 /* One edge of a lock-order cycle: `thread` acquired at `acquired` while holding the lock it took at `held`. */

@@ -1,7 +1,9 @@
-/* rp_text.c - the summary table of a report (`locktime report --format text`), then its potential
- * deadlocks and deadlocks, each as the run-time's summary gives it (weaver/runtime/Summary.cs). */
+/* rp_text.c - the summary table of a report (`locktime report --format text`), then its holds in
+ * progress, potential deadlocks and deadlocks, each as the run-time's summary gives it
+ * (weaver/runtime/Summary.cs). */
 #include "rp_output.h"
 #include "lt_error.h"
+#include "lt_mem.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -161,6 +163,43 @@ int rp_describe_deadlock(const struct rp_deadlock *d, struct lt_buf *out)
 	return 0;
 }
 
+static int longest_held_first(const void *pa, const void *pb)
+{
+	const struct rp_site *a = *(const struct rp_site *const *)pa, *b = *(const struct rp_site *const *)pb;
+	if (a->held_longest_ns != b->held_longest_ns)
+		return a->held_longest_ns > b->held_longest_ns ? -1 : 1;
+	return a < b ? -1 : a > b; /* then in the table's order */
+}
+
+/* After the table, as Summary.HeldNow: the sites with holds in progress as the reports were written,
+ * longest first. */
+static int held_now(const struct rp_report *r, struct lt_buf *out)
+{
+	const struct rp_site **held;
+	size_t n = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < r->n_sites; i++)
+		n += r->sites[i].held_now > 0;
+	if (n == 0)
+		return 0;
+	if (!(held = lt_calloc(n, sizeof *held)))
+		return lt_nomem(NULL);
+	n = 0;
+	for (size_t i = 0; i < r->n_sites; i++)
+		if (r->sites[i].held_now > 0)
+			held[n++] = &r->sites[i];
+	qsort(held, n, sizeof *held, longest_held_first);
+	rc = lt_buf_printf(out, "held now, as the %s written (longest first):\n",
+			   r->n_processes == 1 ? "report was" : "reports were");
+	for (size_t i = 0; i < n && rc == 0; i++)
+		rc = lt_buf_printf(out, "  %s at %s: %" PRId64 " %s, the longest %.3f ms so far\n", held[i]->method,
+				   held[i]->location, held[i]->held_now, plural(held[i]->held_now, "hold", "holds"),
+				   (double)held[i]->held_longest_ns / 1e6);
+	free(held);
+	return rc;
+}
+
 /* After the table, as Summary.Cycles: the potential deadlocks, the deadlocks, those not kept. */
 static int rings(const struct rp_report *r, struct lt_buf *out)
 {
@@ -185,5 +224,5 @@ static int rings(const struct rp_report *r, struct lt_buf *out)
 
 int rp_write_text(const struct rp_report *r, struct lt_buf *out)
 {
-	return table(r, out) || rings(r, out) ? -1 : 0;
+	return table(r, out) || held_now(r, out) || rings(r, out) ? -1 : 0;
 }
