@@ -10,9 +10,9 @@
  * failed, wait total/max/p99, hold total/max/p99 (ms, three decimals), text left, numbers right; then,
  * as the run-time's summary, the holds in progress ("held now, as the report was written (longest
  * first):" and a line per site holding, "  M at L: 3 holds, the longest 1534.250 ms so far"), the
- * potential deadlocks ("1 potential deadlock (locks taken in opposite
- * orders; ...):" and a line each), the deadlocks ("1 deadlock (threads that waited for each other):"
- * and a line each, rp_describe_deadlock) and "N more deadlocks not kept" when some were.
+ * potential deadlocks ("1 potential deadlock (locks taken in opposite orders; ...):" and a line each),
+ * the deadlocks ("1 deadlock (threads that waited for each other):" and a line each,
+ * rp_describe_deadlock) and "N more deadlocks not kept" when some were.
  * Returns 0, or -1 with LT_E_NOMEM. */
 int rp_write_text(const struct rp_report *r, struct lt_buf *out);
 
@@ -24,8 +24,7 @@ int rp_describe_deadlock(const struct rp_deadlock *d, struct lt_buf *out);
 /* One self-contained HTML page (inline CSS, script and SVG; nothing fetched): the deadlocks first (in
  * red), the sortable and filterable site table, per-site histograms, holder blame and lock-order
  * cycles.  Every text from the report reaches the page only as escaped JSON read by the page's script
- * into text nodes.
- * Returns 0, or -1 with LT_E_NOMEM. */
+ * into text nodes.  Returns 0, or -1 with LT_E_NOMEM. */
 int rp_write_html(const struct rp_report *r, struct lt_buf *out);
 
 /* A gzipped pprof profile (profile.proto): sample types contentions/count, delay/nanoseconds and
