@@ -15,8 +15,8 @@
 #     and hold on its file and line;
 #   - html: headless Chromium (tests/integration/report_page.js) loads the page with no console
 #     error, reads the table, sorts it by a click on a head (twice), filters it, selects a row and
-#     its charts; a second page with holder blame, a lock-order cycle and a method name that is HTML; a
-#     third with the deadlocks, shown first.
+#     its charts; a second page with holder blame, a lock-order cycle, a deadlock and a method name that
+#     is HTML; a third with the deadlocks of real runs, shown first.
 #     Screenshots and pages are kept in build/logs/report/.
 source "$(dirname "$0")/../lib.sh"
 LOCKTIME=${LOCKTIME:-$LT_BUILD/san/locktime}
@@ -165,7 +165,7 @@ if check "report writes one HTML page" "$LOCKTIME" report "${ALL[@]}" -o "$KEEP/
 	fi
 fi
 python3 "$EXPECT" hostile "${CONTENDED[0]}" "$LT_TMP/hostile.json"
-if check "report of blame, a cycle and a hostile name" "$LOCKTIME" report "$LT_TMP/hostile.json" -o "$KEEP/blame.html"; then
+if check "report of blame, a cycle, a deadlock and a hostile name" "$LOCKTIME" report "$LT_TMP/hostile.json" -o "$KEEP/blame.html"; then
 	if browse "$KEEP/blame.html" "$KEEP/blame.png" "$LT_TMP/blame.json" method x; then
 		python3 "$EXPECT" page-hostile "$LT_TMP/blame.json" "$LT_TMP/hostile.json"
 	else

@@ -7,7 +7,7 @@
     report_expect.py check OUT STATUS HOLD WAIT FILE...   check's lines (limits in ms, "-" for none)
     report_expect.py pprof DIR TOP-FILES FILE...   `go tool pprof -top` per sample type against the files
     report_expect.py page PAGE.json COLUMN FILTER FILE...   what the browser read against the files
-    report_expect.py hostile IN OUT                a real report with blame, a cycle and a hostile method name
+    report_expect.py hostile IN OUT                a real report with blame, a cycle, a deadlock and a hostile method name
     report_expect.py page-deadlocks PAGE.json FILE...   the page's deadlocks section against the files'
     report_expect.py deadlock-origin FILE...       where check puts each deadlock of the files, added up
 """
@@ -172,7 +172,8 @@ def page(page_json, column, filt, files):
 
 
 def hostile(src, dst):
-    """A copy of a real report with holder blame, a lock-order cycle and a method name that is HTML."""
+    """A copy of a real report with holder blame, a lock-order cycle, a deadlock (and two not kept) and a method
+    name that is HTML."""
     with open(src, encoding="utf-8") as f:
         r = json.load(f)
     a, b = r["sites"][0], r["sites"][1]
@@ -182,6 +183,10 @@ def hostile(src, dst):
     r["lock_order_cycles"] = [{"edges": [
         {"held": {"method": a["method"], "location": a["location"]}, "acquired": {"method": b["method"], "location": b["location"]}, "thread": 1},
         {"held": {"method": b["method"], "location": b["location"]}, "acquired": {"method": a["method"], "location": a["location"]}, "thread": 2}]}]
+    r["deadlocks"] = [{"edges": [
+        {"thread": 2, "waits": {"method": a["method"], "location": a["location"]}, "holder_thread": 1, "held": {"method": b["method"], "location": b["location"]}},
+        {"thread": 1, "waits": {"method": b["method"], "location": b["location"]}, "holder_thread": 2, "held": {"method": a["method"], "location": a["location"]}}]}]
+    r["lock_order"]["deadlocks_not_kept"] = 2
     with open(dst, "w", encoding="utf-8") as f:
         json.dump(r, f)
 
@@ -199,6 +204,9 @@ def page_hostile(page_json, file):
     ok("html: holder blame shown", d["blame"] is not None and b["method"] in d["blame"] and "others waited" in d["blame"], d)
     ok("html: the lock-order cycle shown", d["cycles"] is not None and d["cycles"].count("acquires") == 2
        and a["method"] in d["cycles"] and b["method"] in d["cycles"], d)
+    ok("html: the deadlock shown, the hostile name as text, and the two not kept",
+       d["deadlocks"] is not None and len(d["deadlocks"]) == 1 and b["method"] in d["deadlocks"][0][0]
+       and "2 more found, not kept" in d["deadlocks_text"] and d["cards"][0] == {"text": "3deadlocks", "alarm": True}, d)
 
 
 def deadlocks(files):

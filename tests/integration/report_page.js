@@ -115,6 +115,7 @@ async function main() {
 		cycles: document.getElementById("cycles").hidden ? null : document.getElementById("cycles").textContent,
 		deadlocks: document.getElementById("deadlocks").hidden ? null : Array.from(document.querySelectorAll("#deadlocks li")).map((li) =>
 			Array.from(li.children).map((div) => div.textContent)),
+		deadlocks_text: document.getElementById("deadlocks").hidden ? null : document.getElementById("deadlocks").textContent,
 		first_section: document.querySelector("main > section:not([hidden])").id,
 		cards: Array.from(document.querySelectorAll("#cards .card")).map((c) => ({ text: c.textContent, alarm: c.classList.contains("alarm") })),
 		scripts: document.scripts.length, images: document.images.length })`);
