@@ -2,6 +2,7 @@
 using System;
 using System.Collections.Generic;
 using System.Runtime.CompilerServices;
+using System.Runtime.ExceptionServices;
 using System.Text;
 using System.Threading;
 
@@ -40,7 +41,7 @@ namespace LockTime.Runtime
         /// <summary>
         /// The thread of <paramref name="h"/> (which holds a lock) is about to block on
         /// <paramref name="lockObject"/> at process-wide site <paramref name="site"/>: it is a waiter until its
-        /// next acquisition or release (<see cref="Unwait"/>). Returns the deadlock its wait closes - per
+        /// next acquisition or release, or an exception it throws (<see cref="Unwait"/>, <see cref="Thrown"/>). Returns the deadlock its wait closes - per
         /// edge: the site where the holder took the lock waited for, the site that waits, the waiting
         /// thread's id, the holder's - when it is one not seen before, else null.
         /// </summary>
@@ -56,6 +57,23 @@ namespace LockTime.Runtime
         internal static void Unwait(HeldLocks h)
         {
             Interlocked.Exchange(ref h.WaitingFor, null);
+        }
+
+        /// <summary>
+        /// An exception thrown on the calling thread (<c>AppDomain.FirstChanceException</c>, before any handler
+        /// of the program runs): a thread that announced a wait and throws has left its lock call without the
+        /// lock (<c>Thread.Interrupt</c> on a thread blocked in <c>lock</c>, <c>Mutex.WaitOne</c>...), which no
+        /// acquisition or release of its own says - and it may go on holding its locks, not waiting, in a
+        /// <c>catch</c> inside them: it waits no more (<see cref="Unwait"/>).
+        /// </summary>
+        internal static void Thrown(object sender, FirstChanceExceptionEventArgs e)
+        {
+            try {
+                HeldLocks h = HeldLocks.Current;
+                if (h != null && h.WaitingFor != null)
+                    Unwait(h);
+            } catch (Exception) {
+            }
         }
 
         /// <summary>Lists a thread's new <paramref name="h"/>: the search looks for holders among them all.</summary>

@@ -2,6 +2,7 @@
 using System;
 using System.Collections.Generic;
 using System.Runtime.CompilerServices;
+using System.Runtime.ExceptionServices;
 using System.Threading;
 
 namespace LockTime.Runtime
@@ -155,7 +156,7 @@ namespace LockTime.Runtime
             new Histogram().Record(c.Ns(1));
         }
 
-        /// <summary>Makes this copy the owner: a new registry, the writer thread, the exit and crash handlers.</summary>
+        /// <summary>Makes this copy the owner: a new registry, the writer thread, the exit and crash handlers, and the end of a thread's announced wait at an exception it throws (<see cref="Deadlocks.Thrown"/>).</summary>
         static void Own(Collector c)
         {
             writer = new LineWriter();
@@ -175,6 +176,7 @@ namespace LockTime.Runtime
             StartUnflowed(thread);
             AppDomain.CurrentDomain.ProcessExit += new EventHandler(OnExit);
             AppDomain.CurrentDomain.UnhandledException += new UnhandledExceptionEventHandler(OnUnhandled);
+            AppDomain.CurrentDomain.FirstChanceException += new EventHandler<FirstChanceExceptionEventArgs>(Deadlocks.Thrown);
         }
 
         /// <summary>

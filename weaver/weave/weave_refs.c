@@ -78,6 +78,8 @@ static const struct home runtime_homes[] = {
 	{ "System", "Action`3", NULL, NULL },
 	{ "System", "AppDomain", NULL, NULL },
 	{ "System", "ArgumentException", NULL, NULL },
+	{ "System", "EventHandler`1", NULL, NULL },
+	{ "System.Runtime.ExceptionServices", "FirstChanceExceptionEventArgs", NULL, NULL },
 	{ "System", "ArgumentNullException", NULL, NULL },
 	{ "System", "ArgumentOutOfRangeException", NULL, NULL },
 	{ "System", "Array", NULL, NULL },

@@ -1,6 +1,7 @@
 // Two threads, each holding one lock and then waiting for the other's: a deadlock for every lock type
 // whose blocking wait LockTime follows (args[0] names it), or "none": the two orders one after the
 // other. The lines marked "// KIND waits" are where each thread blocks; the program hangs there.
+// "interrupted": waits that end by Thread.Interrupt, then the program goes on (no deadlock).
 using System;
 using System.Threading;
 
@@ -101,6 +102,57 @@ static class Deadlocks
         });
     }
 
+    // Not a deadlock: a thread holding m blocks on x, held by another, is interrupted, catches that inside
+    // m and works on there while the other thread, still holding x, waits for m; it gets m when the first
+    // leaves it. For each lock type whose wait is followed (x's take, wait and release).
+    static void Interrupted(string kind, Action take, Action wait, Action release)
+    {
+        object m = new object();
+        var taken = new ManualResetEventSlim();
+        var caught = new ManualResetEventSlim();
+        var holder = new Thread(() => {
+            take();
+            taken.Set();
+            caught.Wait();
+            lock (m) { }
+            release();
+        });
+        var waiter = new Thread(() => {
+            taken.Wait();
+            lock (m) {
+                try {
+                    wait();
+                } catch (ThreadInterruptedException) {
+                    caught.Set();
+                }
+                Thread.Sleep(300); // working inside m: the other thread waits for it, not a deadlock
+            }
+        });
+        holder.Start();
+        waiter.Start();
+        while ((waiter.ThreadState & ThreadState.WaitSleepJoin) == 0)
+            Thread.Sleep(1);
+        Thread.Sleep(100);
+        waiter.Interrupt();
+        waiter.Join();
+        holder.Join();
+        Console.WriteLine(kind + " interrupted");
+    }
+
+    static void Interruptions()
+    {
+        object o = new object();
+        Interrupted("monitor", () => Monitor.Enter(o), () => { lock (o) { } }, () => Monitor.Exit(o));
+        Lock k = new Lock();
+        Interrupted("lock", () => k.Enter(), () => { lock (k) { } }, () => k.Exit());
+        var rw = new ReaderWriterLockSlim();
+        Interrupted("rw", () => rw.EnterWriteLock(), () => { rw.EnterWriteLock(); rw.ExitWriteLock(); }, () => rw.ExitWriteLock());
+        var s = new SemaphoreSlim(1, 1);
+        Interrupted("semaphore", () => s.Wait(), () => { s.Wait(); s.Release(); }, () => s.Release());
+        var x = new Mutex();
+        Interrupted("mutex", () => x.WaitOne(), () => { x.WaitOne(); x.ReleaseMutex(); }, () => x.ReleaseMutex());
+    }
+
     static int Main(string[] args)
     {
         switch (args[0]) {
@@ -110,6 +162,7 @@ static class Deadlocks
         case "reader": WriteLock(true); break;
         case "semaphore": Semaphore(); break;
         case "mutex": Mutexes(); break;
+        case "interrupted": Interruptions(); break;
         case "none": {
             object a = new object(), b = new object();
             lock (a) {

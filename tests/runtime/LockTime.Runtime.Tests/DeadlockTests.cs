@@ -63,6 +63,34 @@ public class DeadlockTests
     }
 
     [Fact]
+    public void AThreadWhoseWaitThrewIsNoLongerFollowedThoughItStillHoldsItsLocks()
+    {
+        // Thread.Interrupt ends a blocked lock call with an exception that the thread may catch inside its
+        // locks and work on there: the exception, seen first-chance, ends its wait (the run-time's owner
+        // subscribes Deadlocks.Thrown at its start; here the test does).
+        var lines = new List<string>();
+        var order = Make(lines);
+        object a = new(), b = new();
+        AppDomain.CurrentDomain.FirstChanceException += global::LockTime.Runtime.Deadlocks.Thrown;
+        try {
+            On(() => {
+                order.Enter(a, 0);
+                order.Waiting(b, 1, true);
+                try {
+                    throw new ThreadInterruptedException();
+                } catch (ThreadInterruptedException) {
+                }
+            }); // its list still holds a
+        } finally {
+            AppDomain.CurrentDomain.FirstChanceException -= global::LockTime.Runtime.Deadlocks.Thrown;
+        }
+        On(() => { order.Enter(b, 2); order.Waiting(a, 3, true); });
+        Assert.Empty(order.DeadlocksFound());
+        Assert.DoesNotContain(lines, l => l.StartsWith("LockTime: deadlock"));
+        Assert.Contains(lines, l => l.StartsWith("LockTime: potential deadlock: F.cs:10 then F.cs:11")); // the order a, b, then b, a stays
+    }
+
+    [Fact]
     public void AnObjectTwoListsHoldHasNoHolder()
     {
         // A semaphore taken by one thread, released by another and taken again: the first taker's list
