@@ -61,7 +61,8 @@ check_same() {
 
 # terminate_after OUT ERR WATCH SETTLE PATTERN CMD...: runs CMD (stdout to OUT, stderr to ERR), sends it
 # SIGTERM SETTLE seconds after WATCH (OUT or ERR) has a line matching the extended regular expression
-# PATTERN (30 s at most), and returns its exit status; a watchdog kills it after 120 s.
+# PATTERN (30 s at most; LT_TERMS=N: N of them at once), and returns its exit status; a watchdog kills it
+# after 120 s.
 terminate_after() {
 	local out=$1 err=$2 watch=$3 settle=$4 pattern=$5 pid watchdog rc i
 	shift 5
@@ -71,7 +72,7 @@ terminate_after() {
 	watchdog=$!
 	for i in $(seq 1 300); do grep -qE "$pattern" "$watch" 2>/dev/null && break; sleep 0.1; done
 	sleep "$settle"
-	kill -TERM "$pid"
+	for i in $(seq 1 "${LT_TERMS:-1}"); do kill -TERM "$pid"; done
 	wait "$pid"
 	rc=$?
 	kill "$watchdog" 2>/dev/null

@@ -335,6 +335,17 @@ LOCKTIME_REPORT="$LT_TMP/sig.json" host_term "$LT_TMP/sig.out" "$LT_TMP/sig.err"
 expect "SIGTERM: the exit code is the signal's, as with the run-time off" '[ "$host_rc" -eq 143 ] && [ "$off_rc" -eq 143 ]' "rc $host_rc, off $off_rc"
 expect "SIGTERM: one summary" '[ "$(grep -c "^LockTime: summary: 1 site in 1 assembly; [0-9]* acquisitions" "$LT_TMP/sig.err")" -eq 1 ]' "$(cat "$LT_TMP/sig.err")"
 expect "SIGTERM: the report, with the locks taken" '[ "$(report_field "$LT_TMP/sig.json" Program.cs:11 "s[\"acquisitions\"] > 1")" = True ]' "$(head -c 2000 "$LT_TMP/sig.json")"
+# Two SIGTERMs at once (`timeout` sends one to the program and one to its process group), several times:
+# the second waits for the summary and report the first is writing, then the process ends as with one.
+twice=0
+for i in 1 2 3 4; do
+	rm -f "$LT_TMP/sig2.json"
+	LT_TERMS=2 LOCKTIME_REPORT="$LT_TMP/sig2.json" host_term "$LT_TMP/sig2.out" "$LT_TMP/sig2.err" plain
+	[ "$host_rc" -eq 143 ] && grep -q "^LockTime: summary: 1 site in 1 assembly; " "$LT_TMP/sig2.err" &&
+		[ "$(report_field "$LT_TMP/sig2.json" Program.cs:11 "s[\"acquisitions\"] > 1")" = True ] && twice=$((twice + 1))
+done
+expect "two SIGTERMs at once, 4 runs: the summary and the report every time, exit code 143" '[ "$twice" -eq 4 ]' \
+	"$twice of 4; the last: rc $host_rc, $(cat "$LT_TMP/sig2.err")"
 for mode in before after; do
 	rm -f "$LT_TMP/sig-$mode.json"
 	LOCKTIME_REPORT="$LT_TMP/sig-$mode.json" host_term "$LT_TMP/sig-$mode.out" "$LT_TMP/sig-$mode.err" "$mode"

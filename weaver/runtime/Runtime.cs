@@ -49,6 +49,12 @@ namespace LockTime.Runtime
         /// </summary>
         internal const double MetricsDelayS = 1;
 
+        /// <summary>The longest a second SIGTERM waits for the summary and report the first one is writing (<see cref="Terminating"/>), in milliseconds.</summary>
+        const int SignalWaitMs = 10000;
+
+        /// <summary>Held while the summary and report at a SIGTERM are written.</summary>
+        static readonly object signalGate = new object();
+
         /// <summary>The longest the exit waits for the writer thread's warnings of mistyped names (<see cref="CheckNames"/>), in milliseconds.</summary>
         const int NamesWaitMs = 1000;
 
@@ -314,13 +320,22 @@ namespace LockTime.Runtime
         /// <summary>
         /// SIGTERM (<see cref="Signals"/>): what <see cref="Finish"/> writes, now, on the signal's thread, while
         /// the program's threads go on; the process ends when this returns unless a handler of the program's
-        /// cancels the signal. Runs once, and not after <see cref="Finish"/>.
+        /// cancels the signal. Runs once, and not after <see cref="Finish"/>. A second SIGTERM while the
+        /// first's summary is being written (<c>timeout</c> sends one to the program and one to its process
+        /// group; .NET runs their handlers at once) waits for it, at most <see cref="SignalWaitMs"/>: its
+        /// return would end the process in the middle of it.
         /// </summary>
         internal static void Terminating()
         {
             try {
-                if (writer != null && Interlocked.CompareExchange(ref finished, FinishedAtSignal, Unfinished) == Unfinished)
-                    WriteAll();
+                if (writer == null || !Monitor.TryEnter(signalGate, SignalWaitMs))
+                    return;
+                try {
+                    if (Interlocked.CompareExchange(ref finished, FinishedAtSignal, Unfinished) == Unfinished)
+                        WriteAll();
+                } finally {
+                    Monitor.Exit(signalGate);
+                }
             } catch (Exception) {
             }
         }
