@@ -23,7 +23,8 @@
 #   - tests/corpus/deadlocks: two threads taking two locks in opposite orders at once (two monitors,
 #     two Locks, a write or read lock, a SemaphoreSlim(1, 1) or a Mutex with a monitor) print one
 #     deadlock line as they hang, naming both waits; waits ended by Thread.Interrupt, the interrupted
-#     thread working on inside a lock the other then waits for, print none;
+#     thread working on inside a lock the other then waits for, print none; a SemaphoreSlim(0, 1) used as
+#     a signal is no lock (no deadlock, no potential one);
 #   - the same program compiled by mcs (its .mdb giving the lines) and run under Mono shows the same.
 source "$(dirname "$0")/../lib.sh"
 LT=${LOCKTIME:-$LT_BUILD/san/locktime}
@@ -189,7 +190,8 @@ done
 # taking two locks in opposite orders at once hang; the woven program says so as it happens, once, naming
 # both threads' waits at the lines marked "// KIND waits"; the same orders one after the other only
 # give the potential deadlock; waits that Thread.Interrupt ends, while the interrupted thread goes on
-# holding a lock that the other then waits for, are no deadlock.
+# holding a lock that the other then waits for, are no deadlock; nor is a SemaphoreSlim(0, 1) used as a
+# signal, which is no lock.
 DSRC=$LT_ROOT/tests/corpus/deadlocks
 deadlocked() { # KIND
 	local err=$LT_TMP/dl-$1.err pid i line l
@@ -220,6 +222,9 @@ if check "Deadlocks builds" dotnet build "$DSRC/Deadlocks.csproj" -c Release -no
 		LOCKTIME_SUMMARY=0 timeout 60 dotnet "$LT_TMP/dl/Deadlocks.dll" interrupted >"$LT_TMP/dl-int.out" 2>"$LT_TMP/dl-int.err"
 		check "a wait ended by Thread.Interrupt, caught inside the held lock, which another thread then waits for: no deadlock (each lock type)" \
 			eval '[ "$(grep -c " interrupted$" "$LT_TMP/dl-int.out")" = 5 ] && grep -qx done "$LT_TMP/dl-int.out" && ! grep -q "^LockTime: deadlock" "$LT_TMP/dl-int.err"'
+		LOCKTIME_SUMMARY=0 timeout 60 dotnet "$LT_TMP/dl/Deadlocks.dll" signal >"$LT_TMP/dl-sig.out" 2>"$LT_TMP/dl-sig.err"
+		check "a SemaphoreSlim(0, 1) used as a signal, waited for under a monitor another consumer waits for: no deadlock, no potential one" \
+			eval 'grep -qx signalled "$LT_TMP/dl-sig.out" && grep -qx done "$LT_TMP/dl-sig.out" && ! grep -q "deadlock" "$LT_TMP/dl-sig.err"'
 	fi
 fi
 

@@ -155,7 +155,7 @@ namespace LockTime.Runtime
                 c.WaitOnly(t, site, acquired - start, contended, behind);
                 return;
             }
-            ordered = ordered && c.OrderEnter != null;
+            ordered = ordered && !s.Signal && c.OrderEnter != null;
             OrderedSemaphores mine = null;
             if (ordered) {
                 DropStale(c, t);
@@ -194,7 +194,8 @@ namespace LockTime.Runtime
         /// a waiter may have taken it already - and kept on this thread for <see cref="ReleasedSemaphore"/>,
         /// to which the stub passes what this returns: this thread's record, or null when there is no hold
         /// to record. The hold leaves the lock order: at once when this thread entered it, else the thread
-        /// that did is told (<see cref="ThreadRecord.Stale"/>).
+        /// that did is told (<see cref="ThreadRecord.Stale"/>). A semaphore of maximum 1 released while not
+        /// held is a signal from then on (<see cref="SemaphoreState.Signal"/>): its state is made here if it has none.
         /// </summary>
         internal static object ReleasingSemaphore(object semaphore)
         {
@@ -203,13 +204,14 @@ namespace LockTime.Runtime
                 ThreadRecord t = Recorder(c);
                 if (t == null || semaphore == null)
                     return null;
-                SemaphoreState s = c.Semaphores.Find(t, semaphore);
-                if (s == null)
-                    return null;
+                SemaphoreState s = c.Semaphores.Of(t, semaphore);
                 if (Volatile.Read(ref s.Pending) != null) /* a waiter's continuation ran before anyone recorded it */
                     Settle(s, Clock.Ticks());
-                if (Volatile.Read(ref s.Held) == 0)
+                if (Volatile.Read(ref s.Held) == 0) {
+                    if (s.IsLock && !s.Signal)
+                        s.Signal = true; /* released with no hold: a signal, not a lock (SemaphoreState.Signal) */
                     return null;
+                }
                 Volatile.Write(ref s.Held, 0);
                 t.Releasing.Site = s.Hold.Site;
                 t.Releasing.Acquired = s.Hold.Acquired;

@@ -24,6 +24,13 @@ namespace LockTime.Runtime
         internal object Semaphore;
         internal bool IsLock;
         /// <summary>
+        /// Released while no hold of it was known: a signal (a <c>SemaphoreSlim(0, 1)</c> that a producer
+        /// releases for the waiting consumers), whose waiters wait for the next release, not for the thread that
+        /// took it last. Its holds are still timed, but enter no lock order (<c>Api.Kept</c>): no potential
+        /// deadlock and no deadlock goes through it. Set once, never cleared.
+        /// </summary>
+        internal bool Signal;
+        /// <summary>
         /// When the run-time knew the semaphore (<see cref="Clock"/> ticks, after its maximum was read by
         /// reflection, milliseconds the first time in a process): no hold starts before (<c>Api.Kept</c>), as
         /// the run-time's own time is no hold of the program's.
@@ -119,27 +126,18 @@ namespace LockTime.Runtime
     {
         readonly ConditionalWeakTable<object, SemaphoreState> states = new ConditionalWeakTable<object, SemaphoreState>();
 
-        /// <summary>The state of <paramref name="semaphore"/> (not null), made on its first acquisition (its maximum read once); the last one <paramref name="t"/> looked up without a search.</summary>
+        /// <summary>The state of <paramref name="semaphore"/> (not null), made on its first acquisition or release (its maximum read once); the last one <paramref name="t"/> looked up without a search.</summary>
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         internal SemaphoreState Of(ThreadRecord t, object semaphore)
         {
-            return ReferenceEquals(t.LastSemaphore, semaphore) ? t.LastSemaphoreState : Look(t, semaphore, true);
+            return ReferenceEquals(t.LastSemaphore, semaphore) ? t.LastSemaphoreState : Look(t, semaphore);
         }
 
-        /// <summary>The state of <paramref name="semaphore"/> (not null) when it was ever acquired, else null; the last one <paramref name="t"/> looked up without a search.</summary>
-        [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        internal SemaphoreState Find(ThreadRecord t, object semaphore)
-        {
-            return ReferenceEquals(t.LastSemaphore, semaphore) ? t.LastSemaphoreState : Look(t, semaphore, false);
-        }
-
-        /// <summary>The table's state of <paramref name="semaphore"/>, made when <paramref name="make"/> (else null when none), kept as <paramref name="t"/>'s last.</summary>
-        SemaphoreState Look(ThreadRecord t, object semaphore, bool make)
+        /// <summary>The table's state of <paramref name="semaphore"/>, made when it has none, kept as <paramref name="t"/>'s last.</summary>
+        SemaphoreState Look(ThreadRecord t, object semaphore)
         {
             SemaphoreState s;
             if (!states.TryGetValue(semaphore, out s)) {
-                if (!make)
-                    return null;
                 SemaphoreState made = new SemaphoreState();
                 made.Semaphore = semaphore;
                 made.IsLock = MaximumIsOne(semaphore);

@@ -1,7 +1,8 @@
 // Two threads, each holding one lock and then waiting for the other's: a deadlock for every lock type
 // whose blocking wait LockTime follows (args[0] names it), or "none": the two orders one after the
 // other. The lines marked "// KIND waits" are where each thread blocks; the program hangs there.
-// "interrupted": waits that end by Thread.Interrupt, then the program goes on (no deadlock).
+// "interrupted": waits that end by Thread.Interrupt, then the program goes on (no deadlock); "signal": a
+// SemaphoreSlim(0, 1) used as a signal, not a lock (no deadlock, no potential one).
 using System;
 using System.Threading;
 
@@ -153,6 +154,39 @@ static class Deadlocks
         Interrupted("mutex", () => x.WaitOne(), () => { x.WaitOne(); x.ReleaseMutex(); }, () => x.ReleaseMutex());
     }
 
+    // Not a deadlock: a SemaphoreSlim(0, 1) used as a signal (released by a producer, waited for by the
+    // consumers), not as a lock. c1 takes one signal, then waits for the monitor c2 holds while c2 waits
+    // for the next signal, which the producer gives.
+    static void Signal()
+    {
+        var signal = new SemaphoreSlim(0, 1);
+        object work = new object();
+        var c1Got = new ManualResetEventSlim();
+        var c2In = new ManualResetEventSlim();
+        signal.Release(); // the first item
+        var c1 = new Thread(() => {
+            signal.Wait();
+            c1Got.Set();
+            c2In.Wait();
+            Thread.Sleep(100);
+            lock (work) { }
+        });
+        var c2 = new Thread(() => {
+            c1Got.Wait();
+            lock (work) {
+                c2In.Set();
+                signal.Wait(); // the next item
+            }
+        });
+        c1.Start();
+        c2.Start();
+        Thread.Sleep(500);
+        signal.Release(); // the producer's next item
+        c1.Join();
+        c2.Join();
+        Console.WriteLine("signalled");
+    }
+
     static int Main(string[] args)
     {
         switch (args[0]) {
@@ -163,6 +197,7 @@ static class Deadlocks
         case "semaphore": Semaphore(); break;
         case "mutex": Mutexes(); break;
         case "interrupted": Interruptions(); break;
+        case "signal": Signal(); break;
         case "none": {
             object a = new object(), b = new object();
             lock (a) {

@@ -111,7 +111,7 @@ public class LocksTests
         Assert.False(table.Of(t, unbounded).IsLock);
         Assert.False(table.Of(t, pool).IsLock);
         Assert.Same(table.Of(t, gate), table.Of(new ThreadRecord(1), gate));
-        Assert.Null(table.Find(t, new SemaphoreSlim(0, 1)));
+        Assert.False(table.Of(t, gate).Signal); // a lock until released while not held (Api.ReleasingSemaphore)
         Assert.Equal(-1, table.HeldAt(gate));
         var s = table.Of(t, gate);
         s.Hold = new Frame { Lock = gate, Site = 7 };
@@ -158,10 +158,10 @@ public class LocksTests
         var s = table.Of(t, gate);
         Assert.Same(gate, t.LastSemaphore);
         Assert.Same(gate, s.Semaphore);
-        Assert.Same(s, table.Find(t, gate));
+        Assert.Same(s, table.Of(t, gate));
         var o = table.Of(t, other);
         Assert.Same(other, t.LastSemaphore);
-        Assert.Same(s, table.Find(t, gate));      /* found in the table again, kept last */
+        Assert.Same(s, table.Of(t, gate));        /* found in the table again, kept last */
         Assert.Same(gate, t.LastSemaphore);
 
         var left = new List<object>();
