@@ -68,7 +68,7 @@ terminate_after() {
 	shift 5
 	"$@" >"$out" 2>"$err" &
 	pid=$!
-	(sleep 120; kill -KILL "$pid") 2>/dev/null &
+	(sleep 120; kill -KILL "$pid") >/dev/null 2>&1 &  # not the caller's stdout: a $(...) around this would wait for the sleep
 	watchdog=$!
 	for i in $(seq 1 300); do grep -qE "$pattern" "$watch" 2>/dev/null && break; sleep 0.1; done
 	sleep "$settle"

@@ -21,8 +21,9 @@
 #     RestoreLock is no hold; a SemaphoreSlim(1, 1) and a Monitor lock taken in both orders give one
 #     potential deadlock;
 #   - tests/corpus/deadlocks: two threads taking two locks in opposite orders at once (two monitors,
-#     two Locks, a write or read lock, a SemaphoreSlim(1, 1) or a Mutex with a monitor) print one
-#     deadlock line as they hang, naming both waits; waits ended by Thread.Interrupt, the interrupted
+#     two Locks, a write or read lock or a Mutex with a monitor) print one deadlock line as they hang,
+#     naming both waits; with a SemaphoreSlim(1, 1), whose hold is no thread's, the potential deadlock
+#     only; waits ended by Thread.Interrupt, the interrupted
 #     thread working on inside a lock the other then waits for, print none; a SemaphoreSlim(0, 1) used as
 #     a signal is no lock (no deadlock, no potential one);
 #   - the same program compiled by mcs (its .mdb giving the lines) and run under Mono shows the same.
@@ -193,29 +194,32 @@ done
 # holding a lock that the other then waits for, are no deadlock; nor is a SemaphoreSlim(0, 1) used as a
 # signal, which is no lock.
 DSRC=$LT_ROOT/tests/corpus/deadlocks
-deadlocked() { # KIND
-	local err=$LT_TMP/dl-$1.err pid i line l
-	LOCKTIME_SUMMARY=0 dotnet "$LT_TMP/dl/Deadlocks.dll" "$1" >/dev/null 2>"$err" &
-	pid=$!
-	for i in $(seq 200); do grep -q '^LockTime: deadlock: ' "$err" && break; sleep 0.1; done
-	kill -KILL "$pid"
-	wait "$pid" 2>/dev/null
+deadlock_seen() { # KIND MARK: one deadlock line, naming the waits at the lines marked "// MARK waits"
+	local err=$LT_TMP/dl-$1.err line l
+	LOCKTIME_SUMMARY=0 terminate_after /dev/null "$err" "$err" 0 '^LockTime: deadlock: ' dotnet "$LT_TMP/dl/Deadlocks.dll" "$1"
 	line=$(grep '^LockTime: deadlock: ' "$err")
 	[ "$(grep -c '^LockTime: deadlock: ' "$err")" = 1 ] || { cat "$err"; return 1; }
 	for l in $(grep -n "// $2 waits$" "$DSRC/Deadlocks.cs" | cut -d: -f1); do
 		grep -qE "thread [0-9]+ waits at Deadlocks\.cs:$l \(Deadlocks::" <<<"$line" || { echo "no wait at line $l: $line"; return 1; }
 	done
 }
+# A SemaphoreSlim's hold is no thread's (any thread may release it): the hang gives its potential
+# deadlock, and no deadlock is claimed through it.
+semaphore_hang() {
+	local err=$LT_TMP/dl-semaphore.err
+	LOCKTIME_SUMMARY=0 terminate_after /dev/null "$err" "$err" 1 '^LockTime: potential deadlock: ' dotnet "$LT_TMP/dl/Deadlocks.dll" semaphore
+	grep -q '^LockTime: potential deadlock: ' "$err" && ! grep -q '^LockTime: deadlock' "$err" || { cat "$err"; return 1; }
+}
 if check "Deadlocks builds" dotnet build "$DSRC/Deadlocks.csproj" -c Release -nologo -v q -nodeReuse:false -p:UseSharedCompilation=false; then
 	rm -rf "$LT_TMP/dl" && cp -r "$LT_CORPUS/deadlocks/Release" "$LT_TMP/dl"
 	if check "Deadlocks: weave" weave_into "$LT_TMP/dl/Deadlocks.dll" "$LT_TMP/said.dl"; then
 		check "Deadlocks: every method JIT-compiles" ltcheck jit "$LT_TMP/dl/Deadlocks.dll"
-		check "deadlock of two monitors: seen as it forms, both waits named" deadlocked monitor monitor
-		check "deadlock of two System.Threading.Locks" deadlocked lock lock
-		check "deadlock of a write lock and a monitor" deadlocked rw rw
-		check "deadlock of a read lock and a monitor (the writer waits for the reader)" deadlocked reader rw
-		check "deadlock of a SemaphoreSlim(1, 1) and a monitor" deadlocked semaphore semaphore
-		check "deadlock of a Mutex and a monitor" deadlocked mutex mutex
+		check "deadlock of two monitors: seen as it forms, both waits named" deadlock_seen monitor monitor
+		check "deadlock of two System.Threading.Locks" deadlock_seen lock lock
+		check "deadlock of a write lock and a monitor" deadlock_seen rw rw
+		check "deadlock of a read lock and a monitor (the writer waits for the reader)" deadlock_seen reader rw
+		check "a SemaphoreSlim(1, 1) and a monitor taken in opposite orders at once: the potential deadlock, no deadlock claimed" semaphore_hang
+		check "deadlock of a Mutex and a monitor" deadlock_seen mutex mutex
 		LOCKTIME_SUMMARY=0 timeout 60 dotnet "$LT_TMP/dl/Deadlocks.dll" none >"$LT_TMP/dl-none.out" 2>"$LT_TMP/dl-none.err"
 		check "the two orders one after the other: no deadlock, a potential one" \
 			eval 'grep -qx done "$LT_TMP/dl-none.out" && ! grep -q "^LockTime: deadlock" "$LT_TMP/dl-none.err" && grep -q "^LockTime: potential deadlock: " "$LT_TMP/dl-none.err"'

@@ -16,11 +16,14 @@ namespace LockTime.Runtime
     /// deadlock, found the moment it forms - the lock order's cycles (<see cref="LockOrder"/>) say what
     /// could deadlock, this says what does. Only blocking calls without a timeout announce a wait
     /// (<c>Monitor.Enter</c>, <c>Lock.Enter</c>, a write lock, <c>Mutex.WaitOne()</c>,
-    /// <c>SemaphoreSlim.Wait()</c>); a reader's wait is not followed (readers do not block readers, and
+    /// <c>SemaphoreSlim.Wait()</c>, though no holder is known for it: below); a reader's wait is not followed (readers do not block readers, and
     /// the lists know no modes). An object that two threads' lists hold has no one holder: readers of a
     /// read lock, a thread inside <c>Monitor.Wait</c> and the one that took the monitor meanwhile, a
     /// semaphore released by another thread than its taker's (whose list keeps it until its next lock)
-    /// and taken again - no deadlock is claimed through it. The search reads the other threads' lists
+    /// and taken again - no deadlock is claimed through it. Nor through a <c>SemaphoreSlim</c>: any thread may
+    /// release it, and the thread that took it may go on to other work (an async method that called
+    /// <c>Wait()</c> before an <c>await</c>) or have had it released meanwhile while it blocks (its list
+    /// keeps it until its next lock): the thread a waiter for it waits for is not known. The search reads the other threads' lists
     /// without a lock, then checks that every thread of the chain waited throughout
     /// (<see cref="HeldLocks.WaitSeq"/>) and every holder still is the only one: threads of a deadlock do
     /// not move, a chain read while one of them did is not taken. Nothing here runs on an acquisition
@@ -126,10 +129,12 @@ namespace LockTime.Runtime
         /// </summary>
         HeldLocks Holder(object lockObject, out int site)
         {
+            site = -1;
+            if (lockObject is SemaphoreSlim)
+                return null; /* its hold is no thread's: see the class */
             int n = Volatile.Read(ref listCount);
             HeldLocks[] all = Volatile.Read(ref lists);
             HeldLocks holder = null;
-            site = -1;
             for (int i = 0; i < n && i < all.Length; i++) {
                 HeldLocks x = all[i];
                 int at = x == null ? -1 : HeldSite(x, lockObject);
