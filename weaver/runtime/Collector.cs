@@ -25,8 +25,16 @@ namespace LockTime.Runtime
         /// <summary>A tick is a nanosecond (Stopwatch on Linux and macOS): <see cref="Ns"/> needs no multiplication.</summary>
         readonly bool tickIsNs;
 
-        /// <summary>The process's line queue: entries as <see cref="LineWriter.Entry"/> makes them.</summary>
+        /// <summary>
+        /// The process's line queue: <see cref="Records"/> takes a slow lock's line as a record naming
+        /// <see cref="LineSource"/> (nothing allocated); <see cref="Lines"/> takes entries - whole lines
+        /// (<see cref="LineWriter.TextEntry"/>), and slow locks' (<see cref="LineWriter.Entry"/>) when the
+        /// registry's owner has no record queue (an older LockTime: <see cref="Registry.Records"/>).
+        /// </summary>
+        internal Action<object, int, long, long, object> Records;
         internal Action<object[]> Lines;
+        /// <summary>What this copy's line records name: its sink, methods and locations (<see cref="LineWriter.Source"/>).</summary>
+        internal readonly object[] LineSource;
         /// <summary>The thread that writes lines: its locks are not recorded (<see cref="NewThread"/>).</summary>
         internal Thread Writer;
 
@@ -61,6 +69,7 @@ namespace LockTime.Runtime
             tickIsNs = frequency == 1000000000;
             double t = settings.ThresholdMs * frequency / 1000.0;
             ThresholdTicks = t >= long.MaxValue ? long.MaxValue : (long)t;
+            LineSource = LineWriter.Source(settings.Output, sites.Methods, sites.Locations);
             HolderNames = new string[sites.Count()][];
             for (int i = 0; i < HolderNames.Length; i++) {
                 string[] name = new string[3];
@@ -301,10 +310,14 @@ namespace LockTime.Runtime
         /// <summary>Queues the line of a slow lock; <paramref name="holdNs"/> -1 = not acquired; <paramref name="holder"/> the site it waited behind, or null.</summary>
         void Slow(int site, long holdNs, long waitNs, string[] holder)
         {
-            Action<object[]> lines = Lines;
-            if (lines == null)
+            Action<object, int, long, long, object> records = Records;
+            if (records != null) {
+                records(LineSource, site, holdNs, waitNs, holder);
                 return;
-            lines(LineWriter.Entry(Settings.Output, Sites.Methods[site], Sites.Locations[site], holdNs, waitNs, holder));
+            }
+            Action<object[]> lines = Lines;
+            if (lines != null)
+                lines(LineWriter.Entry(Settings.Output, Sites.Methods[site], Sites.Locations[site], holdNs, waitNs, holder));
         }
 
         /// <summary>The statistics of every site summed over every thread, by site id (null where none).</summary>

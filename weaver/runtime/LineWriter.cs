@@ -1,6 +1,5 @@
-// LineWriter.cs - the process's one writer of lines: a bounded queue drained by a background thread.
+// LineWriter.cs - the process's one writer of lines: the line ring (LineRing.cs) drained, formatted and written by a background thread.
 using System;
-using System.Collections.Concurrent;
 using System.Collections.Generic;
 using System.IO;
 using System.Runtime.CompilerServices;
@@ -21,10 +20,18 @@ namespace LockTime.Runtime
         /// <summary>Characters <see cref="Ms"/> appends at most: a sign, 16 digits, the point, 3 decimals.</summary>
         internal const int MsLength = 21;
 
+        /// <summary>
+        /// <c>MethodImplOptions.AggressiveOptimization</c> (netstandard2.0 has no name for it): the writer's
+        /// per-line methods are compiled optimized at their first call, not run as the JIT's first code until
+        /// the tiering - all of a short program, in which the writer takes its CPU from the program's threads.
+        /// </summary>
+        internal const int Optimized = 512;
+
         internal char[] Chars = new char[256];
         internal int Length;
 
         /// <summary>Empties the text and makes room for <paramref name="room"/> characters, which the appends may use.</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
         internal LineText Start(int room)
         {
             Length = 0;
@@ -44,6 +51,7 @@ namespace LockTime.Runtime
         }
 
         /// <summary>Appends <paramref name="c"/> (null: nothing) into the room made.</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
         internal LineText Append(char[] c)
         {
             if (c != null) {
@@ -82,9 +90,10 @@ namespace LockTime.Runtime
         /// <summary>
         /// Appends <paramref name="ns"/> nanoseconds as milliseconds with three decimals (<c>12.345</c>),
         /// rounded to the nearest microsecond, in integer arithmetic (<see cref="MsLength"/> characters at
-        /// most): two divisions, and one more per three digits past the first three (the writer runs this
-        /// twice a line, often before the JIT optimizes it, which then leaves each division a division).
+        /// most): two divisions, and one more per three digits past the first three, the digits copied one
+        /// by one (a call of <c>Array.Copy</c> per three characters cost more than the copy).
         /// </summary>
+        [MethodImpl((MethodImplOptions)LineText.Optimized)]
         internal LineText Ms(long ns)
         {
             char[] c = Chars;
@@ -100,14 +109,21 @@ namespace LockTime.Runtime
             while (digits < Tens.Length && ms >= Tens[digits])
                 digits++;
             int end = Length + digits, i = end;
+            char[] t = Triples;
             for (; ms >= 1000; i -= 3) {
                 long rest = ms / 1000;
-                Array.Copy(Triples, 3 * (int)(ms - rest * 1000), c, i - 3, 3);
+                int k = 3 * (int)(ms - rest * 1000);
+                c[i - 3] = t[k];
+                c[i - 2] = t[k + 1];
+                c[i - 1] = t[k + 2];
                 ms = rest;
             }
-            Array.Copy(Triples, 3 * (int)ms + 3 - (i - Length), c, Length, i - Length);
+            for (int k = 3 * (int)ms + 2; i > Length; k--)
+                c[--i] = t[k]; /* the first one to three digits: the end of ms's triple */
             c[end] = '.';
-            Array.Copy(Triples, 3 * frac, c, end + 1, 3);
+            c[end + 1] = t[3 * frac];
+            c[end + 2] = t[3 * frac + 1];
+            c[end + 3] = t[3 * frac + 2];
             Length = end + 4;
             return this;
         }
@@ -135,65 +151,68 @@ namespace LockTime.Runtime
         /// <summary>Where the writer writes these lines.</summary>
         internal TextWriter Writer;
 
-        /// <summary>True when <paramref name="entry"/> (<see cref="LineWriter.Entry"/>) has this shape: the same objects (references).</summary>
-        internal bool Fits(object[] entry, bool acquired)
+        /// <summary>True when a line of these sink, method, location and holder (compared by reference) has this shape.</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        internal bool Fits(string sink, string method, string location, object holder, bool acquired)
         {
-            return acquired == Acquired && ReferenceEquals(entry[1], Method) && ReferenceEquals(entry[2], Location) &&
-                   ReferenceEquals(entry[4], Holder) && ReferenceEquals(entry[0], Sink);
+            return acquired == Acquired && ReferenceEquals(method, Method) && ReferenceEquals(location, Location) &&
+                   ReferenceEquals(holder, Holder) && ReferenceEquals(sink, Sink);
         }
 
         /// <summary>
-        /// The shape of <paramref name="entry"/>: <c>LockTime: M held X ms, waited Y ms at L</c>, or (not
-        /// <paramref name="acquired"/>) <c>LockTime: M waited Y ms, not acquired at L</c>, followed by
-        /// <c> (held by M2 at L2)</c> when the holder's name <c>{ assembly, method, location }</c> is known, or
-        /// <c> (held by TEXT)</c> for a holder given as text.
+        /// The shape of a line of <paramref name="method"/> at <paramref name="location"/>: <c>LockTime: M held
+        /// X ms, waited Y ms at L</c>, or (not <paramref name="acquired"/>) <c>LockTime: M waited Y ms, not
+        /// acquired at L</c>, followed by <c> (held by M2 at L2)</c> when the <paramref name="holder"/>'s name
+        /// <c>{ assembly, method, location }</c> is known, or <c> (held by TEXT)</c> for a holder given as text.
         /// </summary>
-        internal static LineShape Of(object[] entry, bool acquired)
+        internal static LineShape Of(string sink, string method, string location, object holder, bool acquired)
         {
             LineShape s = new LineShape();
-            s.Sink = entry[0];
-            s.Method = entry[1];
-            s.Location = entry[2];
-            s.Holder = entry[4];
+            s.Sink = sink;
+            s.Method = method;
+            s.Location = location;
+            s.Holder = holder;
             s.Acquired = acquired;
-            string method = entry[1] as string, location = entry[2] as string, held = "";
-            string[] name = entry[4] as string[];
+            string held = "";
+            string[] name = holder as string[];
             if (name != null && name.Length >= 3)
                 held = " (held by " + name[1] + " at " + name[2] + ")";
-            else if (entry[4] is string)
-                held = " (held by " + (string)entry[4] + ")";
+            else if (holder is string)
+                held = " (held by " + (string)holder + ")";
             s.Head = ("LockTime: " + method + (acquired ? " held " : " waited ")).ToCharArray();
             s.Middle = acquired ? " ms, waited ".ToCharArray() : null;
             s.Tail = ((acquired ? " ms at " : " ms, not acquired at ") + location + held).ToCharArray();
             return s;
         }
 
-        /// <summary>The line of <paramref name="times"/> (hold, wait in ns; <see cref="LineWriter.Entry"/>) into <paramref name="t"/>, emptied first, with room for <paramref name="more"/> characters after it.</summary>
-        internal void Format(LineText t, long[] times, int more)
+        /// <summary>The line of <paramref name="holdNs"/> and <paramref name="waitNs"/> into <paramref name="t"/>, emptied first, with room for <paramref name="more"/> characters after it.</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        internal void Format(LineText t, long holdNs, long waitNs, int more)
         {
             t.Start(Head.Length + (Middle == null ? 0 : Middle.Length) + Tail.Length + 2 * LineText.MsLength + more).Append(Head);
             if (Acquired)
-                t.Ms(times[0]).Append(Middle);
-            t.Ms(times[1]).Append(Tail);
+                t.Ms(holdNs).Append(Middle);
+            t.Ms(waitNs).Append(Tail);
         }
     }
 
     /// <summary>
-    /// Writes the slow-lock lines of every copy of the run-time in the process. Copies queue entries
-    /// (framework data: <see cref="Entry"/>) through the registry's delegate; the queue is bounded and
-    /// a full queue drops the entry and counts it, so a lock's thread never blocks and never does I/O.
-    /// One background thread formats and writes them; each line is one write on its sink, a file
-    /// sink stays open (appended to, buffered, flushed after each batch), so lines are whole and never mixed.
+    /// Writes the slow-lock lines of every copy of the run-time in the process. Copies queue them through
+    /// the registry's delegates, into one bounded ring (<see cref="LineRing"/>): a slow lock as a plain
+    /// record (<see cref="Record"/>: the copy's line source, the site, hold, wait and holder - nothing
+    /// allocated), a whole line or a copy of an older LockTime's line as an entry (framework data:
+    /// <see cref="Enqueue"/>). A full ring drops the line and counts it, so a lock's thread never blocks
+    /// and never does I/O. One background thread formats and writes them; each line is one write on its
+    /// sink, a file sink stays open (appended to, buffered, flushed after each batch), so lines are whole
+    /// and never mixed.
     /// </summary>
     [CompilerGenerated]
     internal sealed class LineWriter
     {
-        /// <summary>Entries the queue holds at most.</summary>
-        internal const int Capacity = 65536;
+        /// <summary>Lines the queue holds at most.</summary>
+        internal const int Capacity = LineRing.Capacity;
 
-        readonly ConcurrentQueue<object[]> queue = new ConcurrentQueue<object[]>();
-        int queued;
-        long dropped;
+        readonly LineRing ring = new LineRing();
         readonly object gate = new object();
         readonly Dictionary<string, TextWriter> sinks = new Dictionary<string, TextWriter>();
         readonly LineText line = new LineText();
@@ -220,7 +239,21 @@ namespace LockTime.Runtime
         internal const int FileBuffer = 65536;
 
         /// <summary>
-        /// A queue entry: the sink, the site's method and location, hold (-1: not acquired) and wait in ns,
+        /// A copy's line source, what its records name (<see cref="Record"/>): <c>{ sink, methods, locations }</c>,
+        /// the methods and locations by site id.
+        /// </summary>
+        internal static object[] Source(string sink, string[] methods, string[] locations)
+        {
+            object[] s = new object[3];
+            s[0] = sink;
+            s[1] = methods;
+            s[2] = locations;
+            return s;
+        }
+
+        /// <summary>
+        /// An entry of the line of a slow lock, as copies queue it through the registry's entry 1 when it has no
+        /// entry 8 (an owner of an older LockTime): the sink, the site's method and location, hold (-1: not acquired) and wait in ns,
         /// and the holder it waited behind - its name <c>{ assembly, method, location }</c> (formatted by the
         /// writer, not by the lock's thread) or the text <c>"M at L"</c> - or null.
         /// </summary>
@@ -257,7 +290,7 @@ namespace LockTime.Runtime
             if (entry.Length == 2)
                 return (string)entry[1];
             long[] times = (long[])entry[3];
-            LineShape.Of(entry, times[0] >= 0).Format(t, times, 0);
+            LineShape.Of(entry[0] as string, entry[1] as string, entry[2] as string, entry[4], times[0] >= 0).Format(t, times[0], times[1], 0);
             return t.Text();
         }
 
@@ -265,19 +298,20 @@ namespace LockTime.Runtime
         internal const int Shapes = 64;
 
         /// <summary>
-        /// The kept shape of <paramref name="entry"/>, made (and its sink opened) when there is none: the
-        /// last line's when it fits (a slow site gives runs of lines), else by the location's identity hash.
+        /// The kept shape of a line (<see cref="LineShape.Of"/>), made (and its sink opened) when there is none:
+        /// the last line's when it fits (a slow site gives runs of lines), else by the location's identity hash.
         /// </summary>
-        LineShape Shape(object[] entry, bool acquired)
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        LineShape Shape(string sink, string method, string location, object holder, bool acquired)
         {
             LineShape s = last;
-            if (s != null && s.Fits(entry, acquired))
+            if (s != null && s.Fits(sink, method, location, holder, acquired))
                 return s;
-            int slot = RuntimeHelpers.GetHashCode(entry[2]) & (Shapes - 1);
+            int slot = RuntimeHelpers.GetHashCode(location) & (Shapes - 1);
             s = shapes[slot];
-            if (s == null || !s.Fits(entry, acquired)) {
-                s = LineShape.Of(entry, acquired);
-                s.Writer = Sink(entry[0] as string);
+            if (s == null || !s.Fits(sink, method, location, holder, acquired)) {
+                s = LineShape.Of(sink, method, location, holder, acquired);
+                s.Writer = Sink(sink);
                 shapes[slot] = s;
             }
             last = s;
@@ -290,28 +324,27 @@ namespace LockTime.Runtime
             return new LineText().Start(LineText.MsLength).Ms(ns).Text();
         }
 
-        /// <summary>Queues an entry, or drops and counts it when the queue is full. Never blocks, never throws.</summary>
+        /// <summary>
+        /// Queues the line of a slow lock of <paramref name="site"/> in <paramref name="source"/> (<see cref="Source"/>):
+        /// hold (-1: not acquired) and wait in ns, and the holder it waited behind (<see cref="LineRecord.Holder"/>);
+        /// dropped and counted when the queue is full. The registry's entry 8. Allocates nothing, never blocks, never throws.
+        /// </summary>
+        internal void Record(object source, int site, long holdNs, long waitNs, object holder)
+        {
+            ring.Add(source, site, holdNs, waitNs, holder);
+        }
+
+        /// <summary>Queues an entry (<see cref="Entry"/>, <see cref="TextEntry"/>), or drops and counts it when the queue is full: the registry's entry 1. Never blocks, never throws.</summary>
         internal void Enqueue(object[] entry)
         {
-            try {
-                if (Volatile.Read(ref queued) >= Capacity) {
-                    Interlocked.Increment(ref dropped);
-                    return;
-                }
-                Interlocked.Increment(ref queued);
-                queue.Enqueue(entry);
-            } catch (Exception) {
-            }
+            ring.Add(entry, -1, 0, 0, null);
         }
 
-        /// <summary>Entries dropped because the queue was full.</summary>
+        /// <summary>Lines dropped because the queue was full.</summary>
         internal long Dropped()
         {
-            return Interlocked.Read(ref dropped);
+            return ring.Dropped();
         }
-
-        /// <summary>Entries the writer takes before it gives their room in the queue back (one Interlocked per batch, not per entry).</summary>
-        const int Batch = 256;
 
         /// <summary>Writes every queued entry and flushes; false when there was none.</summary>
         internal bool Drain()
@@ -337,40 +370,42 @@ namespace LockTime.Runtime
             }
         }
 
+        [MethodImpl((MethodImplOptions)LineText.Optimized)]
         bool DrainHeld()
         {
-            int taken = 0;
             bool any = false;
-            object[] e;
-            if (files.Count > 0 && !queue.IsEmpty && Clock.Ticks() >= nextLook)
+            LineRecord r;
+            if (files.Count > 0 && ring.Ready() && Clock.Ticks() >= nextLook)
                 Reopen();
-            while (queue.TryDequeue(out e)) {
+            while (ring.Take(out r)) {
                 any = true;
-                if (++taken == Batch) {
-                    Interlocked.Add(ref queued, -taken);
-                    taken = 0;
-                }
-                Write(e);
+                Write(ref r);
             }
-            Interlocked.Add(ref queued, -taken);
             if (any)
                 Flush();
             return any;
         }
 
         /// <summary>
-        /// Writes the line of <paramref name="e"/> (<see cref="Entry"/>, <see cref="TextEntry"/>) to its sink;
+        /// Writes the line of <paramref name="r"/> to its sink: a record's site named by its source
+        /// (<see cref="Source"/>), an entry's (<see cref="Entry"/>) line, a whole line (<see cref="TextEntry"/>);
         /// never throws. A method of its own, so that the loop around it is small: the JIT compiles that
         /// loop again, optimized, while it runs (on-stack replacement), and a short loop costs it little.
         /// </summary>
-        void Write(object[] e)
+        [MethodImpl((MethodImplOptions)LineText.Optimized)]
+        void Write(ref LineRecord r)
         {
             TextWriter w = null;
             try {
-                long[] times = e.Length > 4 ? e[3] as long[] : null;
-                if (times != null && times.Length >= 2) {
-                    LineShape shape = Shape(e, times[0] >= 0);
-                    shape.Format(line, times, NewLine.Length);
+                object[] e = r.Source as object[];
+                long[] times = r.Site < 0 && e.Length > 4 ? e[3] as long[] : null;
+                LineShape shape = null;
+                if (r.Site >= 0)
+                    shape = Shape(e[0] as string, ((string[])e[1])[r.Site], ((string[])e[2])[r.Site], r.Holder, r.HoldNs >= 0);
+                else if (times != null && times.Length >= 2)
+                    shape = Shape(e[0] as string, e[1] as string, e[2] as string, e[4], times[0] >= 0);
+                if (shape != null) {
+                    shape.Format(line, times == null ? r.HoldNs : times[0], times == null ? r.WaitNs : times[1], NewLine.Length);
                     w = shape.Writer;
                 } else {
                     string whole = e.Length > 1 ? e[1] as string : null;

@@ -19,10 +19,12 @@ namespace LockTime.Runtime
     /// <item>[5] <c>object[] { Func&lt;string[], string[], int&gt; join, Action&lt;object, int&gt; enter, Action&lt;object&gt; exit, Action&lt;object, int, bool&gt; waiting }</c> the lock order (<see cref="LockOrder"/>; <c>waiting</c>, a thread about to block, came later: an array of three has none)</item>
     /// <item>[6] <c>List&lt;Func&lt;object, string[]&gt;&gt;</c> every copy's holder finder (<see cref="Collector.Holder"/>); lock it to use it</item>
     /// <item>[7] <c>List&lt;Action&gt;</c> every copy's "the calling thread works for the run-time" (<see cref="Collector.MarkBusy"/>): the owner calls them all on the thread that writes the summary and report; lock it to use it</item>
+    /// <item>[8] <c>Action&lt;object, int, long, long, object&gt;</c> queues a slow-lock line as a record (<see cref="LineWriter.Record"/>): the copy's line source, site, hold and wait in ns, holder</item>
     /// </list>
-    /// Entries 5 to 7 came after the first layout of version 1: a registry without them is still
-    /// version 1, and its copies follow no lock order, find holders only in their own copy, and a copy
-    /// that does not own it records the locks the exit's writing takes (a woven framework's).
+    /// Entries 5 to 8 came after the first layout of version 1: a registry without them is still
+    /// version 1, and its copies follow no lock order, find holders only in their own copy, a copy
+    /// that does not own it records the locks the exit's writing takes (a woven framework's), and
+    /// they queue slow-lock lines as entries through entry 1.
     /// The first copy to start creates it and owns the writer, the summary and the report; later
     /// copies add their snapshot. Joining locks the <c>AppDomain</c> object, once per copy.
     /// </summary>
@@ -33,7 +35,7 @@ namespace LockTime.Runtime
         internal const int Version = 1;
         internal const int Length = 5;
         /// <summary>The length with every entry this layout defines (the later ones optional, see above).</summary>
-        internal const int FullLength = 8;
+        internal const int FullLength = 9;
 
         /// <summary>A new registry of version 1 around <paramref name="writer"/> (its thread not yet started) and <paramref name="order"/>.</summary>
         internal static object[] Create(LineWriter writer, Thread writerThread, LockOrder order)
@@ -52,6 +54,7 @@ namespace LockTime.Runtime
             r[5] = o;
             r[6] = new List<Func<object, string[]>>();
             r[7] = new List<Action>();
+            r[8] = new Action<object, int, long, long, object>(writer.Record);
             return r;
         }
 
@@ -75,6 +78,12 @@ namespace LockTime.Runtime
         internal static List<Action> Markers(object[] registry)
         {
             return registry.Length > 7 ? registry[7] as List<Action> : null;
+        }
+
+        /// <summary>The queue of line records (entry 8), or null when the registry has none: lines are then entries (entry 1).</summary>
+        internal static Action<object, int, long, long, object> Records(object[] registry)
+        {
+            return registry.Length > 8 ? registry[8] as Action<object, int, long, long, object> : null;
         }
 
         /// <summary>True when <paramref name="data"/> is a registry of this version.</summary>

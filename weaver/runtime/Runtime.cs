@@ -106,6 +106,7 @@ namespace LockTime.Runtime
                     }
                 }
                 c.Lines = (Action<object[]>)registry[1];
+                c.Records = Registry.Records(registry);
                 c.Writer = (Thread)registry[4];
                 Registry.AddSource(registry, new Func<object[]>(c.Snapshot));
                 List<Action> markers = Registry.Markers(registry);

@@ -6,6 +6,21 @@ namespace LockTime.Runtime.Tests;
 
 public class CollectorTests
 {
+    /// <summary>
+    /// A collector's line queue as the writer's (<see cref="LineWriter.Record"/>, <see cref="LineWriter.Enqueue"/>),
+    /// each line kept in <paramref name="lines"/> as an entry: what the writer formats, <see cref="LineWriter.Format"/> tells.
+    /// </summary>
+    internal static void Capture(Collector c, List<object[]> lines)
+    {
+        c.Records = (source, site, holdNs, waitNs, holder) =>
+        {
+            Assert.Same(c.LineSource, source);
+            var s = (object[])source;
+            lock (lines) lines.Add(LineWriter.Entry((string)s[0], ((string[])s[1])[site], ((string[])s[2])[site], holdNs, waitNs, holder));
+        };
+        c.Lines = e => { lock (lines) lines.Add(e); };
+    }
+
     // A collector of n sites at 1e9 ticks per second (1 tick = 1 ns), its lines into `lines`.
     private static Collector Make(int n, double thresholdMs, List<object[]> lines)
     {
@@ -17,7 +32,7 @@ public class CollectorTests
                                       null, null, null, "1", "stderr", "10", "");
         var c = new Collector(table, settings, 1_000_000_000);
         ThreadRecord.Current = null; // a record belongs to one collector: the test thread's last one is another's
-        c.Lines = e => { lock (lines) lines.Add(e); };
+        Capture(c, lines);
         return c;
     }
 
@@ -139,6 +154,23 @@ public class CollectorTests
             "LockTime: T::M1 waited 2.000 ms, not acquired at F.cs:2",
         }, lines.Select(LineWriter.Format).ToArray());
         Assert.All(lines, e => Assert.Equal("stdout", e[0]));
+    }
+
+    [Fact]
+    public void WithoutARecordQueueSlowLocksQueueEntries()
+    {
+        // the registry of an older LockTime's owner has no entry 8: the line goes as an entry through entry 1
+        var lines = new List<object[]>();
+        var c = Make(2, 1, lines);
+        c.Records = null;
+        var t = c.Thread();
+        c.Released(t, F(1, 0, 2_000_000, contended: true) with { Holder = ["Test", "T::M0", "F.cs:1"] }, 3_000_000);
+        c.Failed(t, 0, 4_000_000);
+        Assert.Equal(new[]
+        {
+            "LockTime: T::M1 held 3.000 ms, waited 2.000 ms at F.cs:2 (held by T::M0 at F.cs:1)",
+            "LockTime: T::M0 waited 4.000 ms, not acquired at F.cs:1",
+        }, lines.Select(LineWriter.Format).ToArray());
     }
 
     [Fact]

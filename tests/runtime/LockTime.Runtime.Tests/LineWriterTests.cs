@@ -20,6 +20,57 @@ public class LineWriterTests
     }
 
     [Fact]
+    public void AFullQueueDropsRecordsAndEntriesAlike()
+    {
+        var w = new LineWriter();
+        object source = LineWriter.Source("/dev/null", ["M"], ["L"]);
+        for (int i = 0; i < LineWriter.Capacity - 1; i++)
+            w.Record(source, 0, i, 0, null);
+        w.Enqueue(LineWriter.TextEntry("/dev/null", "the last room"));
+        w.Record(source, 0, 1, 0, null);
+        w.Enqueue(LineWriter.TextEntry("/dev/null", "no room"));
+        Assert.Equal(2, w.Dropped());
+        Assert.True(w.Drain());
+        Assert.False(w.Drain());
+        for (int i = 0; i < LineWriter.Capacity; i++) // every slot again, in the ring's second lap
+            w.Record(source, 0, i, 0, null);
+        Assert.Equal(2, w.Dropped());
+    }
+
+    [Fact]
+    public void RecordsAreNamedByTheirSourceAndWrittenInOrderWithEntries()
+    {
+        string path = Path.GetTempFileName();
+        try
+        {
+            var w = new LineWriter();
+            object app = LineWriter.Source(path, ["App::Run", "App::Stop"], ["App.cs:10", "IL_001c"]);
+            object lib = LineWriter.Source(path, ["Lib::Get"], ["Lib.cs:3"]);
+            w.Record(app, 1, 2_500_000, 0, null);
+            w.Record(lib, 0, 10_000, 130_754_000, new[] { "App", "App::Run", "App.cs:10" });
+            w.Enqueue(LineWriter.TextEntry(path, "LockTime: potential deadlock: x"));
+            w.Record(app, 0, -1, 3_000_000, "Lib::Get at Lib.cs:3");
+            w.Enqueue(LineWriter.Entry(path, "Old::M", "Old.cs:1", 1_000, 2_000, null)); // a copy of an older LockTime
+            w.Record(app, 7, 1, 1, null); // a site its source does not name: no line
+            w.Record(app, 1, 2_500_000, 0, null);
+            Assert.True(w.Drain());
+            Assert.Equal(new[]
+            {
+                "LockTime: App::Stop held 2.500 ms, waited 0.000 ms at IL_001c",
+                "LockTime: Lib::Get held 0.010 ms, waited 130.754 ms at Lib.cs:3 (held by App::Run at App.cs:10)",
+                "LockTime: potential deadlock: x",
+                "LockTime: App::Run waited 3.000 ms, not acquired at App.cs:10 (held by Lib::Get at Lib.cs:3)",
+                "LockTime: Old::M held 0.001 ms, waited 0.002 ms at Old.cs:1",
+                "LockTime: App::Stop held 2.500 ms, waited 0.000 ms at IL_001c",
+            }, File.ReadAllLines(path));
+        }
+        finally
+        {
+            File.Delete(path);
+        }
+    }
+
+    [Fact]
     public void ManyThreadsGiveWholeLinesInOneFile()
     {
         string path = Path.GetTempFileName();

@@ -17,7 +17,7 @@ public class LocksTests
         var settings = Settings.Parse(null, "1", "stdout", null, null, null, "1", "stderr", "10", "");
         var c = new Collector(table, settings, 1_000_000_000);
         ThreadRecord.Current = null;
-        c.Lines = e => { lock (lines) lines.Add(e); };
+        CollectorTests.Capture(c, lines);
         return c;
     }
 

@@ -116,6 +116,28 @@ public class RegistryTests : IDisposable
     }
 
     [Fact]
+    public void ACopyJoiningAnOwnerWithoutARecordQueueQueuesEntries()
+    {
+        // an owner of a LockTime before entry 8: its registry ends at entry 7, its writer takes entries only
+        string sink = Path.Combine(dir, "locks.log");
+        RuntimeCopy owner = new("older-owner"), copy = new("newer-copy");
+        Assert.False(owner.Start("Old", 1, slot, sink, threshold: "0"));
+        var full = (object[])AppDomain.CurrentDomain.GetData(slot)!;
+        Assert.Equal(9, full.Length);
+        AppDomain.CurrentDomain.SetData(slot, full[..8]);
+        Assert.False(copy.Start("New", 1, slot, sink, threshold: "0"));
+        Assert.Null(copy.Field("Runtime", "Current")!.GetType().GetField("Records", BindingFlags.Instance | BindingFlags.NonPublic)!
+                        .GetValue(copy.Field("Runtime", "Current")));
+        owner.Lock(new object(), 0, holdMs: 1);
+        copy.Lock(new object(), 0, holdMs: 2);
+        owner.Finish();
+        var slow = File.ReadAllLines(sink).Where(l => l.Contains(" held ")).ToArray();
+        Assert.Equal(2, slow.Length);
+        Assert.Matches(@"^LockTime: Old\.Type::M0 held 1\.\d{3} ms, waited 0\.000 ms at F0\.cs:1$", slow[0]);
+        Assert.Matches(@"^LockTime: New\.Type::M0 held 2\.\d{3} ms, waited 0\.000 ms at F0\.cs:1$", slow[1]);
+    }
+
+    [Fact]
     public void NoCopyRecordsTheLocksOfTheExitsWriting()
     {
         // A woven framework's copy (Mono's mscorlib) times the console's lock that the owner's exit takes
