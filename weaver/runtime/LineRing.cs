@@ -80,13 +80,13 @@ namespace LockTime.Runtime
                         pos = Volatile.Read(ref tail); /* another thread claimed it: on to the next */
                     }
                 }
-                int i = (int)pos & (ChunkSize - 1);
-                c[i].Source = source;
-                c[i].Holder = holder;
-                c[i].HoldNs = holdNs;
-                c[i].WaitNs = waitNs;
-                c[i].Site = site;
-                Volatile.Write(ref c[i].State, ((pos >> Shift) << 1) + 1);
+                ref LineRecord slot = ref c[(int)pos & (ChunkSize - 1)];
+                slot.Source = source;
+                slot.Holder = holder;
+                slot.HoldNs = holdNs;
+                slot.WaitNs = waitNs;
+                slot.Site = site;
+                Volatile.Write(ref slot.State, ((pos >> Shift) << 1) + 1);
                 return true;
             } catch (Exception) {
                 return false;

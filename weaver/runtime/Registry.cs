@@ -12,7 +12,7 @@ namespace LockTime.Runtime
     /// versions - can read it. Version 1's layout (weaver/runtime/README.md, "One registry per process"):
     /// <list type="table">
     /// <item>[0] <c>int</c> 1, the layout's version</item>
-    /// <item>[1] <c>Action&lt;object[]&gt;</c> queues a slow-lock line (<see cref="LineWriter.Entry"/>)</item>
+    /// <item>[1] <c>Action&lt;object[]&gt;</c> queues a line as an entry: a whole line (<see cref="LineWriter.TextEntry"/>), a slow-lock line of a copy whose registry has no entry 8 (<see cref="LineWriter.Entry"/>)</item>
     /// <item>[2] <c>List&lt;Func&lt;object[]&gt;&gt;</c> every copy's snapshot (<see cref="SiteTotals"/> rows); lock it to use it</item>
     /// <item>[3] <c>Dictionary&lt;string, bool&gt;</c> the warnings already printed; lock it to use it</item>
     /// <item>[4] <c>Thread</c> the line writer's thread</item>
