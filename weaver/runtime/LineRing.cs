@@ -136,11 +136,10 @@ namespace LockTime.Runtime
             return true;
         }
 
-        /// <summary>True when a line is ready to take (<see cref="Take"/>).</summary>
-        internal bool Ready()
+        /// <summary>True when a line was queued and not yet taken (it may still be being written: <see cref="Take"/> waits for it).</summary>
+        internal bool Pending()
         {
-            LineRecord[] c = Volatile.Read(ref chunks[(int)(head >> ChunkShift) & (Chunks - 1)]);
-            return c != null && Volatile.Read(ref c[(int)head & (ChunkSize - 1)].State) == ((head >> Shift) << 1) + 1;
+            return Volatile.Read(ref tail) != head;
         }
 
         /// <summary>Lines dropped because the ring was full.</summary>

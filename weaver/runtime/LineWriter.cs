@@ -370,19 +370,32 @@ namespace LockTime.Runtime
             }
         }
 
-        [MethodImpl((MethodImplOptions)LineText.Optimized)]
         bool DrainHeld()
+        {
+            if (!ring.Pending())
+                return false;
+            if (files.Count > 0 && Clock.Ticks() >= nextLook)
+                Reopen();
+            bool any = WriteReady();
+            if (any)
+                Flush();
+            return any;
+        }
+
+        /// <summary>
+        /// Writes every line the ring has ready (<see cref="LineRing.Take"/>); false when there was none. Compiled
+        /// optimized (<see cref="LineText.Optimized"/>) when the first line comes: a process without slow locks
+        /// never compiles it, nor the per-line methods it calls.
+        /// </summary>
+        [MethodImpl((MethodImplOptions)LineText.Optimized)]
+        bool WriteReady()
         {
             bool any = false;
             LineRecord r;
-            if (files.Count > 0 && ring.Ready() && Clock.Ticks() >= nextLook)
-                Reopen();
             while (ring.Take(out r)) {
                 any = true;
                 Write(ref r);
             }
-            if (any)
-                Flush();
             return any;
         }
 
