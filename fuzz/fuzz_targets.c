@@ -207,7 +207,7 @@ int fuzz_weave(const uint8_t *data, size_t size)
 		fuzz_fail("img_write laid out an image that does not load");
 	out.data = NULL; /* again owns it */
 	if (outcome == WEAVE_WOVEN &&
-	    (weave_image(again, &opts, &outcome2, &nsites) < 0 || outcome2 != WEAVE_ALREADY_WOVEN))
+	    (weave_image(again, &opts, &outcome2, &nsites, NULL) < 0 || outcome2 != WEAVE_ALREADY_WOVEN))
 		fuzz_fail("a woven image is not seen as already woven");
 	rc = 0;
 done:

@@ -68,7 +68,7 @@ static enum weave_outcome outcome_of(const uint8_t *data, size_t size)
 
 	memcpy(copy, data, size);
 	assert_int_equal(img_load(&img, copy, size), 0);
-	assert_int_equal(weave_image(img, &opts, &outcome, &n), 0);
+	assert_int_equal(weave_image(img, &opts, &outcome, &n, NULL), 0);
 	img_free(img);
 	return outcome;
 }

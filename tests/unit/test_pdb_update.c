@@ -226,7 +226,7 @@ static void weave_and_update(struct img *img, const char *in, const char *out, s
 
 	assert_int_equal(weave_pdb_find(&f, img, in), 0);
 	opts.pdb = &f;
-	assert_int_equal(weave_image(img, &opts, &outcome, &nsites), 0);
+	assert_int_equal(weave_image(img, &opts, &outcome, &nsites, NULL), 0);
 	assert_int_equal(outcome, WEAVE_WOVEN);
 	assert_int_equal(weave_pdb_update(u, img, &f, in, out), 0);
 	pdb_found_free(&f);

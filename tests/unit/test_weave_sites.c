@@ -283,7 +283,7 @@ static void test_facade_has_no_sites(void **state)
 
 	(void)state;
 	assert_int_equal(weave_list(img, on_site, &l), 0);
-	assert_int_equal(weave_image(img, &opts, &outcome, &nsites), 0);
+	assert_int_equal(weave_image(img, &opts, &outcome, &nsites, NULL), 0);
 	assert_int_equal(outcome, WEAVE_NO_LOCKS);
 	assert_int_equal(nsites, 0);
 	assert_int_equal(md_rows(&img->md, MD_TYPEDEF), types);
@@ -972,7 +972,7 @@ static void test_corruption(void **state)
 	release(&names, &sites);
 	lt_error_clear();
 	if (c->weave)
-		assert_int_equal(weave_image(img, &opts, &outcome, &nsites), -1);
+		assert_int_equal(weave_image(img, &opts, &outcome, &nsites, NULL), -1);
 	else
 		assert_int_equal(weave_list(img, on_site, &l), -1);
 	print_message("%s\n", lt_error_last()->msg);
@@ -1078,7 +1078,7 @@ static void test_weave_system(void **state)
 	find(img, &names, &sites);
 	acquiring = count_acquiring(&sites, &calls);
 	release(&names, &sites);
-	assert_int_equal(weave_image(img, &opts, &outcome, &nsites), 0);
+	assert_int_equal(weave_image(img, &opts, &outcome, &nsites, NULL), 0);
 	assert_int_equal(outcome, WEAVE_WOVEN);
 	assert_int_equal(nsites, acquiring);
 
@@ -1090,7 +1090,7 @@ static void test_weave_system(void **state)
 	 * is its timed sites, read back from its site table. */
 	assert_int_equal(weave_list(woven, on_woven_site, &l), acquiring);
 	assert_int_equal(l.n, acquiring);
-	assert_int_equal(weave_image(woven, &opts, &outcome, &nsites), 0);
+	assert_int_equal(weave_image(woven, &opts, &outcome, &nsites, NULL), 0);
 	assert_int_equal(outcome, WEAVE_ALREADY_WOVEN);
 	assert_int_equal(nsites, 0);
 	img_free(woven);
@@ -1106,7 +1106,7 @@ static void test_weave_deterministic(void **state)
 	(void)state;
 	for (int k = 0; k < 2; k++) {
 		struct img *img = load(SYSTEM_DLL);
-		assert_int_equal(weave_image(img, &opts, &outcome, &nsites), 0);
+		assert_int_equal(weave_image(img, &opts, &outcome, &nsites, NULL), 0);
 		assert_int_equal(img_write(img, &out[k]), 0);
 		img_free(img);
 	}
@@ -1151,7 +1151,7 @@ static void test_weave_tail_and_branch(void **state)
 	row = crafted(img, &sites, code, sizeof code, NULL);
 	release(&names, &sites);
 	ntypes = md_rows(&img->md, MD_TYPEDEF);
-	assert_int_equal(weave_image(img, &opts, &outcome, &nsites), 0);
+	assert_int_equal(weave_image(img, &opts, &outcome, &nsites, NULL), 0);
 	assert_int_equal(outcome, WEAVE_WOVEN);
 
 	assert_int_equal(img_method_body(img, row, &body, &len), 0);

@@ -41,7 +41,7 @@ static void weave(struct img *img)
 	enum weave_outcome outcome;
 	long n;
 
-	ok(weave_image(img, &o, &outcome, &n));
+	ok(weave_image(img, &o, &outcome, &n, NULL));
 	assert_int_equal(outcome, WEAVE_WOVEN);
 }
 
@@ -210,7 +210,7 @@ static void test_sync_only_assembly(void **state)
 	long n;
 
 	(void)state;
-	ok(weave_image(img, &o, &outcome, &n));
+	ok(weave_image(img, &o, &outcome, &n, NULL));
 	assert_int_equal(outcome, WEAVE_WOVEN);
 	assert_int_equal(n, 3);
 	img_free(img);
@@ -285,7 +285,7 @@ static void test_sync_jmp_refused(void **state)
 	em_init(&e);
 	em_tok(&e, IL_JMP, md_token(MD_METHODDEF, row));
 	set_sync_body(img, row, &e);
-	expect_error(weave_image(img, &o, &outcome, &n), LT_E_WEAVE);
+	expect_error(weave_image(img, &o, &outcome, &n, NULL), LT_E_WEAVE);
 	assert_non_null(strstr(lt_error_last()->msg, "jmp"));
 	img_free(img);
 }
@@ -519,7 +519,7 @@ static void test_mvid_renewed(void **state)
 	assert_int_equal(md_guid(&a->md, md_get(&a->md, MD_MODULE, 1, MD_MODULE_MVID), &old), 0);
 	weave(a);
 	weave(b);
-	ok(weave_image(c, &other, &outcome, &n));
+	ok(weave_image(c, &other, &outcome, &n, NULL));
 	assert_int_equal(md_guid(&a->md, md_get(&a->md, MD_MODULE, 1, MD_MODULE_MVID), &ga), 0);
 	assert_int_equal(md_guid(&b->md, md_get(&b->md, MD_MODULE, 1, MD_MODULE_MVID), &gb), 0);
 	assert_int_equal(md_guid(&c->md, md_get(&c->md, MD_MODULE, 1, MD_MODULE_MVID), &gc), 0);

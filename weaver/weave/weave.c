@@ -225,7 +225,8 @@ static int renew_mvid(struct img *img, const struct weave_opts *opts)
 	return 0;
 }
 
-int weave_image(struct img *img, const struct weave_opts *opts, enum weave_outcome *outcome, long *nsites)
+int weave_image(struct img *img, const struct weave_opts *opts, enum weave_outcome *outcome, long *nsites,
+		int *trim_kept)
 {
 	struct weave_names names;
 	struct weave_sites sites;
@@ -239,6 +240,8 @@ int weave_image(struct img *img, const struct weave_opts *opts, enum weave_outco
 
 	*outcome = WEAVE_NO_LOCKS;
 	*nsites = 0;
+	if (trim_kept)
+		*trim_kept = 0;
 	if (woven != 0) {
 		if (woven > 0)
 			*outcome = WEAVE_ALREADY_WOVEN;
@@ -263,6 +266,8 @@ int weave_image(struct img *img, const struct weave_opts *opts, enum weave_outco
 	if (weave_sites_locate(img, &lines, &sites) < 0 || site_table(img, &names, &lines, &sites, &table, &rows) < 0 ||
 	    weave_helper_begin(img, opts, &table, &h) < 0)
 		goto done;
+	if (trim_kept)
+		*trim_kept = weave_helper_link_attributes_kept(h);
 	rc = rewrite_all(img, h, &names, &sites);
 	if (rc < 0) {
 		weave_helper_free(h);

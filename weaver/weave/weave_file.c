@@ -37,7 +37,7 @@ int weave_job_run(struct weave_job *j, struct img *img, const struct weave_opts 
 		return -1;
 	with_pdb.pdb = &j->found;
 	with_pdb.read_source = symbols ? lt_file_read : NULL;
-	if (weave_image(img, &with_pdb, &j->outcome, &j->nsites) < 0)
+	if (weave_image(img, &with_pdb, &j->outcome, &j->nsites, &j->trim_kept) < 0)
 		return -1;
 	if (j->outcome != WEAVE_WOVEN)
 		return 0;
@@ -100,6 +100,12 @@ static int weave_loaded(struct weave_job *j, struct img *img, const char *in_pat
 	}
 	if (strong_name_plan(j, img, opts->key, r, &sn, &sign) < 0)
 		return -1;
+	if (j->trim_kept) {
+		snprintf(why, sizeof why, "its own ILLink.LinkAttributes.xml is kept as it is: the %d trim analysis "
+			 "suppressions of LockTime's run-time are not added to it, so a trimmed app warns of them "
+			 "(IL2xxx; docs/weaving.md, \"Trimming and NativeAOT\")", j->trim_kept);
+		warn(r, LT_E_LINK_ATTRIBUTES, why);
+	}
 	if (j->pdb.stale) {
 		snprintf(why, sizeof why, "%s: its source lines are stale after weaving", j->pdb.why);
 		warn(r, LT_E_PDB, why);

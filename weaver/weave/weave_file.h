@@ -36,6 +36,8 @@ struct weave_job {
 	struct pdb_found found;   /* its debug symbols, found once (PDB_NONE without symbols) */
 	struct pdb_update pdb;    /* WEAVE_WOVEN: the symbols brought up to date */
 	char framework[96];       /* WEAVE_WOVEN: its TargetFrameworkAttribute (weave_target_framework), "" when none or unreadable */
+	int trim_kept;            /* WEAVE_WOVEN: the run-time's trim suppressions its own ILLink.LinkAttributes.xml
+				   * does not get (weave_image), 0 when none */
 };
 
 /* Weave `img` (loaded with img_load) in memory: refuse a reference assembly

@@ -274,9 +274,10 @@ static int framework_attribute_ctor(struct merge *m, uint32_t ctor_row, uint32_t
 }
 
 /* II.22.10: the template's allowed attributes on copied rows (an attribute
- * for the trimmer as the target framework's own, left out where it has
- * none: nothing trims such a target's code), then [CompilerGenerated] on
- * every merged type that lacks it. */
+ * for the trimmer as the target framework's own; where it has none, left
+ * out - an UnconditionalSuppressMessage noted for merge_link_attributes: a
+ * netstandard library's code is trimmed in the app that uses it), then
+ * [CompilerGenerated] on every merged type that lacks it. */
 static int copy_attributes(struct merge *m)
 {
 	const struct md_image *tm = m->tm;
@@ -301,8 +302,12 @@ static int copy_attributes(struct merge *m)
 		    (kind == MERGE_ATTRIBUTE_FRAMEWORK ? (known = framework_attribute_ctor(m, md_token_row(ctor), &ctor))
 						       : merge_token(m, ctor, &ctor)) < 0)
 			goto done;
-		if (!known)
+		if (!known) {
+			if (strcmp(name, "System.Diagnostics.CodeAnalysis.UnconditionalSuppressMessageAttribute") == 0 &&
+			    merge_note_dropped(m, copied_parent(m, parent), r) < 0)
+				goto done;
 			continue;
+		}
 		if (add_blob_of(m, MD_CUSTOMATTRIBUTE, r, MD_CUSTOMATTRIBUTE_VALUE, &value) < 0 ||
 		    add_attribute(m, copied_parent(m, parent), ctor, value) < 0)
 			goto done;
@@ -535,7 +540,8 @@ static int merge_all(struct merge *m, const struct weave_opts *opts, const struc
 	m->property_base = md_rows(m->md, MD_PROPERTY);
 	/* The map first: substituted bodies may call merged methods. */
 	if (copy_types(m) < 0 || copy_members(m) < 0 || copy_properties(m) < 0 || copy_links(m) < 0 ||
-	    copy_attributes(m) < 0 || fill_map(m, out) < 0 || copy_bodies(m, substs, nsubsts, out) < 0)
+	    copy_attributes(m) < 0 || merge_link_attributes(m, &out->link_attributes_kept) < 0 || fill_map(m, out) < 0 ||
+	    copy_bodies(m, substs, nsubsts, out) < 0)
 		return -1;
 	return 0;
 }
@@ -556,6 +562,7 @@ int weave_merge(struct img *target, const struct img *tmpl, const struct weave_o
 	wref_close(m.refs);
 	for (unsigned t = 0; t < MD_TABLE_MAX; t++)
 		free(m.map[t]);
+	free(m.dropped);
 	return rc;
 }
 

@@ -58,6 +58,8 @@ struct weave_merge_map {
 	char **names;          /* owned */
 	uint32_t *tokens;      /* MethodDef or Field tokens of the target */
 	size_t n;
+	int link_attributes_kept; /* the target's own ILLink.LinkAttributes.xml was kept: this many
+				   * suppressions for the trimmer are not in it (0: none left out) */
 };
 
 /* Every construct of the template outside what weave_merge supports, each
@@ -84,7 +86,10 @@ long weave_merge_check(const struct img *tmpl, void (*report)(void *ctx, const c
  *    NestedAssembly), top-level ones renamed (WEAVE_MERGE_PREFIX), each
  *    marked [CompilerGenerated]; its Field, MethodDef, Param, Constant and
  *    Property rows (PropertyMap, MethodSemantics); the custom attributes
- *    weave_merge_check allows;
+ *    weave_merge_check allows (the trimmer's as the target framework's own;
+ *    UnconditionalSuppressMessage where it has none in an embedded
+ *    ILLink.LinkAttributes.xml, unless the target has one: out->
+ *    link_attributes_kept);
  *  - every method body (II.25.4) with each token re-mapped: TypeRefs and
  *    MemberRefs resolved in the target's framework (wref_type, wref_member:
  *    opts->refs, else its AssemblyRefs; a core library's own TypeDefs), TypeSpec,

@@ -8,6 +8,17 @@
 #include "weave_merge.h"
 #include "weave_refs.h"
 
+/* The embedded resource the trimmer reads attributes from (its data formats,
+ * "Custom Attributes Annotations"; it may only name its own assembly). */
+#define MERGE_LINK_ATTRIBUTES "ILLink.LinkAttributes.xml"
+
+/* A template UnconditionalSuppressMessage the target framework lacks: left
+ * out of the metadata, carried in MERGE_LINK_ATTRIBUTES instead. */
+struct merge_dropped {
+	uint32_t parent; /* the target TypeDef or MethodDef token it was on */
+	uint32_t ca_row; /* its template CustomAttribute row */
+};
+
 /* One merge of a template into a target. */
 struct merge {
 	struct img *img;             /* the target */
@@ -22,6 +33,8 @@ struct merge {
 	/* Target tokens of the template's TypeRef, MemberRef, TypeSpec,
 	 * MethodSpec and StandAloneSig rows, found on first use (0: not yet). */
 	uint32_t *map[MD_TABLE_MAX];
+	struct merge_dropped *dropped; /* owned: merge_note_dropped */
+	size_t ndropped, dropped_cap;
 };
 
 /* The name of template TypeDef `row` as "Namespace.Outer+Inner" into
@@ -68,5 +81,21 @@ int merge_token(struct merge *m, uint32_t tok, uint32_t *out);
  * and added to the target's #Blob: *out its index.  typespec: a TypeSpec
  * blob (II.23.2.14).  Returns 0, or -1 as merge_token. */
 int merge_sig(struct merge *m, uint32_t blob, int typespec, uint32_t *out);
+
+/* Note that template CustomAttribute row `ca_row`, an UnconditionalSuppressMessage
+ * the target framework lacks, was on target token `parent` (a TypeDef or a
+ * MethodDef).  Returns 0, or -1 with LT_E_NOMEM. */
+int merge_note_dropped(struct merge *m, uint32_t parent, uint32_t ca_row);
+
+/* The noted suppressions (merge_note_dropped) as the target's embedded
+ * MERGE_LINK_ATTRIBUTES, so that the trimmer (ILLink) still sees them: one
+ * <attribute> per suppression on the merged type (by its merged name; a
+ * nested one inside its enclosing type's element) or method (by name), its
+ * arguments and named string arguments as written (II.23.3); added with
+ * img_add_resource, written with Mini-XML.  A target that has a resource of
+ * that name keeps it untouched: *kept gets the number of suppressions not
+ * carried (the caller warns), else 0.  Returns 0, or -1 with LT_E_METADATA
+ * (a malformed template blob, the target's resources), LT_E_NOMEM, LT_E_LIMIT. */
+int merge_link_attributes(struct merge *m, int *kept);
 
 #endif
