@@ -11,7 +11,9 @@
 #   - the library carries the run-time's suppressions in ILLink.LinkAttributes.xml: the trimmed publish gives no
 #     IL2xxx/IL3xxx warning; NativeAOT's compiler reads no suppression from that file (only attribute removals):
 #     its warnings are the suppressed ones of the merged Metrics, no other (docs/weaving.md, "Trimming");
-#   - the app runs, the library's monitor and SemaphoreSlim(1, 1) are timed (the report: holds >= 20 ms).
+#   - the app runs, the library's monitor and SemaphoreSlim(1, 1) are timed (the report: holds >= 20 ms);
+#   - a library with an ILLink.LinkAttributes.xml of its own keeps it byte for byte, and the build says
+#     (warning LT024) that the run-time's suppressions are not in it.
 # NativeAOT needs the ILCompiler package from the configured NuGet sources: the restore fetches it.
 source "$(dirname "$0")/../lib.sh"
 LT=${LOCKTIME:-$LT_BUILD/san/locktime}
@@ -88,3 +90,24 @@ for mode in trimmed aot; do
 	check "$name: the library's monitor and SemaphoreSlim(1, 1) are timed ($holds ms)" \
 		python3 -c "import sys; sys.exit(not all(float(h) >= 20 for h in sys.argv[1:]))" $holds
 done
+
+own=$LT_TMP/lib-own
+rm -rf "$own" && cp -r "$LT_ROOT/tests/trimlib" "$own"
+printf '<linker>\n  <!-- the library'"'"'s own -->\n</linker>\n' >"$own/Lib/ILLink.LinkAttributes.xml"
+cat >"$own/Lib/Directory.Build.targets" <<'EOF'
+<Project>
+  <ItemGroup>
+    <EmbeddedResource Include="ILLink.LinkAttributes.xml" LogicalName="ILLink.LinkAttributes.xml" />
+  </ItemGroup>
+</Project>
+EOF
+if dotnet build "$own/Lib/Lib.csproj" -c Release -nologo -tl:off -nodeReuse:false -p:UseSharedCompilation=false \
+	"-p:LockTimeWeaver=$LT" -o "$own/bin" >"$own.log" 2>&1; then
+	ok "lib-own: builds"
+	check "lib-own: warning LT024, the suppressions not added" grep -q 'warning LT024: .*ILLink.LinkAttributes.xml is kept' "$own.log"
+	mkdir -p "$own/res" && (cd "$own/res" && monodis --mresources "$own/bin/Lib.dll" >/dev/null 2>&1)
+	check "lib-own: its ILLink.LinkAttributes.xml byte for byte" cmp "$own/Lib/ILLink.LinkAttributes.xml" "$own/res/ILLink.LinkAttributes.xml"
+	check "lib-own: woven (its sites listed as woven)" grep -q '(woven)' <("$LT" list "$own/bin/Lib.dll")
+else
+	not_ok "lib-own: builds" "$(tail -n 30 "$own.log")"
+fi

@@ -489,6 +489,66 @@ static void test_wrapper_typespec_owner(void **state)
 	img_free(img);
 }
 
+/* The trimmer's suppressions of the merged run-time (weave_merge_trim.c): Mono's System.dll (a
+ * framework without UnconditionalSuppressMessageAttribute) gets them in an embedded, private
+ * ILLink.LinkAttributes.xml, one <attribute> each on <LockTime>Metrics, as many as the template has on
+ * Metrics, and keeps its own resources; given one of its own, that one is kept as it was and the
+ * suppressions are counted as left out; a .NET target (its framework has the attribute) gets no file. */
+static void test_link_attributes(void **state)
+{
+	static const char theirs[] = "<linker><!-- the library's own --></linker>";
+	struct img *img = load(MONO_SYSTEM), *again;
+	uint32_t rows = md_rows(&img->md, MD_MANIFESTRESOURCE), len;
+	const uint8_t *xml;
+	struct weave_helper *h;
+	char *text;
+	int n = 0;
+
+	(void)state;
+	ok(weave_helper_begin(img, &default_opts, no_sites(img), &h));
+	assert_int_equal(weave_helper_link_attributes_kept(h), 0);
+	ok(weave_helper_end(h));
+	again = write_and_check(img, 0);
+	assert_int_equal(md_rows(&again->md, MD_MANIFESTRESOURCE), rows + 1);
+	assert_int_equal(md_get(&again->md, MD_MANIFESTRESOURCE, rows + 1, MD_MANIFESTRESOURCE_FLAGS), IMG_RESOURCE_PRIVATE);
+	assert_int_equal(img_resource(again, "ILLink.LinkAttributes.xml", &xml, &len), 1);
+	text = strndup((const char *)xml, len);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "<assembly fullname=\"System\">"));
+	assert_non_null(strstr(text, "<type fullname=\"&lt;LockTime&gt;Metrics\">"));
+	for (const char *p = text; (p = strstr(p, "UnconditionalSuppressMessageAttribute\">")); p++)
+		n++;
+	assert_int_equal(n, 4); /* IL2060, IL2065, IL2070, IL3050 (weaver/runtime/Metrics.cs) */
+	assert_non_null(strstr(text, "<argument>IL2060</argument>"));
+	assert_non_null(strstr(text, "<property name=\"Justification\">"));
+	free(text);
+	img_free(again);
+	img_free(img);
+
+	img = load(MONO_SYSTEM);
+	ok(img_add_resource(img, "ILLink.LinkAttributes.xml", IMG_RESOURCE_PUBLIC, (const uint8_t *)theirs,
+			    sizeof theirs - 1));
+	ok(weave_helper_begin(img, &default_opts, no_sites(img), &h));
+	assert_int_equal(weave_helper_link_attributes_kept(h), 4);
+	ok(weave_helper_end(h));
+	again = write_and_check(img, 0);
+	assert_int_equal(md_rows(&again->md, MD_MANIFESTRESOURCE), rows + 1);
+	assert_int_equal(img_resource(again, "ILLink.LinkAttributes.xml", &xml, &len), 1);
+	assert_int_equal(len, sizeof theirs - 1);
+	assert_memory_equal(xml, theirs, len);
+	img_free(again);
+	img_free(img);
+
+	img = load(NET_REF);
+	rows = md_rows(&img->md, MD_MANIFESTRESOURCE);
+	ok(weave_helper_begin(img, &default_opts, no_sites(img), &h));
+	assert_int_equal(weave_helper_link_attributes_kept(h), 0);
+	ok(weave_helper_end(h));
+	assert_int_equal(md_rows(&img->md, MD_MANIFESTRESOURCE), rows);
+	assert_int_equal(img_resource(img, "ILLink.LinkAttributes.xml", &xml, &len), 0);
+	img_free(img);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -508,6 +568,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_wrapper_methoddef_callee),
 		cmocka_unit_test(test_helper_us_heap_full),
 		cmocka_unit_test(test_wrapper_typespec_owner),
+		cmocka_unit_test(test_link_attributes),
 	};
 	if (argc > 1)
 		cmocka_set_test_filter(argv[1]); /* tests/run.sh: one test by name */

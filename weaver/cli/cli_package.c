@@ -6,6 +6,7 @@
 #include "lt_file.h"
 #include "pkg_nupkg.h"
 #include "pkg_weave.h"
+#include "weave_file.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -56,6 +57,12 @@ static void print_note(void *ctx, const struct pkg_note *n)
 			 "%s: its strong-name signature no longer matches (.NET ignores it; .NET Framework checks it only for the GAC)",
 			 n->entry);
 		break;
+	case PKG_TRIM_KEPT: {
+		char why[400];
+		weave_trim_kept_why(n->trim_kept, why, sizeof why);
+		cli_warn(c->path, LT_E_LINK_ATTRIBUTES, "%s: %s", n->entry, why);
+		break;
+	}
 	case PKG_SIGNATURE_DROPPED:
 		cli_warn(c->path, LT_E_PACKAGE, "%s dropped: the package signature no longer matches the woven assemblies",
 			 n->entry);

@@ -89,6 +89,11 @@ static int weave_assembly(struct nupkg *p, uint32_t i, struct img *img, struct p
 		n->kind = PKG_STRONG_NAMED;
 		note(ps, n);
 	}
+	if (job.trim_kept) {
+		n->kind = PKG_TRIM_KEPT;
+		n->trim_kept = job.trim_kept;
+		note(ps, n);
+	}
 	return 0;
 }
 

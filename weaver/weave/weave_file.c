@@ -53,6 +53,14 @@ int weave_job_run(struct weave_job *j, struct img *img, const struct weave_opts 
 	return symbols ? weave_pdb_update(&j->pdb, img, &j->found, in_path, out_path) : 0;
 }
 
+void weave_trim_kept_why(int kept, char *buf, size_t n)
+{
+	snprintf(buf, n, "its own ILLink.LinkAttributes.xml is kept as it is: the %d trim analysis suppression%s of "
+		 "LockTime's run-time %s not added to it, so a trimmed app warns of %s (IL2xxx; docs/weaving.md, "
+		 "\"Trimming and NativeAOT\")", kept, kept == 1 ? "" : "s", kept == 1 ? "is" : "are",
+		 kept == 1 ? "it" : "them");
+}
+
 static void warn(const struct weave_report *r, int code, const char *msg)
 {
 	if (r && r->warn)
@@ -101,9 +109,7 @@ static int weave_loaded(struct weave_job *j, struct img *img, const char *in_pat
 	if (strong_name_plan(j, img, opts->key, r, &sn, &sign) < 0)
 		return -1;
 	if (j->trim_kept) {
-		snprintf(why, sizeof why, "its own ILLink.LinkAttributes.xml is kept as it is: the %d trim analysis "
-			 "suppressions of LockTime's run-time are not added to it, so a trimmed app warns of them "
-			 "(IL2xxx; docs/weaving.md, \"Trimming and NativeAOT\")", j->trim_kept);
+		weave_trim_kept_why(j->trim_kept, why, sizeof why);
 		warn(r, LT_E_LINK_ATTRIBUTES, why);
 	}
 	if (j->pdb.stale) {

@@ -52,6 +52,10 @@ struct weave_job {
 int weave_job_run(struct weave_job *j, struct img *img, const struct weave_opts *opts, int symbols,
 		  const char *in_path, const char *out_path);
 
+/* The LT024 warning's text for a job whose trim_kept is `kept` (> 0) into
+ * buf[0..n), like snprintf. */
+void weave_trim_kept_why(int kept, char *buf, size_t n);
+
 /* Release what weave_job_run kept.  NULL is a no-op. */
 void weave_job_free(struct weave_job *j);
 
