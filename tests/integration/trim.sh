@@ -21,10 +21,10 @@ export MSBUILDDISABLENODEREUSE=1 DOTNET_CLI_USE_MSBUILD_SERVER=0
 unset LOCKTIME_DISABLED LOCKTIME_THRESHOLD_MS LOCKTIME_OUTPUT LOCKTIME_SUMMARY LOCKTIME_REPORT LOCKTIME_REPORT_INTERVAL_S \
 	LOCKTIME_LOCK_ORDER LOCKTIME_METRICS
 
-publish() { # NAME PROPERTY: publishes a copy of tests/trim into $LT_TMP/NAME with PROPERTY=true
-	rm -rf "$LT_TMP/$1" && cp -r "$LT_ROOT/tests/trim" "$LT_TMP/$1" &&
-	dotnet publish "$LT_TMP/$1/TrimApp.csproj" -c Release -r linux-x64 -nologo -tl:off -nodeReuse:false \
-		-p:UseSharedCompilation=false "-p:$2=true" "-p:LockTimeWeaver=$LT" -o "$LT_TMP/$1/out" >"$LT_TMP/$1.log" 2>&1 ||
+publish() { # NAME DIR PROJECT PROPERTY: tests/DIR copied into $LT_TMP/NAME, its PROJECT published with PROPERTY
+	rm -rf "$LT_TMP/$1" && cp -r "$LT_ROOT/tests/$2" "$LT_TMP/$1" &&
+	dotnet publish "$LT_TMP/$1/$3" -c Release -r linux-x64 -nologo -tl:off -nodeReuse:false \
+		-p:UseSharedCompilation=false "-p:$4" "-p:LockTimeWeaver=$LT" -o "$LT_TMP/$1/out" >"$LT_TMP/$1.log" 2>&1 ||
 		{ tail -n 30 "$LT_TMP/$1.log"; return 1; }
 }
 # site_hold REPORT KIND: the hold max (ms) of the site of that kind, and whether the hold applies
@@ -38,7 +38,7 @@ PY
 
 for mode in trimmed:PublishTrimmed aot:PublishAot; do
 	name=${mode%%:*}
-	check "$name: publishes" publish "$name" "${mode#*:}" || continue
+	check "$name: publishes" publish "$name" trim TrimApp.csproj "${mode#*:}=true" || continue
 	warnings=$(grep -E 'warning IL[23][0-9]{3}' "$LT_TMP/$name.log" | sed 's/ \[.*//' | sort -u)
 	if [ -z "$warnings" ]; then ok "$name: no trim or AOT analysis warning"; else not_ok "$name: no trim or AOT analysis warning" "$warnings"; fi
 	rm -f "$LT_TMP/$name.json"
@@ -56,13 +56,6 @@ for mode in trimmed:PublishTrimmed aot:PublishAot; do
 		test "$rc $(grep -c '^LockTime: summary: 4 sites in 1 assembly' "$LT_TMP/$name-term.err")" = "143 1"
 done
 
-# lib_publish NAME MODE: tests/trimlib copied into $LT_TMP/NAME, its app published with LibPublish=MODE
-lib_publish() {
-	rm -rf "$LT_TMP/$1" && cp -r "$LT_ROOT/tests/trimlib" "$LT_TMP/$1" &&
-	dotnet publish "$LT_TMP/$1/App/App.csproj" -c Release -r linux-x64 -nologo -tl:off -nodeReuse:false \
-		-p:UseSharedCompilation=false "-p:LibPublish=$2" "-p:LockTimeWeaver=$LT" -o "$LT_TMP/$1/out" >"$LT_TMP/$1.log" 2>&1 ||
-		{ tail -n 30 "$LT_TMP/$1.log"; return 1; }
-}
 # lib_holds REPORT: "<monitor hold max> <semaphore hold max>" (ms) of the library's sites
 lib_holds() {
 	python3 - "$1" <<'PY'
@@ -75,7 +68,7 @@ PY
 suppressed='IL(2060|2065|2070|3050): <LockTime>Metrics\.'
 for mode in trimmed aot; do
 	name=lib-$mode
-	check "$name: publishes" lib_publish "$name" "$mode" || continue
+	check "$name: publishes" publish "$name" trimlib App/App.csproj "LibPublish=$mode" || continue
 	warnings=$(grep -E 'warning IL[23][0-9]{3}' "$LT_TMP/$name.log" | sed 's/ \[.*//' | sort -u)
 	if [ "$mode" = trimmed ]; then
 		if [ -z "$warnings" ]; then ok "$name: no trim or AOT analysis warning"; else not_ok "$name: no trim or AOT analysis warning" "$warnings"; fi
