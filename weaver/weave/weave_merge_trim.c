@@ -70,7 +70,11 @@ static int add_suppression(mxml_node_t *el, const uint8_t *blob, uint32_t len)
 	if (prolog != CA_PROLOG)
 		return lt_error_set(LT_E_METADATA, "UnconditionalSuppressMessage blob: prolog 0x%04x (II.23.3)", prolog);
 	for (int i = 0; i < 2; i++) {
-		if (ser_string(&c, &s) < 0 || !(arg = mxmlNewElement(a, "argument")) || add_text(arg, s) < 0)
+		if (ser_string(&c, &s) < 0)
+			goto done;
+		if (!(arg = mxmlNewElement(a, "argument")))
+			goto nomem;
+		if (add_text(arg, s) < 0)
 			goto done;
 		free(s);
 		s = NULL;
