@@ -44,7 +44,7 @@ namespace LockTime.Runtime
         /// <summary>
         /// The thread of <paramref name="h"/> (which holds a lock) is about to block on
         /// <paramref name="lockObject"/> at process-wide site <paramref name="site"/>: it is a waiter until its
-        /// next acquisition or release, or an exception it throws (<see cref="Unwait"/>, <see cref="Thrown"/>). Returns the deadlock its wait closes - per
+        /// next acquisition, or an exception it throws (<see cref="Unwait"/>, <see cref="Thrown"/>): a wait ends in one or the other. Returns the deadlock its wait closes - per
         /// edge: the site where the holder took the lock waited for, the site that waits, the waiting
         /// thread's id, the holder's - when it is one not seen before, else null.
         /// </summary>
@@ -56,7 +56,7 @@ namespace LockTime.Runtime
             return Search(h);
         }
 
-        /// <summary>The thread of <paramref name="h"/> waits no more (it acquired or released a lock). Full fence: its lists change only after.</summary>
+        /// <summary>The thread of <paramref name="h"/> waits no more (it acquired a lock, or its lock call threw). Full fence: its lists change only after.</summary>
         internal static void Unwait(HeldLocks h)
         {
             Interlocked.Exchange(ref h.WaitingFor, null);

@@ -277,8 +277,6 @@ namespace LockTime.Runtime
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         internal void Exit(HeldLocks h, object lockObject)
         {
-            if (h.WaitingFor != null)
-                Deadlocks.Unwait(h);
             int d = h.Depth - 1;
             HeldLock[] held = h.Locks;
             if ((uint)d < (uint)held.Length && ReferenceEquals(held[d].Lock, lockObject)) {

@@ -57,7 +57,7 @@ public class DeadlockTests
         Assert.Empty(order.DeadlocksFound());
         Assert.DoesNotContain(lines, l => l.StartsWith("LockTime: deadlock"));
         object c = new(), d = new();
-        On(() => { order.Enter(c, 4); order.Waiting(d, 5, true); order.Exit(c); }); // released c (the wait threw): the same
+        On(() => { order.Enter(c, 4); order.Waiting(d, 5, true); order.Exit(c); }); // released c: no one holds it
         On(() => { order.Enter(d, 6); order.Waiting(c, 7, true); });
         Assert.Empty(order.DeadlocksFound());
     }
