@@ -30,12 +30,12 @@ check "host program builds" dotnet build "$LT_ROOT/tests/runtime/Host/Host.cspro
 	-nodeReuse:false -p:UseSharedCompilation=false -f net10.0 -o "$LT_TMP/host" || exit 1
 R=$LT_TMP/reports
 mkdir -p "$R"
-for run in contended contended nested threads library; do
+for run in contended contended nested threads library counting; do
 	LOCKTIME_SUMMARY=0 LOCKTIME_REPORT="$R/$run-{pid}.json" dotnet "$LT_TMP/host/Host.dll" "$run" >/dev/null 2>&1
 done
 mapfile -t ALL < <(ls "$R"/*.json)
 mapfile -t CONTENDED < <(ls "$R"/contended-*.json)
-if [ "${#ALL[@]}" -eq 5 ] && [ "${#CONTENDED[@]}" -eq 2 ]; then ok "five runs wrote five reports"; else not_ok "five runs wrote five reports" "$(ls "$R")"; exit 1; fi
+if [ "${#ALL[@]}" -eq 6 ] && [ "${#CONTENDED[@]}" -eq 2 ]; then ok "six runs wrote six reports"; else not_ok "six runs wrote six reports" "$(ls "$R")"; exit 1; fi
 
 # text
 "$LOCKTIME" report "${ALL[@]}" --format text >"$LT_TMP/text.out" 2>"$LT_TMP/text.err"

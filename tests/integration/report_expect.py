@@ -42,6 +42,9 @@ def merged(files):
                                        "contended": 0, "failed": 0,
                                        "wait": {"total": 0, "max": 0, "buckets": {}},
                                        "hold": {"total": 0, "max": 0, "buckets": {}}, "sources": []})
+            # hold not measured (a counting semaphore) only where no file with acquisitions measured it
+            if s["acquisitions"]:
+                m["hold_na"] = m.get("hold_na", True) and s.get("hold_applies", True) is False
             for k in ("acquisitions", "contended", "failed"):
                 m[k] += s[k]
             for w in ("wait", "hold"):
@@ -75,11 +78,14 @@ def text(out_path, files):
     ok("text: one row per site", len(rows) == len(sites), "\n".join(lines))
     for s, row in zip(sites, rows):
         cells = row.split()
+        hold = ["n/a", "n/a"] if s.get("hold_na") else [ms3(s["hold"]["total"]), ms3(s["hold"]["max"])]
         want = [s["method"], s["location"], s["kind"], str(s["acquisitions"]), str(s["contended"]), str(s["failed"]),
                 ms3(s["wait"]["total"]), ms3(s["wait"]["max"])]
         ok("text: row of %s %s in order, with its counts, totals and maxima" % (s["method"], s["location"]),
-           len(cells) == 12 and cells[:8] == want and cells[9] == ms3(s["hold"]["total"]) and cells[10] == ms3(s["hold"]["max"]),
-           "want %s ... %s %s\n got %s" % (want, ms3(s["hold"]["total"]), ms3(s["hold"]["max"]), cells))
+           len(cells) == 12 and cells[:8] == want and cells[9:11] == hold,
+           "want %s ... %s\n got %s" % (want, hold, cells))
+    na = [row.split()[:2] for s, row in zip(sites, rows) if s.get("hold_na") and row.split()[9:12] == ["n/a"] * 3]
+    ok("text: the hold of a counting semaphore (hold_applies false) is n/a", len(na) == 1, "\n".join(lines))
     widths = {len(l) for l in lines[2:]}
     ok("text: columns aligned (every table line as wide)", len(widths) == 1, "\n".join(lines[2:]))
 
@@ -135,6 +141,11 @@ def pprof(top_dir, files):
            rows == {k: float(v) for k, v in want.items()}, "want %s\ngot %s\n%s" % (want, rows, top))
 
 
+def number(cell):
+    """A table cell as a number for its order: "n/a" (not measured) below every measured one."""
+    return -1.0 if cell == "n/a" else float(cell)
+
+
 def page(page_json, column, filt, files):
     with open(page_json, encoding="utf-8") as f:
         got = json.load(f)
@@ -145,17 +156,18 @@ def page(page_json, column, filt, files):
                                                "wait_max", "wait_p50", "wait_p99", "hold_total", "hold_max",
                                                "hold_p50", "hold_p99"], keys)
     first = [(r[0], r[3], r[5], r[9]) for r in got["rows"]]
-    want = [(s["method"], str(s["acquisitions"]), ms3(s["wait"]["total"]), ms3(s["hold"]["total"])) for s in sites]
+    want = [(s["method"], str(s["acquisitions"]), ms3(s["wait"]["total"]),
+             "n/a" if s.get("hold_na") else ms3(s["hold"]["total"])) for s in sites]
     ok("html: one row per site (the files added up), by total wait then total hold", first == want,
        "want %s\ngot %s" % (want, first))
     k = keys.index(column)
     heads = {h["key"]: h["sort"] for h in got["sorted"]["heads"]}
-    values = [float(r[k]) for r in got["sorted"]["rows"]]
+    values = [number(r[k]) for r in got["sorted"]["rows"]]
     ok("html: a click on the %s head sorts descending" % column,
        heads[column] == "descending" and values == sorted(values, reverse=True) and len(values) == len(sites),
        "%s %s" % (heads, values))
     heads = {h["key"]: h["sort"] for h in got["sorted_again"]["heads"]}
-    values = [float(r[k]) for r in got["sorted_again"]["rows"]]
+    values = [number(r[k]) for r in got["sorted_again"]["rows"]]
     ok("html: a second click sorts ascending", heads[column] == "ascending" and values == sorted(values),
        "%s %s" % (heads, values))
     match = [s["method"] for s in sites if filt.lower() in "\n".join(

@@ -104,6 +104,7 @@ static json_t *site(const struct rp_site *s, int *ok)
 	put(o, "failed", json_integer(s->failed), ok);
 	put(o, "wait", durations(&s->wait, ok), ok);
 	put(o, "hold", durations(&s->hold, ok), ok);
+	put(o, "hold_applies", json_boolean(!s->hold_na), ok);
 	put(o, "blamed_wait_ms", s->has_blame ? json_real(ms(s->blamed_wait_ns)) : json_null(), ok);
 	for (size_t i = 0; i < s->n_behind; i++) {
 		const struct rp_blame *b = &s->behind[i];

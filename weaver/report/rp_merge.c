@@ -173,6 +173,8 @@ static int add_blame(struct rp_site *a, struct rp_site *b)
 /* Site b added into a (same key). */
 static int add_site(struct rp_site *a, struct rp_site *b)
 {
+	/* The hold is not measured only where no part measured it; a part with no acquisition says nothing of it. */
+	int hold_na = !b->acquisitions ? a->hold_na : !a->acquisitions ? b->hold_na : a->hold_na && b->hold_na;
 	if (add(&a->acquisitions, b->acquisitions, RP_MAX_COUNT, a->method) ||
 	    add(&a->contended, b->contended, RP_MAX_COUNT, a->method) ||
 	    add(&a->failed, b->failed, RP_MAX_COUNT, a->method) || add_durations(&a->wait, &b->wait) ||
@@ -180,6 +182,7 @@ static int add_site(struct rp_site *a, struct rp_site *b)
 		return -1;
 	if (b->held_longest_ns > a->held_longest_ns)
 		a->held_longest_ns = b->held_longest_ns;
+	a->hold_na = hold_na;
 	if (!a->file && b->file) {
 		a->file = b->file;
 		a->line = b->line;

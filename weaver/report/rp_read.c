@@ -181,6 +181,19 @@ static int get_blame(json_t *site, const struct where *parent, struct rp_site *s
 	return 0;
 }
 
+/* "hold_applies": present, false, only when the site's hold is not measured (docs/report-format.md). */
+static int get_hold_applies(json_t *site, const struct where *parent, struct rp_site *s)
+{
+	json_t *v = json_object_get(site, "hold_applies");
+	struct where w = at(parent, "hold_applies", -1);
+	if (!v)
+		return 0;
+	if (!json_is_boolean(v))
+		return bad(&w, "not true or false");
+	s->hold_na = json_is_false(v);
+	return 0;
+}
+
 /* "held_now": {"count", "longest_ms"}, when present (reports of older versions lack it). */
 static int get_held_now(json_t *site, const struct where *parent, struct rp_site *s)
 {
@@ -213,7 +226,8 @@ static int get_site(json_t *v, const struct where *w, struct rp_site *s)
 	if (get_count(v, "acquisitions", w, &s->acquisitions) || get_count(v, "contended", w, &s->contended) ||
 	    get_count(v, "failed", w, &s->failed) || get_durations(v, "wait_ms", w, &s->wait) ||
 	    get_durations(v, "hold_ms", w, &s->hold) || get_histogram(v, "wait_histogram", w, &s->wait) ||
-	    get_histogram(v, "hold_histogram", w, &s->hold) || get_blame(v, w, s) || get_held_now(v, w, s))
+	    get_histogram(v, "hold_histogram", w, &s->hold) || get_blame(v, w, s) || get_held_now(v, w, s) ||
+	    get_hold_applies(v, w, s))
 		return -1;
 	return 0;
 }

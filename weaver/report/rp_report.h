@@ -47,6 +47,7 @@ struct rp_site {
 	char *kind;
 	int64_t acquisitions, contended, failed;
 	struct rp_durations wait, hold;
+	int hold_na;             /* "hold_applies": false - the hold is not measured (a counting semaphore): hold is zeros */
 	int has_blame;           /* "blamed_wait_ms" given: the waits others spent behind this site */
 	int64_t blamed_wait_ns;
 	struct rp_blame *behind; /* "waited_behind" */

@@ -55,6 +55,9 @@ static void number_cells(const struct rp_site *s, char cells[COLUMNS][32])
 	ms(cells[9], 32, s->hold.total);
 	ms(cells[10], 32, s->hold.max);
 	ms(cells[11], 32, s->hold.p99);
+	if (s->hold_na) /* as Summary.cs: a counting semaphore's hold is not measured */
+		for (int k = 9; k < 12; k++)
+			snprintf(cells[k], 32, "n/a");
 }
 
 static int row(struct lt_buf *out, const char *const text[COLUMNS], const size_t width[COLUMNS])
