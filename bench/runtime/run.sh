@@ -4,7 +4,8 @@
 # with a 1000 ms threshold so nothing is reported), then runs the in-process benchmark host in
 # rounds (LOCKBENCH_ROUNDS, default 5), each round two processes:
 #   timing   (LOCKTIME_DISABLED unset): plain vs woven, and the cost of Stopwatch.GetTimestamp;
-#   disabled (LOCKTIME_DISABLED=1, a process of its own: the woven helper reads it once): plain vs woven.
+#   disabled (LOCKTIME_DISABLED=1, a process of its own: the woven helper reads it once): plain vs woven;
+#   interleaved (timing on): batches of plain, woven and two clock reads taken in turn (Interleaved.cs).
 # Several short rounds rather than one long run: on a shared 2-core machine other load comes and
 # goes, and the median over rounds, with timing and disabled interleaved, is steadier than one run.
 # Then the JIT's machine code of the plain and woven loops with LOCKTIME_DISABLED=1 (which calls
@@ -60,6 +61,7 @@ run() { # DIR LABEL [VAR=VALUE...]: one benchmark process; its checks and Benchm
 		echo "runtime: round $r of $rounds (load average $(cut -d' ' -f1-3 /proc/loadavg); logs: $dir/)"
 		run "$dir" timing
 		run "$dir" disabled LOCKTIME_DISABLED=1
+		run "$dir" interleaved
 	done
 	# What the first round checked before measuring (every round checks the same).
 	grep -h '^check: ' "$results/round01/timing.log" "$results/round01/disabled.log" | grep -E 'Disabled|at /|calls' | sed 's/^/runtime: /'

@@ -2,7 +2,9 @@
 //   LockBench.Host run timing   DIR   plain and woven (timing on), and the clock; LOCKTIME_DISABLED unset
 //   LockBench.Host run disabled DIR   plain and woven with LOCKTIME_DISABLED=1 (a process of its own:
 //                                     the woven helper reads the variable once)
-//   LockBench.Host summary DIR        one line per figure from DIR/round*/{timing,disabled}
+//   LockBench.Host run interleaved DIR  timing on: plain, woven and clock-read batches taken in turn
+//                                     (Interleaved.cs), DIR/interleaved/interleaved.tsv
+//   LockBench.Host summary DIR        one line per figure from DIR/round*/{timing,disabled,interleaved}
 //   LockBench.Host jit                the checks, then one call of each locked loop, plain and woven:
 //                                     run with DOTNET_JitDisasm to see the machine code of both
 // A run writes BenchmarkDotNet's markdown tables to DIR/<label>/results/ and the medians
@@ -22,11 +24,13 @@ public static class Program
     {
         if (args.Length == 3 && args[0] == "run" && (args[1] == "timing" || args[1] == "disabled"))
             return Run(args[1], Path.Combine(Path.GetFullPath(args[2]), args[1]));
+        if (args.Length == 3 && args[0] == "run" && args[1] == "interleaved")
+            return RunInterleaved(Path.Combine(Path.GetFullPath(args[2]), args[1]));
         if (args.Length == 1 && args[0] == "jit")
             return Jit();
         if (args.Length == 2 && args[0] == "summary")
             return SummaryLines.Print(Path.GetFullPath(args[1]));
-        Console.Error.WriteLine("usage: LockBench.Host run timing|disabled DIR | summary DIR | jit");
+        Console.Error.WriteLine("usage: LockBench.Host run timing|disabled|interleaved DIR | summary DIR | jit");
         return 2;
     }
 
@@ -44,6 +48,21 @@ public static class Program
         new plain::LockBench.LockCounter().Increment(1);
         new woven::LockBench.LockCounter().Increment(1);
         return 0;
+    }
+
+    private static int RunInterleaved(string artifacts)
+    {
+        if (Environment.GetEnvironmentVariable("LOCKTIME_DISABLED") == "1")
+        {
+            Console.Error.WriteLine("run interleaved: LOCKTIME_DISABLED must not be 1");
+            return 2;
+        }
+        if (!WeaveCheck.Run(expectDisabled: false))
+        {
+            Console.Error.WriteLine("check failed: this process does not run what the benchmark claims to measure");
+            return 1;
+        }
+        return Interleaved.Run(artifacts);
     }
 
     private static int Run(string label, string artifacts)
