@@ -210,6 +210,14 @@ expect "lock order: a semaphore released on another thread leaves its taker's or
 	'[ "$host_rc" -eq 0 ] && ! grep -q "potential deadlock" "$LT_TMP/so.err" && [ -z "$(cycles "$LT_TMP/so.json")" ] &&
 	 [ "$(python3 -c "import json, sys; print(json.load(open(sys.argv[1]))[\"lock_order\"][\"edges\"])" "$LT_TMP/so.json")" = 2 ]' \
 	"$(cat "$LT_TMP/so.err" "$LT_TMP/so.json")"
+# A SemaphoreSlim(1, 1) taken by Wait() in an async method (AcquiredSemaphoreInAsync) that awaits holding
+# it, while its thread takes a lock, then that lock and the semaphore: one edge, no cycle; the hold timed.
+LOCKTIME_REPORT="$LT_TMP/aw.json" host "$LT_TMP/aw.out" "$LT_TMP/aw.err" asyncwait
+expect "lock order: a semaphore's Wait() in an async method stays out of the order (1 edge followed, no cycle), held >= 50 ms" \
+	'[ "$host_rc" -eq 0 ] && ! grep -q "potential deadlock" "$LT_TMP/aw.err" && [ -z "$(cycles "$LT_TMP/aw.json")" ] &&
+	 [ "$(python3 -c "import json, sys; print(json.load(open(sys.argv[1]))[\"lock_order\"][\"edges\"])" "$LT_TMP/aw.json")" = 1 ] &&
+	 [ "$(report_field "$LT_TMP/aw.json" Program.cs:21 "s[\"acquisitions\"] == 1 and s[\"hold_ms\"][\"max\"] >= 50")" = True ]' \
+	"$(cat "$LT_TMP/aw.err" "$LT_TMP/aw.json")"
 LOCKTIME_LOCK_ORDER=Off LOCKTIME_REPORT="$LT_TMP/off.json" host "$LT_TMP/off.out" "$LT_TMP/off.err" transfer
 expect "lock order: LOCKTIME_LOCK_ORDER=Off follows none" '! grep -q "potential deadlock" "$LT_TMP/off.err" && [ -z "$(cycles "$LT_TMP/off.json")" ] && grep -q "^LockTime: summary: " "$LT_TMP/off.err"' \
 	"$(cat "$LT_TMP/off.err")"

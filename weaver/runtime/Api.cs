@@ -75,6 +75,24 @@ namespace LockTime.Runtime
         /// </summary>
         internal static void AcquiredSemaphore(object semaphore, int site, long start, long acquired, bool contended)
         {
+            AcquiredSemaphoreAs(semaphore, site, start, acquired, contended, true);
+        }
+
+        /// <summary>
+        /// As <see cref="AcquiredSemaphore"/>, for a <c>SemaphoreSlim.Wait</c> inside an async state machine's
+        /// <c>MoveNext</c> (the weaver tells): the wait and the hold are recorded alike, but the hold is not
+        /// followed in the lock order, as a <c>WaitAsync</c>'s (<see cref="AcquiredWhenDone"/>): the async
+        /// method may give its thread up at an <c>await</c> while it holds the semaphore, and that thread's
+        /// next work, ordered after it, would give edges the program never takes. The wait itself was
+        /// followed (<see cref="Waiting"/>): this thread blocked in it, holding what it holds.
+        /// </summary>
+        internal static void AcquiredSemaphoreInAsync(object semaphore, int site, long start, long acquired, bool contended)
+        {
+            AcquiredSemaphoreAs(semaphore, site, start, acquired, contended, false);
+        }
+
+        static void AcquiredSemaphoreAs(object semaphore, int site, long start, long acquired, bool contended, bool ordered)
+        {
             try {
                 Collector c = Runtime.Current;
                 ThreadRecord t = Recorder(c);
@@ -82,7 +100,7 @@ namespace LockTime.Runtime
                     return;
                 string[] behind = contended ? t.Behind : null;
                 t.Behind = null;
-                Kept(c, t, semaphore, site, start, acquired, contended, behind, true);
+                Kept(c, t, semaphore, site, start, acquired, contended, behind, ordered);
             } catch (Exception) {
             }
         }

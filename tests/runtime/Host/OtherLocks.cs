@@ -78,6 +78,19 @@ internal static class OtherLocks
             Stubs.Exit(first);
             break;
         }
+        case "asyncwait": { // taken by Wait() in an async method that awaits holding it, while this thread takes First
+            var gate = new SemaphoreSlim(1, 1);
+            object first = new object();
+            Task holder = HoldAcrossAwait(gate); // up to its await on this thread
+            Stubs.Enter(first, First);
+            Stubs.Exit(first);
+            holder.Wait();
+            Stubs.Enter(first, First); // First -> gate: the one edge
+            Stubs.SemWait(gate, GateTake);
+            Stubs.SemRelease(gate);
+            Stubs.Exit(first);
+            break;
+        }
         case "asyncgate": {
             var gate = new SemaphoreSlim(1, 1);
             using var held = new ManualResetEventSlim();
@@ -115,6 +128,16 @@ internal static class OtherLocks
         held.Wait();
         wait();
         holder.Join();
+    }
+
+    private static async Task HoldAcrossAwait(SemaphoreSlim gate)
+    {
+        Stubs.SemWaitInAsync(gate, GateHold);
+        try {
+            await Task.Delay(60);
+        } finally {
+            Stubs.SemRelease(gate);
+        }
     }
 
     private static async Task HoldAsync(SemaphoreSlim gate, ManualResetEventSlim held)

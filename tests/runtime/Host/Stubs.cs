@@ -108,18 +108,37 @@ namespace TestHost
         /// <summary>The stub of SemaphoreSlim.Wait(): Wait(0) is the fast try.</summary>
         internal static void SemWait(SemaphoreSlim sem, int site)
         {
+            SemWait(sem, site, false);
+        }
+
+        /// <summary>The stub of SemaphoreSlim.Wait() in an async state machine's MoveNext: its hold stays out of the lock order.</summary>
+        internal static void SemWaitInAsync(SemaphoreSlim sem, int site)
+        {
+            SemWait(sem, site, true);
+        }
+
+        private static void SemWait(SemaphoreSlim sem, int site, bool inAsync)
+        {
             if (Api.Off) {
                 sem.Wait();
                 return;
             }
             long t0 = Clock.Ticks();
             if (sem.Wait(0)) {
-                Api.AcquiredSemaphore(sem, site, t0, t0, false);
+                Acquired(sem, site, t0, t0, false, inAsync);
                 return;
             }
             Api.Waiting(sem, site);
             sem.Wait();
-            Api.AcquiredSemaphore(sem, site, t0, Clock.Ticks(), true);
+            Acquired(sem, site, t0, Clock.Ticks(), true, inAsync);
+        }
+
+        private static void Acquired(SemaphoreSlim sem, int site, long start, long acquired, bool contended, bool inAsync)
+        {
+            if (inAsync)
+                Api.AcquiredSemaphoreInAsync(sem, site, start, acquired, contended);
+            else
+                Api.AcquiredSemaphore(sem, site, start, acquired, contended);
         }
 
         /// <summary>The stub of SemaphoreSlim.WaitAsync(): the wait ends when the task completes.</summary>
