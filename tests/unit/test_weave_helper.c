@@ -104,10 +104,10 @@ static void test_helper_mono_system(void **state)
 	assert_int_not_equal(exit_, 0);
 	assert_int_not_equal(wait, 0);
 	ok(weave_helper_begin(img, &default_opts, no_sites(img), &h));
-	ok(weave_helper_wrapper(h, enter, WEAVE_MONITOR_ENTER_TAKEN, 0, &w1));
-	ok(weave_helper_wrapper(h, exit_, WEAVE_MONITOR_EXIT, 0, &w2));
-	ok(weave_helper_wrapper(h, wait, WEAVE_MONITOR_WAIT, 0, &w3));
-	ok(weave_helper_wrapper(h, enter, WEAVE_MONITOR_ENTER_TAKEN, 0, &w4));
+	ok(weave_helper_wrapper(h, enter, WEAVE_MONITOR_ENTER_TAKEN, 0, 0, &w1));
+	ok(weave_helper_wrapper(h, exit_, WEAVE_MONITOR_EXIT, 0, 0, &w2));
+	ok(weave_helper_wrapper(h, wait, WEAVE_MONITOR_WAIT, 0, 0, &w3));
+	ok(weave_helper_wrapper(h, enter, WEAVE_MONITOR_ENTER_TAKEN, 0, 0, &w4));
 	assert_int_equal(w4, w1);
 	assert_int_equal(md_token_table(w1), MD_METHODDEF);
 	assert_string_equal(str(md, MD_METHODDEF, md_token_row(w1), MD_METHODDEF_NAME), "Monitor_Enter_Taken");
@@ -161,14 +161,14 @@ static void test_helper_lock_wrappers(void **state)
 	m_mtry = add_memberref(md, monitor, "TryEnter", monitor_try_ref, sizeof monitor_try_ref);
 	m_wait = add_memberref(md, monitor, "Wait", monitor_wait, sizeof monitor_wait);
 	ok(weave_helper_begin(img, &default_opts, no_sites(img), &h));
-	ok(weave_helper_wrapper(h, m_scope, WEAVE_LOCK_ENTERSCOPE, 1, &w[0]));
-	ok(weave_helper_wrapper(h, m_dispose, WEAVE_SCOPE_DISPOSE, 0, &w[1]));
-	ok(weave_helper_wrapper(h, m_try, WEAVE_LOCK_TRYENTER, 1, &w[2]));
-	ok(weave_helper_wrapper(h, m_exit, WEAVE_LOCK_EXIT, 1, &w[3]));
-	ok(weave_helper_wrapper(h, m_mtry, WEAVE_MONITOR_TRYENTER, 0, &w[4]));
-	ok(weave_helper_wrapper(h, m_wait, WEAVE_MONITOR_WAIT, 0, &w[5]));
+	ok(weave_helper_wrapper(h, m_scope, WEAVE_LOCK_ENTERSCOPE, 1, 0, &w[0]));
+	ok(weave_helper_wrapper(h, m_dispose, WEAVE_SCOPE_DISPOSE, 0, 0, &w[1]));
+	ok(weave_helper_wrapper(h, m_try, WEAVE_LOCK_TRYENTER, 1, 0, &w[2]));
+	ok(weave_helper_wrapper(h, m_exit, WEAVE_LOCK_EXIT, 1, 0, &w[3]));
+	ok(weave_helper_wrapper(h, m_mtry, WEAVE_MONITOR_TRYENTER, 0, 0, &w[4]));
+	ok(weave_helper_wrapper(h, m_wait, WEAVE_MONITOR_WAIT, 0, 0, &w[5]));
 	/* the same callee through call and callvirt: two wrappers */
-	ok(weave_helper_wrapper(h, m_try, WEAVE_LOCK_TRYENTER, 0, &w[6]));
+	ok(weave_helper_wrapper(h, m_try, WEAVE_LOCK_TRYENTER, 0, 0, &w[6]));
 	assert_int_not_equal(w[6], w[2]);
 	assert_string_equal(str(md, MD_METHODDEF, md_token_row(w[6]), MD_METHODDEF_NAME), "Lock_TryEnter_2");
 	/* EnterScope stub: valuetype Scope (class Lock, int32 site) */
@@ -210,7 +210,7 @@ static void test_stub_scope_dispose(void **state)
 
 	(void)state;
 	ok(weave_helper_begin(img, &default_opts, no_sites(img), &h));
-	ok(weave_helper_wrapper(h, m, WEAVE_SCOPE_DISPOSE, 0, &w));
+	ok(weave_helper_wrapper(h, m, WEAVE_SCOPE_DISPOSE, 0, 0, &w));
 	ok(weave_helper_end(h));
 	released = find_method(md, "<LockTime>Api", "ReleasedScope");
 	assert_int_not_equal(released, 0);
@@ -225,6 +225,71 @@ static void test_stub_scope_dispose(void **state)
 	il_body_free(&body);
 	assert_int_not_equal(original, 0);
 	assert_int_equal(after, 1);
+	img_free(img);
+}
+
+/* How many calls of MethodDef `callee` the body of MethodDef `row` makes. */
+static unsigned calls_of(struct img *img, uint32_t row, uint32_t callee)
+{
+	const uint8_t *b;
+	size_t len;
+	struct il_body body;
+	unsigned n = 0;
+
+	assert_int_equal(img_method_body(img, row, &b, &len), 0);
+	assert_int_equal(il_decode(b, len, &body), 0);
+	for (uint32_t i = 0; i < body.n; i++)
+		n += body.ins[i].op == IL_CALL && body.ins[i].arg.token == md_token(MD_METHODDEF, callee);
+	il_body_free(&body);
+	return n;
+}
+
+/* SemaphoreSlim.Wait() and Wait(int32) in an async MoveNext: stubs of their
+ * own, "<name>_InAsync", whose timed parts give the acquisition to
+ * AcquiredSemaphoreInAsync (out of the lock order) where the others give it
+ * to AcquiredSemaphore; a Monitor.Enter there keeps its one stub. */
+static void test_stub_semaphore_in_async(void **state)
+{
+	struct img *img = load(NET_REF), *again;
+	struct md_image *md = &img->md;
+	uint32_t runtime = md_token(MD_ASSEMBLYREF, assemblyref_row(md, "System.Runtime"));
+	uint32_t sem = add_typeref(md, runtime, "System.Threading", "SemaphoreSlim");
+	uint32_t monitor = add_typeref(md, runtime, "System.Threading", "Monitor");
+	static const uint8_t wait[] = { SIG_HASTHIS, 0, SIG_VOID }, try_wait[] = { SIG_HASTHIS, 1, SIG_BOOLEAN, SIG_I4 };
+	static const uint8_t enter[] = { SIG_CONV_DEFAULT, 1, SIG_VOID, SIG_OBJECT };
+	uint32_t m_wait = add_memberref(md, sem, "Wait", wait, sizeof wait);
+	uint32_t m_try = add_memberref(md, sem, "Wait", try_wait, sizeof try_wait);
+	uint32_t m_enter = add_memberref(md, monitor, "Enter", enter, sizeof enter);
+	uint32_t w[6], plain, in_async;
+	struct weave_helper *h;
+
+	(void)state;
+	ok(weave_helper_begin(img, &default_opts, no_sites(img), &h));
+	ok(weave_helper_wrapper(h, m_wait, WEAVE_SEM_WAIT, 1, 0, &w[0]));
+	ok(weave_helper_wrapper(h, m_wait, WEAVE_SEM_WAIT, 1, 1, &w[1]));
+	ok(weave_helper_wrapper(h, m_try, WEAVE_SEM_TRYWAIT, 1, 1, &w[2]));
+	ok(weave_helper_wrapper(h, m_wait, WEAVE_SEM_WAIT, 1, 1, &w[3]));
+	ok(weave_helper_wrapper(h, m_enter, WEAVE_MONITOR_ENTER, 0, 0, &w[4]));
+	ok(weave_helper_wrapper(h, m_enter, WEAVE_MONITOR_ENTER, 0, 1, &w[5]));
+	ok(weave_helper_end(h));
+	assert_int_not_equal(w[0], w[1]);
+	assert_int_equal(w[1], w[3]);
+	assert_int_equal(w[4], w[5]);
+	assert_string_equal(str(md, MD_METHODDEF, md_token_row(w[0]), MD_METHODDEF_NAME), "Semaphore_Wait");
+	assert_string_equal(str(md, MD_METHODDEF, md_token_row(w[1]), MD_METHODDEF_NAME), "Semaphore_Wait_InAsync_2");
+	assert_string_equal(str(md, MD_METHODDEF, md_token_row(w[2]), MD_METHODDEF_NAME), "Semaphore_TryWait_InAsync");
+	plain = find_method(md, "<LockTime>Api", "AcquiredSemaphore");
+	in_async = find_method(md, "<LockTime>Api", "AcquiredSemaphoreInAsync");
+	assert_int_not_equal(plain, 0);
+	assert_int_not_equal(in_async, 0);
+	/* each timed part (the front's next MethodDef): Wait() has the fast try's and the blocking call's */
+	assert_int_equal(calls_of(img, md_token_row(w[0]) + 1, plain), 2);
+	assert_int_equal(calls_of(img, md_token_row(w[0]) + 1, in_async), 0);
+	assert_int_equal(calls_of(img, md_token_row(w[1]) + 1, plain), 0);
+	assert_int_equal(calls_of(img, md_token_row(w[1]) + 1, in_async), 2);
+	assert_int_equal(calls_of(img, md_token_row(w[2]) + 1, in_async), 1);
+	again = write_and_check(img, 4 * 2);
+	img_free(again);
 	img_free(img);
 }
 
@@ -393,7 +458,7 @@ static void test_wrapper_refusals(void **state)
 		struct weave_helper *h;
 
 		ok(weave_helper_begin(img, &default_opts, no_sites(img), &h));
-		if (weave_helper_wrapper(h, m, refusals[i].kind, 0, &w) != -1 || lt_error_last()->code != refusals[i].code)
+		if (weave_helper_wrapper(h, m, refusals[i].kind, 0, 0, &w) != -1 || lt_error_last()->code != refusals[i].code)
 			fail_msg("refusal %zu: got LT%03d %s", i, lt_error_last()->code, lt_error_last()->msg);
 		weave_helper_free(h);
 		img_free(img);
@@ -408,12 +473,12 @@ static void test_wrapper_bad_tokens(void **state)
 
 	(void)state;
 	ok(weave_helper_begin(img, &default_opts, no_sites(img), &h));
-	expect_error(weave_helper_wrapper(h, md_token(MD_METHODSPEC, 1), WEAVE_MONITOR_ENTER, 0, &w), LT_E_WEAVE);
-	expect_error(weave_helper_wrapper(h, md_token(MD_TYPEDEF, 1), WEAVE_MONITOR_ENTER, 0, &w), LT_E_WEAVE);
-	expect_error(weave_helper_wrapper(h, md_token(MD_MEMBERREF, 0xFFFFFF), WEAVE_MONITOR_ENTER, 0, &w), LT_E_WEAVE);
+	expect_error(weave_helper_wrapper(h, md_token(MD_METHODSPEC, 1), WEAVE_MONITOR_ENTER, 0, 0, &w), LT_E_WEAVE);
+	expect_error(weave_helper_wrapper(h, md_token(MD_TYPEDEF, 1), WEAVE_MONITOR_ENTER, 0, 0, &w), LT_E_WEAVE);
+	expect_error(weave_helper_wrapper(h, md_token(MD_MEMBERREF, 0xFFFFFF), WEAVE_MONITOR_ENTER, 0, 0, &w), LT_E_WEAVE);
 	/* a MethodDef before the first TypeDef's method list belongs to no type */
 	md_set(&img->md, MD_TYPEDEF, 1, MD_TYPEDEF_METHODLIST, 2);
-	expect_error(weave_helper_wrapper(h, md_token(MD_METHODDEF, 1), WEAVE_MONITOR_EXIT, 0, &w), LT_E_WEAVE);
+	expect_error(weave_helper_wrapper(h, md_token(MD_METHODDEF, 1), WEAVE_MONITOR_EXIT, 0, 0, &w), LT_E_WEAVE);
 	weave_helper_free(h);
 	img_free(img);
 }
@@ -439,7 +504,7 @@ static void test_wrapper_methoddef_callee(void **state)
 	}
 	assert_int_not_equal(callee, 0);
 	ok(weave_helper_begin(img, &default_opts, no_sites(img), &h));
-	ok(weave_helper_wrapper(h, callee, WEAVE_MONITOR_EXIT, 0, &w));
+	ok(weave_helper_wrapper(h, callee, WEAVE_MONITOR_EXIT, 0, 0, &w));
 	s = methoddef_sig(md, w);
 	assert_int_equal(s->nparams, 1);
 	assert_int_equal(s->params[0]->elem, SIG_OBJECT);
@@ -484,7 +549,7 @@ static void test_wrapper_typespec_owner(void **state)
 	assert_int_equal(md_append_row(md, MD_TYPESPEC, &blob, &row), 0);
 	m = add_memberref(md, md_token(MD_TYPESPEC, row), "Enter", enter, sizeof enter);
 	ok(weave_helper_begin(img, &default_opts, no_sites(img), &h));
-	expect_error(weave_helper_wrapper(h, m, WEAVE_LOCK_ENTER, 1, &w), LT_E_WEAVE);
+	expect_error(weave_helper_wrapper(h, m, WEAVE_LOCK_ENTER, 1, 0, &w), LT_E_WEAVE);
 	weave_helper_free(h);
 	img_free(img);
 }
@@ -555,6 +620,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_helper_mono_system),
 		cmocka_unit_test(test_helper_lock_wrappers),
 		cmocka_unit_test(test_stub_scope_dispose),
+		cmocka_unit_test(test_stub_semaphore_in_async),
 		cmocka_unit_test(test_helper_baked_options),
 		cmocka_unit_test(test_helper_bad_options),
 		cmocka_unit_test(test_helper_woven_twice),

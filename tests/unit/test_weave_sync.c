@@ -371,7 +371,7 @@ static void test_wrapper_timing(void **state)
 		struct il_body front, timed;
 
 		ok(weave_helper_begin(img, &default_opts, no_sites(img), &h));
-		ok(weave_helper_wrapper(h, m, c->kind, c->callvirt, &w));
+		ok(weave_helper_wrapper(h, m, c->kind, c->callvirt, 0, &w));
 		ok(weave_helper_end(h));
 		/* The front: the Disabled test, the original, and a call of the _Timed part. */
 		body(img, md_token_row(w), &front);
@@ -424,7 +424,7 @@ static void test_wrapper_enter_scope_reenters(void **state)
 	m = add_memberref(md, lock, "EnterScope", sig.data, sig.len);
 	lt_buf_free(&sig);
 	ok(weave_helper_begin(img, &default_opts, no_sites(img), &h));
-	ok(weave_helper_wrapper(h, m, WEAVE_LOCK_ENTERSCOPE, 1, &w));
+	ok(weave_helper_wrapper(h, m, WEAVE_LOCK_ENTERSCOPE, 1, 0, &w));
 	ok(weave_helper_end(h));
 	timed_body(img, w, &timed);
 	assert_int_equal(calls_to(img, &timed, "TryEnter"), 1);
@@ -469,7 +469,7 @@ static void test_wrapper_corlib_twin(void **state)
 				md_set(md, MD_METHODDEF, r, MD_METHODDEF_NAME, idx);
 		}
 		assert_int_not_equal(enter, 0);
-		ok(weave_helper_wrapper(h, enter, WEAVE_MONITOR_ENTER, 0, &w));
+		ok(weave_helper_wrapper(h, enter, WEAVE_MONITOR_ENTER, 0, 0, &w));
 		ok(weave_helper_end(h));
 		timed_body(img, w, &timed);
 		/* the merged clock, whose body is mscorlib's own: DateTime.GetSystemTimeAsFileTime */

@@ -33,6 +33,8 @@ const struct weave_hook weave_hooks[] = {
 	[HK_RELEASED_READ] = { "LockTime.Runtime.Api::ReleasedRead", "void(object)" },
 	[HK_RELEASED_UPGRADEABLE] = { "LockTime.Runtime.Api::ReleasedUpgradeable", "void(object)" },
 	[HK_ACQUIRED_SEMAPHORE] = { "LockTime.Runtime.Api::AcquiredSemaphore", "void(object,int32,int64,int64,bool)" },
+	[HK_ACQUIRED_SEMAPHORE_IN_ASYNC] = { "LockTime.Runtime.Api::AcquiredSemaphoreInAsync",
+					     "void(object,int32,int64,int64,bool)" },
 	[HK_ACQUIRED_WHEN_DONE] = { "LockTime.Runtime.Api::AcquiredWhenDone",
 				    "void(System.Threading.Tasks.Task,object,int32,int64)" },
 	[HK_RELEASING_SEMAPHORE] = { "LockTime.Runtime.Api::ReleasingSemaphore", "object(object)" },

@@ -32,6 +32,7 @@ enum hhook {
 	HK_RELEASED_READ,        /* void Api.ReleasedRead(object) */
 	HK_RELEASED_UPGRADEABLE, /* void Api.ReleasedUpgradeable(object) */
 	HK_ACQUIRED_SEMAPHORE,   /* as HK_ACQUIRED, SemaphoreSlim.Wait (its hold kept by the semaphore) */
+	HK_ACQUIRED_SEMAPHORE_IN_ASYNC, /* the same inside an async state machine's MoveNext: no lock order */
 	HK_ACQUIRED_WHEN_DONE,   /* void Api.AcquiredWhenDone(Task, object, int32 site, int64 start): WaitAsync */
 	HK_RELEASING_SEMAPHORE,  /* object Api.ReleasingSemaphore(object): before the original Release */
 	HK_RELEASED_SEMAPHORE,   /* void Api.ReleasedSemaphore(object): after it, given what that returned */
@@ -80,6 +81,7 @@ struct hwrapper {
 	uint32_t callee;
 	uint8_t callvirt;
 	uint8_t kind;          /* enum weave_kind */
+	uint8_t in_async;      /* the stub of a kind with an `in_async` hook, for sites in an async MoveNext */
 	uint32_t token;        /* the wrapper's MethodDef token */
 };
 

@@ -57,6 +57,8 @@ static const struct kind_info {
 			         the front calls the original alone when it gives false (0: none) */
 	uint8_t abandon;      /* the hook a filter around the timed call gives the exception to (a Mutex acquired
 			         when it was abandoned: AbandonedMutexException); the exception goes on (0: none) */
+	uint8_t in_async;     /* the hook an acquisition in an async state machine's MoveNext calls instead of
+			         `hook`, in a stub of its own "<name>_InAsync" (0: the same stub everywhere) */
 } kinds[WEAVE_KIND_COUNT] = {
 	[WEAVE_MONITOR_ENTER] = { "Monitor_Enter", ROLE_ACQUIRE, 1, 0,
 				  { { SIG_CONV_DEFAULT, 1, SIG_BOOLEAN, SIG_OBJECT }, 4 } },
@@ -98,9 +100,12 @@ static const struct kind_info {
 	[WEAVE_HANDLE_WAITALL] = { "Handle_WaitAll", ROLE_HANDLES, 0, 0, { { 0 }, 0 }, HK_ACQUIRED_ALL, 0,
 				   .check = HK_ANY_MUTEX, .abandon = HK_ABANDONED_ALL },
 	[WEAVE_MUTEX_RELEASE] = { "Mutex_ReleaseMutex", ROLE_RELEASE, 0, 0, { { 0 }, 0 }, 0, 0 },
-	/* SemaphoreSlim: Wait() with Wait(0) first; the hold is kept by the semaphore (any thread releases). */
-	[WEAVE_SEM_WAIT] = { "Semaphore_Wait", ROLE_ACQUIRE, 1, 0, TRY_ZERO("Wait"), HK_ACQUIRED_SEMAPHORE, 0 },
-	[WEAVE_SEM_TRYWAIT] = { "Semaphore_TryWait", ROLE_ACQUIRE, 0, 1, { { 0 }, 0 }, HK_ACQUIRED_SEMAPHORE, 0 },
+	/* SemaphoreSlim: Wait() with Wait(0) first; the hold is kept by the semaphore (any thread releases).
+	 * In an async MoveNext the holder may await while it holds it: its hold is kept out of the lock order. */
+	[WEAVE_SEM_WAIT] = { "Semaphore_Wait", ROLE_ACQUIRE, 1, 0, TRY_ZERO("Wait"), HK_ACQUIRED_SEMAPHORE, 0,
+			     .in_async = HK_ACQUIRED_SEMAPHORE_IN_ASYNC },
+	[WEAVE_SEM_TRYWAIT] = { "Semaphore_TryWait", ROLE_ACQUIRE, 0, 1, { { 0 }, 0 }, HK_ACQUIRED_SEMAPHORE, 0,
+				.in_async = HK_ACQUIRED_SEMAPHORE_IN_ASYNC },
 	[WEAVE_SEM_WAITASYNC] = { "Semaphore_WaitAsync", ROLE_ASYNC, 0, 0, { { 0 }, 0 }, HK_ACQUIRED_WHEN_DONE, 0 },
 	[WEAVE_SEM_TRYWAITASYNC] = { "Semaphore_TryWaitAsync", ROLE_ASYNC, 0, 0, { { 0 }, 0 }, HK_ACQUIRED_WHEN_DONE, 0 },
 	[WEAVE_SEM_RELEASE] = { "Semaphore_Release", ROLE_RELEASE, 0, 0, { { 0 }, 0 }, HK_RELEASED_SEMAPHORE,
@@ -149,6 +154,7 @@ struct callee {
 	uint32_t owner;           /* declaring type: TypeRef or TypeDef token */
 	struct sig_method *sig;   /* owned */
 	uint32_t nargs;           /* `this` + params */
+	int in_async;             /* the calls are in an async MoveNext, and the kind has an `in_async` hook */
 };
 
 /* The TypeDef whose method list holds MethodDef `row` (II.22.37). */
@@ -282,6 +288,7 @@ static void emit_acquired(struct weave_helper *h, struct em *e, const struct cal
 	em_ldloc(e, acquired_local);
 	em_i4(e, contended);
 	em_tok(e, IL_CALL, h->hook[kind == WEAVE_LOCK_ENTERSCOPE ? HK_ACQUIRED_SCOPE
+				   : c->in_async            ? kinds[kind].in_async
 				   : kinds[kind].hook       ? kinds[kind].hook
 							    : HK_ACQUIRED]);
 }
@@ -606,9 +613,9 @@ static int add_wrapper(struct weave_helper *h, const struct callee *c, enum weav
 	     (acquired_test(c, k, &acq) < 0 || choose_timing(h, c, k, acq, &timing, &fast) < 0)))
 		goto done;
 	if (h->named[kind]++)
-		snprintf(name, sizeof name, "%s_%u", k->name, h->named[kind]);
+		snprintf(name, sizeof name, "%s%s_%u", k->name, c->in_async ? "_InAsync" : "", h->named[kind]);
 	else
-		snprintf(name, sizeof name, "%s", k->name);
+		snprintf(name, sizeof name, "%s%s", k->name, c->in_async ? "_InAsync" : "");
 	if (weave_helper_add_method(h, name, HMA_ASSEMBLY | HMA_STATIC | HMA_HIDEBYSIG, sig.data, sig.len, out) < 0)
 		goto done;
 	if (k->role == ROLE_ACQUIRE || k->role == ROLE_HANDLES) {
@@ -659,7 +666,7 @@ done:
 	return rc;
 }
 
-int weave_helper_wrapper(struct weave_helper *h, uint32_t callee, enum weave_kind kind, int callvirt,
+int weave_helper_wrapper(struct weave_helper *h, uint32_t callee, enum weave_kind kind, int callvirt, int in_async,
 			 uint32_t *out_token)
 {
 	struct callee c = { .op = callvirt ? IL_CALLVIRT : IL_CALL };
@@ -667,9 +674,10 @@ int weave_helper_wrapper(struct weave_helper *h, uint32_t callee, enum weave_kin
 
 	if ((unsigned)kind >= WEAVE_KIND_COUNT || kinds[kind].role == ROLE_NONE)
 		return lt_error_set(LT_E_WEAVE, "callee 0x%08x: kind %d has no wrapper", callee, (int)kind);
+	c.in_async = in_async && kinds[kind].in_async;
 	for (uint32_t i = 0; i < h->nwrappers; i++) {
 		const struct hwrapper *w = &h->wrappers[i];
-		if (w->callee == callee && w->callvirt == !!callvirt && w->kind == kind) {
+		if (w->callee == callee && w->callvirt == !!callvirt && w->kind == kind && w->in_async == c.in_async) {
 			*out_token = w->token;
 			return 0;
 		}
@@ -679,7 +687,8 @@ int weave_helper_wrapper(struct weave_helper *h, uint32_t callee, enum weave_kin
 	rc = decode_callee(&h->img->md, callee, &c) < 0 || add_wrapper(h, &c, kind, out_token) < 0 ? -1 : 0;
 	sig_method_free(c.sig);
 	if (rc == 0)
-		h->wrappers[h->nwrappers++] = (struct hwrapper){ callee, (uint8_t)!!callvirt, (uint8_t)kind, *out_token };
+		h->wrappers[h->nwrappers++] =
+			(struct hwrapper){ callee, (uint8_t)!!callvirt, (uint8_t)kind, (uint8_t)c.in_async, *out_token };
 	return rc;
 }
 

@@ -59,11 +59,15 @@ int weave_helper_begin(struct img *img, const struct weave_opts *opts, const str
 int weave_helper_link_attributes_kept(const struct weave_helper *h);
 
 /* The MethodDef token of the stub for calls to `callee` of `kind` made
- * with call (callvirt = 0) or callvirt (1), adding the stub on first use.
+ * with call (callvirt = 0) or callvirt (1), adding the stub on first use;
+ * in_async: the calls are in an async state machine's MoveNext
+ * (weave_names_in_async), where a SemaphoreSlim.Wait stub (WEAVE_SEM_WAIT,
+ * WEAVE_SEM_TRYWAIT) is one of its own that keeps the hold out of the lock
+ * order (Api.AcquiredSemaphoreInAsync); other kinds ignore it.
  * Acquiring stubs take the callee's arguments plus (int32 site); others
  * take exactly the callee's arguments (weaver/runtime/README.md has their
  * shapes).  Returns 0, or -1 (LT_E_WEAVE, LT_E_SIGNATURE, LT_E_NOMEM). */
-int weave_helper_wrapper(struct weave_helper *h, uint32_t callee, enum weave_kind kind, int callvirt,
+int weave_helper_wrapper(struct weave_helper *h, uint32_t callee, enum weave_kind kind, int callvirt, int in_async,
 			 uint32_t *out_token);
 
 /* What a [MethodImpl(Synchronized)] body calls to be timed. */

@@ -55,31 +55,71 @@ uint32_t weave_names_owner(const struct weave_names *n, uint32_t row)
 	return row >= 1 && row <= n->nmethods ? n->owner[row - 1] : 0;
 }
 
+/* The namespace and name of TypeDef or TypeRef `token` of md into *ns and
+ * *name: 1, or 0 when it is neither (a TypeSpec, a null cell, a row out of
+ * range); -1 with LT_E_METADATA for a bad #Strings index. */
+static int type_name(const struct md_image *md, uint32_t token, const char **ns, const char **name)
+{
+	enum md_table_id t = md_token_table(token);
+	uint32_t row = md_token_row(token);
+	int ref = t == MD_TYPEREF;
+
+	if ((t != MD_TYPEREF && t != MD_TYPEDEF) || row == 0 || row > md_rows(md, t))
+		return 0;
+	if (md_string(md, md_get(md, t, row, ref ? MD_TYPEREF_NAME : MD_TYPEDEF_NAME), name) < 0 ||
+	    md_string(md, md_get(md, t, row, ref ? MD_TYPEREF_NAMESPACE : MD_TYPEDEF_NAMESPACE), ns) < 0)
+		return -1;
+	return 1;
+}
+
 int weave_names_is_valuetype(const struct weave_names *n, uint32_t row)
 {
 	const struct md_image *md = &n->img->md;
-	uint32_t base, brow;
+	uint32_t base;
 	const char *name, *ns, *own, *own_ns;
-	enum md_table_id t;
-	int ref;
+	int known;
 
 	if (md_coded_decode(MD_CI_TYPEDEFORREF, md_get(md, MD_TYPEDEF, row, MD_TYPEDEF_EXTENDS), &base) < 0)
 		return lt_error_prefix("TypeDef row %u: Extends: ", row);
-	t = md_token_table(base);
-	brow = md_token_row(base);
 	/* No base (an interface, System.Object) or a TypeSpec (a generic base): a class. */
-	if ((t != MD_TYPEREF && t != MD_TYPEDEF) || brow == 0 || brow > md_rows(md, t))
+	if ((known = type_name(md, base, &ns, &name)) == 0)
 		return 0;
-	ref = t == MD_TYPEREF;
-	if (md_string(md, md_get(md, t, brow, ref ? MD_TYPEREF_NAME : MD_TYPEDEF_NAME), &name) < 0 ||
-	    md_string(md, md_get(md, t, brow, ref ? MD_TYPEREF_NAMESPACE : MD_TYPEDEF_NAMESPACE), &ns) < 0 ||
-	    md_string(md, md_get(md, MD_TYPEDEF, row, MD_TYPEDEF_NAME), &own) < 0 ||
-	    md_string(md, md_get(md, MD_TYPEDEF, row, MD_TYPEDEF_NAMESPACE), &own_ns) < 0)
+	if (known < 0 || type_name(md, md_token(MD_TYPEDEF, row), &own_ns, &own) < 0)
 		return lt_error_prefix("TypeDef row %u: ", row);
 	if (strcmp(ns, "System") != 0 || (strcmp(name, "ValueType") != 0 && strcmp(name, "Enum") != 0))
 		return 0;
 	/* II.13: System.Enum extends System.ValueType but is a class. */
 	return !(strcmp(own_ns, "System") == 0 && strcmp(own, "Enum") == 0);
+}
+
+int weave_names_in_async(const struct weave_names *n, uint32_t row)
+{
+	const struct md_image *md = &n->img->md;
+	uint32_t t = weave_names_owner(n, row), iface;
+	const char *method, *name, *ns;
+	size_t len;
+	int known;
+
+	if (t == 0)
+		return 0;
+	if (md_string(md, md_get(md, MD_METHODDEF, row, MD_METHODDEF_NAME), &method) < 0)
+		return lt_error_prefix("MethodDef row %u: ", row);
+	/* "MoveNext", or an explicit implementation "...IAsyncStateMachine.MoveNext" */
+	len = strlen(method);
+	if (len < 8 || strcmp(method + len - 8, "MoveNext") != 0 || (len > 8 && method[len - 9] != '.'))
+		return 0;
+	/* II.22.23: the InterfaceImpl rows of TypeDef t */
+	for (uint32_t r = 1; r <= md_rows(md, MD_INTERFACEIMPL); r++) {
+		if (md_get(md, MD_INTERFACEIMPL, r, MD_INTERFACEIMPL_CLASS) != t)
+			continue;
+		if (md_coded_decode(MD_CI_TYPEDEFORREF, md_get(md, MD_INTERFACEIMPL, r, MD_INTERFACEIMPL_INTERFACE),
+				    &iface) < 0 ||
+		    (known = type_name(md, iface, &ns, &name)) < 0)
+			return lt_error_prefix("InterfaceImpl row %u: ", r);
+		if (known && strcmp(ns, "System.Runtime.CompilerServices") == 0 && strcmp(name, "IAsyncStateMachine") == 0)
+			return 1;
+	}
+	return 0;
 }
 
 int weave_names_attribute(const struct weave_names *n, uint32_t ctor, const char **name)

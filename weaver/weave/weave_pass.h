@@ -44,6 +44,18 @@ uint32_t weave_names_owner(const struct weave_names *n, uint32_t row);
  * 0, or -1 with LT_E_METADATA (a bad Extends coded index or #Strings index). */
 int weave_names_is_valuetype(const struct weave_names *n, uint32_t row);
 
+/* Whether MethodDef `row` (1-based, indexed) is the MoveNext of an async
+ * state machine: a method named "MoveNext" (or "<interface>.MoveNext", an
+ * explicit implementation) of a TypeDef that implements
+ * System.Runtime.CompilerServices.IAsyncStateMachine (II.22.23
+ * InterfaceImpl; a TypeRef, or a TypeDef of a core library) - what C# and
+ * VB async methods and async iterators, mcs's async methods and F#'s
+ * task { } compile to, the code the user wrote between its awaits.  An
+ * iterator's MoveNext (IEnumerator) is none: its caller runs on the same
+ * thread.  Returns 1 or 0, or -1 with LT_E_METADATA (a bad #Strings index
+ * or Interface coded index). */
+int weave_names_in_async(const struct weave_names *n, uint32_t row);
+
 /* The name of the type of attribute constructor `ctor` (a MethodDef or
  * MemberRef token of the indexed image, II.22.10 CustomAttributeType) into
  * *name, or NULL for a generic attribute (a TypeSpec parent) or none.
@@ -166,15 +178,16 @@ int weave_sites_filter(const struct weave_names *names, const struct wlines *lin
 /* Redirect the lock calls calls[0..n) (all in one MethodDef, in IL order,
  * a WEAVE_SYNCHRONIZED entry first if any) to their stubs in h: acquiring
  * calls get `ldc.i4 <site id>` (weave_call.site) ahead of them, a `tail.`
- * prefix before a call is dropped; a synchronized method's body is then
+ * prefix before a call is dropped; the calls of an async state machine's
+ * MoveNext (weave_names_in_async) go to its stubs (weave_helper_wrapper); a synchronized method's body is then
  * timed as a hold (weave_sync_wrap); the body is re-encoded into img.
  * The calls are checked one by one and the body edited once (il_apply):
  * time linear in the body's size.
  * Returns 0, or -1 with LT_E_WEAVE (a clause boundary at an acquiring call,
  * a prefix other than tail. before a call, a call not found in the body),
  * LT_E_LIMIT (il_apply),
- * the errors of img_decode_body / img_encode_body, weave_helper_wrapper,
- * weave_sync_wrap, LT_E_NOMEM. */
+ * the errors of weave_names_in_async, img_decode_body / img_encode_body,
+ * weave_helper_wrapper, weave_sync_wrap, LT_E_NOMEM. */
 int weave_rewrite_method(struct img *img, struct weave_helper *h, const struct weave_names *names,
 			 const struct weave_call *calls, size_t n);
 

@@ -95,13 +95,13 @@ static int check_no_boundary(const struct edits *ed, uint32_t start, uint32_t id
  * where they are: the prefixes to drop and, for an acquiring call, the
  * `ldc.i4 site` to insert before it go into ed. */
 static int rewrite_call(struct weave_helper *h, struct il_body *b, struct edits *ed, uint32_t idx,
-			const struct weave_call *c)
+			const struct weave_call *c, int in_async)
 {
 	struct il_instr *id = &ed->ids[ed->nids];
 	uint32_t wrapper, start;
 
 	if (drop_prefixes(b, ed, idx, c->il_offset, &start) < 0 ||
-	    weave_helper_wrapper(h, c->callee, c->kind, c->callvirt, &wrapper) < 0)
+	    weave_helper_wrapper(h, c->callee, c->kind, c->callvirt, in_async, &wrapper) < 0)
 		return -1;
 	if (weave_kind_acquires(c->kind)) {
 		if (check_no_boundary(ed, start, idx, c->il_offset) < 0)
@@ -124,12 +124,12 @@ int weave_rewrite_method(struct img *img, struct weave_helper *h, const struct w
 {
 	uint32_t row = calls[0].methoddef, *at = NULL, i;
 	const struct weave_call *sync_site = calls[0].kind == WEAVE_SYNCHRONIZED ? &calls[0] : NULL;
-	int sync = sync_site != NULL, rc = -1;
+	int sync = sync_site != NULL, rc = -1, in_async;
 	struct edits ed = { 0 };
 	struct il_body b;
 	size_t k;
 
-	if (img_decode_body(img, row, &b) < 0)
+	if ((in_async = weave_names_in_async(names, row)) < 0 || img_decode_body(img, row, &b) < 0)
 		return -1;
 	calls += sync;
 	n -= (size_t)sync;
@@ -148,7 +148,7 @@ int weave_rewrite_method(struct img *img, struct weave_helper *h, const struct w
 	if (edits_init(&ed, &b, n) < 0)
 		goto done;
 	for (k = 0; k < n; k++) {
-		if (rewrite_call(h, &b, &ed, at[k], &calls[k]) < 0) {
+		if (rewrite_call(h, &b, &ed, at[k], &calls[k], in_async) < 0) {
 			lt_error_prefix("MethodDef row %u: ", row);
 			goto done;
 		}
