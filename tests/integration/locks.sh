@@ -25,7 +25,9 @@
 #     naming both waits; with a SemaphoreSlim(1, 1), whose hold is no thread's, the potential deadlock
 #     only; waits ended by Thread.Interrupt, the interrupted
 #     thread working on inside a lock the other then waits for, print none; a SemaphoreSlim(0, 1) used as
-#     a signal is no lock (no deadlock, no potential one);
+#     a signal is no lock (no deadlock, no potential one); a SemaphoreSlim(1, 1) taken by the blocking
+#     Wait() in an async method or an async iterator that awaits while it holds it is kept out of the
+#     lock order (no potential deadlock; its holds still timed), and without the await it is not;
 #   - the same program compiled by mcs (its .mdb giving the lines) and run under Mono shows the same.
 source "$(dirname "$0")/../lib.sh"
 LT=${LOCKTIME:-$LT_BUILD/san/locktime}
@@ -192,7 +194,7 @@ done
 # both threads' waits at the lines marked "// KIND waits"; the same orders one after the other only
 # give the potential deadlock; waits that Thread.Interrupt ends, while the interrupted thread goes on
 # holding a lock that the other then waits for, are no deadlock; nor is a SemaphoreSlim(0, 1) used as a
-# signal, which is no lock.
+# signal, which is no lock; nor a SemaphoreSlim(1, 1) held across an await after a blocking Wait().
 DSRC=$LT_ROOT/tests/corpus/deadlocks
 deadlock_seen() { # KIND MARK: one deadlock line, naming the waits at the lines marked "// MARK waits"
 	local err=$LT_TMP/dl-$1.err line l
@@ -209,6 +211,33 @@ semaphore_hang() {
 	local err=$LT_TMP/dl-semaphore.err
 	LOCKTIME_SUMMARY=0 terminate_after /dev/null "$err" "$err" 1 '^LockTime: potential deadlock: ' dotnet "$LT_TMP/dl/Deadlocks.dll" semaphore
 	grep -q '^LockTime: potential deadlock: ' "$err" && ! grep -q '^LockTime: deadlock' "$err" || { cat "$err"; return 1; }
+}
+# An async method and an async iterator that take a SemaphoreSlim(1, 1) with the blocking Wait() and await
+# while they hold it, their thread taking a monitor meanwhile: no potential deadlock, and each Wait site
+# ("// awaited holds", "// iterated holds") acquired once and held >= 50 ms across its Task.Delay(60).
+awaited_unordered() {
+	local out=$LT_TMP/dl-awaited
+	LOCKTIME_SUMMARY=0 LOCKTIME_REPORT=$out.json timeout 60 dotnet "$LT_TMP/dl/Deadlocks.dll" awaited >"$out.out" 2>"$out.err"
+	grep -qx awaited "$out.out" && grep -qx done "$out.out" && ! grep -q deadlock "$out.err" || { cat "$out.out" "$out.err"; return 1; }
+	python3 - "$out.json" "$(grep -n '// awaited holds$' "$DSRC/Deadlocks.cs" | cut -d: -f1)" \
+		"$(grep -n '// iterated holds$' "$DSRC/Deadlocks.cs" | cut -d: -f1)" <<'PY'
+import json, sys
+sites = {s["location"]: s for s in json.load(open(sys.argv[1]))["sites"]}
+ok = True
+for line in sys.argv[2:]:
+    s = sites.get("Deadlocks.cs:" + line, {"kind": "(no entry)", "acquisitions": 0, "hold_ms": {"max": 0}})
+    print("%s Deadlocks.cs:%s: %d acquisitions, hold max %.3f ms" % (s["kind"], line, s["acquisitions"], s["hold_ms"]["max"]))
+    ok = ok and s["kind"] == "SemaphoreSlim.Wait" and s["acquisitions"] == 1 and s["hold_ms"]["max"] >= 50
+sys.exit(not ok)
+PY
+}
+# Its counterpart without an await, a lambda on a thread-pool thread: the potential deadlock, at its Wait.
+held_ordered() {
+	local out=$LT_TMP/dl-held
+	LOCKTIME_SUMMARY=0 timeout 60 dotnet "$LT_TMP/dl/Deadlocks.dll" held >"$out.out" 2>"$out.err"
+	grep -qx held "$out.out" && ! grep -q '^LockTime: deadlock' "$out.err" &&
+		grep '^LockTime: potential deadlock: ' "$out.err" |
+		grep -qF "Deadlocks.cs:$(grep -n '// held holds$' "$DSRC/Deadlocks.cs" | cut -d: -f1) then" || { cat "$out.out" "$out.err"; return 1; }
 }
 if check "Deadlocks builds" dotnet build "$DSRC/Deadlocks.csproj" -c Release -nologo -v q -nodeReuse:false -p:UseSharedCompilation=false; then
 	rm -rf "$LT_TMP/dl" && cp -r "$LT_CORPUS/deadlocks/Release" "$LT_TMP/dl"
@@ -229,6 +258,9 @@ if check "Deadlocks builds" dotnet build "$DSRC/Deadlocks.csproj" -c Release -no
 		LOCKTIME_SUMMARY=0 timeout 60 dotnet "$LT_TMP/dl/Deadlocks.dll" signal >"$LT_TMP/dl-sig.out" 2>"$LT_TMP/dl-sig.err"
 		check "a SemaphoreSlim(0, 1) used as a signal, waited for under a monitor another consumer waits for: no deadlock, no potential one" \
 			eval 'grep -qx signalled "$LT_TMP/dl-sig.out" && grep -qx done "$LT_TMP/dl-sig.out" && ! grep -q "deadlock" "$LT_TMP/dl-sig.err"'
+		check "a SemaphoreSlim(1, 1) taken by Wait() in an async method and an async iterator that await while holding it: no potential deadlock, its holds timed" \
+			awaited_unordered
+		check "the same without an await (a lambda on a thread-pool thread): the potential deadlock" held_ordered
 	fi
 fi
 

@@ -2,9 +2,13 @@
 // whose blocking wait LockTime follows (args[0] names it), or "none": the two orders one after the
 // other. The lines marked "// KIND waits" are where each thread blocks; the program hangs there.
 // "interrupted": waits that end by Thread.Interrupt, then the program goes on (no deadlock); "signal": a
-// SemaphoreSlim(0, 1) used as a signal, not a lock (no deadlock, no potential one).
+// SemaphoreSlim(0, 1) used as a signal, not a lock (no deadlock, no potential one); "awaited": a
+// SemaphoreSlim(1, 1) taken by the blocking Wait() in an async method and an async iterator that await
+// while they hold it (no potential deadlock); "held": its counterpart without an await (a potential one).
 using System;
+using System.Collections.Generic;
 using System.Threading;
+using System.Threading.Tasks;
 
 static class Deadlocks
 {
@@ -187,6 +191,63 @@ static class Deadlocks
         Console.WriteLine("signalled");
     }
 
+    // Not a potential deadlock: an async method takes s with the blocking Wait() and gives its thread up
+    // at the await while it holds s; that thread's next work takes m - not inside s, which the async
+    // method holds, not the thread. Then an async iterator alike; then m and s in that order, the only
+    // order the program takes.
+    static void Awaited()
+    {
+        var s = new SemaphoreSlim(1, 1);
+        object m = new object();
+        Task holder = HoldAcrossAwait(s); // runs up to its await on this thread, holding s
+        lock (m) { }
+        holder.Wait();
+        IAsyncEnumerator<int> items = Items(s).GetAsyncEnumerator();
+        ValueTask<bool> next = items.MoveNextAsync(); // the same, in an async iterator
+        lock (m) { }
+        Console.WriteLine("item " + next.AsTask().Result + " " + items.Current);
+        items.DisposeAsync().AsTask().Wait();
+        lock (m) {
+            s.Wait();
+            s.Release();
+        }
+        Console.WriteLine("awaited");
+    }
+
+    static async Task HoldAcrossAwait(SemaphoreSlim s)
+    {
+        s.Wait(); // awaited holds
+        try { await Task.Delay(60); } finally { s.Release(); }
+    }
+
+    static async IAsyncEnumerable<int> Items(SemaphoreSlim s)
+    {
+        s.Wait(); // iterated holds
+        try {
+            await Task.Delay(60);
+            yield return 1;
+        } finally {
+            s.Release();
+        }
+    }
+
+    // Awaited's counterpart without an await: a lambda on a thread-pool thread takes m inside s, and this
+    // thread takes s inside m - the potential deadlock.
+    static void Held()
+    {
+        var s = new SemaphoreSlim(1, 1);
+        object m = new object();
+        Task.Run(() => {
+            s.Wait(); // held holds
+            try { lock (m) { } } finally { s.Release(); }
+        }).Wait();
+        lock (m) {
+            s.Wait();
+            s.Release();
+        }
+        Console.WriteLine("held");
+    }
+
     static int Main(string[] args)
     {
         switch (args[0]) {
@@ -198,6 +259,8 @@ static class Deadlocks
         case "mutex": Mutexes(); break;
         case "interrupted": Interruptions(); break;
         case "signal": Signal(); break;
+        case "awaited": Awaited(); break;
+        case "held": Held(); break;
         case "none": {
             object a = new object(), b = new object();
             lock (a) {
