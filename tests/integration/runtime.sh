@@ -10,7 +10,8 @@
 #     handler registered before or after the run-time's), the report file (while a lock is held: the
 #     hold in progress), the settings and their
 #     warnings (a mistyped LOCKTIME_* name too, once for two copies), the file sink, 50 nested locks
-#     whose holds reporting does not lengthen, 64 threads whose lines all come out whole, and with
+#     whose holds reporting does not lengthen, 64 threads whose lines all come out whole, 20,000
+#     short-lived threads counted exactly and leaving no record behind (memory bounded), and with
 #     tests/runtime/HostLib (a library with its own copy) one summary and one report for two
 #     assemblies; Monitor.Wait in a lock entered twice (neither hold counts the wait); holder blame (a waiter's line and report name the site that held its lock, the
 #     holder is charged), potential deadlocks from the lock order (the
@@ -98,6 +99,21 @@ s = [x for x in r["sites"] if x["location"] == sys.argv[2]][0]
 print(eval(sys.argv[3]))' "$@"
 }
 expect "threads: report has 16000 acquisitions" '[ "$(report_field "$report" Program.cs:11 "s[\"acquisitions\"]")" = 16000 ]' "$(cat "$report")"
+
+# Threads that end leave no record behind: 20,000 short-lived threads, each taking Program.cs:11 once,
+# give exactly 20,000 acquisitions, and keep the memory after a forced GC within 4 MB of 2,000 threads'
+# (a record kept per thread was about 2 KB: 35 MB more).
+LOCKTIME_REPORT="$LT_TMP/ended2k.json" host "$LT_TMP/e2k.out" "$LT_TMP/e2k.err" ended 2000
+LOCKTIME_REPORT="$LT_TMP/ended.json" host "$LT_TMP/e.out" "$LT_TMP/e.err" ended 20000
+expect "ended: exits 0" '[ "$host_rc" -eq 0 ]' "$(cat "$LT_TMP/e.err")"
+expect "ended: report has exactly 20000 acquisitions" \
+	'[ "$(report_field "$LT_TMP/ended.json" Program.cs:11 "(s[\"acquisitions\"], s[\"hold_histogram\"] != [], s[\"held_now\"][\"count\"])")" = "(20000, True, 0)" ]' "$(cat "$LT_TMP/ended.json")"
+expect "ended: summary counts 20000 acquisitions" \
+	'grep -q "^LockTime: summary: 1 site in 1 assembly; 20000 acquisitions, " "$LT_TMP/e.err"' "$(cat "$LT_TMP/e.err")"
+mem_2k=$(sed -n 's/^memory after GC: //p' "$LT_TMP/e2k.out")
+mem_20k=$(sed -n 's/^memory after GC: //p' "$LT_TMP/e.out")
+expect "ended: memory after GC with 20000 threads within 4 MB of 2000 threads'" \
+	'[ -n "$mem_2k" ] && [ -n "$mem_20k" ] && [ $((mem_20k - mem_2k)) -lt $((4 * 1024 * 1024)) ]' "2000 threads: $mem_2k bytes, 20000 threads: $mem_20k bytes"
 
 # A 100 ms hold at Program.cs:12 and a waiter at :13: wait max >= 40 ms and hold max >= 50 ms at the right sites.
 LOCKTIME_REPORT="$LT_TMP/c.json" host "$LT_TMP/c.out" "$LT_TMP/c.err" contended

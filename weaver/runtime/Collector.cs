@@ -11,7 +11,9 @@ namespace LockTime.Runtime
     /// record of every thread that took one of its locks, and where slow-lock lines go. Recording
     /// touches only the calling thread's <see cref="ThreadRecord"/>; only a thread's first record takes
     /// a lock (to list it), and a summary reads every thread's counts (<see cref="Merge"/>). A thread
-    /// about to wait reads the listed records' frames to find who holds its lock (<see cref="Holder"/>).
+    /// about to wait reads the listed records' frames to find who holds its lock (<see cref="Holder"/>). The
+    /// record of a thread that has ended is folded into per-site totals and taken off the list
+    /// (<see cref="Sweep(bool)"/>): a program that makes threads keeps no record per thread it ever ran.
     /// </summary>
     [CompilerGenerated]
     internal sealed class Collector
@@ -54,10 +56,16 @@ namespace LockTime.Runtime
         /// <summary>Per site, its name as a holder: { assembly, method, location } (one array per site, compared by reference first).</summary>
         internal readonly string[][] HolderNames;
 
-        /* every thread's record: appended under the lock, read without it (count after the array) */
-        readonly object listing = new object();
-        ThreadRecord[] threads = new ThreadRecord[16];
-        int threadCount;
+        /// <summary>Every thread's record not folded into <see cref="ended"/>.</summary>
+        readonly ThreadList threads = new ThreadList();
+        /// <summary>
+        /// Held by a sweep and by <see cref="Merge"/>, so that a merge counts each record once, listed or
+        /// folded; never taken on a lock's path.
+        /// </summary>
+        readonly object sweeping = new object();
+        /// <summary>Per site id, the statistics of the records of threads that ended (null where none); under <see cref="sweeping"/>.</summary>
+        readonly SiteStats[] ended;
+        readonly Func<object, bool> fold;
 
         internal Collector(SiteTable sites, Settings settings, long frequency)
         {
@@ -71,6 +79,8 @@ namespace LockTime.Runtime
             ThresholdTicks = t >= long.MaxValue ? long.MaxValue : (long)t;
             LineSource = LineWriter.Source(settings.Output, sites.Methods, sites.Locations);
             HolderNames = new string[sites.Count()][];
+            ended = new SiteStats[sites.Count()];
+            fold = new Func<object, bool>(Fold);
             for (int i = 0; i < HolderNames.Length; i++) {
                 string[] name = new string[3];
                 name[0] = sites.Assembly;
@@ -109,7 +119,7 @@ namespace LockTime.Runtime
             ThreadRecord t = new ThreadRecord(Sites.Count());
             t.Busy = ReferenceEquals(System.Threading.Thread.CurrentThread, Writer);
             ThreadRecord.Current = t;
-            List(t);
+            threads.Add(t);
             return t;
         }
 
@@ -174,12 +184,13 @@ namespace LockTime.Runtime
                 int held = Semaphores.HeldAt(lockObject);
                 if ((uint)held < (uint)HolderNames.Length)
                     return HolderNames[held];
-                int n = Volatile.Read(ref threadCount);
-                ThreadRecord[] all = Volatile.Read(ref threads);
+                object[] all = threads.Items();
                 ThreadRecord me = ThreadRecord.Current;
-                for (int k = 0; k < n && k < all.Length; k++) {
-                    ThreadRecord t = all[k];
-                    if (t == null || ReferenceEquals(t, me))
+                for (int k = 0; k < all.Length; k++) {
+                    ThreadRecord t = all[k] as ThreadRecord;
+                    if (t == null)
+                        break;
+                    if (ReferenceEquals(t, me))
                         continue;
                     Frame[] frames = t.Frames;
                     int depth = t.Depth;
@@ -291,22 +302,6 @@ namespace LockTime.Runtime
                 Slow(site, -1, waitNs, null);
         }
 
-        /// <summary>Lists a new record (once per thread): an append under the lock, the count published last.</summary>
-        void List(ThreadRecord t)
-        {
-            lock (listing) {
-                ThreadRecord[] all = threads;
-                if (threadCount == all.Length) {
-                    ThreadRecord[] grown = new ThreadRecord[all.Length * 2];
-                    Array.Copy(all, grown, all.Length);
-                    all = grown;
-                }
-                all[threadCount] = t;
-                Volatile.Write(ref threads, all);
-                Volatile.Write(ref threadCount, threadCount + 1);
-            }
-        }
-
         /// <summary>Queues the line of a slow lock; <paramref name="holdNs"/> -1 = not acquired; <paramref name="holder"/> the site it waited behind, or null.</summary>
         void Slow(int site, long holdNs, long waitNs, string[] holder)
         {
@@ -320,24 +315,90 @@ namespace LockTime.Runtime
                 lines(LineWriter.Entry(Settings.Output, Sites.Methods[site], Sites.Locations[site], holdNs, waitNs, holder));
         }
 
-        /// <summary>The statistics of every site summed over every thread, by site id (null where none).</summary>
+        /// <summary>
+        /// The statistics of every site summed over every thread, by site id (null where none): the totals
+        /// of the threads that ended, then every listed record, after a sweep (<see cref="Sweep(bool)"/>).
+        /// </summary>
         internal SiteStats[] Merge()
         {
-            int n = Volatile.Read(ref threadCount);
-            ThreadRecord[] all = Volatile.Read(ref threads);
             SiteStats[] sum = new SiteStats[Sites.Count()];
-            for (int i = 0; i < n; i++) {
-                SiteStats[] mine = all[i].Sites;
-                for (int site = 0; site < sum.Length && site < mine.Length; site++) {
-                    SiteStats s = mine[site];
-                    if (s == null)
-                        continue;
-                    if (sum[site] == null)
-                        sum[site] = new SiteStats();
-                    sum[site].Add(s);
+            lock (sweeping) {
+                SweepNow();
+                Add(sum, ended);
+                object[] all = threads.Items();
+                for (int i = 0; i < all.Length; i++) {
+                    ThreadRecord t = all[i] as ThreadRecord;
+                    if (t == null)
+                        break;
+                    Add(sum, t.Sites);
                 }
             }
             return sum;
+        }
+
+        /// <summary>Adds the statistics of every site of <paramref name="from"/> (by site id, null where none) into <paramref name="sum"/>'s, made where needed.</summary>
+        static void Add(SiteStats[] sum, SiteStats[] from)
+        {
+            for (int site = 0; site < sum.Length && site < from.Length; site++) {
+                SiteStats s = from[site];
+                if (s == null)
+                    continue;
+                if (sum[site] == null)
+                    sum[site] = new SiteStats();
+                sum[site].Add(s);
+            }
+        }
+
+        /// <summary>
+        /// Folds the record of every thread that has ended into the totals of ended threads and takes it off
+        /// the list that the holder search, the holds in progress and the merge walk (the lock order's lists
+        /// are the owner's to sweep: <see cref="LockOrder.SweepThreads"/>). A record whose thread ended holding a
+        /// lock (a monitor it never exited) stays: that hold is still in progress, and its frame still names
+        /// the holder. Returns the number of records taken off. Runs off every lock's thread (the line
+        /// writer, a summary, a report, the metrics); the only lock it shares with a lock's thread is the
+        /// list's, held for the time a growth of the list takes (<see cref="ThreadList"/>). <paramref name="due"/>:
+        /// only when the list doubled since the last sweep, and not while a merge runs (which sweeps): what
+        /// the line writer asks, often, and it never waits for a lock the exit's summary holds. Never throws.
+        /// </summary>
+        internal int Sweep(bool due)
+        {
+            bool taken = false;
+            try {
+                if (due && !threads.Due())
+                    return 0;
+                if (due)
+                    Monitor.TryEnter(sweeping, ref taken);
+                else
+                    Monitor.Enter(sweeping, ref taken);
+                return taken ? SweepNow() : 0;
+            } catch (Exception) {
+                return 0;
+            } finally {
+                if (taken)
+                    Monitor.Exit(sweeping);
+            }
+        }
+
+        /// <summary>The sweep of the records, under <see cref="sweeping"/>; returns the number taken off.</summary>
+        int SweepNow()
+        {
+            return threads.Sweep(fold);
+        }
+
+        /// <summary>The record of a thread that ended, at a sweep: added into <see cref="ended"/> (true), or kept when it still holds a lock (false).</summary>
+        bool Fold(object record)
+        {
+            ThreadRecord t = (ThreadRecord)record;
+            if (t.Depth != 0)
+                return false;
+            Add(ended, t.Sites);
+            return true;
+        }
+
+        /// <summary>The number of thread records listed now (a sweep takes those of threads that ended off).</summary>
+        internal int Listed()
+        {
+            return threads.Count();
         }
 
         /// <summary>
@@ -367,12 +428,11 @@ namespace LockTime.Runtime
         internal void HeldNow(long[] count, long[] longest, long now)
         {
             try {
-                int n = Volatile.Read(ref threadCount);
-                ThreadRecord[] all = Volatile.Read(ref threads);
-                for (int k = 0; k < n && k < all.Length; k++) {
-                    ThreadRecord t = all[k];
+                object[] all = threads.Items();
+                for (int k = 0; k < all.Length; k++) {
+                    ThreadRecord t = all[k] as ThreadRecord;
                     if (t == null)
-                        continue;
+                        break;
                     Frame[] frames = t.Frames;
                     int depth = t.Depth;
                     for (int i = 0; i < depth && i < frames.Length; i++) {

@@ -19,8 +19,8 @@ namespace LockTime.Runtime
     /// <c>SemaphoreSlim.Wait()</c>, though no holder is known for it: below); a reader's wait is not followed (readers do not block readers, and
     /// the lists know no modes). An object that two threads' lists hold has no one holder: readers of a
     /// read lock, a thread inside <c>Monitor.Wait</c> and the one that took the monitor meanwhile, a
-    /// semaphore released by another thread than its taker's (whose list keeps it until its next lock)
-    /// and taken again - no deadlock is claimed through it. Nor through a <c>SemaphoreSlim</c>: any thread may
+    /// semaphore released by another thread than its taker's (whose list keeps it until its next lock,
+    /// or until a sweep once that thread ended) and taken again - no deadlock is claimed through it. Nor through a <c>SemaphoreSlim</c>: any thread may
     /// release it, and the thread that took it may go on to other work (an async method that called
     /// <c>Wait()</c> before an <c>await</c>) or have had it released meanwhile while it blocks (its list
     /// keeps it until its next lock): the thread a waiter for it waits for is not known. The search reads the other threads' lists
@@ -35,8 +35,9 @@ namespace LockTime.Runtime
         internal const int MaxKept = 100;
 
         readonly object gate = new object();
-        HeldLocks[] lists = new HeldLocks[16];   /* every thread's that took a lock in the order (a thread's record is kept as long) */
-        int listCount;
+        /* every thread's list that took a lock in the order, until a sweep after the thread ended (Sweep) */
+        readonly ThreadList lists = new ThreadList();
+        readonly object sweeping = new object();
         readonly List<int[]> found = new List<int[]>();  /* per deadlock, per edge: held site, wait site, waiting thread, holding thread */
         readonly Dictionary<string, bool> seen = new Dictionary<string, bool>();
         int notKept;
@@ -79,18 +80,35 @@ namespace LockTime.Runtime
             }
         }
 
-        /// <summary>Lists a thread's new <paramref name="h"/>: the search looks for holders among them all.</summary>
+        /// <summary>Lists the calling thread's new <paramref name="h"/>: the search looks for holders among them all.</summary>
         internal void Add(HeldLocks h)
         {
-            lock (gate) {
-                if (listCount == lists.Length) {
-                    HeldLocks[] grown = new HeldLocks[lists.Length * 2];
-                    Array.Copy(lists, grown, listCount);
-                    Volatile.Write(ref lists, grown);
-                }
-                lists[listCount] = h;
-                Volatile.Write(ref listCount, listCount + 1);
+            lists.Add(h);
+        }
+
+        /// <summary>
+        /// Takes the lists of the threads that ended off (<see cref="ThreadList.Sweep"/>): such a thread waits
+        /// for nothing, so no deadlock goes through it, and the locks it still lists are held by no thread
+        /// that can release them (a monitor it never exited) or by none (a semaphore released elsewhere: no
+        /// one's, see the class). Returns the number taken off. <paramref name="due"/>: only when the lists
+        /// doubled since the last sweep. Off every lock's thread; never throws.
+        /// </summary>
+        internal int Sweep(bool due)
+        {
+            try {
+                if (due && !lists.Due())
+                    return 0;
+                lock (sweeping)
+                    return lists.Sweep(null);
+            } catch (Exception) {
+                return 0;
             }
+        }
+
+        /// <summary>The number of threads' lists the search looks among now.</summary>
+        internal int Listed()
+        {
+            return lists.Count();
         }
 
         /// <summary>
@@ -132,12 +150,13 @@ namespace LockTime.Runtime
             site = -1;
             if (lockObject is SemaphoreSlim)
                 return null; /* its hold is no thread's: see the class */
-            int n = Volatile.Read(ref listCount);
-            HeldLocks[] all = Volatile.Read(ref lists);
+            object[] all = lists.Items();
             HeldLocks holder = null;
-            for (int i = 0; i < n && i < all.Length; i++) {
-                HeldLocks x = all[i];
-                int at = x == null ? -1 : HeldSite(x, lockObject);
+            for (int i = 0; i < all.Length; i++) {
+                HeldLocks x = all[i] as HeldLocks;
+                if (x == null)
+                    break;
+                int at = HeldSite(x, lockObject);
                 if (at < 0)
                     continue;
                 if (holder != null) {

@@ -256,6 +256,22 @@ namespace LockTime.Runtime
                 report("LockTime: deadlock: " + Deadlocks.Describe(d, this));
         }
 
+        /// <summary>
+        /// Forgets the held-lock lists of the threads that ended (<see cref="Deadlocks.Sweep"/>); their edges
+        /// stay. <paramref name="due"/>: only when the lists doubled since the last sweep. What the line
+        /// writer calls; returns the number of lists taken off.
+        /// </summary>
+        internal int SweepThreads(bool due)
+        {
+            return deadlocks.Sweep(due);
+        }
+
+        /// <summary>The number of threads' held-lock lists the deadlock search looks among now.</summary>
+        internal int Listed()
+        {
+            return deadlocks.Listed();
+        }
+
         /// <summary>The deadlocks found: per deadlock, per edge, held site, wait site, waiting thread id, holding thread id (<see cref="Deadlocks.Begin"/>).</summary>
         internal int[][] DeadlocksFound()
         {

@@ -20,11 +20,13 @@ namespace LockTime.Runtime
     /// <item>[6] <c>List&lt;Func&lt;object, string[]&gt;&gt;</c> every copy's holder finder (<see cref="Collector.Holder"/>); lock it to use it</item>
     /// <item>[7] <c>List&lt;Action&gt;</c> every copy's "the calling thread works for the run-time" (<see cref="Collector.MarkBusy"/>): the owner calls them all on the thread that writes the summary and report; lock it to use it</item>
     /// <item>[8] <c>Action&lt;object, int, long, long, object&gt;</c> queues a slow-lock line as a record (<see cref="LineWriter.Record"/>): the copy's line source, site, hold and wait in ns, holder</item>
+    /// <item>[9] <c>List&lt;Func&lt;bool, int&gt;&gt;</c> every copy's sweep of the records of threads that ended (<see cref="Collector.Sweep"/>): the owner's line writer calls them all; lock it to use it</item>
     /// </list>
-    /// Entries 5 to 8 came after the first layout of version 1: a registry without them is still
+    /// Entries 5 to 9 came after the first layout of version 1: a registry without them is still
     /// version 1, and its copies follow no lock order, find holders only in their own copy, a copy
-    /// that does not own it records the locks the exit's writing takes (a woven framework's), and
-    /// they queue slow-lock lines as entries through entry 1.
+    /// that does not own it records the locks the exit's writing takes (a woven framework's), they
+    /// queue slow-lock lines as entries through entry 1, and a copy that does not own it sweeps the
+    /// records of ended threads only when a summary, report or metrics reading merges them.
     /// The first copy to start creates it and owns the writer, the summary and the report; later
     /// copies add their snapshot. Joining locks the <c>AppDomain</c> object, once per copy.
     /// </summary>
@@ -35,7 +37,7 @@ namespace LockTime.Runtime
         internal const int Version = 1;
         internal const int Length = 5;
         /// <summary>The length with every entry this layout defines (the later ones optional, see above).</summary>
-        internal const int FullLength = 9;
+        internal const int FullLength = 10;
 
         /// <summary>A new registry of version 1 around <paramref name="writer"/> (its thread not yet started) and <paramref name="order"/>.</summary>
         internal static object[] Create(LineWriter writer, Thread writerThread, LockOrder order)
@@ -55,6 +57,7 @@ namespace LockTime.Runtime
             r[6] = new List<Func<object, string[]>>();
             r[7] = new List<Action>();
             r[8] = new Action<object, int, long, long, object>(writer.Record);
+            r[9] = new List<Func<bool, int>>();
             return r;
         }
 
@@ -84,6 +87,12 @@ namespace LockTime.Runtime
         internal static Action<object, int, long, long, object> Records(object[] registry)
         {
             return registry.Length > 8 ? registry[8] as Action<object, int, long, long, object> : null;
+        }
+
+        /// <summary>Every copy's sweep (entry 9), or null when the registry has none.</summary>
+        internal static List<Func<bool, int>> Sweeps(object[] registry)
+        {
+            return registry.Length > 9 ? registry[9] as List<Func<bool, int>> : null;
         }
 
         /// <summary>True when <paramref name="data"/> is a registry of this version.</summary>

@@ -37,6 +37,7 @@ namespace LockTime.Runtime
         static int pid;                    /* read once, by the first report */
         static bool reportWarned;
         static Collector metricsOwner;     /* the owner's only: whose settings and thread record the Meter uses */
+        static Func<bool, int>[] sweepers = new Func<bool, int>[0]; /* the owner's writer's: every copy's sweep (registry entry 9) */
         static object meter;               /* the process's Meter "LockTime", or null (Metrics.Start) */
 
         /// <summary>
@@ -113,6 +114,10 @@ namespace LockTime.Runtime
                 if (markers != null)
                     lock (markers)
                         markers.Add(new Action(c.MarkBusy));
+                List<Func<bool, int>> sweeps = Registry.Sweeps(registry);
+                if (sweeps != null)
+                    lock (sweeps)
+                        sweeps.Add(new Func<bool, int>(c.Sweep));
                 c.Finders = Registry.Finders(registry);
                 if (c.Finders != null)
                     lock (c.Finders)
@@ -248,7 +253,8 @@ namespace LockTime.Runtime
 
         /// <summary>
         /// The writer thread: warns of mistyped variable names (<see cref="CheckNames"/>), then drains the line
-        /// queue, writes the periodic report, sleeps 10 ms when idle; one second after the start it registers
+        /// queue, sweeps what the threads that ended left (<see cref="SweepDue"/>), writes the periodic report,
+        /// sleeps 10 ms when idle; one second after the start it registers
         /// the SIGTERM handler and creates the process's Meter (<see cref="MetricsDelayS"/>).
         /// </summary>
         static void WriterLoop()
@@ -267,6 +273,7 @@ namespace LockTime.Runtime
                         meter = Metrics.Start(metricsOwner, metricsOwner.Settings.MetricsSites);
                     }
                     bool any = writer.TryDrain();
+                    SweepDue();
                     if (intervalTicks > 0 && Clock.Ticks() >= nextReport) {
                         nextReport = Clock.Ticks() + intervalTicks;
                         WriteReport(Gather(), false);
@@ -277,6 +284,24 @@ namespace LockTime.Runtime
                     Thread.Sleep(100);
                 }
             }
+        }
+
+        /// <summary>
+        /// Every copy's sweep of the records of threads that ended, and the lock order's of their held-lock
+        /// lists, each when its list doubled since its last sweep (<see cref="Collector.Sweep"/>): the
+        /// writer thread's, between drains, so that no lock's thread sweeps.
+        /// </summary>
+        static void SweepDue()
+        {
+            List<Func<bool, int>> all = Registry.Sweeps(registry);
+            if (all != null) {
+                lock (all)
+                    if (all.Count != sweepers.Length)
+                        sweepers = all.ToArray();
+                for (int i = 0; i < sweepers.Length; i++)
+                    sweepers[i](true);
+            }
+            order.SweepThreads(true);
         }
 
         static void OnExit(object sender, EventArgs e)

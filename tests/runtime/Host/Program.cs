@@ -1,5 +1,5 @@
 // Program.cs - lock scenarios through hand-written call-site stubs, for tests/integration/runtime.sh.
-//   Host nested | threads | contended | waiters | waitblame | rewait | exit | library | many | interval REPORT
+//   Host nested | threads | ended N | contended | waiters | waitblame | rewait | exit | library | many | interval REPORT
 //        | transfer | cycle3 | nocycle | libcycle | stress | metrics BEFORE SECONDS AFTER
 //        | rwlock | readers | semaphore | semorder | asyncwait | asyncgate | counting | spin | term plain|before|after | stuck REPORT COPY
 using System;
@@ -83,6 +83,17 @@ internal static class Program
             }
             foreach (var t in threads)
                 t.Join();
+            break;
+        }
+        case "ended": { // N short-lived threads, one after another, each takes Program.cs:11 once and ends; then the memory after a forced GC
+            object one = new object();
+            int n = int.Parse(args[1], System.Globalization.CultureInfo.InvariantCulture);
+            for (int k = 0; k < n; k++) {
+                var t = new Thread(() => { Enter(one, 1); Exit(one); });
+                t.Start();
+                t.Join();
+            }
+            Console.WriteLine("memory after GC: " + GC.GetTotalMemory(true).ToString(System.Globalization.CultureInfo.InvariantCulture));
             break;
         }
         case "contended": // a holder at Program.cs:12 holds 100 ms while a waiter at :13 waits

@@ -22,7 +22,7 @@ public class CollectorTests
     }
 
     // A collector of n sites at 1e9 ticks per second (1 tick = 1 ns), its lines into `lines`.
-    private static Collector Make(int n, double thresholdMs, List<object[]> lines)
+    internal static Collector Make(int n, double thresholdMs, List<object[]> lines)
     {
         var table = new SiteTable();
         table.Begin("Test", n);
@@ -36,7 +36,7 @@ public class CollectorTests
         return c;
     }
 
-    private static Frame F(int site, long acquired, long wait, bool contended = false) =>
+    internal static Frame F(int site, long acquired, long wait, bool contended = false) =>
         new() { Site = site, Acquired = acquired, Wait = wait, Contended = contended };
 
     [Fact]
