@@ -214,12 +214,13 @@ namespace LockTime.Runtime
 
         readonly LineRing ring = new LineRing();
         readonly object gate = new object();
-        readonly Dictionary<string, TextWriter> sinks = new Dictionary<string, TextWriter>();
-        readonly LineText line = new LineText();
-        readonly LineShape[] shapes = new LineShape[Shapes];
+        /* what only writing uses, made by the first writing (Open), under the gate: not by the start that every thread's first lock waits for */
+        Dictionary<string, TextWriter> sinks;
+        LineText line;
+        LineShape[] shapes;
         LineShape last;
         /// <summary>Each open file sink's full path (as opened: a later change of directory moves nothing), by sink.</summary>
-        readonly Dictionary<string, string> files = new Dictionary<string, string>();
+        Dictionary<string, string> files;
         /// <summary><see cref="Clock"/> ticks between two looks for a file sink removed or renamed meanwhile, and the next look's time.</summary>
         readonly long lookTicks;
         long nextLook;
@@ -374,6 +375,7 @@ namespace LockTime.Runtime
         {
             if (!ring.Pending())
                 return false;
+            Open();
             if (files.Count > 0 && Clock.Ticks() >= nextLook)
                 Reopen();
             bool any = WriteReady();
@@ -435,6 +437,7 @@ namespace LockTime.Runtime
         internal void WriteNow(string sink, string[] lines)
         {
             lock (gate) {
+                Open();
                 Drain();
                 for (int i = 0; i < lines.Length; i++) {
                     line.Start((lines[i] == null ? 0 : lines[i].Length) + NewLine.Length).Append(lines[i]).Append(NewLine);
@@ -452,6 +455,17 @@ namespace LockTime.Runtime
 
         /// <summary>The line end of the platform, as <c>WriteLine</c> writes it.</summary>
         static readonly string NewLine = Environment.NewLine;
+
+        /// <summary>Makes the sinks, the line text and the kept shapes at the first writing (the caller holds the gate).</summary>
+        void Open()
+        {
+            if (sinks != null)
+                return;
+            line = new LineText();
+            shapes = new LineShape[Shapes];
+            files = new Dictionary<string, string>();
+            sinks = new Dictionary<string, TextWriter>();
+        }
 
         void Flush()
         {

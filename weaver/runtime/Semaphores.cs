@@ -124,7 +124,21 @@ namespace LockTime.Runtime
     [CompilerGenerated]
     internal sealed class SemaphoreTable
     {
-        readonly ConditionalWeakTable<object, SemaphoreState> states = new ConditionalWeakTable<object, SemaphoreState>();
+        /// <summary>
+        /// Made at the first semaphore seen (<see cref="Table"/>), not at the start that every thread's first lock
+        /// waits for: a program that uses no semaphore makes none.
+        /// </summary>
+        ConditionalWeakTable<object, SemaphoreState> states;
+
+        /// <summary>The table, made by the first thread that needs it (one that makes another at the same time uses the first's).</summary>
+        ConditionalWeakTable<object, SemaphoreState> Table()
+        {
+            ConditionalWeakTable<object, SemaphoreState> t = Volatile.Read(ref states);
+            if (t != null)
+                return t;
+            Interlocked.CompareExchange(ref states, new ConditionalWeakTable<object, SemaphoreState>(), null);
+            return Volatile.Read(ref states);
+        }
 
         /// <summary>The state of <paramref name="semaphore"/> (not null), made on its first acquisition or release (its maximum read once); the last one <paramref name="t"/> looked up without a search.</summary>
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -137,6 +151,7 @@ namespace LockTime.Runtime
         SemaphoreState Look(ThreadRecord t, object semaphore)
         {
             SemaphoreState s;
+            ConditionalWeakTable<object, SemaphoreState> states = Table();
             if (!states.TryGetValue(semaphore, out s)) {
                 SemaphoreState made = new SemaphoreState();
                 made.Semaphore = semaphore;
@@ -172,7 +187,8 @@ namespace LockTime.Runtime
         internal int HeldAt(object lockObject)
         {
             SemaphoreState s;
-            if (lockObject == null || !states.TryGetValue(lockObject, out s) || Volatile.Read(ref s.Held) == 0)
+            ConditionalWeakTable<object, SemaphoreState> states = Volatile.Read(ref this.states); /* null: no semaphore seen yet */
+            if (lockObject == null || states == null || !states.TryGetValue(lockObject, out s) || Volatile.Read(ref s.Held) == 0)
                 return -1;
             return s.Hold.Site;
         }

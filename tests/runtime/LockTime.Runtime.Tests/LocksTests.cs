@@ -122,6 +122,29 @@ public class LocksTests
     }
 
     [Fact]
+    public void ATableThatSawNoSemaphoreHoldsNoneAndThreadsThatStartItAtOnceShareOneState()
+    {
+        var table = new SemaphoreTable();
+        using var gate = new SemaphoreSlim(1, 1);
+        Assert.Equal(-1, table.HeldAt(gate)); // asked before any semaphore was seen: the table is not made yet
+        Assert.Equal(-1, table.HeldAt(new object()));
+        var states = new SemaphoreState[8];
+        var threads = new Thread[states.Length];
+        using var go = new ManualResetEventSlim(false);
+        for (int k = 0; k < threads.Length; k++) {
+            int me = k;
+            threads[k] = new Thread(() => { go.Wait(); states[me] = table.Of(new ThreadRecord(1), gate); });
+            threads[k].Start();
+        }
+        go.Set();
+        foreach (var th in threads)
+            th.Join();
+        for (int k = 0; k < states.Length; k++)
+            Assert.Same(states[0], states[k]);
+        Assert.True(states[0].IsLock);
+    }
+
+    [Fact]
     public void ASemaphoreIsKnownFromWhenItsMaximumWasRead()
     {
         // a hold starts no earlier (Api.Kept): the reflection of its first acquisition is no hold of the program's
