@@ -46,13 +46,18 @@ apt=(apt-get -q -o "Dir::Etc::SourceList=/dev/null" -o "Dir::Etc::SourceParts=$w
 
 fail() { tail -n 40 "$log" >&2; echo "ci/static-libs.sh: $1 for $rid failed (log: $log)" >&2; exit 1; }
 
-# Unpacks Debian's source package $1 (the version of the installed binary package $2 if still served) and
-# prints its folder.
+# Unpacks Debian's source package $1 (the version of the installed binary package $2 if still served, else
+# the newest listed, else - a mirror that lists an update it does not serve - the release's own, with a
+# warning naming both) and prints its folder.
 unpack() {
-	local version
+	local version release
 	version=$(dpkg-query -W -f='${source:Version}\n' "$2" 2>/dev/null | head -n 1 || true)
+	release=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
 	(cd "$work/src" && { { [ -n "$version" ] && "${apt[@]}" source "$1=$version"; } ||
-		"${apt[@]}" source "$1"; }) >>"$log" 2>&1 || fail "apt-get source $1"
+		"${apt[@]}" source "$1"; }) >>"$log" 2>&1 ||
+		{ [ -n "$release" ] && (cd "$work/src" && "${apt[@]}" source "$1/$release") >>"$log" 2>&1 &&
+			echo "ci/static-libs.sh: warning: the source of $1 ${version:-(newest)} is listed but not served; built $release's own" >&2; } ||
+		fail "apt-get source $1"
 	find "$work/src" -mindepth 1 -maxdepth 1 -type d -name "$1-*" | head -n 1
 }
 
