@@ -231,13 +231,16 @@ for line in sys.argv[2:]:
 sys.exit(not ok)
 PY
 }
-# Its counterpart without an await, a lambda on a thread-pool thread: the potential deadlock, at its Wait.
-held_ordered() {
-	local out=$LT_TMP/dl-held
-	LOCKTIME_SUMMARY=0 timeout 60 dotnet "$LT_TMP/dl/Deadlocks.dll" held >"$out.out" 2>"$out.err"
-	grep -qx held "$out.out" && ! grep -q '^LockTime: deadlock' "$out.err" &&
+# ordered_at MODE MARK: the mode runs to its end (it prints MODE), no deadlock, and the potential deadlock
+# names the line marked "// MARK": "held", awaited's counterpart without an await (a lambda on a
+# thread-pool thread); "inlock", an async method's Wait() inside a lock - that edge is in the order (the
+# hold is not) - and the other order in sync code.
+ordered_at() {
+	local out=$LT_TMP/dl-$1
+	LOCKTIME_SUMMARY=0 timeout 60 dotnet "$LT_TMP/dl/Deadlocks.dll" "$1" >"$out.out" 2>"$out.err"
+	grep -qx "$1" "$out.out" && ! grep -q '^LockTime: deadlock' "$out.err" &&
 		grep '^LockTime: potential deadlock: ' "$out.err" |
-		grep -qF "Deadlocks.cs:$(grep -n '// held holds$' "$DSRC/Deadlocks.cs" | cut -d: -f1) then" || { cat "$out.out" "$out.err"; return 1; }
+		grep -qF "Deadlocks.cs:$(grep -n "// $2\$" "$DSRC/Deadlocks.cs" | cut -d: -f1) " || { cat "$out.out" "$out.err"; return 1; }
 }
 if check "Deadlocks builds" dotnet build "$DSRC/Deadlocks.csproj" -c Release -nologo -v q -nodeReuse:false -p:UseSharedCompilation=false; then
 	rm -rf "$LT_TMP/dl" && cp -r "$LT_CORPUS/deadlocks/Release" "$LT_TMP/dl"
@@ -260,7 +263,8 @@ if check "Deadlocks builds" dotnet build "$DSRC/Deadlocks.csproj" -c Release -no
 			eval 'grep -qx signalled "$LT_TMP/dl-sig.out" && grep -qx done "$LT_TMP/dl-sig.out" && ! grep -q "deadlock" "$LT_TMP/dl-sig.err"'
 		check "a SemaphoreSlim(1, 1) taken by Wait() in an async method and an async iterator that await while holding it: no potential deadlock, its holds timed" \
 			awaited_unordered
-		check "the same without an await (a lambda on a thread-pool thread): the potential deadlock" held_ordered
+		check "the same without an await (a lambda on a thread-pool thread): the potential deadlock" ordered_at held "held holds"
+		check "an async method's Wait() inside a lock, the other order in sync code: the potential deadlock" ordered_at inlock "inlock waits"
 	fi
 fi
 

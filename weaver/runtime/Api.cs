@@ -75,7 +75,7 @@ namespace LockTime.Runtime
         /// </summary>
         internal static void AcquiredSemaphore(object semaphore, int site, long start, long acquired, bool contended)
         {
-            AcquiredSemaphoreAs(semaphore, site, start, acquired, contended, true);
+            AcquiredSemaphoreAs(semaphore, site, start, acquired, contended, HeldInOrder);
         }
 
         /// <summary>
@@ -83,15 +83,23 @@ namespace LockTime.Runtime
         /// <c>MoveNext</c> (the weaver tells): the wait and the hold are recorded alike, but the hold is not
         /// followed in the lock order, as a <c>WaitAsync</c>'s (<see cref="AcquiredWhenDone"/>): the async
         /// method may give its thread up at an <c>await</c> while it holds the semaphore, and that thread's
-        /// next work, ordered after it, would give edges the program never takes. The wait itself was
-        /// followed (<see cref="Waiting"/>): this thread blocked in it, holding what it holds.
+        /// next work, ordered after it, would give edges the program never takes. But the acquisition is an
+        /// edge from the locks this thread holds now (<see cref="EdgeInOrder"/>): a Wait inside a <c>lock</c>
+        /// of an async method is that order, certainly. The wait itself was followed (<see cref="Waiting"/>):
+        /// this thread blocked in it, holding what it holds.
         /// </summary>
         internal static void AcquiredSemaphoreInAsync(object semaphore, int site, long start, long acquired, bool contended)
         {
-            AcquiredSemaphoreAs(semaphore, site, start, acquired, contended, false);
+            AcquiredSemaphoreAs(semaphore, site, start, acquired, contended, EdgeInOrder);
         }
 
-        static void AcquiredSemaphoreAs(object semaphore, int site, long start, long acquired, bool contended, bool ordered)
+        /// <summary>
+        /// How a semaphore's acquisition enters the lock order (<see cref="Kept"/>): held by the thread that took it
+        /// until its release; only as the edge from the locks the thread holds now (taken and left at once); not.
+        /// </summary>
+        const byte HeldInOrder = 0, EdgeInOrder = 1, OutOfOrder = 2;
+
+        static void AcquiredSemaphoreAs(object semaphore, int site, long start, long acquired, bool contended, byte order)
         {
             try {
                 Collector c = Runtime.Current;
@@ -100,7 +108,7 @@ namespace LockTime.Runtime
                     return;
                 string[] behind = contended ? t.Behind : null;
                 t.Behind = null;
-                Kept(c, t, semaphore, site, start, acquired, contended, behind, ordered);
+                Kept(c, t, semaphore, site, start, acquired, contended, behind, order);
             } catch (Exception) {
             }
         }
@@ -124,7 +132,7 @@ namespace LockTime.Runtime
                     return;
                 if (task.IsCompleted) {
                     if (PendingWait.Acquired(task))
-                        Kept(c, t, semaphore, site, start, start, false, null, false);
+                        Kept(c, t, semaphore, site, start, start, false, null, OutOfOrder);
                     else
                         c.Failed(t, site, Clock.Ticks() - start);
                     return;
@@ -154,17 +162,19 @@ namespace LockTime.Runtime
             Collector c = Runtime.Current;
             ThreadRecord t = Recorder(c);
             if (t != null)
-                Kept(c, t, semaphore, site, start, acquired, contended, behind, ordered);
+                Kept(c, t, semaphore, site, start, acquired, contended, behind, ordered ? HeldInOrder : OutOfOrder);
         }
 
         /// <summary>
         /// Keeps the hold of a semaphore used as a lock on its state (a counting semaphore's wait is
-        /// recorded now); <paramref name="ordered"/>: the acquiring thread goes on holding it, so it enters
-        /// the lock order, and this thread keeps it to leave the order when another thread releases it
-        /// (<see cref="OrderedSemaphores.DropStale"/>).
+        /// recorded now). <paramref name="order"/> <see cref="HeldInOrder"/>: the acquiring thread goes on holding
+        /// it, so it enters the lock order, and this thread keeps it to leave the order when another thread
+        /// releases it (<see cref="OrderedSemaphores.DropStale"/>); <see cref="EdgeInOrder"/>: it enters and
+        /// leaves the order at once, the edge from what the thread holds now given; <see cref="OutOfOrder"/>: not.
+        /// A signal (<see cref="SemaphoreState.Signal"/>) is never in the order.
         /// </summary>
         static void Kept(Collector c, ThreadRecord t, object semaphore, int site, long start, long acquired, bool contended,
-                         string[] behind, bool ordered)
+                         string[] behind, byte order)
         {
             if (semaphore == null)
                 return;
@@ -173,10 +183,11 @@ namespace LockTime.Runtime
                 c.WaitOnly(t, site, acquired - start, contended, behind);
                 return;
             }
-            ordered = ordered && !s.Signal && c.OrderEnter != null;
+            bool ordered = !s.Signal && c.OrderEnter != null;
             OrderedSemaphores mine = null;
-            if (ordered) {
+            if (ordered && order != OutOfOrder)
                 DropStale(c, t);
+            if (ordered && order == HeldInOrder) {
                 mine = t.Ordered ?? (t.Ordered = new OrderedSemaphores());
             }
             s.Hold.Site = site;
@@ -189,6 +200,10 @@ namespace LockTime.Runtime
             if (!ReferenceEquals(s.Orderer, orderer))
                 s.Orderer = orderer;
             Volatile.Write(ref s.Held, 1);
+            if (ordered && order == EdgeInOrder) {
+                c.OrderAcquired(t, semaphore, site);
+                c.OrderReleased(t, semaphore);
+            }
             if (mine == null)
                 return;
             c.OrderAcquired(t, semaphore, site);

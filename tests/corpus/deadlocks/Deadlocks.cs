@@ -4,7 +4,8 @@
 // "interrupted": waits that end by Thread.Interrupt, then the program goes on (no deadlock); "signal": a
 // SemaphoreSlim(0, 1) used as a signal, not a lock (no deadlock, no potential one); "awaited": a
 // SemaphoreSlim(1, 1) taken by the blocking Wait() in an async method and an async iterator that await
-// while they hold it (no potential deadlock); "held": its counterpart without an await (a potential one).
+// while they hold it (no potential deadlock); "held": its counterpart without an await (a potential one);
+// "inlock": an async method's Wait() inside a lock, the other order in sync code (a potential one).
 using System;
 using System.Collections.Generic;
 using System.Threading;
@@ -248,6 +249,29 @@ static class Deadlocks
         Console.WriteLine("held");
     }
 
+    // An async method takes s with Wait() inside m - that order is certain, no await comes between -; a
+    // lambda on a thread-pool thread takes m inside s: the potential deadlock, at the async method's Wait.
+    static void InLock()
+    {
+        var s = new SemaphoreSlim(1, 1);
+        object m = new object();
+        WaitInLock(s, m).Wait();
+        Task.Run(() => {
+            s.Wait();
+            try { lock (m) { } } finally { s.Release(); }
+        }).Wait();
+        Console.WriteLine("inlock");
+    }
+
+    static async Task WaitInLock(SemaphoreSlim s, object m)
+    {
+        lock (m) {
+            s.Wait(); // inlock waits
+            s.Release();
+        }
+        await Task.Yield();
+    }
+
     static int Main(string[] args)
     {
         switch (args[0]) {
@@ -261,6 +285,7 @@ static class Deadlocks
         case "signal": Signal(); break;
         case "awaited": Awaited(); break;
         case "held": Held(); break;
+        case "inlock": InLock(); break;
         case "none": {
             object a = new object(), b = new object();
             lock (a) {
