@@ -511,6 +511,32 @@ static void test_check(void **state)
 	rp_free(&r);
 }
 
+/* check: a counting semaphore's hold (hold_applies false: not measured, zeros) is over no hold limit,
+ * not even 0 ms; its wait is checked as any. */
+static void test_check_hold_not_measured(void **state)
+{
+	struct rp_report r = RP_REPORT_INIT;
+	struct lt_buf b = LT_BUF_INIT;
+	struct rp_limits limits = { 0, 0, 0 };
+	size_t over;
+	char *site = site_json("App.Pool::Take", "P.cs:12", 4, 0, 0, "");
+	char *counting = NULL, *json = NULL;
+	(void)state;
+	assert_true(asprintf(&counting, "%.*s, \"hold_applies\": false}", (int)strlen(site) - 1, site) > 0);
+	json = report_json(counting, NULL);
+	assert_int_equal(add_text(&r, json), 0);
+	assert_true(r.sites[0].hold_na);
+	assert_int_equal(rp_write_check(&r, &limits, &b, &over), 0);
+	assert_int_equal(over, 1);
+	assert_string_equal(to_text(&b), "/src/App/P.cs(12): error LT201: lock waited 2.5 ms, limit 0 ms "
+					 "(App.Pool::Take, 4 acquisitions)\n");
+	lt_buf_free(&b);
+	free(site);
+	free(counting);
+	free(json);
+	rp_free(&r);
+}
+
 /* The text table: a totals line, a head line and one aligned row per site. */
 static void test_text(void **state)
 {
@@ -689,7 +715,8 @@ int main(void)
 		cmocka_unit_test(test_merge),          cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_deep_nesting),   cmocka_unit_test(test_unknown_fields),
 		cmocka_unit_test(test_html_escapes),   cmocka_unit_test(test_pprof),
-		cmocka_unit_test(test_check),          cmocka_unit_test(test_text),
+		cmocka_unit_test(test_check),          cmocka_unit_test(test_check_hold_not_measured),
+		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_deadlocks_read), cmocka_unit_test(test_deadlocks_merge),
 		cmocka_unit_test(test_deadlocks_text), cmocka_unit_test(test_deadlocks_check),
 		cmocka_unit_test(test_held_now),
