@@ -511,8 +511,8 @@ static void test_check(void **state)
 	rp_free(&r);
 }
 
-/* check: a counting semaphore's hold (hold_applies false: not measured, zeros) is over no hold limit,
- * not even 0 ms; its wait is checked as any. */
+/* check: a counting semaphore's hold (hold_applies false: not measured, zeros) and the hold of a site
+ * that released none (a failed try) are over no hold limit, not even 0 ms; their waits are checked as any. */
 static void test_check_hold_not_measured(void **state)
 {
 	struct rp_report r = RP_REPORT_INIT;
@@ -526,9 +526,13 @@ static void test_check_hold_not_measured(void **state)
 	json = report_json(counting, NULL);
 	assert_int_equal(add_text(&r, json), 0);
 	assert_true(r.sites[0].hold_na);
+	one_site(&r, "App.P::Poll", 0, 0, 0, "");
+	rp_sort(&r);
 	assert_int_equal(rp_write_check(&r, &limits, &b, &over), 0);
-	assert_int_equal(over, 1);
+	assert_int_equal(over, 2);
 	assert_string_equal(to_text(&b), "/src/App/P.cs(12): error LT201: lock waited 2.5 ms, limit 0 ms "
+					 "(App.P::Poll, 0 acquisitions)\n"
+					 "/src/App/P.cs(12): error LT201: lock waited 2.5 ms, limit 0 ms "
 					 "(App.Pool::Take, 4 acquisitions)\n");
 	lt_buf_free(&b);
 	free(site);

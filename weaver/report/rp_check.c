@@ -70,8 +70,9 @@ int rp_write_check(const struct rp_report *r, const struct rp_limits *limits, st
 	*over = 0;
 	for (size_t i = 0; i < r->n_sites; i++) {
 		const struct rp_site *s = &r->sites[i];
-		/* a hold not measured (a counting semaphore: hold_applies false) is over no limit */
-		if ((!s->hold_na && check_one(s, &s->hold, limits->max_hold_ns, RP_LT_HOLD, "held", "acquisitions", out, over)) ||
+		/* no hold to be over a limit: none released (a failed try's site, a lock never released so far),
+		 * or not measured (a counting semaphore: hold_applies false) */
+		if ((s->acquisitions > 0 && !s->hold_na && check_one(s, &s->hold, limits->max_hold_ns, RP_LT_HOLD, "held", "acquisitions", out, over)) ||
 		    check_one(s, &s->wait, limits->max_wait_ns, RP_LT_WAIT, "waited", "waits", out, over))
 			return -1;
 	}
