@@ -8,12 +8,12 @@
 #   - SIGTERM: the summary all the same, the exit code the signal's (143).
 # Then a woven netstandard2.0 library (tests/trimlib/Lib, its framework without the trimmer's attributes) in a
 # net10.0 app (tests/trimlib/App) published both ways:
-#   - the library carries the run-time's suppressions in ILLink.LinkAttributes.xml: the trimmed publish gives no
-#     IL2xxx/IL3xxx warning; NativeAOT's compiler reads no suppression from that file (only attribute removals):
-#     its warnings are the suppressed ones of the merged Metrics, no other (docs/weaving.md, "Trimming");
+#   - the library carries the run-time's attributes for the trimmer as the template's classes merged under their
+#     full names (the trimmer and ILC know them by name): no IL2xxx/IL3xxx warning, trimmed or NativeAOT;
 #   - the app runs, the library's monitor and SemaphoreSlim(1, 1) are timed (the report: holds >= 20 ms);
-#   - a library with an ILLink.LinkAttributes.xml of its own keeps it byte for byte, and the build says
-#     (warning LT024) that the run-time's suppressions are not in it.
+#   - a library with its own internal UnconditionalSuppressMessageAttribute (a polyfill) has the run-time's
+#     suppressions on that class - no second TypeDef of the name - and publishes as NativeAOT without a warning;
+#   - one whose own class has another constructor: woven, the suppressions left out, warning LT025.
 # NativeAOT needs the ILCompiler package from the configured NuGet sources: the restore fetches it.
 source "$(dirname "$0")/../lib.sh"
 LT=${LOCKTIME:-$LT_BUILD/san/locktime}
@@ -21,11 +21,17 @@ export MSBUILDDISABLENODEREUSE=1 DOTNET_CLI_USE_MSBUILD_SERVER=0
 unset LOCKTIME_DISABLED LOCKTIME_THRESHOLD_MS LOCKTIME_OUTPUT LOCKTIME_SUMMARY LOCKTIME_REPORT LOCKTIME_REPORT_INTERVAL_S \
 	LOCKTIME_LOCK_ORDER LOCKTIME_METRICS
 
-publish() { # NAME DIR PROJECT PROPERTY: tests/DIR copied into $LT_TMP/NAME, its PROJECT published with PROPERTY
-	rm -rf "$LT_TMP/$1" && cp -r "$LT_ROOT/tests/$2" "$LT_TMP/$1" &&
+publish() { # NAME DIR PROJECT PROPERTY: DIR copied into $LT_TMP/NAME, its PROJECT published with PROPERTY
+	rm -rf "${LT_TMP:?}/$1" && cp -r "$2" "$LT_TMP/$1" &&
 	dotnet publish "$LT_TMP/$1/$3" -c Release -r linux-x64 -nologo -tl:off -nodeReuse:false \
 		-p:UseSharedCompilation=false "-p:$4" "-p:LockTimeWeaver=$LT" -o "$LT_TMP/$1/out" >"$LT_TMP/$1.log" 2>&1 ||
 		{ tail -n 30 "$LT_TMP/$1.log"; return 1; }
+}
+# no_warnings NAME: the publish log of NAME has no IL2xxx/IL3xxx warning
+no_warnings() {
+	local warnings
+	warnings=$(grep -E 'warning IL[23][0-9]{3}' "$LT_TMP/$1.log" | sed 's/ \[.*//' | sort -u)
+	if [ -z "$warnings" ]; then ok "$1: no trim or AOT analysis warning"; else not_ok "$1: no trim or AOT analysis warning" "$warnings"; fi
 }
 # site_hold REPORT KIND: the hold max (ms) of the site of that kind, and whether the hold applies
 site_hold() {
@@ -38,9 +44,8 @@ PY
 
 for mode in trimmed:PublishTrimmed aot:PublishAot; do
 	name=${mode%%:*}
-	check "$name: publishes" publish "$name" trim TrimApp.csproj "${mode#*:}=true" || continue
-	warnings=$(grep -E 'warning IL[23][0-9]{3}' "$LT_TMP/$name.log" | sed 's/ \[.*//' | sort -u)
-	if [ -z "$warnings" ]; then ok "$name: no trim or AOT analysis warning"; else not_ok "$name: no trim or AOT analysis warning" "$warnings"; fi
+	check "$name: publishes" publish "$name" "$LT_ROOT/tests/trim" TrimApp.csproj "${mode#*:}=true" || continue
+	no_warnings "$name"
 	rm -f "$LT_TMP/$name.json"
 	LOCKTIME_REPORT="$LT_TMP/$name.json" timeout 120 "$LT_TMP/$name/out/TrimApp" >"$LT_TMP/$name.out" 2>"$LT_TMP/$name.err"
 	check "$name: runs, with a summary" grep -q '^LockTime: summary: 3 sites in 1 assembly; 3 acquisitions' "$LT_TMP/$name.err"
@@ -64,43 +69,67 @@ s = [s for s in json.load(open(sys.argv[1]))["sites"] if s["method"].startswith(
 print(*(max([x["hold_ms"]["max"] for x in s if x["kind"] == k] or [0]) for k in ("Monitor.Enter", "SemaphoreSlim.Wait")))
 PY
 }
-# The run-time's suppressed warnings: the checks its Metrics type suppresses (weaver/runtime/Metrics.cs).
-suppressed='IL(2060|2065|2070|3050): <LockTime>Metrics\.'
+# runs_timed NAME: the published app of NAME runs, the library's locks timed
+runs_timed() {
+	local holds
+	rm -f "$LT_TMP/$1.json"
+	check "$1: runs" env LOCKTIME_REPORT="$LT_TMP/$1.json" timeout 120 "$LT_TMP/$1/out/App"
+	holds=$(lib_holds "$LT_TMP/$1.json")
+	check "$1: the library's monitor and SemaphoreSlim(1, 1) are timed ($holds ms)" \
+		python3 -c "import sys; sys.exit(not all(float(h) >= 20 for h in sys.argv[1:]))" $holds
+}
+# classes DLL: how many TypeDefs System.Diagnostics.CodeAnalysis.UnconditionalSuppressMessageAttribute and
+# ...DynamicDependencyAttribute the assembly has
+classes() {
+	local listing
+	listing=$(monodis --typedef "$1")
+	echo "$(grep -c 'System\.Diagnostics\.CodeAnalysis\.UnconditionalSuppressMessageAttribute ' <<<"$listing")" \
+		"$(grep -c 'System\.Diagnostics\.CodeAnalysis\.DynamicDependencyAttribute ' <<<"$listing")"
+}
+lib=Lib/obj/Release/netstandard2.0/Lib.dll # the woven library (woven in obj/, after CoreCompile)
 for mode in trimmed aot; do
 	name=lib-$mode
-	check "$name: publishes" publish "$name" trimlib App/App.csproj "LibPublish=$mode" || continue
-	warnings=$(grep -E 'warning IL[23][0-9]{3}' "$LT_TMP/$name.log" | sed 's/ \[.*//' | sort -u)
-	if [ "$mode" = trimmed ]; then
-		if [ -z "$warnings" ]; then ok "$name: no trim or AOT analysis warning"; else not_ok "$name: no trim or AOT analysis warning" "$warnings"; fi
-	else
-		others=$(grep -vE "$suppressed" <<<"$warnings" | grep .)
-		if [ -n "$warnings" ] && [ -z "$others" ]; then ok "$name: only the run-time's suppressed warnings (ILC reads no suppression from the resource)"
-		else not_ok "$name: only the run-time's suppressed warnings" "${others:-none at all: ILC reads the suppressions now (update docs/weaving.md)}"; fi
-	fi
-	rm -f "$LT_TMP/$name.json"
-	check "$name: runs" env LOCKTIME_REPORT="$LT_TMP/$name.json" timeout 120 "$LT_TMP/$name/out/App"
-	holds=$(lib_holds "$LT_TMP/$name.json")
-	check "$name: the library's monitor and SemaphoreSlim(1, 1) are timed ($holds ms)" \
-		python3 -c "import sys; sys.exit(not all(float(h) >= 20 for h in sys.argv[1:]))" $holds
+	check "$name: publishes" publish "$name" "$LT_ROOT/tests/trimlib" App/App.csproj "LibPublish=$mode" || continue
+	no_warnings "$name"
+	runs_timed "$name"
+	check "$name: the trimmer's attribute classes merged under their full names, once each" \
+		test "$(classes "$LT_TMP/$name/$lib")" = "1 1"
 done
 
-own=$LT_TMP/lib-own
-rm -rf "$own" && cp -r "$LT_ROOT/tests/trimlib" "$own"
-printf '<linker>\n  <!-- the library'"'"'s own -->\n</linker>\n' >"$own/Lib/ILLink.LinkAttributes.xml"
-cat >"$own/Lib/Directory.Build.targets" <<'EOF'
-<Project>
-  <ItemGroup>
-    <EmbeddedResource Include="ILLink.LinkAttributes.xml" LogicalName="ILLink.LinkAttributes.xml" />
-  </ItemGroup>
-</Project>
+# polyfill DIR PARAMETERS: tests/trimlib in DIR, its library with an internal UnconditionalSuppressMessageAttribute
+# of its own whose constructor takes PARAMETERS
+polyfill() {
+	rm -rf "$1" && cp -r "$LT_ROOT/tests/trimlib" "$1" && cat >"$1/Lib/Polyfill.cs" <<EOF
+namespace System.Diagnostics.CodeAnalysis
+{
+    [AttributeUsage(AttributeTargets.All, Inherited = false, AllowMultiple = true)]
+    internal sealed class UnconditionalSuppressMessageAttribute : Attribute
+    {
+        public UnconditionalSuppressMessageAttribute($2) { }
+        public string Justification { get; set; }
+    }
+}
 EOF
-if dotnet build "$own/Lib/Lib.csproj" -c Release -nologo -tl:off -nodeReuse:false -p:UseSharedCompilation=false \
-	"-p:LockTimeWeaver=$LT" -o "$own/bin" >"$own.log" 2>&1; then
-	ok "lib-own: builds"
-	check "lib-own: warning LT024, the suppressions not added" grep -q 'warning LT024: .*ILLink.LinkAttributes.xml is kept' "$own.log"
-	mkdir -p "$own/res" && (cd "$own/res" && monodis --mresources "$own/bin/Lib.dll" >/dev/null 2>&1)
-	check "lib-own: its ILLink.LinkAttributes.xml byte for byte" cmp "$own/Lib/ILLink.LinkAttributes.xml" "$own/res/ILLink.LinkAttributes.xml"
-	check "lib-own: woven (its sites listed as woven)" grep -q '(woven)' <("$LT" list "$own/bin/Lib.dll")
+}
+polyfill "$LT_TMP/poly-src" "string category, string checkId"
+if check "lib-poly: publishes (NativeAOT)" publish lib-poly "$LT_TMP/poly-src" App/App.csproj LibPublish=aot; then
+	no_warnings lib-poly
+	runs_timed lib-poly
+	check "lib-poly: its own UnconditionalSuppressMessageAttribute used (one TypeDef of the name), DynamicDependency merged" \
+		test "$(classes "$LT_TMP/lib-poly/$lib")" = "1 1"
+	check "lib-poly: the run-time's 4 suppressions on its class" \
+		test "$(monodis --customattr "$LT_TMP/lib-poly/$lib" | grep -c "TypeDef: .*UnconditionalSuppressMessageAttribute::'.ctor'(string, string)")" = 4
+fi
+unfit=$LT_TMP/lib-unfit
+polyfill "$unfit" "string checkId"
+if dotnet build "$unfit/Lib/Lib.csproj" -c Release -nologo -tl:off -nodeReuse:false -p:UseSharedCompilation=false \
+	"-p:LockTimeWeaver=$LT" -o "$unfit/bin" >"$unfit.log" 2>&1; then
+	ok "lib-unfit: builds"
+	check "lib-unfit: warning LT025 naming its class" \
+		grep -q 'warning LT025: its own System.Diagnostics.CodeAnalysis.UnconditionalSuppressMessageAttribute does not fit' "$unfit.log"
+	check "lib-unfit: woven (its sites listed as woven)" grep -q '(woven)' <("$LT" list "$unfit/bin/Lib.dll")
+	check "lib-unfit: no suppression of the run-time on its class" \
+		test "$(monodis --customattr "$unfit/bin/Lib.dll" | grep -c "UnconditionalSuppressMessageAttribute::'.ctor'")" = 0
 else
-	not_ok "lib-own: builds" "$(tail -n 30 "$own.log")"
+	not_ok "lib-unfit: builds" "$(tail -n 30 "$unfit.log")"
 fi

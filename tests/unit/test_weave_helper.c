@@ -554,63 +554,167 @@ static void test_wrapper_typespec_owner(void **state)
 	img_free(img);
 }
 
-/* The trimmer's suppressions of the merged run-time (weave_merge_trim.c): Mono's System.dll (a
- * framework without UnconditionalSuppressMessageAttribute) gets them in an embedded, private
- * ILLink.LinkAttributes.xml, one <attribute> each on <LockTime>Metrics, as many as the template has on
- * Metrics, and keeps its own resources; given one of its own, that one is kept as it was and the
- * suppressions are counted as left out; a .NET target (its framework has the attribute) gets no file. */
-static void test_link_attributes(void **state)
+/* The TypeDef that owns MethodDef `row` (II.22.37 MethodList). */
+static uint32_t owner_type(const struct md_image *md, uint32_t row)
 {
-	static const char theirs[] = "<linker><!-- the library's own --></linker>";
-	struct img *img = load(MONO_SYSTEM), *again;
-	uint32_t rows = md_rows(&img->md, MD_MANIFESTRESOURCE), len;
-	const uint8_t *xml;
-	struct weave_helper *h;
-	char *text;
+	uint32_t owner = 0;
+
+	for (uint32_t r = 1; r <= md_rows(md, MD_TYPEDEF); r++)
+		if (md_get(md, MD_TYPEDEF, r, MD_TYPEDEF_METHODLIST) <= row)
+			owner = r;
+	return owner;
+}
+
+/* How many top-level TypeDefs System.Diagnostics.CodeAnalysis.`name` md has; the last in *row. */
+static int trim_classes(const struct md_image *md, const char *name, uint32_t *row)
+{
 	int n = 0;
 
+	*row = 0;
+	for (uint32_t r = 2; r <= md_rows(md, MD_TYPEDEF); r++)
+		if (strcmp(str(md, MD_TYPEDEF, r, MD_TYPEDEF_NAME), name) == 0 &&
+		    strcmp(str(md, MD_TYPEDEF, r, MD_TYPEDEF_NAMESPACE), "System.Diagnostics.CodeAnalysis") == 0) {
+			*row = r;
+			n++;
+		}
+	return n;
+}
+
+/* How many custom attributes of class `name` the merged run-time's types and methods (<LockTime>...)
+ * carry; the constructor of the last in *ctor (a MethodDef or MemberRef token). */
+static int merged_uses(const struct md_image *md, const char *name, uint32_t *ctor)
+{
+	int n = 0;
+
+	*ctor = 0;
+	for (uint32_t r = 1; r <= md_rows(md, MD_CUSTOMATTRIBUTE); r++) {
+		uint32_t parent, tok, type, cls;
+		const char *on, *of;
+
+		assert_int_equal(md_coded_decode(MD_CI_HASCUSTOMATTRIBUTE,
+						 md_get(md, MD_CUSTOMATTRIBUTE, r, MD_CUSTOMATTRIBUTE_PARENT), &parent), 0);
+		assert_int_equal(md_coded_decode(MD_CI_CUSTOMATTRIBUTETYPE,
+						 md_get(md, MD_CUSTOMATTRIBUTE, r, MD_CUSTOMATTRIBUTE_TYPE), &tok), 0);
+		if (md_token_table(parent) != MD_TYPEDEF && md_token_table(parent) != MD_METHODDEF)
+			continue;
+		type = md_token_table(parent) == MD_TYPEDEF ? md_token_row(parent) : owner_type(md, md_token_row(parent));
+		on = str(md, MD_TYPEDEF, type, MD_TYPEDEF_NAME);
+		if (md_token_table(tok) == MD_METHODDEF) {
+			of = str(md, MD_TYPEDEF, owner_type(md, md_token_row(tok)), MD_TYPEDEF_NAME);
+		} else {
+			assert_int_equal(md_coded_decode(MD_CI_MEMBERREFPARENT,
+							 md_get(md, MD_MEMBERREF, md_token_row(tok), MD_MEMBERREF_CLASS), &cls), 0);
+			of = md_token_table(cls) == MD_TYPEREF ? str(md, MD_TYPEREF, md_token_row(cls), MD_TYPEREF_NAME) : "";
+		}
+		if (strncmp(on, "<LockTime>", 10) == 0 && strcmp(of, name) == 0) {
+			*ctor = tok;
+			n++;
+		}
+	}
+	return n;
+}
+
+/* Weave img with no sites: the merged image, written and read again; *unfit the helper's trim_unfit. */
+static struct img *woven(struct img *img, unsigned *unfit)
+{
+	struct weave_helper *h;
+	struct img *again;
+
+	ok(weave_helper_begin(img, &default_opts, no_sites(img), &h));
+	*unfit = weave_helper_trim_unfit(h);
+	ok(weave_helper_end(h));
+	again = write_and_check(img, 0);
+	img_free(img);
+	return again;
+}
+
+#define SUPPRESS "UnconditionalSuppressMessageAttribute"
+#define DEPENDENCY "DynamicDependencyAttribute"
+
+/* The merged run-time's attributes for the trimmer (weave_merge_trim.c), 4 suppressions on Metrics and
+ * 6 DynamicDependency on Metrics.Start (weaver/runtime/Metrics.cs), in each kind of target (the
+ * netstandard library: the template's own bytes, with its own internal classes of both, Trimming.cs): */
+static void test_trim_attributes(void **state)
+{
+	static const uint8_t two_strings[] = { SIG_HASTHIS, 2, SIG_VOID, SIG_STRING, SIG_STRING };
+	uint32_t row, own_suppress, own_dependency, ctor, idx, types;
+	struct img *img;
+	unsigned unfit;
+
 	(void)state;
-	ok(weave_helper_begin(img, &default_opts, no_sites(img), &h));
-	assert_int_equal(weave_helper_link_attributes_kept(h), 0);
-	ok(weave_helper_end(h));
-	again = write_and_check(img, 0);
-	assert_int_equal(md_rows(&again->md, MD_MANIFESTRESOURCE), rows + 1);
-	assert_int_equal(md_get(&again->md, MD_MANIFESTRESOURCE, rows + 1, MD_MANIFESTRESOURCE_FLAGS), IMG_RESOURCE_PRIVATE);
-	assert_int_equal(img_resource(again, "ILLink.LinkAttributes.xml", &xml, &len), 1);
-	text = strndup((const char *)xml, len);
-	assert_non_null(text);
-	assert_non_null(strstr(text, "<assembly fullname=\"System\">"));
-	assert_non_null(strstr(text, "<type fullname=\"&lt;LockTime&gt;Metrics\">"));
-	for (const char *p = text; (p = strstr(p, "UnconditionalSuppressMessageAttribute\">")); p++)
-		n++;
-	assert_int_equal(n, 4); /* IL2060, IL2065, IL2070, IL3050 (weaver/runtime/Metrics.cs) */
-	assert_non_null(strstr(text, "<argument>IL2060</argument>"));
-	assert_non_null(strstr(text, "<property name=\"Justification\">"));
-	free(text);
-	img_free(again);
+	/* a .NET target: the framework's own (MemberRefs), no class added; */
+	img = woven(load(NET_REF), &unfit);
+	assert_int_equal(unfit, 0);
+	assert_int_equal(merged_uses(&img->md, SUPPRESS, &ctor), 4);
+	assert_int_equal(md_token_table(ctor), MD_MEMBERREF);
+	assert_int_equal(merged_uses(&img->md, DEPENDENCY, &ctor), 6);
+	assert_int_equal(trim_classes(&img->md, SUPPRESS, &row), 0);
 	img_free(img);
 
-	img = load(MONO_SYSTEM);
-	ok(img_add_resource(img, "ILLink.LinkAttributes.xml", IMG_RESOURCE_PUBLIC, (const uint8_t *)theirs,
-			    sizeof theirs - 1));
-	ok(weave_helper_begin(img, &default_opts, no_sites(img), &h));
-	assert_int_equal(weave_helper_link_attributes_kept(h), 4);
-	ok(weave_helper_end(h));
-	again = write_and_check(img, 0);
-	assert_int_equal(md_rows(&again->md, MD_MANIFESTRESOURCE), rows + 1);
-	assert_int_equal(img_resource(again, "ILLink.LinkAttributes.xml", &xml, &len), 1);
-	assert_int_equal(len, sizeof theirs - 1);
-	assert_memory_equal(xml, theirs, len);
-	img_free(again);
+	/* a .NET Framework one (nothing trims it): left out, no class added; */
+	img = woven(load(MONO_SYSTEM), &unfit);
+	assert_int_equal(unfit, 0);
+	assert_int_equal(merged_uses(&img->md, SUPPRESS, &ctor), 0);
+	assert_int_equal(merged_uses(&img->md, DEPENDENCY, &ctor), 0);
+	assert_int_equal(trim_classes(&img->md, SUPPRESS, &row) + trim_classes(&img->md, DEPENDENCY, &row), 0);
 	img_free(img);
 
-	img = load(NET_REF);
-	rows = md_rows(&img->md, MD_MANIFESTRESOURCE);
-	ok(weave_helper_begin(img, &default_opts, no_sites(img), &h));
-	assert_int_equal(weave_helper_link_attributes_kept(h), 0);
-	ok(weave_helper_end(h));
-	assert_int_equal(md_rows(&img->md, MD_MANIFESTRESOURCE), rows);
-	assert_int_equal(img_resource(img, "ILLink.LinkAttributes.xml", &xml, &len), 0);
+	/* a netstandard library with its own (internal) classes: those, no second TypeDef of the name; */
+	img = template_load();
+	assert_int_equal(trim_classes(&img->md, SUPPRESS, &own_suppress), 1);
+	assert_int_equal(trim_classes(&img->md, DEPENDENCY, &own_dependency), 1);
+	img = woven(img, &unfit);
+	assert_int_equal(unfit, 0);
+	assert_int_equal(trim_classes(&img->md, SUPPRESS, &row), 1);
+	assert_int_equal(row, own_suppress);
+	assert_int_equal(merged_uses(&img->md, SUPPRESS, &ctor), 4);
+	assert_int_equal(owner_type(&img->md, md_token_row(ctor)), own_suppress);
+	assert_int_equal(merged_uses(&img->md, DEPENDENCY, &ctor), 6);
+	assert_int_equal(owner_type(&img->md, md_token_row(ctor)), own_dependency);
+	img_free(img);
+
+	/* one without them: the template's classes merged under their full names, internal, the uses on them; */
+	img = template_load();
+	types = md_rows(&img->md, MD_TYPEDEF);
+	set_string(&img->md, MD_TYPEDEF, own_suppress, MD_TYPEDEF_NAME, "OwnSuppress");
+	set_string(&img->md, MD_TYPEDEF, own_dependency, MD_TYPEDEF_NAME, "OwnDependency");
+	img = woven(img, &unfit);
+	assert_int_equal(unfit, 0);
+	assert_int_equal(trim_classes(&img->md, SUPPRESS, &row), 1);
+	assert_true(row > types);
+	assert_int_equal(md_get(&img->md, MD_TYPEDEF, row, MD_TYPEDEF_FLAGS) & 0x7, 0); /* NotPublic */
+	assert_int_equal(merged_uses(&img->md, SUPPRESS, &ctor), 4);
+	assert_int_equal(owner_type(&img->md, md_token_row(ctor)), row);
+	assert_int_equal(trim_classes(&img->md, DEPENDENCY, &row), 1);
+	assert_int_equal(merged_uses(&img->md, DEPENDENCY, &ctor), 6);
+	assert_int_equal(owner_type(&img->md, md_token_row(ctor)), row);
+	img_free(img);
+
+	/* one whose own DynamicDependencyAttribute takes other arguments: its uses left out, bit 0 (LT025). */
+	img = template_load();
+	assert_int_equal(md_add_blob(&img->md, two_strings, sizeof two_strings, &idx), 0);
+	for (uint32_t r = 1; r <= md_rows(&img->md, MD_METHODDEF); r++)
+		if (owner_type(&img->md, r) == own_dependency && strcmp(str(&img->md, MD_METHODDEF, r, MD_METHODDEF_NAME), ".ctor") == 0)
+			md_set(&img->md, MD_METHODDEF, r, MD_METHODDEF_SIGNATURE, idx);
+	img = woven(img, &unfit);
+	assert_int_equal(unfit, 1u);
+	assert_string_equal(weave_merge_trim_attribute(0), "System.Diagnostics.CodeAnalysis." DEPENDENCY);
+	assert_int_equal(merged_uses(&img->md, DEPENDENCY, &ctor), 0);
+	assert_int_equal(merged_uses(&img->md, SUPPRESS, &ctor), 4);
+	assert_int_equal(trim_classes(&img->md, DEPENDENCY, &row), 1);
+	img_free(img);
+
+	/* one whose own UnconditionalSuppressMessageAttribute has the constructor, no Justification: bit 1. */
+	img = template_load();
+	for (uint32_t r = 1; r <= md_rows(&img->md, MD_PROPERTY); r++)
+		if (strcmp(str(&img->md, MD_PROPERTY, r, MD_PROPERTY_NAME), "Justification") == 0)
+			set_string(&img->md, MD_PROPERTY, r, MD_PROPERTY_NAME, "Reason");
+	img = woven(img, &unfit);
+	assert_int_equal(unfit, 2u);
+	assert_string_equal(weave_merge_trim_attribute(1), "System.Diagnostics.CodeAnalysis." SUPPRESS);
+	assert_null(weave_merge_trim_attribute(2));
+	assert_int_equal(merged_uses(&img->md, SUPPRESS, &ctor), 0);
+	assert_int_equal(merged_uses(&img->md, DEPENDENCY, &ctor), 6);
 	img_free(img);
 }
 
@@ -634,7 +738,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_wrapper_methoddef_callee),
 		cmocka_unit_test(test_helper_us_heap_full),
 		cmocka_unit_test(test_wrapper_typespec_owner),
-		cmocka_unit_test(test_link_attributes),
+		cmocka_unit_test(test_trim_attributes),
 	};
 	if (argc > 1)
 		cmocka_set_test_filter(argv[1]); /* tests/run.sh: one test by name */

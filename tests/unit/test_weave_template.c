@@ -22,18 +22,6 @@ static void collect(void *ctx, const char *what)
 		f->at += (size_t)snprintf(f->text + f->at, sizeof f->text - f->at, "%s\n", what);
 }
 
-static struct img *template_load(void)
-{
-	uint8_t *copy = malloc(lt_runtime_template_len);
-	struct img *img;
-
-	assert_non_null(copy);
-	memcpy(copy, lt_runtime_template, lt_runtime_template_len);
-	if (img_load(&img, copy, lt_runtime_template_len) < 0)
-		fail_msg("the run-time template: %s", lt_error_last()->msg);
-	return img;
-}
-
 /* weave_merge_check (hooks 0) or weave_helper_check_hooks (hooks 1) over img: the findings. */
 static struct findings check(const struct img *img, int hooks)
 {
@@ -83,15 +71,6 @@ static uint32_t member_row(const struct md_image *md, enum md_table_id table, co
 	}
 	fail_msg("no member %s", want);
 	return 0;
-}
-
-/* Column `col` of row `row` set to the #Strings index of `s` (added). */
-static void set_string(struct md_image *md, enum md_table_id t, uint32_t row, unsigned col, const char *s)
-{
-	uint32_t idx;
-
-	assert_int_equal(md_add_string(md, s, &idx), 0);
-	md_set(md, t, row, col, idx);
 }
 
 /* The built template: inside the subset, every hook there with its signature. */

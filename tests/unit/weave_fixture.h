@@ -19,6 +19,7 @@
 #include "sig.h"
 #include "weave.h"
 #include "weave_internal.h"
+#include "weave_merge.h"
 
 #define MONO_MSCORLIB "/usr/lib/mono/4.5/mscorlib.dll"
 #define MONO_SYSTEM "/usr/lib/mono/4.5/System.dll"       /* references mscorlib, defines Stopwatch */
@@ -57,6 +58,28 @@ static inline const char *str(const struct md_image *md, enum md_table_id t, uin
 
 	assert_int_equal(md_string(md, md_get(md, t, row, col), &s), 0);
 	return s;
+}
+
+/* A copy of the run-time template (lt_runtime_template), loaded: a netstandard2.0 library. */
+static inline struct img *template_load(void)
+{
+	uint8_t *copy = malloc(lt_runtime_template_len);
+	struct img *img;
+
+	assert_non_null(copy);
+	memcpy(copy, lt_runtime_template, lt_runtime_template_len);
+	if (img_load(&img, copy, lt_runtime_template_len) < 0)
+		fail_msg("the run-time template: %s", lt_error_last()->msg);
+	return img;
+}
+
+/* Column `col` of row `row` set to the #Strings index of `s` (added). */
+static inline void set_string(struct md_image *md, enum md_table_id t, uint32_t row, unsigned col, const char *s)
+{
+	uint32_t idx;
+
+	assert_int_equal(md_add_string(md, s, &idx), 0);
+	md_set(md, t, row, col, idx);
 }
 
 /* The name of the AssemblyRef a TypeRef is scoped to ("" for other scopes). */

@@ -57,10 +57,10 @@ static void print_note(void *ctx, const struct pkg_note *n)
 			 "%s: its strong-name signature no longer matches (.NET ignores it; .NET Framework checks it only for the GAC)",
 			 n->entry);
 		break;
-	case PKG_TRIM_KEPT: {
-		char why[400];
-		weave_trim_kept_why(n->trim_kept, why, sizeof why);
-		cli_warn(c->path, LT_E_LINK_ATTRIBUTES, "%s: %s", n->entry, why);
+	case PKG_TRIM_UNFIT: {
+		char why[600];
+		weave_trim_unfit_why(n->trim_unfit, why, sizeof why);
+		cli_warn(c->path, LT_E_TRIM_ATTRIBUTE, "%s: %s", n->entry, why);
 		break;
 	}
 	case PKG_SIGNATURE_DROPPED:

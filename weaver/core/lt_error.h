@@ -47,8 +47,9 @@ enum lt_code {
 	LT_E_KEY_CONTAINER = 21, /* no key container of that name in the platform's key stores */
 	LT_E_FILTERED = 22,   /* warning: lock sites were found and all left alone by the filters */
 	LT_E_SAME_FILE = 23,  /* warning: a report given again (another path to it too): read once */
-	LT_E_LINK_ATTRIBUTES = 24, /* warning: the assembly's own ILLink.LinkAttributes.xml kept: the
-				    * run-time's trim suppressions are not in it */
+	/* 24: retired (LT024 was a warning of the embedded ILLink.LinkAttributes.xml, no longer written) */
+	LT_E_TRIM_ATTRIBUTE = 25, /* warning: the assembly's own class of an attribute for the trimmer does not
+				   * fit the run-time's uses of it: they are left out */
 };
 
 /* The last recorded error.  code is an lt_code; msg is NUL-terminated. */

@@ -89,9 +89,9 @@ static int weave_assembly(struct nupkg *p, uint32_t i, struct img *img, struct p
 		n->kind = PKG_STRONG_NAMED;
 		note(ps, n);
 	}
-	if (job.trim_kept) {
-		n->kind = PKG_TRIM_KEPT;
-		n->trim_kept = job.trim_kept;
+	if (job.trim_unfit) {
+		n->kind = PKG_TRIM_UNFIT;
+		n->trim_unfit = job.trim_unfit;
 		note(ps, n);
 	}
 	return 0;

@@ -18,8 +18,8 @@ enum pkg_note_kind {
 	PKG_NOT_WOVEN,         /* not weavable (not .NET, mixed-mode, ReadyToRun, reference
 				* assembly): code and msg say why; left as it is */
 	PKG_STRONG_NAMED,      /* a woven assembly was strong-name signed: that no longer matches */
-	PKG_TRIM_KEPT,         /* a woven assembly kept its own ILLink.LinkAttributes.xml: trim_kept
-				* suppressions of the run-time are not in it (LT024) */
+	PKG_TRIM_UNFIT,        /* a woven assembly's own class of an attribute for the trimmer does not
+				* fit the run-time's uses (trim_unfit): they are left out (LT025) */
 	PKG_SIGNATURE_DROPPED, /* the package signature was removed (weaving invalidated it) */
 };
 
@@ -31,7 +31,7 @@ struct pkg_note {
 	const char *framework; /* PKG_WOVEN: its TargetFrameworkAttribute (weave_job's framework), "" when none */
 	int code;           /* PKG_NOT_WOVEN: the lt_code of the reason */
 	const char *msg;    /* PKG_NOT_WOVEN: the reason */
-	int trim_kept;      /* PKG_TRIM_KEPT: weave_job's trim_kept */
+	unsigned trim_unfit; /* PKG_TRIM_UNFIT: weave_job's trim_unfit */
 };
 
 /* Callbacks; any may be NULL.  Pointers in a note or site live for the call. */

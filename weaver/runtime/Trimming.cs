@@ -4,10 +4,11 @@ namespace System.Diagnostics.CodeAnalysis
 {
     /// <summary>
     /// Hides a trim or AOT analysis warning (IL2xxx, IL3xxx) the code is known to cope with. The trimmer
-    /// knows it by its full name; netstandard2.0 has none, so the template declares it. The merger does not
-    /// copy a use of it as this class: it carries it as the target framework's own attribute (.NET 5+), and
-    /// leaves it out where the framework has none (nothing trims the code there: Mono, .NET Framework, a
-    /// netstandard library's own framework) - weaver/weave/weave_merge_check.c, framework_attributes.
+    /// and NativeAOT's compiler know it by its full name, wherever it is defined; netstandard2.0 has none,
+    /// so the template declares it. The merger carries a use of it on the target's own class of this name,
+    /// the target framework's (.NET 5+), or, in a netstandard library, this class merged under this name;
+    /// it leaves it out elsewhere (nothing trims the code there: Mono, .NET Framework) -
+    /// weaver/weave/weave_merge_trim.c.
     /// </summary>
     [AttributeUsage(AttributeTargets.Class | AttributeTargets.Method, AllowMultiple = true)]
     internal sealed class UnconditionalSuppressMessageAttribute : Attribute

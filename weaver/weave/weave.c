@@ -226,7 +226,7 @@ static int renew_mvid(struct img *img, const struct weave_opts *opts)
 }
 
 int weave_image(struct img *img, const struct weave_opts *opts, enum weave_outcome *outcome, long *nsites,
-		int *trim_kept)
+		unsigned *trim_unfit)
 {
 	struct weave_names names;
 	struct weave_sites sites;
@@ -240,8 +240,8 @@ int weave_image(struct img *img, const struct weave_opts *opts, enum weave_outco
 
 	*outcome = WEAVE_NO_LOCKS;
 	*nsites = 0;
-	if (trim_kept)
-		*trim_kept = 0;
+	if (trim_unfit)
+		*trim_unfit = 0;
 	if (woven != 0) {
 		if (woven > 0)
 			*outcome = WEAVE_ALREADY_WOVEN;
@@ -266,8 +266,8 @@ int weave_image(struct img *img, const struct weave_opts *opts, enum weave_outco
 	if (weave_sites_locate(img, &lines, &sites) < 0 || site_table(img, &names, &lines, &sites, &table, &rows) < 0 ||
 	    weave_helper_begin(img, opts, &table, &h) < 0)
 		goto done;
-	if (trim_kept)
-		*trim_kept = weave_helper_link_attributes_kept(h);
+	if (trim_unfit)
+		*trim_unfit = weave_helper_trim_unfit(h);
 	rc = rewrite_all(img, h, &names, &sites);
 	if (rc < 0) {
 		weave_helper_free(h);

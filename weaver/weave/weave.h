@@ -42,11 +42,12 @@ long weave_list_pdb(const struct img *img, const struct pdb_found *pdb,
  * WEAVE_WOVEN.  *nsites gets the acquisition sites timed (WEAVE_WOVEN), or
  * found and all left alone (WEAVE_FILTERED_OUT).  Time and memory are linear in the size of the assembly (a
  * hostile one is bounded by its bodies' size limits, IL_MAX_CODE and
- * IL_MAX_CLAUSES).  *trim_kept (may be NULL; WEAVE_WOVEN) gets the number of
- * the run-time's trim suppressions left out because the target has its own
- * ILLink.LinkAttributes.xml (weave_merge), 0 when none.  Returns 0, or -1
+ * IL_MAX_CLAUSES).  *trim_unfit (may be NULL; WEAVE_WOVEN) gets the
+ * attributes for the trimmer whose uses in the run-time were left out because
+ * the target's own class of that name does not fit them (weave_merge_map's
+ * trim_unfit), 0 when none.  Returns 0, or -1
  * (LT_E_WEAVE, LT_E_LIMIT, and the reading errors above). */
 int weave_image(struct img *img, const struct weave_opts *opts, enum weave_outcome *outcome,
-		long *nsites, int *trim_kept);
+		long *nsites, unsigned *trim_unfit);
 
 #endif

@@ -4,6 +4,7 @@
 #include "lt_file.h"
 #include "weave_framework.h"
 #include "weave_inputs.h"
+#include "weave_merge.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +38,7 @@ int weave_job_run(struct weave_job *j, struct img *img, const struct weave_opts 
 		return -1;
 	with_pdb.pdb = &j->found;
 	with_pdb.read_source = symbols ? lt_file_read : NULL;
-	if (weave_image(img, &with_pdb, &j->outcome, &j->nsites, &j->trim_kept) < 0)
+	if (weave_image(img, &with_pdb, &j->outcome, &j->nsites, &j->trim_unfit) < 0)
 		return -1;
 	if (j->outcome != WEAVE_WOVEN)
 		return 0;
@@ -53,12 +54,21 @@ int weave_job_run(struct weave_job *j, struct img *img, const struct weave_opts 
 	return symbols ? weave_pdb_update(&j->pdb, img, &j->found, in_path, out_path) : 0;
 }
 
-void weave_trim_kept_why(int kept, char *buf, size_t n)
+void weave_trim_unfit_why(unsigned unfit, char *buf, size_t n)
 {
-	snprintf(buf, n, "its own ILLink.LinkAttributes.xml is kept as it is: the %d trim analysis suppression%s of "
-		 "LockTime's run-time %s not added to it, so a trimmed app warns of %s (IL2xxx; docs/weaving.md, "
-		 "\"Trimming and NativeAOT\")", kept, kept == 1 ? "" : "s", kept == 1 ? "is" : "are",
-		 kept == 1 ? "it" : "them");
+	int two = (unfit & (unfit - 1)) != 0;
+	const char *name;
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; (name = weave_merge_trim_attribute(i)) != NULL; i++)
+		if (unfit & (1u << i) && at < n)
+			at += (size_t)snprintf(buf + at, n - at, "%s%s", at ? " and " : "its own ", name);
+	if (at < n)
+		snprintf(buf + at, n - at, " %s not fit LockTime's run-time (the constructor or properties its uses "
+			 "need): those uses are left out, so an app that trims it or compiles it with NativeAOT warns "
+			 "of the merged run-time (IL2xxx, IL3xxx; docs/weaving.md, \"Trimming and NativeAOT\")",
+			 two ? "do" : "does");
 }
 
 static void warn(const struct weave_report *r, int code, const char *msg)
@@ -96,7 +106,7 @@ static int weave_loaded(struct weave_job *j, struct img *img, const char *in_pat
 	struct img_out laid = IMG_OUT_INIT;
 	struct lt_buf joined = LT_BUF_INIT;
 	struct lt_iov one = { NULL, 0 };
-	char why[sizeof j->pdb.why + 64];
+	char why[sizeof j->pdb.why + 128];
 	struct img_sn sn;
 	int rc = -1, sign;
 
@@ -108,9 +118,9 @@ static int weave_loaded(struct weave_job *j, struct img *img, const char *in_pat
 	}
 	if (strong_name_plan(j, img, opts->key, r, &sn, &sign) < 0)
 		return -1;
-	if (j->trim_kept) {
-		weave_trim_kept_why(j->trim_kept, why, sizeof why);
-		warn(r, LT_E_LINK_ATTRIBUTES, why);
+	if (j->trim_unfit) {
+		weave_trim_unfit_why(j->trim_unfit, why, sizeof why);
+		warn(r, LT_E_TRIM_ATTRIBUTE, why);
 	}
 	if (j->pdb.stale) {
 		snprintf(why, sizeof why, "%s: its source lines are stale after weaving", j->pdb.why);

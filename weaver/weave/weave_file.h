@@ -36,8 +36,8 @@ struct weave_job {
 	struct pdb_found found;   /* its debug symbols, found once (PDB_NONE without symbols) */
 	struct pdb_update pdb;    /* WEAVE_WOVEN: the symbols brought up to date */
 	char framework[96];       /* WEAVE_WOVEN: its TargetFrameworkAttribute (weave_target_framework), "" when none or unreadable */
-	int trim_kept;            /* WEAVE_WOVEN: the run-time's trim suppressions its own ILLink.LinkAttributes.xml
-				   * does not get (weave_image), 0 when none */
+	unsigned trim_unfit;      /* WEAVE_WOVEN: the attributes for the trimmer left out because its own class
+				   * of that name does not fit (weave_image), 0 when none */
 };
 
 /* Weave `img` (loaded with img_load) in memory: refuse a reference assembly
@@ -52,9 +52,9 @@ struct weave_job {
 int weave_job_run(struct weave_job *j, struct img *img, const struct weave_opts *opts, int symbols,
 		  const char *in_path, const char *out_path);
 
-/* The LT024 warning's text for a job whose trim_kept is `kept` (> 0) into
- * buf[0..n), like snprintf. */
-void weave_trim_kept_why(int kept, char *buf, size_t n);
+/* The LT025 warning's text for a job whose trim_unfit is `unfit` (not 0)
+ * into buf[0..n), like snprintf. */
+void weave_trim_unfit_why(unsigned unfit, char *buf, size_t n);
 
 /* Release what weave_job_run kept.  NULL is a no-op. */
 void weave_job_free(struct weave_job *j);

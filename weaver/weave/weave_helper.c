@@ -173,7 +173,7 @@ static int merge_runtime(struct weave_helper *h, const struct weave_opts *opts, 
 		return lt_error_set(LT_E_WEAVE, "the assembly already holds LockTime's run-time types");
 	if (rc < 0)
 		return -1;
-	h->link_attributes_kept = map.link_attributes_kept;
+	h->trim_unfit = map.trim_unfit;
 	for (unsigned k = 0; k < HK_COUNT && rc == 0; k++)
 		if (!weave_merge_find(&map, weave_hooks[k].name, &h->hook[k]))
 			rc = lt_error_set(LT_E_WEAVE, "the run-time template has no %s", weave_hooks[k].name);
@@ -181,9 +181,9 @@ static int merge_runtime(struct weave_helper *h, const struct weave_opts *opts, 
 	return rc;
 }
 
-int weave_helper_link_attributes_kept(const struct weave_helper *h)
+unsigned weave_helper_trim_unfit(const struct weave_helper *h)
 {
-	return h->link_attributes_kept;
+	return h->trim_unfit;
 }
 
 int weave_helper_begin(struct img *img, const struct weave_opts *opts, const struct weave_site_table *sites,

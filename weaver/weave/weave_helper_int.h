@@ -97,8 +97,7 @@ struct weave_helper {
 	size_t wrappers_cap;
 	uint32_t named[WEAVE_KIND_COUNT]; /* wrappers named per kind, for unique names */
 	uint32_t sync_enter, sync_exit;   /* MethodDef tokens of the synchronized-method pair, 0 until used */
-	int link_attributes_kept;         /* weave_merge_map's: suppressions the target's own
-					   * ILLink.LinkAttributes.xml does not get */
+	unsigned trim_unfit;              /* weave_merge_map's: attributes for the trimmer left out */
 };
 
 /* Method attributes (II.23.1.10). */

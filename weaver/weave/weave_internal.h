@@ -53,10 +53,10 @@ struct weave_helper;
 int weave_helper_begin(struct img *img, const struct weave_opts *opts, const struct weave_site_table *sites,
 		       struct weave_helper **out);
 
-/* The trimmer's suppressions of the merged run-time that the target's own
- * ILLink.LinkAttributes.xml does not get (weave_merge_map's
- * link_attributes_kept): a count, 0 when none were left out. */
-int weave_helper_link_attributes_kept(const struct weave_helper *h);
+/* The attributes for the trimmer whose uses in the merged run-time were left
+ * out because the target's own class of that name does not fit them
+ * (weave_merge_map's trim_unfit): a set of bits, 0 when none. */
+unsigned weave_helper_trim_unfit(const struct weave_helper *h);
 
 /* The MethodDef token of the stub for calls to `callee` of `kind` made
  * with call (callvirt = 0) or callvirt (1), adding the stub on first use;

@@ -59,7 +59,8 @@ static int map_coded(struct merge *m, enum md_coded_index k, uint32_t cell, uint
 	return md_coded_decode(k, cell, &tok) < 0 || merge_token(m, tok, &tok) < 0 ? -1 : md_coded_encode(k, tok, out);
 }
 
-/* II.22.37: TypeDefs after the target's last, their lists at the ends of Field and MethodDef. */
+/* II.22.37: TypeDefs after the target's last, their lists at the ends of Field and MethodDef; an attribute
+ * class for the trimmer that merge_plan_trim merges under its full name keeps its namespace and name. */
 static int copy_types(struct merge *m)
 {
 	const struct md_image *tm = m->tm;
@@ -69,6 +70,7 @@ static int copy_types(struct merge *m)
 		uint32_t vis = flags & VISIBILITY_MASK;
 		const char *ns, *name;
 		char merged[300];
+		int prefixed;
 
 		vis = vis == VIS_PUBLIC ? VIS_NOT_PUBLIC : vis == VIS_NESTED_PUBLIC ? VIS_NESTED_ASSEMBLY : vis;
 		cells[MD_TYPEDEF_FLAGS] = (flags & ~VISIBILITY_MASK) | vis;
@@ -76,11 +78,12 @@ static int copy_types(struct merge *m)
 		    md_string(tm, md_get(tm, MD_TYPEDEF, r, MD_TYPEDEF_NAME), &name) < 0)
 			return -1;
 		/* A nested type keeps its name (and its empty namespace, II.22.37). */
-		snprintf(merged, sizeof merged, "%s%s", vis == VIS_NOT_PUBLIC ? WEAVE_MERGE_PREFIX : "", name);
+		prefixed = vis == VIS_NOT_PUBLIC && !m->trim_named[r];
+		snprintf(merged, sizeof merged, "%s%s", prefixed ? WEAVE_MERGE_PREFIX : "", name);
 		cells[MD_TYPEDEF_FIELDLIST] = m->field_base + md_get(tm, MD_TYPEDEF, r, MD_TYPEDEF_FIELDLIST);
 		cells[MD_TYPEDEF_METHODLIST] = m->method_base + md_get(tm, MD_TYPEDEF, r, MD_TYPEDEF_METHODLIST);
 		if (md_add_string(m->md, merged, &cells[MD_TYPEDEF_NAME]) < 0 ||
-		    md_add_string(m->md, vis == VIS_NOT_PUBLIC ? "" : ns, &cells[MD_TYPEDEF_NAMESPACE]) < 0 ||
+		    md_add_string(m->md, prefixed ? "" : ns, &cells[MD_TYPEDEF_NAMESPACE]) < 0 ||
 		    map_coded(m, MD_CI_TYPEDEFORREF, md_get(tm, MD_TYPEDEF, r, MD_TYPEDEF_EXTENDS),
 			      &cells[MD_TYPEDEF_EXTENDS]) < 0 ||
 		    md_append_row(m->md, MD_TYPEDEF, cells, &row) < 0)
@@ -254,30 +257,9 @@ static int compiler_generated_ctor(struct merge *m, uint32_t *out)
 	return 0;
 }
 
-/* The target framework's constructor of the attribute whose template class
- * has constructor MethodDef `ctor_row` (merge_framework_attribute): 1 with
- * *out, 0 when the framework is not known to have the attribute, -1. */
-static int framework_attribute_ctor(struct merge *m, uint32_t ctor_row, uint32_t *out)
-{
-	const uint8_t *sig;
-	const char *ns, *name;
-	uint32_t len, type;
-	int known;
-
-	if (merge_framework_attribute(m->tm, ctor_row, &ns, &name, &sig, &len) < 0 ||
-	    (known = wref_type_if_known(m->refs, ns, name, &type)) < 0)
-		return -1;
-	if (!known)
-		return 0;
-	/* strings only: the template's signature is the target's */
-	return wref_member(m->refs, type, 0, ".ctor", sig, len, out) < 0 ? -1 : 1;
-}
-
 /* II.22.10: the template's allowed attributes on copied rows (an attribute
- * for the trimmer as the target framework's own; where it has none, left
- * out - an UnconditionalSuppressMessage noted for merge_link_attributes: a
- * netstandard library's code is trimmed in the app that uses it), then
- * [CompilerGenerated] on every merged type that lacks it. */
+ * for the trimmer on the constructor merge_plan_trim chose, or left out),
+ * then [CompilerGenerated] on every merged type that lacks it. */
 static int copy_attributes(struct merge *m)
 {
 	const struct md_image *tm = m->tm;
@@ -290,7 +272,7 @@ static int copy_attributes(struct merge *m)
 		return lt_nomem(NULL);
 	for (uint32_t r = 1; r <= md_rows(tm, MD_CUSTOMATTRIBUTE); r++) {
 		uint32_t parent, value;
-		int kind, known = 1;
+		int kind;
 
 		if (md_coded_decode(MD_CI_HASCUSTOMATTRIBUTE, md_get(tm, MD_CUSTOMATTRIBUTE, r, MD_CUSTOMATTRIBUTE_PARENT),
 				    &parent) < 0 || (kind = merge_attribute_name(tm, r, name, sizeof name)) < 0)
@@ -299,15 +281,10 @@ static int copy_attributes(struct merge *m)
 			continue; /* the assembly's and the module's attributes stay with the template */
 		if (md_coded_decode(MD_CI_CUSTOMATTRIBUTETYPE, md_get(tm, MD_CUSTOMATTRIBUTE, r, MD_CUSTOMATTRIBUTE_TYPE),
 				    &ctor) < 0 ||
-		    (kind == MERGE_ATTRIBUTE_FRAMEWORK ? (known = framework_attribute_ctor(m, md_token_row(ctor), &ctor))
-						       : merge_token(m, ctor, &ctor)) < 0)
+		    (kind != MERGE_ATTRIBUTE_FRAMEWORK && merge_token(m, ctor, &ctor) < 0))
 			goto done;
-		if (!known) {
-			if (strcmp(name, "System.Diagnostics.CodeAnalysis.UnconditionalSuppressMessageAttribute") == 0 &&
-			    merge_note_dropped(m, copied_parent(m, parent), r) < 0)
-				goto done;
+		if (kind == MERGE_ATTRIBUTE_FRAMEWORK && !(ctor = m->trim_ctor[md_token_row(ctor)]))
 			continue;
-		}
 		if (add_blob_of(m, MD_CUSTOMATTRIBUTE, r, MD_CUSTOMATTRIBUTE_VALUE, &value) < 0 ||
 		    add_attribute(m, copied_parent(m, parent), ctor, value) < 0)
 			goto done;
@@ -539,8 +516,8 @@ static int merge_all(struct merge *m, const struct weave_opts *opts, const struc
 	m->param_base = md_rows(m->md, MD_PARAM);
 	m->property_base = md_rows(m->md, MD_PROPERTY);
 	/* The map first: substituted bodies may call merged methods. */
-	if (copy_types(m) < 0 || copy_members(m) < 0 || copy_properties(m) < 0 || copy_links(m) < 0 ||
-	    copy_attributes(m) < 0 || merge_link_attributes(m, &out->link_attributes_kept) < 0 || fill_map(m, out) < 0 ||
+	if (merge_plan_trim(m, &out->trim_unfit) < 0 || copy_types(m) < 0 || copy_members(m) < 0 ||
+	    copy_properties(m) < 0 || copy_links(m) < 0 || copy_attributes(m) < 0 || fill_map(m, out) < 0 ||
 	    copy_bodies(m, substs, nsubsts, out) < 0)
 		return -1;
 	return 0;
@@ -562,7 +539,8 @@ int weave_merge(struct img *target, const struct img *tmpl, const struct weave_o
 	wref_close(m.refs);
 	for (unsigned t = 0; t < MD_TABLE_MAX; t++)
 		free(m.map[t]);
-	free(m.dropped);
+	free(m.trim_ctor);
+	free(m.trim_named);
 	return rc;
 }
 

@@ -58,9 +58,15 @@ struct weave_merge_map {
 	char **names;          /* owned */
 	uint32_t *tokens;      /* MethodDef or Field tokens of the target */
 	size_t n;
-	int link_attributes_kept; /* the target's own ILLink.LinkAttributes.xml was kept: this many
-				   * suppressions for the trimmer are not in it (0: none left out) */
+	unsigned trim_unfit;   /* bit i: the target's own class named weave_merge_trim_attribute(i) does
+				* not fit the run-time's uses of it, which were left out (0: none) */
 };
+
+/* The full name of attribute i for the trimmer that the run-time template
+ * declares itself (netstandard2.0 lacks it), e.g.
+ * "System.Diagnostics.CodeAnalysis.UnconditionalSuppressMessageAttribute";
+ * NULL past the last. */
+const char *weave_merge_trim_attribute(unsigned i);
 
 /* Every construct of the template outside what weave_merge supports, each
  * given to report() as one line ("TypeDef LockTime.X+<>c: a closure, lambda,
@@ -83,13 +89,16 @@ long weave_merge_check(const struct img *tmpl, void (*report)(void *ctx, const c
  * members at the ends of their tables, so no existing token moves):
  *  - every TypeDef but <Module>, with nesting (II.22.32), Extends,
  *    InterfaceImpl and MethodImpl rows, made NotPublic (nested:
- *    NestedAssembly), top-level ones renamed (WEAVE_MERGE_PREFIX), each
+ *    NestedAssembly), top-level ones renamed (WEAVE_MERGE_PREFIX; not an
+ *    attribute class merged under its full name, below), each
  *    marked [CompilerGenerated]; its Field, MethodDef, Param, Constant and
  *    Property rows (PropertyMap, MethodSemantics); the custom attributes
- *    weave_merge_check allows (the trimmer's as the target framework's own;
- *    UnconditionalSuppressMessage where it has none in an embedded
- *    ILLink.LinkAttributes.xml, unless the target has one: out->
- *    link_attributes_kept);
+ *    weave_merge_check allows; an attribute for the trimmer
+ *    (weave_merge_trim_attribute) as the target's own class of that name
+ *    when it fits (else left out: out->trim_unfit), the target framework's,
+ *    or for a .NETStandard target the template's class merged under its
+ *    own full name; left out elsewhere (.NET Framework, Mono: nothing trims
+ *    them);
  *  - every method body (II.25.4) with each token re-mapped: TypeRefs and
  *    MemberRefs resolved in the target's framework (wref_type, wref_member:
  *    opts->refs, else its AssemblyRefs; a core library's own TypeDefs), TypeSpec,

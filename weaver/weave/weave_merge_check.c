@@ -53,10 +53,9 @@ static const char *const allowed_attributes[] = {
 	"System.AttributeUsageAttribute",
 };
 
-/* Attributes that the trimmer and NativeAOT's compiler know by name (their trim and AOT analysis) and
- * netstandard2.0 lacks: the template declares each itself, a class of that name whose constructor
- * takes strings only, and a use of it is copied as the target framework's own attribute
- * (weave_merge.c), or left out where the framework has none. */
+/* Attributes that the trimmer and NativeAOT's compiler know by full name, wherever the class is
+ * defined (their trim and AOT analysis), and netstandard2.0 lacks: the template declares each itself,
+ * a class of that name whose constructor takes strings only; merge_plan_trim says what a use becomes. */
 static const char *const framework_attributes[] = {
 	"System.Diagnostics.CodeAnalysis.DynamicDependencyAttribute",
 	"System.Diagnostics.CodeAnalysis.UnconditionalSuppressMessageAttribute",
@@ -75,19 +74,24 @@ static int strings_only(const uint8_t *sig, uint32_t len)
 	return 1;
 }
 
-int merge_framework_attribute(const struct md_image *tm, uint32_t ctor_row, const char **ns, const char **name,
-			      const uint8_t **sig, uint32_t *siglen)
+const char *weave_merge_trim_attribute(unsigned i)
 {
-	uint32_t type = ctor_row && ctor_row <= md_rows(tm, MD_METHODDEF) ? owner_of(tm, MD_METHODDEF, ctor_row) : 0;
+	return i < sizeof framework_attributes / sizeof framework_attributes[0] ? framework_attributes[i] : NULL;
+}
+
+int merge_framework_attribute(const struct md_image *tm, uint32_t ctor_row, const char **ns, const char **name,
+			      uint32_t *type, const uint8_t **sig, uint32_t *siglen)
+{
 	char full[300];
 	const char *n;
 
+	*type = ctor_row && ctor_row <= md_rows(tm, MD_METHODDEF) ? owner_of(tm, MD_METHODDEF, ctor_row) : 0;
 	*ns = *name = "";
-	if (type < 2)
+	if (*type < 2)
 		return 0;
-	if (md_string(tm, md_get(tm, MD_TYPEDEF, type, MD_TYPEDEF_NAMESPACE), ns) < 0 ||
-	    md_string(tm, md_get(tm, MD_TYPEDEF, type, MD_TYPEDEF_NAME), name) < 0 ||
-	    merge_type_name(tm, type, full, sizeof full) < 0 ||
+	if (md_string(tm, md_get(tm, MD_TYPEDEF, *type, MD_TYPEDEF_NAMESPACE), ns) < 0 ||
+	    md_string(tm, md_get(tm, MD_TYPEDEF, *type, MD_TYPEDEF_NAME), name) < 0 ||
+	    merge_type_name(tm, *type, full, sizeof full) < 0 ||
 	    md_string(tm, md_get(tm, MD_METHODDEF, ctor_row, MD_METHODDEF_NAME), &n) < 0 ||
 	    md_blob(tm, md_get(tm, MD_METHODDEF, ctor_row, MD_METHODDEF_SIGNATURE), sig, siglen) < 0)
 		return -1;
@@ -95,7 +99,7 @@ int merge_framework_attribute(const struct md_image *tm, uint32_t ctor_row, cons
 		return 0;
 	for (size_t i = 0; i < sizeof framework_attributes / sizeof framework_attributes[0]; i++)
 		if (strcmp(full, framework_attributes[i]) == 0)
-			return 1;
+			return 1 + (int)i;
 	return 0;
 }
 
@@ -110,8 +114,8 @@ int merge_attribute_name(const struct md_image *tm, uint32_t ca_row, char *buf, 
 		return -1;
 	if (md_token_table(ctor) == MD_METHODDEF) { /* a class of the template's own */
 		const uint8_t *sig;
-		uint32_t len;
-		int own = merge_framework_attribute(tm, md_token_row(ctor), &ns, &name, &sig, &len);
+		uint32_t len, type;
+		int own = merge_framework_attribute(tm, md_token_row(ctor), &ns, &name, &type, &sig, &len);
 
 		if (own >= 0 && name[0])
 			snprintf(buf, size, "%s%s%s", ns, ns[0] ? "." : "", name);

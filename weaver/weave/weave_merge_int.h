@@ -8,17 +8,6 @@
 #include "weave_merge.h"
 #include "weave_refs.h"
 
-/* The embedded resource the trimmer reads attributes from (its data formats,
- * "Custom Attributes Annotations"; it may only name its own assembly). */
-#define MERGE_LINK_ATTRIBUTES "ILLink.LinkAttributes.xml"
-
-/* A template UnconditionalSuppressMessage the target framework lacks: left
- * out of the metadata, carried in MERGE_LINK_ATTRIBUTES instead. */
-struct merge_dropped {
-	uint32_t parent; /* the target TypeDef or MethodDef token it was on */
-	uint32_t ca_row; /* its template CustomAttribute row */
-};
-
 /* One merge of a template into a target. */
 struct merge {
 	struct img *img;             /* the target */
@@ -33,8 +22,12 @@ struct merge {
 	/* Target tokens of the template's TypeRef, MemberRef, TypeSpec,
 	 * MethodSpec and StandAloneSig rows, found on first use (0: not yet). */
 	uint32_t *map[MD_TABLE_MAX];
-	struct merge_dropped *dropped; /* owned: merge_note_dropped */
-	size_t ndropped, dropped_cap;
+	/* The attributes for the trimmer (merge_plan_trim), owned: trim_ctor[r]
+	 * the target constructor a use of template MethodDef r gets when r is
+	 * such an attribute's (0: the use is left out); trim_named[t] 1 when
+	 * template TypeDef t is merged under its own full name. */
+	uint32_t *trim_ctor;
+	uint8_t *trim_named;
 };
 
 /* The name of template TypeDef `row` as "Namespace.Outer+Inner" into
@@ -51,7 +44,7 @@ int merge_member_name(const struct md_image *tm, enum md_table_id table, uint32_
 enum {
 	MERGE_ATTRIBUTE_REFUSED = 0,   /* outside the subset */
 	MERGE_ATTRIBUTE_COPIED = 1,    /* a framework attribute the merged code carries as it is */
-	MERGE_ATTRIBUTE_FRAMEWORK = 2, /* one the template declares (merge_framework_attribute): the target framework's own, or none */
+	MERGE_ATTRIBUTE_FRAMEWORK = 2, /* one the template declares for the trimmer (merge_plan_trim says where it goes) */
 };
 
 /* The attribute type of template CustomAttribute row `ca_row` as
@@ -62,12 +55,13 @@ enum {
 int merge_attribute_name(const struct md_image *tm, uint32_t ca_row, char *buf, size_t size);
 
 /* Whether template MethodDef `ctor_row` is the constructor of an attribute the
- * template declares for the trimmer (weave_merge_check's framework_attributes,
- * a constructor of strings only, II.23.2.1): 1 with its type's namespace and
- * name (#Strings of the template) and its signature, 0 when not (*ns and
- * *name then those of the class it is of, or ""), -1 with LT_E_METADATA. */
+ * template declares for the trimmer (weave_merge_trim_attribute, a
+ * constructor of strings only, II.23.2.1): 1 + its weave_merge_trim_attribute
+ * index, with its type's namespace and name (#Strings of the template), its
+ * TypeDef row *type and its signature; 0 when not (*ns and *name then those
+ * of the class it is of, or ""), -1 with LT_E_METADATA. */
 int merge_framework_attribute(const struct md_image *tm, uint32_t ctor_row, const char **ns, const char **name,
-			      const uint8_t **sig, uint32_t *siglen);
+			      uint32_t *type, const uint8_t **sig, uint32_t *siglen);
 
 /* The target token for template token `tok`: TypeDef, Field, MethodDef
  * (copied rows), TypeRef, MemberRef, TypeSpec, MethodSpec, StandAloneSig
@@ -82,20 +76,18 @@ int merge_token(struct merge *m, uint32_t tok, uint32_t *out);
  * blob (II.23.2.14).  Returns 0, or -1 as merge_token. */
 int merge_sig(struct merge *m, uint32_t blob, int typespec, uint32_t *out);
 
-/* Note that template CustomAttribute row `ca_row`, an UnconditionalSuppressMessage
- * the target framework lacks, was on target token `parent` (a TypeDef or a
- * MethodDef).  Returns 0, or -1 with LT_E_NOMEM. */
-int merge_note_dropped(struct merge *m, uint32_t parent, uint32_t ca_row);
-
-/* The noted suppressions (merge_note_dropped) as the target's embedded
- * MERGE_LINK_ATTRIBUTES, so that the trimmer (ILLink) still sees them: one
- * <attribute> per suppression on the merged type (by its merged name; a
- * nested one inside its enclosing type's element) or method (by name), its
- * arguments and named string arguments as written (II.23.3); added with
- * img_add_resource, written with Mini-XML.  A target that has a resource of
- * that name keeps it untouched: *kept gets the number of suppressions not
- * carried (the caller warns), else 0.  Returns 0, or -1 with LT_E_METADATA
- * (a malformed template blob, the target's resources), LT_E_NOMEM, LT_E_LIMIT. */
-int merge_link_attributes(struct merge *m, int *kept);
+/* Where the uses of the template's attributes for the trimmer go in the
+ * target (m->trim_ctor, m->trim_named), decided before any row is copied:
+ * for each such attribute (merge_framework_attribute), the target's own
+ * top-level TypeDef of that full name when it has a constructor of the
+ * template's signature and a property of each name and type the template's
+ * class has (else the uses are left out and bit i of *unfit set, i the
+ * attribute's weave_merge_trim_attribute index); else the target
+ * framework's (wref_type_if_known); else, for a .NETStandard target
+ * (weave_target_framework: a library trimmed in the app that uses it), the
+ * template's class under its own full name; else left out.  Returns 0, or
+ * -1 with LT_E_WEAVE (the framework's attribute without the constructor),
+ * LT_E_METADATA, LT_E_NOMEM, LT_E_LIMIT. */
+int merge_plan_trim(struct merge *m, unsigned *unfit);
 
 #endif
