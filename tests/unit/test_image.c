@@ -413,71 +413,6 @@ static void test_bad_headers(void **state)
 	free(data);
 }
 
-/* Managed resources added (img_add_resource) to an image with resources
- * (mscorlib.dll: 9) and without (System.Core.dll), written and read back:
- * one ManifestResource row more each (II.22.24: public or private,
- * Implementation 0, an 8-byte aligned Offset), the input's resources byte
- * for byte at their Offsets, the added bytes, the Resources directory
- * 8-byte aligned; a second write gives the same bytes; an Offset past the
- * directory is refused with LT_E_METADATA. */
-static void test_add_resource(void **state)
-{
-	static const char *const paths[] = { "/usr/lib/mono/4.5/mscorlib.dll", "/usr/lib/mono/4.5/System.Core.dll" };
-	static const uint8_t first[] = "<linker/>", second[] = { 1, 2, 3 };
-
-	(void)state;
-	for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
-		struct img *img = open_image(paths[i]), *out = NULL;
-		struct lt_buf bytes = LT_BUF_INIT, again = LT_BUF_INIT;
-		uint32_t rows = md_rows(&img->md, MD_MANIFESTRESOURCE), len, olen, row;
-		const uint8_t *data, *odata;
-		const char *name;
-
-		assert_int_equal(rows != 0, i == 0);
-		assert_int_equal(img_resource(img, "added.xml", &data, &len), 0);
-		assert_int_equal(img_add_resource(img, "added.xml", IMG_RESOURCE_PUBLIC, first, sizeof first - 1), 0);
-		assert_int_equal(img_add_resource(img, "added.bin", IMG_RESOURCE_PRIVATE, second, sizeof second), 0);
-		assert_int_equal(img_resource(img, "added.bin", &data, &len), 1); /* readable before the write */
-		assert_int_equal(len, sizeof second);
-		assert_int_equal(img_write(img, &bytes), 0);
-		assert_int_equal(img_write(img, &again), 0);
-		assert_int_equal(again.len, bytes.len);
-		assert_memory_equal(again.data, bytes.data, bytes.len);
-		lt_buf_free(&again);
-		assert_int_equal(img_load(&out, bytes.data, bytes.len), 0);
-		assert_int_equal(md_rows(&out->md, MD_MANIFESTRESOURCE), rows + 2);
-		assert_int_equal(out->pe.cli.resources.rva % 8, 0);
-		for (row = 1; row <= rows; row++) { /* the input's, unchanged */
-			assert_int_equal(md_string(&img->md, md_get(&img->md, MD_MANIFESTRESOURCE, row,
-								     MD_MANIFESTRESOURCE_NAME), &name), 0);
-			assert_int_equal(img_resource(img, name, &data, &len), 1);
-			assert_int_equal(img_resource(out, name, &odata, &olen), 1);
-			assert_int_equal(olen, len);
-			assert_memory_equal(odata, data, len);
-			assert_int_equal(md_get(&out->md, MD_MANIFESTRESOURCE, row, MD_MANIFESTRESOURCE_OFFSET),
-					 md_get(&img->md, MD_MANIFESTRESOURCE, row, MD_MANIFESTRESOURCE_OFFSET));
-		}
-		for (row = rows + 1; row <= rows + 2; row++) {
-			assert_int_equal(md_get(&out->md, MD_MANIFESTRESOURCE, row, MD_MANIFESTRESOURCE_OFFSET) % 8, 0);
-			assert_int_equal(md_get(&out->md, MD_MANIFESTRESOURCE, row, MD_MANIFESTRESOURCE_IMPLEMENTATION), 0);
-			assert_int_equal(md_get(&out->md, MD_MANIFESTRESOURCE, row, MD_MANIFESTRESOURCE_FLAGS),
-					 row == rows + 1 ? IMG_RESOURCE_PUBLIC : IMG_RESOURCE_PRIVATE);
-		}
-		assert_int_equal(img_resource(out, "added.xml", &odata, &olen), 1);
-		assert_int_equal(olen, sizeof first - 1);
-		assert_memory_equal(odata, first, olen);
-		assert_int_equal(img_resource(out, "added.bin", &odata, &olen), 1);
-		assert_int_equal(olen, sizeof second);
-		assert_memory_equal(odata, second, olen);
-		/* an Offset past the directory */
-		md_set(&out->md, MD_MANIFESTRESOURCE, rows + 2, MD_MANIFESTRESOURCE_OFFSET, out->pe.cli.resources.size);
-		assert_int_equal(img_resource(out, "added.bin", &odata, &olen), -1);
-		assert_int_equal(lt_error_last()->code, LT_E_METADATA);
-		img_free(out);
-		img_free(img);
-	}
-}
-
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -488,7 +423,6 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_checksum_pieces),
 		cmocka_unit_test(test_out_patches),
 		cmocka_unit_test(test_string_token),
-		cmocka_unit_test(test_add_resource),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_bad_headers),
 	};

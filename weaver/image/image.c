@@ -63,7 +63,6 @@ void img_free(struct img *img)
 	for (i = 0; img->debug_data && i < img->pe.ndebug; i++)
 		free(img->debug_data[i].data);
 	free(img->debug_data);
-	lt_buf_free(&img->resources);
 	md_free(&img->md);
 	pe_free(&img->pe);
 	free(img->file);

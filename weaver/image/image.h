@@ -43,8 +43,6 @@ struct img {
 	struct img_body *bodies;/* one per MethodDef row, index row - 1 */
 	size_t nbodies;         /* rows bodies[] has room for (zeroed past the set ones) */
 	struct img_debug_data *debug_data; /* pe.ndebug entries, NULL until one is set */
-	struct lt_buf resources; /* managed resources added (img_add_resource): their entries as
-				  * they follow the input's in the Resources directory */
 };
 
 /* Open the assembly in data[0..size); takes ownership of data (freed by
@@ -90,28 +88,6 @@ int img_set_method_body(struct img *img, uint32_t row, const uint8_t *body, size
  * the earlier data.  Returns 0, or -1 with LT_E_NOMEM, LT_E_LIMIT past
  * 0x7FFFFFFF bytes. */
 int img_set_debug_data(struct img *img, uint32_t index, const uint8_t *data, size_t len, uint32_t timestamp);
-
-/* II.22.24 ManifestResource Flags (ManifestResourceAttributes, II.23.1.9). */
-#define IMG_RESOURCE_PUBLIC 0x1u
-#define IMG_RESOURCE_PRIVATE 0x2u
-
-/* The bytes of the managed resource `name` embedded in this file (a
- * ManifestResource row whose Implementation is 0, II.22.24, its data at
- * Offset in the CLI header's Resources directory: a 4-byte length, then the
- * bytes, II.25.3.3), input or added: 1 with *data (borrowed) and *len, 0 when
- * there is none, -1 with LT_E_METADATA (a bad name index, data outside the
- * directory or the file). */
-int img_resource(const struct img *img, const char *name, const uint8_t **data, uint32_t *len);
-
-/* Add the managed resource `name` (UTF-8) with a copy of data[0..len) and
- * `flags` (IMG_RESOURCE_PUBLIC or _PRIVATE): a ManifestResource row
- * (Implementation 0: this file) whose Offset is past the input's
- * resources, each entry 8-byte aligned as compilers write them.  img_layout
- * writes the Resources directory anew: the input's bytes unchanged, then the
- * added entries, so every input row's Offset still holds.  The caller checks
- * that no resource of that name exists (img_resource).  Returns 0, or -1
- * with LT_E_NOMEM, LT_E_LIMIT (the directory would pass 0x7FFFFFFF bytes). */
-int img_add_resource(struct img *img, const char *name, uint32_t flags, const uint8_t *data, size_t len);
 
 /* The ldstr token (III.1.9: 0x70 in the top byte, the #US index below) of
  * the UTF-8 string s, added to #US as UTF-16 (II.24.2.4; deduplicated).

@@ -47,7 +47,6 @@ struct layout {
 	uint32_t tail_start, tail_end, tail_raw; /* bytes after the last section (less a certificate) */
 	uint64_t image_base;
 	uint32_t md_off, md_len;
-	uint32_t res_off, res_len; /* the Resources directory written anew (resources added): offset in the new section */
 	struct img_out *out;    /* the output pass 2 writes into */
 	uint32_t *saved;        /* the input's MethodDef then FieldRVA RVA cells (owned) */
 };
@@ -175,8 +174,7 @@ static int walk_headers(struct layout *l, site_fn fn)
 		if (fn(l, &(struct site){ dirs + 8 * i, 4, 0, d->rva, d->size ? d->size : 1, "data directory" }) < 0)
 			return -1;
 	}
-	/* i = 0, the Resources directory: written anew when resources were added (build_fresh). */
-	for (unsigned i = l->img->resources.len ? 1 : 0; i < sizeof cd / sizeof *cd; i++)
+	for (unsigned i = 0; i < sizeof cd / sizeof *cd; i++)
 		if (cd[i]->rva && fn(l, &(struct site){ cli + cd_at[i], 4, 0, cd[i]->rva, cd[i]->size ? cd[i]->size : 1,
 							 "CLI header directory" }) < 0)
 			return -1;
@@ -361,30 +359,9 @@ static int collect(struct layout *l)
 	return text_plan(&l->text);
 }
 
-/* The Resources directory with resources added (img_add_resource), into
- * sec at an 8-byte aligned RVA: the input's directory byte for byte (its
- * rows' Offsets hold), zero fill to 8 bytes, the added entries (II.25.3.3). */
-static int put_resources(struct layout *l, const struct img *img, struct lt_buf *sec)
-{
-	const struct pe_dir *d = &img->pe.cli.resources;
-	uint32_t at = 0, pad = (uint32_t)(-(l->new_base + sec->len) & 7u);
-
-	if (d->size && input_at(l, d->rva, d->size, &at, "Resources directory") < 0)
-		return -1;
-	if (lt_buf_zero(sec, pad) < 0)
-		return -1;
-	l->res_off = l->new_base + (uint32_t)sec->len;
-	if (lt_buf_put(sec, img->file + at, d->size) < 0 || lt_buf_zero(sec, -d->size & 7u) < 0 ||
-	    lt_buf_put(sec, img->resources.data, img->resources.len) < 0)
-		return -1;
-	l->res_len = l->new_base + (uint32_t)sec->len - l->res_off;
-	return 0;
-}
-
 /* The freshly written part of the new section, in out->section: changed
  * bodies (each 4-byte aligned, II.25.4.3 requires it of fat headers), new
- * debug data (4-byte aligned), the Resources directory when resources were
- * added (put_resources), then the metadata root with the input's heap
+ * debug data (4-byte aligned), then the metadata root with the input's heap
  * bytes left in the file (refs).  MethodDef and FieldRVA cells are set to
  * their new RVAs first, since they are metadata (restore_rvas puts the
  * input's back: the image stays readable as loaded).  *len gets the part's
@@ -432,8 +409,6 @@ static int build_fresh(struct layout *l, struct img *img, struct lt_buf *sec, st
 		if (lt_buf_put(sec, img->debug_data[i].data, img->debug_data[i].len) < 0)
 			return -1;
 	}
-	if (img->resources.len && put_resources(l, img, sec) < 0)
-		return -1;
 	if (lt_buf_align(sec, 4) < 0)
 		return -1;
 	l->md_off = l->new_base + (uint32_t)sec->len;
@@ -695,10 +670,7 @@ int img_layout(struct img *img, struct img_out *out)
 	    patch_debug(&l, out) < 0 ||
 	    /* II.25.3.3: MetaData directory at offset 8 of the CLI header. */
 	    put_at(out, &l, pe->cli.offset + 8, 4, l.text.va + l.md_off) < 0 ||
-	    put_at(out, &l, pe->cli.offset + 12, 4, l.md_len) < 0 ||
-	    /* II.25.3.3: Resources directory at offset 24. */
-	    (img->resources.len && (put_at(out, &l, pe->cli.offset + 24, 4, l.text.va + l.res_off) < 0 ||
-				    put_at(out, &l, pe->cli.offset + 28, 4, l.res_len) < 0)))
+	    put_at(out, &l, pe->cli.offset + 12, 4, l.md_len) < 0)
 		goto done;
 	if (!pe->checksum) {
 		rc = img_out_finish(out);
