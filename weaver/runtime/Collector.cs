@@ -385,12 +385,18 @@ namespace LockTime.Runtime
             return threads.Sweep(fold);
         }
 
-        /// <summary>The record of a thread that ended, at a sweep: added into <see cref="ended"/> (true), or kept when it still holds a lock (false).</summary>
+        /// <summary>
+        /// The record of a thread that ended, at a sweep: added into <see cref="ended"/> (true), or kept when it
+        /// still holds a lock (false). A Mutex is not held by a thread that ended: the end abandoned it (the
+        /// next WaitOne gets <c>AbandonedMutexException</c>, and has it), so frames of Mutexes alone do not
+        /// keep the record; their holds, ended at a moment no one knows, are not recorded.
+        /// </summary>
         bool Fold(object record)
         {
             ThreadRecord t = (ThreadRecord)record;
-            if (t.Depth != 0)
-                return false;
+            for (int i = 0; i < t.Depth; i++)
+                if (!Handles.IsMutex(t.Frames[i].Lock))
+                    return false;
             Add(ended, t.Sites);
             return true;
         }

@@ -114,6 +114,35 @@ public class EndedThreadsTests
     }
 
     [Fact]
+    public void AThreadThatEndedHoldingOnlyAMutexAbandonedIt()
+    {
+        var c = CollectorTests.Make(2, 1000, new List<object[]>());
+        using var mutex = new Mutex();
+        object monitor = new();
+        // one thread ends holding the Mutex (the end abandons it), one holding the Mutex and a monitor
+        RunAndEnd(1, _ =>
+        {
+            mutex.WaitOne();
+            c.Released(c.Thread(), CollectorTests.F(0, 0, 0), 400);
+            c.Thread().Push(mutex, 1, Clock.Ticks(), 0, false, Frame.Exclusive);
+        });
+        RunAndEnd(1, _ =>
+        {
+            c.Thread().Push(mutex, 1, Clock.Ticks(), 0, false, Frame.Exclusive);
+            c.Thread().Push(monitor, 0, Clock.Ticks(), 0, false, Frame.Exclusive);
+        });
+
+        Assert.Equal(1, c.Sweep(false));             // the Mutex alone does not keep its record
+        Assert.Equal(1, c.Listed());                 // the monitor does
+        Assert.Equal(1, c.Merge()[0]!.Acquisitions); // the folded record's figures stay
+        long[] count = new long[2], longest = new long[2];
+        c.HeldNow(count, longest, Clock.Ticks());
+        Assert.Equal(new long[] { 1, 1 }, count);    // only the record still listed holds
+        Assert.Throws<AbandonedMutexException>(() => mutex.WaitOne()); // what the end did, as the runtime says
+        mutex.ReleaseMutex();
+    }
+
+    [Fact]
     public void AListIsSweptForItsGrowthOnlyOnceItDoubled()
     {
         var list = new ThreadList();
