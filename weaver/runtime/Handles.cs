@@ -13,13 +13,17 @@ namespace LockTime.Runtime
     [CompilerGenerated]
     internal static class Handles
     {
-        /// <summary>The type a WaitHandle stub times: <c>System.Threading.Mutex</c> (sealed), found in the core library by name (the template names no Mutex type); null when there is none.</summary>
+        /// <summary>
+        /// The type a WaitHandle stub times: <c>System.Threading.Mutex</c> (sealed), found by name (the template
+        /// names no Mutex type) in the core library - <c>Type.GetType</c> looks there after the calling assembly,
+        /// and the trimmer reads a literal name (<c>Assembly.GetType</c> it does not: IL2026); null when there is none.
+        /// </summary>
         static readonly Type MutexType = Find();
 
         static Type Find()
         {
             try {
-                return typeof(object).Assembly.GetType("System.Threading.Mutex", false);
+                return Type.GetType("System.Threading.Mutex", false);
             } catch (Exception) {
                 return null;
             }
