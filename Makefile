@@ -4,7 +4,8 @@
 #   make deps     install missing Debian packages (as root; arm64 added as a foreign architecture), else print the command
 #   make demo     weave and run the sample app (the README's main command)
 #   make package  build/LockTime.<version>.nupkg: MSBuild targets, static locktime for linux-x64, linux-arm64
-#                 and win-x64, LICENSE and third-party notices (nuget/)
+#                 and win-x64, LICENSE and third-party notices (nuget/); version <cli.h's>-dev.<time>,
+#                 with RELEASE=1 cli.h's
 #   make fuzz     run every fuzz target for FUZZ_SECONDS seconds each (docs/TESTING.md)
 #   make bench    benchmarks: weave speed against Mono.Cecil, build overhead, run-time cost (BENCHMARKS.md)
 
@@ -122,8 +123,14 @@ build build/san build/fuzz:
 # Debian ships libjansson.a, libprotobuf-c.a, libmxml.a, libz.a and libmbedcrypto.a for Linux; libzip.a (and,
 # for Windows, all six)
 # are built from Debian's source packages by ci/static-libs.sh, once per clone, into build/static/libs/.
+# The package's version: weaver/cli/cli.h's, the next release, for `make package RELEASE=1`; a local
+# build is a prerelease of it, VERSION-dev.<UTC yyyymmddHHMMSS of the build> (SOURCE_DATE_EPOCH's when
+# set), so that every rebuilt package has a version of its own and a newer one than the last: NuGet
+# extracts a version once and goes on using that copy. The version of the last package built goes to
+# build/package/<dev|release>.version (the tests read it), the package to build/LockTime.<version>.nupkg.
 VERSION := $(shell sed -n 's/^\#define LOCKTIME_VERSION "\(.*\)"$$/\1/p' weaver/cli/cli.h)
-PACKAGE := build/LockTime.$(VERSION).nupkg
+PACKAGE_KIND := $(if $(RELEASE),release,dev)
+PACKAGE := build/package/$(PACKAGE_KIND).version
 RIDS := linux-x64 linux-arm64 win-x64
 # The binaries, by runtime identifier (linux-x64's path is the one the benchmarks and tests use).
 TOOL_linux-x64 := build/static/locktime
@@ -173,9 +180,13 @@ $(NOTICES): nuget/THIRD-PARTY-NOTICES.txt
 	{ cat $<; for f in $(NOTICE_FILES); do printf '\n\n==== %s\n\n' "$$f"; cat "$$f" || exit 1; done; } >$@.tmp
 	mv $@.tmp $@
 
-$(PACKAGE): $(TOOLS_ALL) $(NOTICES) nuget/LockTime.nuspec nuget/README.md LICENSE $(wildcard msbuild/*)
-	dotnet pack nuget/LockTime.nuspec -o build -p:version=$(VERSION) -p:notices="$(CURDIR)/$(NOTICES)" \
-		$(foreach r,$(RIDS),-p:tool_$(subst -,_,$(r))="$(CURDIR)/$(TOOL_$(r))")
+$(PACKAGE): $(TOOLS_ALL) $(NOTICES) nuget/LockTime.nuspec nuget/README.md LICENSE $(wildcard msbuild/*) weaver/cli/cli.h
+	@mkdir -p $(dir $@)
+	@version=$(VERSION)$(if $(RELEASE),,-dev.$$(date -u $${SOURCE_DATE_EPOCH:+-d @$$SOURCE_DATE_EPOCH} +%Y%m%d%H%M%S)); \
+	if [ -f $@ ]; then rm -f build/LockTime.$$(cat $@).nupkg; fi; \
+	dotnet pack nuget/LockTime.nuspec -o build -p:version=$$version -p:notices="$(CURDIR)/$(NOTICES)" \
+		$(foreach r,$(RIDS),-p:tool_$(subst -,_,$(r))="$(CURDIR)/$(TOOL_$(r))") >$@.log || { cat $@.log; exit 1; }; \
+	echo $$version >$@ && echo "package: build/LockTime.$$version.nupkg"
 
 package: $(PACKAGE)
 

@@ -4,7 +4,8 @@
 #   source "$(dirname "$0")/../msbuild_lib.sh" "$@"
 # - Runs share the packages folder and build/LockTime.<version>.nupkg: one suite at a time. The script runs
 #   again under flock -o (which holds the lock itself, so that no process a build leaves behind keeps it).
-# - Then sources lib.sh, builds the package (make package) and ltcheck, and sets VERSION, NUPKG, STATIC (the
+# - Then sources lib.sh, builds the package (make package) and ltcheck, and sets VERSION (the package's,
+#   build/package/dev.version), NUPKG, STATIC (the
 #   static locktime the package ships), LockTimeTestVersion (read by the projects of tests/msbuild/) and
 #   DOTNET_OPTS; no MSBuild node or compiler server may outlive a build (they would hold the test's output
 #   pipe open).
@@ -21,12 +22,12 @@ fi
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 export MSBUILDDISABLENODEREUSE=1 DOTNET_CLI_USE_MSBUILD_SERVER=0
 DOTNET_OPTS=(-nologo -tl:off -nodeReuse:false -p:UseSharedCompilation=false)
-VERSION=$(sed -n 's/^#define LOCKTIME_VERSION "\(.*\)"$/\1/p' "$LT_ROOT/weaver/cli/cli.h")
-export LockTimeTestVersion=$VERSION
-NUPKG=$LT_BUILD/LockTime.$VERSION.nupkg
 STATIC=$LT_BUILD/static/locktime
 
 check "make package" make -s -C "$LT_ROOT" package || exit 1
+VERSION=$(cat "$LT_BUILD/package/dev.version") # cli.h's version, -dev.<time> (Makefile)
+export LockTimeTestVersion=$VERSION
+NUPKG=$LT_BUILD/LockTime.$VERSION.nupkg
 check "ltcheck builds" tools_build || exit 1
 
 msbuild_feed() { # WORK FEED

@@ -46,7 +46,7 @@ check "package: build/ props and targets, tools/{linux-x64,linux-arm64,win-x64},
 check "package: MIT licence expression" nuspec_has '<license type="expression">MIT</license>'
 check "package: LICENSE is the repository's" cmp <(unzip -p "$NUPKG" LICENSE) "$LT_ROOT/LICENSE"
 check "package: THIRD-PARTY-NOTICES.txt covers libzip, zlib, Mini-XML, Mbed TLS, Jansson, protobuf-c, the C runtimes" notices
-check "package: version $VERSION from cli.h" nuspec_has "<version>$VERSION</version>"
+check "package: version $VERSION, cli.h's with -dev.<time>" nuspec_has "<version>$(sed -n 's/^#define LOCKTIME_VERSION "\(.*\)"$/\1/p' "$LT_ROOT/weaver/cli/cli.h")-dev."
 check "package: developmentDependency" nuspec_has "<developmentDependency>true</developmentDependency>"
 check "package: its locktime is the static build" cmp <(unzip -p "$NUPKG" tools/linux-x64/locktime) "$STATIC"
 
@@ -470,3 +470,17 @@ host_rids() {
 	wineserver -k 2>/dev/null || true # the server may be gone already: its end is no test
 }
 host_rids
+
+# Last (it replaces the package the tests above read): a package built again has a newer version, and
+# the console app referencing any prerelease of cli.h's version (VERSION-*) restores and weaves with it.
+newer_package() {
+	local v
+	sleep 1 # the version's time is in seconds
+	make -s -C "$LT_ROOT" -W nuget/README.md package >/dev/null || return 1
+	v=$(cat "$LT_BUILD/package/dev.version")
+	echo "first $VERSION, then $v"
+	[[ "$v" > "$VERSION" ]] && cp "$LT_BUILD/LockTime.$v.nupkg" "$feed/" || return 1
+	dn "$LT_TMP/float.log" build "$c" -v:n -p:LockTimeTestVersion="${VERSION%-dev.*}-*" || return 1
+	test -x "$NUGET_PACKAGES/locktime/$v/tools/linux-x64/locktime" && woven_times "$LT_TMP/float.log" 1
+}
+check "package: built again, a newer version, which a reference to VERSION-* takes" newer_package

@@ -218,8 +218,6 @@ fi
 
 # ---- LockTimePackages: the LockTime package's MSBuild targets weave named packages in a build ----
 
-VERSION=$(sed -n 's/^#define LOCKTIME_VERSION "\(.*\)"$/\1/p' "$LT_ROOT/weaver/cli/cli.h")
-export LockTimeTestVersion=$VERSION # read by tests/package/UsesPackages
 uses=$RUN/uses gp=$RUN/uses-packages
 ubin=$uses/bin/Release/net10.0 uobj=$uses/obj/Release/net10.0/locktime-packages
 
@@ -248,6 +246,8 @@ reports_none_inside() { # REPORTS NAMESPACE
 if [ "${#restored[@]}" -ne "${#PACKAGES[@]}" ]; then
 	not_ok "LockTimePackages # SKIP not every package restored: ${restored[*]}"
 elif check "make package (the LockTime package)" make -s -C "$LT_ROOT" package; then
+	VERSION=$(cat "$LT_BUILD/package/dev.version") # cli.h's version, -dev.<time> (Makefile)
+	export LockTimeTestVersion=$VERSION # read by tests/package/UsesPackages
 	mkdir -p "$RUN/locktime-feed"
 	cp "$LT_BUILD/LockTime.$VERSION.nupkg" "$RUN/locktime-feed/"
 	cp -r "$LT_ROOT/tests/package/UsesPackages" "$uses"
