@@ -130,7 +130,7 @@ build build/san build/fuzz:
 # build/package/<dev|release>.version (the tests read it), the package to build/LockTime.<version>.nupkg.
 VERSION := $(shell sed -n 's/^\#define LOCKTIME_VERSION "\(.*\)"$$/\1/p' weaver/cli/cli.h)
 PACKAGE_KIND := $(if $(RELEASE),release,dev)
-PACKAGE := build/package/$(PACKAGE_KIND).version
+PACKAGE_VERSION := build/package/$(PACKAGE_KIND).version
 RIDS := linux-x64 linux-arm64 win-x64
 # The binaries, by runtime identifier (linux-x64's path is the one the benchmarks and tests use).
 TOOL_linux-x64 := build/static/locktime
@@ -180,7 +180,7 @@ $(NOTICES): nuget/THIRD-PARTY-NOTICES.txt
 	{ cat $<; for f in $(NOTICE_FILES); do printf '\n\n==== %s\n\n' "$$f"; cat "$$f" || exit 1; done; } >$@.tmp
 	mv $@.tmp $@
 
-$(PACKAGE): $(TOOLS_ALL) $(NOTICES) nuget/LockTime.nuspec nuget/README.md LICENSE $(wildcard msbuild/*) weaver/cli/cli.h
+$(PACKAGE_VERSION): $(TOOLS_ALL) $(NOTICES) nuget/LockTime.nuspec nuget/README.md LICENSE $(wildcard msbuild/*)
 	@mkdir -p $(dir $@)
 	@version=$(VERSION)$(if $(RELEASE),,-dev.$$(date -u $${SOURCE_DATE_EPOCH:+-d @$$SOURCE_DATE_EPOCH} +%Y%m%d%H%M%S)); \
 	if [ -f $@ ]; then rm -f build/LockTime.$$(cat $@).nupkg; fi; \
@@ -188,7 +188,7 @@ $(PACKAGE): $(TOOLS_ALL) $(NOTICES) nuget/LockTime.nuspec nuget/README.md LICENS
 		$(foreach r,$(RIDS),-p:tool_$(subst -,_,$(r))="$(CURDIR)/$(TOOL_$(r))") >$@.log || { cat $@.log; exit 1; }; \
 	echo $$version >$@ && echo "package: build/LockTime.$$version.nupkg"
 
-package: $(PACKAGE)
+package: $(PACKAGE_VERSION)
 
 unit: $(patsubst tests/unit/%.c,build/san/%,$(UNIT)) $(patsubst tests/tools/%.c,build/san/lt-%,$(TOOLS)) build/san/locktime
 

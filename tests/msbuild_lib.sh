@@ -4,10 +4,9 @@
 #   source "$(dirname "$0")/../msbuild_lib.sh" "$@"
 # - Runs share the packages folder and build/LockTime.<version>.nupkg: one suite at a time. The script runs
 #   again under flock -o (which holds the lock itself, so that no process a build leaves behind keeps it).
-# - Then sources lib.sh, builds the package (make package) and ltcheck, and sets VERSION (the package's,
-#   build/package/dev.version), NUPKG, STATIC (the
-#   static locktime the package ships), LockTimeTestVersion (read by the projects of tests/msbuild/) and
-#   DOTNET_OPTS; no MSBuild node or compiler server may outlive a build (they would hold the test's output
+# - Then sources lib.sh, builds the package (make package) and ltcheck, and sets VERSION (the package's, from
+#   build/package/dev.version), NUPKG, STATIC (the static locktime the package ships), LockTimeTestVersion
+#   (read by the projects of tests/msbuild/) and DOTNET_OPTS; no MSBuild node or compiler server may outlive a build (they would hold the test's output
 #   pipe open).
 # - msbuild_feed WORK FEED: a local folder feed FEED holding the package, and WORK/nuget.config adding it to
 #   the configured sources (the other packages come from those); NUGET_PACKAGES is build/msbuild/nuget
