@@ -41,7 +41,7 @@ namespace LockTime.Runtime
     {
         /// <summary>Slots, a power of two: lines queued at most.</summary>
         internal const int Capacity = 1 << Shift;
-        const int Shift = 16, ChunkShift = 10;
+        const int Shift = 18, ChunkShift = 10;
         /// <summary>Slot arrays, and slots in each.</summary>
         internal const int Chunks = 1 << (Shift - ChunkShift), ChunkSize = 1 << ChunkShift;
 

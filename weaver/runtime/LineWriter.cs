@@ -20,13 +20,6 @@ namespace LockTime.Runtime
         /// <summary>Characters <see cref="Ms"/> appends at most: a sign, 16 digits, the point, 3 decimals.</summary>
         internal const int MsLength = 21;
 
-        /// <summary>
-        /// <c>MethodImplOptions.AggressiveOptimization</c> (netstandard2.0 has no name for it): the writer's
-        /// per-line methods are compiled optimized at their first call, not run as the JIT's first code until
-        /// the tiering - all of a short program, in which the writer takes its CPU from the program's threads.
-        /// </summary>
-        internal const int Optimized = 512;
-
         internal char[] Chars = new char[256];
         internal int Length;
 
@@ -93,7 +86,7 @@ namespace LockTime.Runtime
         /// most): two divisions, and one more per three digits past the first three, the digits copied one
         /// by one (a call of <c>Array.Copy</c> per three characters cost more than the copy).
         /// </summary>
-        [MethodImpl((MethodImplOptions)LineText.Optimized)]
+        [MethodImpl((MethodImplOptions)Jit.Optimized)]
         internal LineText Ms(long ns)
         {
             char[] c = Chars;
@@ -386,10 +379,10 @@ namespace LockTime.Runtime
 
         /// <summary>
         /// Writes every line the ring has ready (<see cref="LineRing.Take"/>); false when there was none. Compiled
-        /// optimized (<see cref="LineText.Optimized"/>) when the first line comes: a process without slow locks
+        /// optimized (<see cref="Jit.Optimized"/>) when the first line comes: a process without slow locks
         /// never compiles it, nor the per-line methods it calls.
         /// </summary>
-        [MethodImpl((MethodImplOptions)LineText.Optimized)]
+        [MethodImpl((MethodImplOptions)Jit.Optimized)]
         bool WriteReady()
         {
             bool any = false;
@@ -407,7 +400,7 @@ namespace LockTime.Runtime
         /// never throws. A method of its own, so that the loop around it is small: the JIT compiles that
         /// loop again, optimized, while it runs (on-stack replacement), and a short loop costs it little.
         /// </summary>
-        [MethodImpl((MethodImplOptions)LineText.Optimized)]
+        [MethodImpl((MethodImplOptions)Jit.Optimized)]
         void Write(ref LineRecord r)
         {
             TextWriter w = null;

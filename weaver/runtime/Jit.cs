@@ -1,0 +1,20 @@
+// Jit.cs - the run-time's one request to the JIT: optimized code at a method's first call.
+using System.Runtime.CompilerServices;
+
+namespace LockTime.Runtime
+{
+    /// <summary>
+    /// <c>MethodImplOptions.AggressiveOptimization</c>, which netstandard2.0 has no name for: a method
+    /// marked <c>[MethodImpl((MethodImplOptions)Jit.Optimized)]</c> is compiled optimized at its first
+    /// call instead of running as the JIT's first, unoptimized code until the tiering (all of a short
+    /// program, much of a test run or a service's start). For the hot paths only: such a method is never
+    /// precompiled (crossgen leaves it to the JIT), nor compiled again with a profile. Runtimes that do
+    /// not know the flag ignore it. An <c>int</c>, not the enum: the merged copy's field then needs no
+    /// type of the target's framework.
+    /// </summary>
+    [CompilerGenerated]
+    internal static class Jit
+    {
+        internal const int Optimized = 512;
+    }
+}
