@@ -78,7 +78,8 @@ all_woven() { # INPUT WOVEN SAID
 }
 
 # REPORTS has the holder's line at its listed location, held >= 50 ms, and the waiter's, waited >= 40 ms
-# there, naming the holder (unless NAMED is 0: a wait with a timeout has no fast try, so no holder).
+# there, naming the holder (unless NAMED is 0: no holder is looked for behind a SpinLock, a WaitAny, the
+# old ReaderWriterLock, nor a TimeSpan timeout).
 held_and_waited() { # REPORTS INPUT HOLDER-METHOD WAITER-METHOD [NAMED]
 	local hat wat named=${5:-1}
 	hat=$("$LT" list "$2" | awk -v m="$3" '$1 == m { print $4; exit }')
@@ -88,6 +89,17 @@ held_and_waited() { # REPORTS INPUT HOLDER-METHOD WAITER-METHOD [NAMED]
 		$2 == h && $3 == "held" && $10 == hat && $4 + 0 >= 50 { ok1 = 1 }
 		$2 == w && $3 == "held" && $10 == wat && $7 + 0 >= 40 && (!named || index($0, "(held by " h " at " hat ")")) { ok2 = 1 }
 		END { exit !(ok1 && ok2) }' "$1" || { grep -F -e "$3" -e "$4" "$1"; return 1; }
+}
+
+# REPORTS has the line of the waiter's try that gave up at its listed location, naming the holder.
+gave_up_behind() { # REPORTS INPUT HOLDER-METHOD WAITER-METHOD
+	local hat wat
+	hat=$("$LT" list "$2" | awk -v m="$3" '$1 == m { print $4; exit }')
+	wat=$("$LT" list "$2" | awk -v m="$4" '$1 == m { print $4; exit }')
+	echo "holder at $hat, waiter at $wat"
+	awk -v w="$4" -v tail=" ms, not acquired at $wat (held by $3 at $hat)" '
+		$2 == w && $3 == "waited" && substr($0, length($0) - length(tail) + 1) == tail { ok = 1 }
+		END { exit !ok }' "$1" || { grep -F -e "$3" -e "$4" "$1"; return 1; }
 }
 
 # A SemaphoreSlim(1, 1) and a Monitor lock taken in both orders on one thread (Locks.Ordered::Run): one
@@ -144,8 +156,12 @@ timed_as_said() { # LABEL REPORTS JSON INPUT
 		held_and_waited "$2" "$4" Locks.Cache::Write Locks.Cache::Read
 	check "$1: Mutex: the holder held >= 50 ms, the waiter waited >= 40 ms" \
 		held_and_waited "$2" "$4" Locks.Mutexes::Hold Locks.Mutexes::Take
-	check "$1: SemaphoreSlim(1, 1): the holder held >= 50 ms, a Wait(5000) waited >= 40 ms" \
-		held_and_waited "$2" "$4" Locks.Gates::Hold Locks.Gates::Take 0
+	check "$1: SemaphoreSlim(1, 1): the holder held >= 50 ms, a Wait(5000) waited >= 40 ms, naming it" \
+		held_and_waited "$2" "$4" Locks.Gates::Hold Locks.Gates::Take
+	check "$1: Monitor.TryEnter(o, 5000): the holder held >= 50 ms, the try waited >= 40 ms, naming it" \
+		held_and_waited "$2" "$4" Locks.Timed::Hold Locks.Timed::Take
+	check "$1: Monitor.TryEnter(o, 10, ref taken) that gave up behind the holder names it" \
+		gave_up_behind "$2" "$4" Locks.Timed::Hold Locks.Timed::GiveUp
 	check "$1: SemaphoreSlim(1, 1): an async holder across await Task.Delay(60), an awaiting waiter" \
 		held_and_waited "$2" "$4" Locks.Gates::HoldAcrossAwait Locks.Gates::TakeAsync
 	check "$1: SpinLock: the holder held >= 50 ms, the waiter waited >= 40 ms" \
@@ -265,6 +281,12 @@ if check "Deadlocks builds" dotnet build "$DSRC/Deadlocks.csproj" -c Release -no
 			awaited_unordered
 		check "the same without an await (a lambda on a thread-pool thread): the potential deadlock" ordered_at held "held holds"
 		check "an async method's Wait() inside a lock, the other order in sync code: the potential deadlock" ordered_at inlock "inlock waits"
+		LOCKTIME_SUMMARY=0 timeout 60 dotnet "$LT_TMP/dl/Deadlocks.dll" timed >"$LT_TMP/dl-timed.out" 2>"$LT_TMP/dl-timed.err"
+		check "two Monitor.TryEnter(o, 300) in opposite orders at once: both give up, each naming its holder; the potential deadlock, no deadlock claimed" \
+			eval 'grep -qx "timed gave up" "$LT_TMP/dl-timed.out" && ! grep -q "^LockTime: deadlock" "$LT_TMP/dl-timed.err" &&
+				grep -q "^LockTime: potential deadlock: " "$LT_TMP/dl-timed.err" &&
+				[ "$(grep -c "ms, not acquired at Deadlocks.cs:$(grep -n "// timed tries$" "$DSRC/Deadlocks.cs" | cut -d: -f1) (held by " "$LT_TMP/dl-timed.err")" = 2 ]'
+
 	fi
 fi
 

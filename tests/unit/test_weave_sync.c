@@ -337,7 +337,7 @@ struct wrapper_case {
 	enum weave_kind kind;
 	int callvirt;
 	unsigned stamps;    /* GetTimestamp calls in the _Timed part */
-	unsigned try_twin;  /* calls to a TryEnter twin there */
+	unsigned try_twin;  /* calls to a TryEnter twin there (for an int32 timeout: the call itself, with 0) */
 };
 
 static const struct wrapper_case wrapper_cases[] = {
@@ -351,10 +351,15 @@ static const struct wrapper_case wrapper_cases[] = {
 	{ "Monitor", "TryEnter", { SIG_CONV_DEFAULT, 2, SIG_VOID, SIG_OBJECT, SIG_BYREF, SIG_BOOLEAN }, 6,
 	  WEAVE_MONITOR_TRYENTER, 0, 1, 0 },
 	{ "Lock", "TryEnter", { SIG_HASTHIS, 0, SIG_BOOLEAN }, 3, WEAVE_LOCK_TRYENTER, 1, 1, 0 },
-	/* a timeout: the wait is measured */
-	{ "Monitor", "TryEnter", { SIG_CONV_DEFAULT, 2, SIG_BOOLEAN, SIG_OBJECT, SIG_I4 }, 5, WEAVE_MONITOR_TRYENTER, 0, 2,
-	  0 },
-	{ "Lock", "TryEnter", { SIG_HASTHIS, 1, SIG_BOOLEAN, SIG_I4 }, 4, WEAVE_LOCK_TRYENTER, 1, 2, 0 },
+	/* an int32 timeout: a stamp, the same call with 0 first, then the call itself, timed, past a
+	 * failed try and where the timeout is 0 or invalid: three stamps, the call three times */
+	{ "Monitor", "TryEnter", { SIG_CONV_DEFAULT, 2, SIG_BOOLEAN, SIG_OBJECT, SIG_I4 }, 5, WEAVE_MONITOR_TRYENTER, 0, 3,
+	  2 },
+	{ "Monitor", "TryEnter", { SIG_CONV_DEFAULT, 3, SIG_VOID, SIG_OBJECT, SIG_I4, SIG_BYREF, SIG_BOOLEAN }, 7,
+	  WEAVE_MONITOR_TRYENTER, 0, 3, 2 },
+	{ "Lock", "TryEnter", { SIG_HASTHIS, 1, SIG_BOOLEAN, SIG_I4 }, 4, WEAVE_LOCK_TRYENTER, 1, 3, 2 },
+	/* a TimeSpan timeout: timed around the call only */
+	{ "Lock", "TryEnter", { SIG_HASTHIS, 1, SIG_BOOLEAN, SIG_VALUETYPE, 0x11 }, 5, WEAVE_LOCK_TRYENTER, 1, 2, 0 },
 };
 
 static void test_wrapper_timing(void **state)
@@ -385,6 +390,15 @@ static void test_wrapper_timing(void **state)
 		    (strcmp(c->name, "TryEnter") == 0))
 			fail_msg("case %zu: %u stamps, %u TryEnter calls", i, calls_to(img, &timed, "Ticks"),
 				 calls_to(img, &timed, "TryEnter"));
+		/* A try with an int32 timeout (the call made three times) tries with 0 first: its first call
+		 * gets ldc.i4.0 for the timeout, the last argument but a `ref bool taken`. */
+		for (uint32_t k = 2; k < timed.n && c->try_twin == 2; k++) {
+			if ((timed.ins[k].op == IL_CALL || timed.ins[k].op == IL_CALLVIRT) &&
+			    strcmp(callee_name(img, &timed.ins[k]), "TryEnter") == 0) {
+				assert_int_equal(timed.ins[k - 1 - (c->sig[c->len - 2] == SIG_BYREF)].op, IL_LDC_I4_0);
+				break;
+			}
+		}
 		/* The twin is a MemberRef on the callee's own TypeRef. */
 		for (uint32_t k = 0; k < timed.n && c->try_twin; k++) {
 			if ((timed.ins[k].op != IL_CALL && timed.ins[k].op != IL_CALLVIRT) ||

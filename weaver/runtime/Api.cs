@@ -134,7 +134,7 @@ namespace LockTime.Runtime
                     if (PendingWait.Acquired(task))
                         Kept(c, t, semaphore, site, start, start, false, null, OutOfOrder);
                     else
-                        c.Failed(t, site, Clock.Ticks() - start);
+                        c.Failed(t, site, Clock.Ticks() - start, null);
                     return;
                 }
                 PendingWait p = new PendingWait();
@@ -335,7 +335,24 @@ namespace LockTime.Runtime
             WaitingAs(lockObject, site, Frame.Upgradeable);
         }
 
+        /// <summary>
+        /// As <see cref="Waiting"/>, before a call with a timeout (<c>TryEnter(object, int)</c>, <c>Wait(int)</c>,
+        /// <c>WaitOne(int)</c>...) whose try with 0 failed: the holder is found and the lock order gets the edge
+        /// from the locks this thread holds, but no deadlock is searched for through this wait - it ends, and
+        /// one that ends without the lock (<see cref="NotAcquired"/>) says nothing to the lock order.
+        /// </summary>
+        internal static void WaitingTimed(object lockObject, int site)
+        {
+            WaitingAs(lockObject, site, Frame.Exclusive, false);
+        }
+
         static void WaitingAs(object lockObject, int site, byte mode)
+        {
+            WaitingAs(lockObject, site, mode, mode == Frame.Exclusive);
+        }
+
+        /// <summary>The wait of <see cref="Waiting"/> and its kin; <paramref name="blocks"/>: until it has the lock, so a deadlock is searched for through it.</summary>
+        static void WaitingAs(object lockObject, int site, byte mode, bool blocks)
         {
             try {
                 Collector c = Runtime.Current;
@@ -345,7 +362,7 @@ namespace LockTime.Runtime
                 t.Behind = c.FindHolder(lockObject, mode);
                 if (lockObject != null) {
                     DropStale(c, t);
-                    c.OrderWaiting(t, lockObject, site, mode == Frame.Exclusive);
+                    c.OrderWaiting(t, lockObject, site, blocks);
                 }
             } catch (Exception) {
             }
@@ -602,14 +619,20 @@ namespace LockTime.Runtime
             return Type.GetTypeFromHandle(type);
         }
 
-        /// <summary>A TryEnter of <paramref name="site"/> failed after waiting from <paramref name="start"/> to <paramref name="end"/>.</summary>
+        /// <summary>
+        /// A TryEnter of <paramref name="site"/> failed after waiting from <paramref name="start"/> to <paramref name="end"/>:
+        /// behind the holder <see cref="WaitingTimed"/> found, when its try with 0 failed first.
+        /// </summary>
         internal static void NotAcquired(int site, long start, long end)
         {
             try {
                 Collector c = Runtime.Current;
                 ThreadRecord t = Recorder(c);
-                if (t != null)
-                    c.Failed(t, site, end - start);
+                if (t == null)
+                    return;
+                string[] behind = t.Behind;
+                t.Behind = null;
+                c.Failed(t, site, end - start, behind);
             } catch (Exception) {
             }
         }

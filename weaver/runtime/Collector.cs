@@ -289,9 +289,10 @@ namespace LockTime.Runtime
         /// Records an acquisition of <paramref name="site"/> that did not acquire (a failed TryEnter, a
         /// timed-out or cancelled WaitAsync) after waiting <paramref name="waitTicks"/>: it counts as failed,
         /// its wait counts in the site's wait like any other, and it counts as contended, since its try
-        /// did not get the lock.
+        /// did not get the lock; <paramref name="holder"/>, when known, the site it waited behind, as for
+        /// an acquisition.
         /// </summary>
-        internal void Failed(ThreadRecord t, int site, long waitTicks)
+        internal void Failed(ThreadRecord t, int site, long waitTicks, string[] holder)
         {
             SiteStats s = t.Stats(site);
             if (s == null)
@@ -300,8 +301,10 @@ namespace LockTime.Runtime
             s.Failed++;
             s.Contended++;
             s.Wait.Record(waitNs);
+            if (holder != null)
+                s.WaitedBehind(holder, waitNs, 1);
             if (waitTicks >= ThresholdTicks)
-                Slow(site, -1, waitNs, null);
+                Slow(site, -1, waitNs, holder);
         }
 
         /// <summary>Queues the line of a slow lock; <paramref name="holdNs"/> -1 = not acquired; <paramref name="holder"/> the site it waited behind, or null.</summary>

@@ -30,6 +30,7 @@ const struct weave_hook weave_hooks[] = {
 	[HK_ACQUIRED_UPGRADEABLE] = { "LockTime.Runtime.Api::AcquiredUpgradeable", "void(object,int32,int64,int64,bool)" },
 	[HK_WAITING_TO_READ] = { "LockTime.Runtime.Api::WaitingToRead", "void(object,int32)" },
 	[HK_WAITING_TO_UPGRADE] = { "LockTime.Runtime.Api::WaitingToUpgrade", "void(object,int32)" },
+	[HK_WAITING_TIMED] = { "LockTime.Runtime.Api::WaitingTimed", "void(object,int32)" },
 	[HK_RELEASED_READ] = { "LockTime.Runtime.Api::ReleasedRead", "void(object)" },
 	[HK_RELEASED_UPGRADEABLE] = { "LockTime.Runtime.Api::ReleasedUpgradeable", "void(object)" },
 	[HK_ACQUIRED_SEMAPHORE] = { "LockTime.Runtime.Api::AcquiredSemaphore", "void(object,int32,int64,int64,bool)" },

@@ -29,6 +29,8 @@ enum hhook {
 	HK_ACQUIRED_UPGRADEABLE, /* as HK_ACQUIRED, an upgradeable read lock */
 	HK_WAITING_TO_READ,      /* as HK_WAITING, before a blocking read lock call */
 	HK_WAITING_TO_UPGRADE,   /* as HK_WAITING, before a blocking upgradeable read lock call */
+	HK_WAITING_TIMED,        /* void Api.WaitingTimed(object, int32 site): as HK_WAITING, before a call with a
+				    timeout, which ends: no deadlock is searched for through it */
 	HK_RELEASED_READ,        /* void Api.ReleasedRead(object) */
 	HK_RELEASED_UPGRADEABLE, /* void Api.ReleasedUpgradeable(object) */
 	HK_ACQUIRED_SEMAPHORE,   /* as HK_ACQUIRED, SemaphoreSlim.Wait (its hold kept by the semaphore) */

@@ -49,7 +49,8 @@ static const struct kind_info {
 	uint8_t try_result;   /* acquiring kinds whose bool result says "acquired" */
 	struct fast_sig fast; /* blocking Enter kinds: TryEnter's signature (len 0: none) */
 	uint8_t hook;         /* the hook an acquisition calls (HK_ACQUIRED when 0), a release (HK_RELEASED when 0) */
-	uint8_t waiting;      /* the hook before the blocking call (HK_WAITING when 0); a release's before the original,
+	uint8_t waiting;      /* the hook before the blocking call (HK_WAITING when 0, HK_WAITING_TIMED before one with
+			         a timeout); a release's before the original,
 			         whose result (an object) the release hook is given instead of the lock (none when 0) */
 	uint8_t value;        /* `this` is a managed pointer to a value type (Lock.Scope, SpinLock): no
 			         object to pass; the hooks take none and no holder is looked for */
@@ -77,14 +78,15 @@ static const struct kind_info {
 	/* ReaderWriterLockSlim: a reader waits behind a writer only (Api.WaitingToRead). */
 	[WEAVE_RWS_ENTER_READ] = { "RwSlim_EnterReadLock", ROLE_ACQUIRE, 1, 0, TRY_ZERO("TryEnterReadLock"),
 				   HK_ACQUIRED_READ, HK_WAITING_TO_READ },
-	[WEAVE_RWS_TRYENTER_READ] = { "RwSlim_TryEnterReadLock", ROLE_ACQUIRE, 0, 1, { { 0 }, 0 }, HK_ACQUIRED_READ, 0 },
+	[WEAVE_RWS_TRYENTER_READ] = { "RwSlim_TryEnterReadLock", ROLE_ACQUIRE, 0, 1, { { 0 }, 0 }, HK_ACQUIRED_READ,
+				      HK_WAITING_TO_READ },
 	[WEAVE_RWS_ENTER_WRITE] = { "RwSlim_EnterWriteLock", ROLE_ACQUIRE, 1, 0, TRY_ZERO("TryEnterWriteLock"), 0, 0 },
 	[WEAVE_RWS_TRYENTER_WRITE] = { "RwSlim_TryEnterWriteLock", ROLE_ACQUIRE, 0, 1, { { 0 }, 0 }, 0, 0 },
 	[WEAVE_RWS_ENTER_UPGRADEABLE] = { "RwSlim_EnterUpgradeableReadLock", ROLE_ACQUIRE, 1, 0,
 					  TRY_ZERO("TryEnterUpgradeableReadLock"), HK_ACQUIRED_UPGRADEABLE,
 					  HK_WAITING_TO_UPGRADE },
 	[WEAVE_RWS_TRYENTER_UPGRADEABLE] = { "RwSlim_TryEnterUpgradeableReadLock", ROLE_ACQUIRE, 0, 1, { { 0 }, 0 },
-					     HK_ACQUIRED_UPGRADEABLE, 0 },
+					     HK_ACQUIRED_UPGRADEABLE, HK_WAITING_TO_UPGRADE },
 	[WEAVE_RWS_EXIT_READ] = { "RwSlim_ExitReadLock", ROLE_RELEASE, 0, 0, { { 0 }, 0 }, HK_RELEASED_READ, 0 },
 	[WEAVE_RWS_EXIT_WRITE] = { "RwSlim_ExitWriteLock", ROLE_RELEASE, 0, 0, { { 0 }, 0 }, 0, 0 },
 	[WEAVE_RWS_EXIT_UPGRADEABLE] = { "RwSlim_ExitUpgradeableReadLock", ROLE_RELEASE, 0, 0, { { 0 }, 0 },
@@ -132,12 +134,14 @@ enum acquired { ACQ_ALWAYS, ACQ_RESULT, ACQ_TAKEN };
 
 /* How an acquiring wrapper measures the wait (docs/weaving.md). */
 enum timing {
-	TIME_WAIT,    /* a timestamp before and after the original: wait = t1 - t0 (a TryEnter
-	                 with a timeout: no fast try, which could take the lock where an invalid
-	                 timeout throws; so its contention and holder are not known) */
+	TIME_WAIT,    /* a timestamp before and after the original: wait = t1 - t0 (a call with a
+	                 TimeSpan timeout or more arguments: its contention and holder are not known) */
 	TIME_FAST,    /* blocking Enter: its TryEnter twin first; acquired there = wait 0
 	                 and one timestamp, else TIME_WAIT around the original */
 	TIME_NO_WAIT, /* TryEnter without a timeout never blocks: one timestamp before it, wait 0 */
+	TIME_TIMEOUT, /* a try with an int32 timeout: when it is -1 or more than 0, the same call
+	                 with 0 first, else TIME_WAIT (0 is that try; below -1 it throws, and a
+	                 try first could have taken the lock) */
 };
 
 /* Wrapper locals: 0 int64 t0, 1 int64 t1, 2 the callee's result (if any), then for a release with a
@@ -232,6 +236,19 @@ static const struct sig_type *arg0_type(const struct callee *c, const struct sig
 	return (c->sig->conv & SIG_HASTHIS) ? this_type : c->sig->nparams ? c->sig->params[0] : NULL;
 }
 
+/* The argument that is the int32 timeout of a try with one beside its lock arguments (TryEnter(object,
+ * int32), TryEnter(object, int32, ref bool), Lock.TryEnter(int32), Wait(int32), WaitOne(int32)...),
+ * whose timeout 0 tries without waiting; -1 for any other call. */
+static int timeout_arg(const struct callee *c, enum acquired acq, int returns)
+{
+	uint32_t lock_args = 1 + (acq == ACQ_TAKEN), hasthis = !!(c->sig->conv & SIG_HASTHIS), a;
+
+	if (c->nargs != lock_args + 1 || returns != (acq == ACQ_RESULT))
+		return -1;
+	a = acq == ACQ_TAKEN ? c->nargs - 2 : c->nargs - 1;
+	return is_elem(c->sig->params[a - hasthis], SIG_I4) ? (int)a : -1;
+}
+
 /* Push the callee's arguments and call it as the site did. */
 static void emit_original(struct em *e, const struct callee *c, int keep_result)
 {
@@ -293,6 +310,23 @@ static void emit_acquired(struct weave_helper *h, struct em *e, const struct cal
 							    : HK_ACQUIRED]);
 }
 
+/* The end of a try first, taken: Api.Acquired...(lock, site, t0, t0, false), return r; then, at
+ * `slow` (not taken), the waiting hook before the call that waits (none for a value type: no object). */
+static void emit_taken_or_waiting(struct weave_helper *h, struct em *e, const struct callee *c, enum weave_kind kind,
+				  int returns, uint32_t slow, enum hhook waiting)
+{
+	emit_acquired(h, e, c, kind, W_T0, 0);
+	if (returns)
+		em_ldloc(e, W_RESULT);
+	em_op(e, IL_RET);
+	em_mark(e, slow);
+	if (!kinds[kind].value) {
+		em_ldarg(e, 0);
+		em_ldarg(e, c->nargs);
+		em_tok(e, IL_CALL, h->hook[waiting]);
+	}
+}
+
 /* TIME_FAST: t0 = Ticks(); if (TryEnter(lock args)) { Api.Acquired(lock, site, t0, t0, false); return; }
  * or, for a twin that re-enters:
  *   if (TryEnter(lock args)) { r = original(args); Exit(args); Api.AcquiredScope(...); return r; }
@@ -315,16 +349,7 @@ static void emit_fast(struct weave_helper *h, struct em *e, const struct callee 
 		em_i4(e, 1);
 		em_stloc(e, W_RESULT);
 	}
-	emit_acquired(h, e, c, kind, W_T0, 0);
-	if (returns)
-		em_ldloc(e, W_RESULT);
-	em_op(e, IL_RET);
-	em_mark(e, slow);
-	if (!kinds[kind].value) {
-		em_ldarg(e, 0);
-		em_ldarg(e, c->nargs);
-		em_tok(e, IL_CALL, h->hook[kinds[kind].waiting ? kinds[kind].waiting : HK_WAITING]);
-	}
+	emit_taken_or_waiting(h, e, c, kind, returns, slow, kinds[kind].waiting ? kinds[kind].waiting : HK_WAITING);
 }
 
 /* An acquiring stub: if (Api.Off) return original(args); return
@@ -411,17 +436,13 @@ static void emit_handles(struct weave_helper *h, struct em *e, const struct call
 	em_op(e, IL_RET);
 }
 
-/* docs/weaving.md, the timed part of an acquiring stub: args are the
- * callee's, then (int32 site); `fast` holds the twins for TIME_FAST. */
-static void emit_acquire(struct weave_helper *h, struct em *e, const struct callee *c, enum weave_kind kind,
-			 enum acquired acq, enum timing timing, const struct fast_calls *fast, int returns)
+/* The original call and its record: r = original(args); t1 = Ticks() (t0 for TIME_NO_WAIT); when it
+ * acquired Api.Acquired...(lock, site, t0, t1, contended), else Api.NotAcquired(site, t0, t1); return r. */
+static void emit_call_recorded(struct weave_helper *h, struct em *e, const struct callee *c, enum weave_kind kind,
+			       enum acquired acq, enum timing timing, int contended, int returns)
 {
 	uint32_t done = em_label(e), failed = em_label(e); /* failed: unused for ACQ_ALWAYS */
 
-	if (timing == TIME_FAST)
-		emit_fast(h, e, c, kind, fast, acq, returns); /* sets t0 */
-	else
-		emit_timestamp(h, e, W_T0);
 	emit_original(e, c, returns);
 	if (timing == TIME_NO_WAIT) { /* it never blocks: t1 = t0, the wait is 0 */
 		em_ldloc(e, W_T0);
@@ -437,8 +458,7 @@ static void emit_acquire(struct weave_helper *h, struct em *e, const struct call
 		em_op(e, IL_LDIND_U1);
 		em_br(e, IL_BRFALSE, failed);
 	}
-	/* contended: only past a failed fast try is it known that the thread waited */
-	emit_acquired(h, e, c, kind, W_T1, timing == TIME_FAST);
+	emit_acquired(h, e, c, kind, W_T1, contended);
 	if (acq != ACQ_ALWAYS) {
 		em_br(e, IL_BR, done);
 		em_mark(e, failed);
@@ -451,6 +471,63 @@ static void emit_acquire(struct weave_helper *h, struct em *e, const struct call
 	if (returns)
 		em_ldloc(e, W_RESULT);
 	em_op(e, IL_RET);
+}
+
+/* TIME_TIMEOUT, before the call: t0 = Ticks(); if (timeout == -1 || timeout > 0) { the call with
+ * timeout 0: acquired, Api.Acquired...(lock, site, t0, t0, false) and return; else the waiting hook
+ * (HK_WAITING_TIMED unless the kind has one), and on to the call } else to `plain`. */
+static void emit_timeout_try(struct weave_helper *h, struct em *e, const struct callee *c, enum weave_kind kind,
+			     enum acquired acq, int returns, uint32_t plain)
+{
+	uint32_t timeout = (uint32_t)timeout_arg(c, acq, returns), now = em_label(e), slow = em_label(e);
+
+	emit_timestamp(h, e, W_T0);
+	em_ldarg(e, timeout);
+	em_i4(e, -1);
+	em_br(e, IL_BEQ, now);
+	em_ldarg(e, timeout);
+	em_i4(e, 0);
+	em_br(e, IL_BLE, plain);
+	em_mark(e, now);
+	for (uint32_t a = 0; a < c->nargs; a++) {
+		if (a == timeout)
+			em_i4(e, 0);
+		else
+			em_ldarg(e, a);
+	}
+	em_tok(e, c->op, c->token);
+	if (acq == ACQ_TAKEN) {
+		em_ldarg(e, c->nargs - 1);
+		em_op(e, IL_LDIND_U1);
+	}
+	em_br(e, IL_BRFALSE, slow);
+	if (returns) {
+		em_i4(e, 1);
+		em_stloc(e, W_RESULT);
+	}
+	emit_taken_or_waiting(h, e, c, kind, returns, slow,
+			      kinds[kind].waiting ? kinds[kind].waiting : HK_WAITING_TIMED);
+}
+
+/* docs/weaving.md, the timed part of an acquiring stub: args are the
+ * callee's, then (int32 site); `fast` holds the twins for TIME_FAST.
+ * contended: only past a failed try first is it known that the thread waited. */
+static void emit_acquire(struct weave_helper *h, struct em *e, const struct callee *c, enum weave_kind kind,
+			 enum acquired acq, enum timing timing, const struct fast_calls *fast, int returns)
+{
+	if (timing == TIME_TIMEOUT) {
+		uint32_t plain = em_label(e);
+		emit_timeout_try(h, e, c, kind, acq, returns, plain);
+		emit_call_recorded(h, e, c, kind, acq, timing, 1, returns);
+		em_mark(e, plain);
+		emit_call_recorded(h, e, c, kind, acq, timing, 0, returns);
+		return;
+	}
+	if (timing == TIME_FAST)
+		emit_fast(h, e, c, kind, fast, acq, returns); /* sets t0 */
+	else
+		emit_timestamp(h, e, W_T0);
+	emit_call_recorded(h, e, c, kind, acq, timing, timing == TIME_FAST, returns);
 }
 
 /* Releasing stub: the original first (its exceptions are unchanged), then
@@ -577,8 +654,11 @@ static int choose_timing(struct weave_helper *h, const struct callee *c, const s
 
 	*timing = TIME_WAIT;
 	fast->try_enter = fast->exit = 0;
-	if (c->nargs != lock_args)
+	if (c->nargs != lock_args) {
+		if (k->try_result && timeout_arg(c, acq, c->sig->ret->elem != SIG_VOID) >= 0)
+			*timing = TIME_TIMEOUT;
 		return 0;
+	}
 	if (k->try_result && !k->fast.len) { /* a TryEnter without a timeout */
 		*timing = TIME_NO_WAIT;
 		return 0;

@@ -232,6 +232,31 @@ static class Deadlocks
         }
     }
 
+    // Two threads, each holding one monitor, try the other's with a timeout at once (Monitor.TryEnter(o,
+    // 300)): both give up - no deadlock to claim, the waits end -, but the two orders are the potential one.
+    static void Timed()
+    {
+        object a = new object(), b = new object();
+        using var both = new Barrier(2);
+        bool Take(object first, object second)
+        {
+            lock (first) {
+                both.SignalAndWait();
+                bool got = Monitor.TryEnter(second, 300); // timed tries
+                if (got)
+                    Monitor.Exit(second);
+                both.SignalAndWait();
+                return got;
+            }
+        }
+        bool other = false;
+        var t = new Thread(() => other = Take(b, a));
+        t.Start();
+        bool mine = Take(a, b);
+        t.Join();
+        Console.WriteLine("timed " + (mine || other ? "acquired" : "gave up"));
+    }
+
     // Awaited's counterpart without an await: a lambda on a thread-pool thread takes m inside s, and this
     // thread takes s inside m - the potential deadlock.
     static void Held()
@@ -286,6 +311,7 @@ static class Deadlocks
         case "awaited": Awaited(); break;
         case "held": Held(); break;
         case "inlock": InLock(); break;
+        case "timed": Timed(); break;
         case "none": {
             object a = new object(), b = new object();
             lock (a) {

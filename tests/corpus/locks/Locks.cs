@@ -400,6 +400,38 @@ namespace Locks
         }
     }
 
+    /// <summary>Monitor.TryEnter with a timeout behind a holder: it tries with 0 first, so the holder is named, also by a try that gives up.</summary>
+    static class Timed
+    {
+        static readonly object gate = new object();
+
+        public static void Hold()
+        {
+            lock (gate) // site: Monitor.Enter
+            {
+                Contended.Holding.Set();
+                Thread.Sleep(60);
+            }
+        }
+
+        public static bool Take()
+        {
+            if (!Monitor.TryEnter(gate, 5000)) // site: Monitor.TryEnter
+                return false;
+            Monitor.Exit(gate);
+            return true;
+        }
+
+        public static bool GiveUp()
+        {
+            bool taken = false;
+            Monitor.TryEnter(gate, 10, ref taken); // site: Monitor.TryEnter
+            if (taken)
+                Monitor.Exit(gate);
+            return taken;
+        }
+    }
+
     static class Program
     {
         static readonly object monitor = new object();
@@ -443,6 +475,8 @@ namespace Locks
             OldRw.Misuse();
 
             Console.WriteLine("ordered " + Ordered.Run());
+            Contended.Run(Timed.Hold, () => Console.WriteLine("timed take " + Timed.Take()));
+            Contended.Run(Timed.Hold, () => Console.WriteLine("timed give up " + Timed.GiveUp()));
 
             lock (monitor) // site: Monitor.Enter
                 Console.WriteLine("done");

@@ -80,7 +80,7 @@ public class CollectorTests
                     if (i % 10 == 0)
                         c.Released(t, F(1, 0, id * 1000, contended: true), 500);
                 }
-                c.Failed(t, 2, 10);
+                c.Failed(t, 2, 10, null);
             });
             all[k].Start();
         }
@@ -115,8 +115,8 @@ public class CollectorTests
         var c = Make(1, 1, lines);
         var t = c.Thread();
         c.Released(t, F(0, 0, 1_000_000, contended: true), 1_500_000); // acquired after 1 ms
-        c.Failed(t, 0, 5_172_000);                                     // a TryEnter(o, 5) that gave up
-        c.Failed(t, 0, 300);                                           // a TryEnter(o) that found it taken
+        c.Failed(t, 0, 5_172_000, null);                                     // a TryEnter(o, 5) that gave up
+        c.Failed(t, 0, 300, null);                                         // a TryEnter(o) that found it taken
         var s = c.Merge()[0];
         Assert.Equal(1, s.Acquisitions);
         Assert.Equal(2, s.Failed);
@@ -145,7 +145,7 @@ public class CollectorTests
         c.Released(t, F(0, 0, 0), 999_999);           // below: no line
         c.Released(t, F(0, 0, 0), 52_114_000);        // held 52.114 ms
         c.Released(t, F(1, 10, 3_000_000), 20);       // waited 3 ms
-        c.Failed(t, 1, 2_000_000);                    // not acquired after 2 ms
+        c.Failed(t, 1, 2_000_000, null);                    // not acquired after 2 ms
         c.Released(t, F(7, 0, 0), 5_000_000);         // an id outside the table: ignored
         Assert.Equal(new[]
         {
@@ -157,6 +157,23 @@ public class CollectorTests
     }
 
     [Fact]
+    public void AFailedTryBehindAHolderNamesIt()
+    {
+        // a TryEnter(o, 5) whose try with 0 failed: Api.WaitingTimed found the holder, the try gave up
+        var lines = new List<object[]>();
+        var c = Make(2, 1, lines);
+        var t = c.Thread();
+        c.Failed(t, 1, 5_000_000, ["Test", "T::M0", "F.cs:1"]);
+        Assert.Equal(new[] { "LockTime: T::M1 waited 5.000 ms, not acquired at F.cs:2 (held by T::M0 at F.cs:1)" },
+                     lines.Select(LineWriter.Format).ToArray());
+        SiteStats s = t.Stats(1);
+        Assert.Equal((1L, 1L, 0L), (s.Failed, s.Contended, s.Acquisitions));
+        Assert.Equal(1, s.HolderN);
+        Assert.Equal(new[] { "Test", "T::M0", "F.cs:1" }, s.Holders[0]);
+        Assert.Equal((5_000_000L, 1L), (s.HolderWait[0], s.HolderCount[0]));
+    }
+
+    [Fact]
     public void WithoutARecordQueueSlowLocksQueueEntries()
     {
         // the registry of an older LockTime's owner has no entry 8: the line goes as an entry through entry 1
@@ -165,7 +182,7 @@ public class CollectorTests
         c.Records = null;
         var t = c.Thread();
         c.Released(t, F(1, 0, 2_000_000, contended: true) with { Holder = ["Test", "T::M0", "F.cs:1"] }, 3_000_000);
-        c.Failed(t, 0, 4_000_000);
+        c.Failed(t, 0, 4_000_000, null);
         Assert.Equal(new[]
         {
             "LockTime: T::M1 held 3.000 ms, waited 2.000 ms at F.cs:2 (held by T::M0 at F.cs:1)",
