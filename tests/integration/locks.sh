@@ -79,7 +79,7 @@ all_woven() { # INPUT WOVEN SAID
 
 # REPORTS has the holder's line at its listed location, held >= 50 ms, and the waiter's, waited >= 40 ms
 # there, naming the holder (unless NAMED is 0: no holder is looked for behind a SpinLock, a WaitAny, the
-# old ReaderWriterLock, nor a TimeSpan timeout).
+# old ReaderWriterLock).
 held_and_waited() { # REPORTS INPUT HOLDER-METHOD WAITER-METHOD [NAMED]
 	local hat wat named=${5:-1}
 	hat=$("$LT" list "$2" | awk -v m="$3" '$1 == m { print $4; exit }')
@@ -162,6 +162,8 @@ timed_as_said() { # LABEL REPORTS JSON INPUT
 		held_and_waited "$2" "$4" Locks.Timed::Hold Locks.Timed::Take
 	check "$1: Monitor.TryEnter(o, 10, ref taken) that gave up behind the holder names it" \
 		gave_up_behind "$2" "$4" Locks.Timed::Hold Locks.Timed::GiveUp
+	check "$1: Monitor.TryEnter(o, TimeSpan.FromSeconds(5)): the try waited >= 40 ms, naming the holder" \
+		held_and_waited "$2" "$4" Locks.Timed::Hold Locks.Timed::TakeSpan
 	check "$1: SemaphoreSlim(1, 1): an async holder across await Task.Delay(60), an awaiting waiter" \
 		held_and_waited "$2" "$4" Locks.Gates::HoldAcrossAwait Locks.Gates::TakeAsync
 	check "$1: SpinLock: the holder held >= 50 ms, the waiter waited >= 40 ms" \

@@ -338,28 +338,33 @@ struct wrapper_case {
 	int callvirt;
 	unsigned stamps;    /* GetTimestamp calls in the _Timed part */
 	unsigned try_twin;  /* calls to a TryEnter twin there (for an int32 timeout: the call itself, with 0) */
+	int span;           /* the signature ends in a TimeSpan, a TypeRef the test adds */
 };
 
 static const struct wrapper_case wrapper_cases[] = {
 	/* blocking Enter: a stamp, then TryEnter (taken: done), else Enter and a stamp */
-	{ "Monitor", "Enter", { SIG_CONV_DEFAULT, 1, SIG_VOID, SIG_OBJECT }, 4, WEAVE_MONITOR_ENTER, 0, 2, 1 },
+	{ "Monitor", "Enter", { SIG_CONV_DEFAULT, 1, SIG_VOID, SIG_OBJECT }, 4, WEAVE_MONITOR_ENTER, 0, 2, 1, 0 },
 	{ "Monitor", "Enter", { SIG_CONV_DEFAULT, 2, SIG_VOID, SIG_OBJECT, SIG_BYREF, SIG_BOOLEAN }, 6,
-	  WEAVE_MONITOR_ENTER_TAKEN, 0, 2, 1 },
-	{ "Lock", "Enter", { SIG_HASTHIS, 0, SIG_VOID }, 3, WEAVE_LOCK_ENTER, 1, 2, 1 },
+	  WEAVE_MONITOR_ENTER_TAKEN, 0, 2, 1, 0 },
+	{ "Lock", "Enter", { SIG_HASTHIS, 0, SIG_VOID }, 3, WEAVE_LOCK_ENTER, 1, 2, 1, 0 },
 	/* TryEnter without a timeout cannot wait: one stamp after it */
-	{ "Monitor", "TryEnter", { SIG_CONV_DEFAULT, 1, SIG_BOOLEAN, SIG_OBJECT }, 4, WEAVE_MONITOR_TRYENTER, 0, 1, 0 },
+	{ "Monitor", "TryEnter", { SIG_CONV_DEFAULT, 1, SIG_BOOLEAN, SIG_OBJECT }, 4, WEAVE_MONITOR_TRYENTER, 0, 1, 0, 0 },
 	{ "Monitor", "TryEnter", { SIG_CONV_DEFAULT, 2, SIG_VOID, SIG_OBJECT, SIG_BYREF, SIG_BOOLEAN }, 6,
-	  WEAVE_MONITOR_TRYENTER, 0, 1, 0 },
-	{ "Lock", "TryEnter", { SIG_HASTHIS, 0, SIG_BOOLEAN }, 3, WEAVE_LOCK_TRYENTER, 1, 1, 0 },
+	  WEAVE_MONITOR_TRYENTER, 0, 1, 0, 0 },
+	{ "Lock", "TryEnter", { SIG_HASTHIS, 0, SIG_BOOLEAN }, 3, WEAVE_LOCK_TRYENTER, 1, 1, 0, 0 },
 	/* an int32 timeout: a stamp, the same call with 0 first, then the call itself, timed, past a
 	 * failed try and where the timeout is 0 or invalid: three stamps, the call three times */
 	{ "Monitor", "TryEnter", { SIG_CONV_DEFAULT, 2, SIG_BOOLEAN, SIG_OBJECT, SIG_I4 }, 5, WEAVE_MONITOR_TRYENTER, 0, 3,
-	  2 },
+	  2, 0 },
 	{ "Monitor", "TryEnter", { SIG_CONV_DEFAULT, 3, SIG_VOID, SIG_OBJECT, SIG_I4, SIG_BYREF, SIG_BOOLEAN }, 7,
-	  WEAVE_MONITOR_TRYENTER, 0, 3, 2 },
-	{ "Lock", "TryEnter", { SIG_HASTHIS, 1, SIG_BOOLEAN, SIG_I4 }, 4, WEAVE_LOCK_TRYENTER, 1, 3, 2 },
-	/* a TimeSpan timeout: timed around the call only */
-	{ "Lock", "TryEnter", { SIG_HASTHIS, 1, SIG_BOOLEAN, SIG_VALUETYPE, 0x11 }, 5, WEAVE_LOCK_TRYENTER, 1, 2, 0 },
+	  WEAVE_MONITOR_TRYENTER, 0, 3, 2, 0 },
+	{ "Lock", "TryEnter", { SIG_HASTHIS, 1, SIG_BOOLEAN, SIG_I4 }, 4, WEAVE_LOCK_TRYENTER, 1, 3, 2, 0 },
+	/* a TimeSpan timeout: the same, with the int32 twin and 0, when TotalMilliseconds is valid */
+	{ "Monitor", "TryEnter", { SIG_CONV_DEFAULT, 2, SIG_BOOLEAN, SIG_OBJECT, SIG_VALUETYPE }, 5,
+	  WEAVE_MONITOR_TRYENTER, 0, 3, 2, 1 },
+	{ "Lock", "TryEnter", { SIG_HASTHIS, 1, SIG_BOOLEAN, SIG_VALUETYPE }, 4, WEAVE_LOCK_TRYENTER, 1, 3, 2, 1 },
+	/* a valuetype other than TimeSpan: timed around the call only */
+	{ "Lock", "TryEnter", { SIG_HASTHIS, 1, SIG_BOOLEAN, SIG_VALUETYPE, 0x11 }, 5, WEAVE_LOCK_TRYENTER, 1, 2, 0, 0 },
 };
 
 static void test_wrapper_timing(void **state)
@@ -371,7 +376,16 @@ static void test_wrapper_timing(void **state)
 		struct md_image *md = &img->md;
 		uint32_t runtime = md_token(MD_ASSEMBLYREF, assemblyref_row(md, "System.Runtime"));
 		uint32_t type = add_typeref(md, runtime, "System.Threading", c->type), w, cls;
-		uint32_t m = add_memberref(md, type, c->name, c->sig, c->len);
+		uint8_t sig[sizeof c->sig + 2];
+		uint32_t len = c->len, m;
+		memcpy(sig, c->sig, c->len);
+		if (c->span) { /* II.23.2.8: TypeDefOrRef coded, compressed (II.23.2): two bytes below 0x4000 */
+			uint32_t coded = md_token_row(add_typeref(md, runtime, "System", "TimeSpan")) << 2 | 1;
+			assert_true(coded < 0x4000);
+			sig[len++] = (uint8_t)(0x80 | coded >> 8);
+			sig[len++] = (uint8_t)(coded & 0xFF);
+		}
+		m = add_memberref(md, type, c->name, sig, len);
 		struct weave_helper *h;
 		struct il_body front, timed;
 
@@ -386,6 +400,7 @@ static void test_wrapper_timing(void **state)
 		/* inlined at every site, so that Disabled folds it away */
 		assert_int_equal(md_get(md, MD_METHODDEF, md_token_row(w), MD_METHODDEF_IMPLFLAGS), 0x0100);
 		timed_body(img, w, &timed);
+		assert_int_equal(calls_to(img, &timed, "get_TotalMilliseconds"), c->span ? 3 : 0);
 		if (calls_to(img, &timed, "Ticks") != c->stamps || calls_to(img, &timed, "TryEnter") != c->try_twin +
 		    (strcmp(c->name, "TryEnter") == 0))
 			fail_msg("case %zu: %u stamps, %u TryEnter calls", i, calls_to(img, &timed, "Ticks"),
@@ -395,7 +410,7 @@ static void test_wrapper_timing(void **state)
 		for (uint32_t k = 2; k < timed.n && c->try_twin == 2; k++) {
 			if ((timed.ins[k].op == IL_CALL || timed.ins[k].op == IL_CALLVIRT) &&
 			    strcmp(callee_name(img, &timed.ins[k]), "TryEnter") == 0) {
-				assert_int_equal(timed.ins[k - 1 - (c->sig[c->len - 2] == SIG_BYREF)].op, IL_LDC_I4_0);
+				assert_int_equal(timed.ins[k - 1 - (!c->span && c->sig[c->len - 2] == SIG_BYREF)].op, IL_LDC_I4_0);
 				break;
 			}
 		}

@@ -121,6 +121,7 @@ void em_ldarg(struct em *e, uint32_t n) { var(e, n, 1, IL_LDARG_0, IL_LDARG_S, I
 void em_ldloc(struct em *e, uint32_t n) { var(e, n, 1, IL_LDLOC_0, IL_LDLOC_S, IL_LDLOC); }
 void em_stloc(struct em *e, uint32_t n) { var(e, n, 1, IL_STLOC_0, IL_STLOC_S, IL_STLOC); }
 void em_ldloca(struct em *e, uint32_t n) { var(e, n, 0, IL_NOP, IL_LDLOCA_S, IL_LDLOCA); }
+void em_ldarga(struct em *e, uint32_t n) { var(e, n, 0, IL_NOP, IL_LDARGA_S, IL_LDARGA); }
 
 void em_eh(struct em *e, const struct em_eh *c)
 {

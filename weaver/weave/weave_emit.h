@@ -43,7 +43,7 @@ void em_mark(struct em *e, uint32_t label);
 /* Instructions: em_op for operand-less ones, em_tok for token operands,
  * em_br for branches and leave to a label.  em_i4 / em_i8 / em_r8 push a
  * constant (ldc.i4 in its shortest form, ldc.i8, ldc.r8); em_ldarg, em_ldloc, em_stloc,
- * em_ldloca pick the shortest form for index n (III.3.38-3.63). */
+ * em_ldloca, em_ldarga pick the shortest form for index n (III.3.38-3.63). */
 void em_op(struct em *e, enum il_op op);
 void em_tok(struct em *e, enum il_op op, uint32_t token);
 void em_br(struct em *e, enum il_op op, uint32_t label);
@@ -54,6 +54,7 @@ void em_ldarg(struct em *e, uint32_t n);
 void em_ldloc(struct em *e, uint32_t n);
 void em_stloc(struct em *e, uint32_t n);
 void em_ldloca(struct em *e, uint32_t n);
+void em_ldarga(struct em *e, uint32_t n);
 
 /* Add an EH clause (II.25.4.6) bounded by labels. */
 void em_eh(struct em *e, const struct em_eh *c);

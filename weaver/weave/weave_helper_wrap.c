@@ -37,9 +37,10 @@ struct fast_sig {
 /* Lock.Exit(), for the `reenter` twins. */
 static const uint8_t lock_exit_sig[] = { SIG_HASTHIS, 0, SIG_VOID };
 
-/* The calls of a fast path: the TryEnter twin, and Exit when it re-enters (else 0). */
+/* The calls of a fast path: the TryEnter twin, and Exit when it re-enters (else 0); for a try with a
+ * TimeSpan timeout, its int32 twin and TimeSpan.get_TotalMilliseconds (span_ms, else 0). */
 struct fast_calls {
-	uint32_t try_enter, exit;
+	uint32_t try_enter, exit, span_ms;
 };
 
 static const struct kind_info {
@@ -134,14 +135,14 @@ enum acquired { ACQ_ALWAYS, ACQ_RESULT, ACQ_TAKEN };
 
 /* How an acquiring wrapper measures the wait (docs/weaving.md). */
 enum timing {
-	TIME_WAIT,    /* a timestamp before and after the original: wait = t1 - t0 (a call with a
-	                 TimeSpan timeout or more arguments: its contention and holder are not known) */
+	TIME_WAIT,    /* a timestamp before and after the original: wait = t1 - t0 (a call with
+	                 more arguments: its contention and holder are not known) */
 	TIME_FAST,    /* blocking Enter: its TryEnter twin first; acquired there = wait 0
 	                 and one timestamp, else TIME_WAIT around the original */
 	TIME_NO_WAIT, /* TryEnter without a timeout never blocks: one timestamp before it, wait 0 */
-	TIME_TIMEOUT, /* a try with an int32 timeout: when it is -1 or more than 0, the same call
-	                 with 0 first, else TIME_WAIT (0 is that try; below -1 it throws, and a
-	                 try first could have taken the lock) */
+	TIME_TIMEOUT, /* a try with a timeout: when it is -1 ms or more than 0 (a TimeSpan: up to
+	                 int32's most ms), the call with an int32 0 first, else TIME_WAIT (0 is that
+	                 try; an invalid one throws, and a try first could have taken the lock) */
 };
 
 /* Wrapper locals: 0 int64 t0, 1 int64 t1, 2 the callee's result (if any), then for a release with a
@@ -236,17 +237,59 @@ static const struct sig_type *arg0_type(const struct callee *c, const struct sig
 	return (c->sig->conv & SIG_HASTHIS) ? this_type : c->sig->nparams ? c->sig->params[0] : NULL;
 }
 
-/* The argument that is the int32 timeout of a try with one beside its lock arguments (TryEnter(object,
- * int32), TryEnter(object, int32, ref bool), Lock.TryEnter(int32), Wait(int32), WaitOne(int32)...),
- * whose timeout 0 tries without waiting; -1 for any other call. */
-static int timeout_arg(const struct callee *c, enum acquired acq, int returns)
+/* The argument that is the timeout of a try with one beside its lock arguments (TryEnter(object,
+ * int32), TryEnter(object, int32, ref bool), Lock.TryEnter(int32), Wait(int32), WaitOne(int32)...,
+ * and their TimeSpan overloads: *span 1), whose timeout 0 tries without waiting; -1 for any other
+ * call, -2 on malformed metadata. */
+static int timeout_arg(const struct md_image *md, const struct callee *c, enum acquired acq, int returns, int *span)
 {
 	uint32_t lock_args = 1 + (acq == ACQ_TAKEN), hasthis = !!(c->sig->conv & SIG_HASTHIS), a;
+	const struct sig_type *t;
+	int named;
 
+	*span = 0;
 	if (c->nargs != lock_args + 1 || returns != (acq == ACQ_RESULT))
 		return -1;
 	a = acq == ACQ_TAKEN ? c->nargs - 2 : c->nargs - 1;
-	return is_elem(c->sig->params[a - hasthis], SIG_I4) ? (int)a : -1;
+	t = c->sig->params[a - hasthis];
+	if (is_elem(t, SIG_I4))
+		return (int)a;
+	if (!is_elem(t, SIG_VALUETYPE) || (named = wref_is_type(md, t->token, "System", "TimeSpan")) == 0)
+		return -1;
+	*span = 1;
+	return named < 0 ? -2 : (int)a;
+}
+
+/* For a try with a TimeSpan timeout at argument a: its int32 twin (the same name, int32 in place of
+ * the TimeSpan, on the same type) and TimeSpan.get_TotalMilliseconds, into *fast; 1, 0 when a
+ * TypeDef (a core library's) lacks one, -1 on error. */
+static int span_twins(struct md_image *md, const struct callee *c, uint32_t a, struct fast_calls *fast)
+{
+	static const uint8_t total_ms[] = { SIG_HASTHIS, 0, SIG_R8 };
+	uint32_t hasthis = !!(c->sig->conv & SIG_HASTHIS), name;
+	struct sig_type i4 = { .elem = SIG_I4 }, **params;
+	struct sig_method m = *c->sig;
+	struct lt_buf sig = LT_BUF_INIT;
+	const char *callee_name;
+	int found;
+
+	name = md_get(md, md_token_table(c->token), md_token_row(c->token),
+		      md_token_table(c->token) == MD_MEMBERREF ? MD_MEMBERREF_NAME : MD_METHODDEF_NAME);
+	if (md_string(md, name, &callee_name) < 0)
+		return -1;
+	if (!(params = lt_calloc(m.nparams, sizeof *params)))
+		return lt_nomem(NULL);
+	memcpy(params, c->sig->params, m.nparams * sizeof *params);
+	params[a - hasthis] = &i4;
+	m.params = params;
+	found = sig_method_encode(&m, &sig) < 0 ? -1
+		: wref_method(md, c->owner, callee_name, sig.data, (uint32_t)sig.len, &fast->try_enter);
+	if (found > 0)
+		found = wref_method(md, c->sig->params[a - hasthis]->token, "get_TotalMilliseconds", total_ms,
+				    sizeof total_ms, &fast->span_ms);
+	free(params);
+	lt_buf_free(&sig);
+	return found;
 }
 
 /* Push the callee's arguments and call it as the site did. */
@@ -473,21 +516,49 @@ static void emit_call_recorded(struct weave_helper *h, struct em *e, const struc
 	em_op(e, IL_RET);
 }
 
-/* TIME_TIMEOUT, before the call: t0 = Ticks(); if (timeout == -1 || timeout > 0) { the call with
- * timeout 0: acquired, Api.Acquired...(lock, site, t0, t0, false) and return; else the waiting hook
- * (HK_WAITING_TIMED unless the kind has one), and on to the call } else to `plain`. */
-static void emit_timeout_try(struct weave_helper *h, struct em *e, const struct callee *c, enum weave_kind kind,
-			     enum acquired acq, int returns, uint32_t plain)
+/* The timeout of argument a as it is tested: an int32 itself, a TimeSpan's TotalMilliseconds (float64). */
+static void emit_timeout(struct em *e, const struct fast_calls *fast, uint32_t a)
 {
-	uint32_t timeout = (uint32_t)timeout_arg(c, acq, returns), now = em_label(e), slow = em_label(e);
+	if (fast->span_ms) {
+		em_ldarga(e, a);
+		em_tok(e, IL_CALL, fast->span_ms);
+	} else {
+		em_ldarg(e, a);
+	}
+}
+
+/* A constant of the timeout's type: int32, or float64 for a TimeSpan's milliseconds. */
+static void emit_timeout_const(struct em *e, const struct fast_calls *fast, int32_t ms)
+{
+	if (fast->span_ms)
+		em_r8(e, ms);
+	else
+		em_i4(e, ms);
+}
+
+/* TIME_TIMEOUT, before the call: t0 = Ticks(); if (timeout == -1 ms || (timeout > 0 && (int32 or
+ * timeout <= int32's most ms))) { the try (fast->try_enter: the call itself, or a TimeSpan's int32
+ * twin) with an int32 0: acquired, Api.Acquired...(lock, site, t0, t0, false) and return; else the
+ * waiting hook (HK_WAITING_TIMED unless the kind has one), and on to the call } else to `plain`. */
+static void emit_timeout_try(struct weave_helper *h, struct em *e, const struct callee *c, enum weave_kind kind,
+			     enum acquired acq, const struct fast_calls *fast, int returns, uint32_t plain)
+{
+	int span;
+	uint32_t timeout = (uint32_t)timeout_arg(&h->img->md, c, acq, returns, &span), now = em_label(e),
+		 slow = em_label(e);
 
 	emit_timestamp(h, e, W_T0);
-	em_ldarg(e, timeout);
-	em_i4(e, -1);
+	emit_timeout(e, fast, timeout);
+	emit_timeout_const(e, fast, -1);
 	em_br(e, IL_BEQ, now);
-	em_ldarg(e, timeout);
-	em_i4(e, 0);
+	emit_timeout(e, fast, timeout);
+	emit_timeout_const(e, fast, 0);
 	em_br(e, IL_BLE, plain);
+	if (fast->span_ms) { /* Monitor.TryEnter(object, TimeSpan) and the others throw past int32's ms */
+		emit_timeout(e, fast, timeout);
+		emit_timeout_const(e, fast, INT32_MAX);
+		em_br(e, IL_BGT, plain);
+	}
 	em_mark(e, now);
 	for (uint32_t a = 0; a < c->nargs; a++) {
 		if (a == timeout)
@@ -495,7 +566,7 @@ static void emit_timeout_try(struct weave_helper *h, struct em *e, const struct 
 		else
 			em_ldarg(e, a);
 	}
-	em_tok(e, c->op, c->token);
+	em_tok(e, c->op, fast->try_enter);
 	if (acq == ACQ_TAKEN) {
 		em_ldarg(e, c->nargs - 1);
 		em_op(e, IL_LDIND_U1);
@@ -517,7 +588,7 @@ static void emit_acquire(struct weave_helper *h, struct em *e, const struct call
 {
 	if (timing == TIME_TIMEOUT) {
 		uint32_t plain = em_label(e);
-		emit_timeout_try(h, e, c, kind, acq, returns, plain);
+		emit_timeout_try(h, e, c, kind, acq, fast, returns, plain);
 		emit_call_recorded(h, e, c, kind, acq, timing, 1, returns);
 		em_mark(e, plain);
 		emit_call_recorded(h, e, c, kind, acq, timing, 0, returns);
@@ -653,11 +724,18 @@ static int choose_timing(struct weave_helper *h, const struct callee *c, const s
 	int found;
 
 	*timing = TIME_WAIT;
-	fast->try_enter = fast->exit = 0;
+	fast->try_enter = fast->exit = fast->span_ms = 0;
 	if (c->nargs != lock_args) {
-		if (k->try_result && timeout_arg(c, acq, c->sig->ret->elem != SIG_VOID) >= 0)
+		int span, a = k->try_result ? timeout_arg(&h->img->md, c, acq, c->sig->ret->elem != SIG_VOID, &span) : -1;
+		if (a == -2)
+			return -1;
+		found = a < 0 ? 0 : span ? span_twins(&h->img->md, c, (uint32_t)a, fast) : 1;
+		if (found > 0) {
+			if (!span)
+				fast->try_enter = c->token;
 			*timing = TIME_TIMEOUT;
-		return 0;
+		}
+		return found < 0 ? -1 : 0;
 	}
 	if (k->try_result && !k->fast.len) { /* a TryEnter without a timeout */
 		*timing = TIME_NO_WAIT;
@@ -681,7 +759,7 @@ static int add_wrapper(struct weave_helper *h, const struct callee *c, enum weav
 	struct lt_buf sig = LT_BUF_INIT, locals = LT_BUF_INIT;
 	int returns = c->sig->ret->elem != SIG_VOID, rc = -1;
 	uint32_t timed = 0;
-	struct fast_calls fast = { 0, 0 };
+	struct fast_calls fast = { 0, 0, 0 };
 	enum acquired acq = ACQ_ALWAYS;
 	enum timing timing = TIME_WAIT;
 	char name[64], timed_name[72];

@@ -922,6 +922,16 @@ int wref_nested(struct wref_ctx *c, uint32_t outer, const char *name, uint32_t *
 	return 0;
 }
 
+int wref_is_type(const struct md_image *md, uint32_t token, const char *ns, const char *name)
+{
+	enum md_table_id t = md_token_table(token);
+	uint32_t r = md_token_row(token);
+
+	if ((t != MD_TYPEREF && t != MD_TYPEDEF) || r == 0 || r > md_rows(md, t))
+		return 0;
+	return type_named(md, t, r, ns, name);
+}
+
 int wref_method(struct md_image *md, uint32_t owner, const char *name, const uint8_t *sig, uint32_t len,
 		uint32_t *out)
 {

@@ -78,6 +78,10 @@ int wref_member(struct wref_ctx *c, uint32_t owner, int field, const char *name,
  * (*hz).  Returns 0, or -1 with LT_E_WEAVE when it has none LockTime knows. */
 int wref_clock(struct wref_ctx *c, uint32_t *method, int64_t *hz);
 
+/* Whether `token`, a TypeRef or TypeDef of md, names ns.name (II.22.37-38):
+ * 1, 0 (another type, or a token of another table), or -1 on malformed strings. */
+int wref_is_type(const struct md_image *md, uint32_t token, const char *ns, const char *name);
+
 /* The method `name` with signature sig[0..len) (II.23.2.1) declared by type
  * `owner`: for a TypeRef, an identical MemberRef row, else a new one
  * (II.22.25); for a TypeDef of img, its MethodDef of that name and signature

@@ -400,7 +400,7 @@ namespace Locks
         }
     }
 
-    /// <summary>Monitor.TryEnter with a timeout behind a holder: it tries with 0 first, so the holder is named, also by a try that gives up.</summary>
+    /// <summary>Monitor.TryEnter with a timeout (ms or TimeSpan) behind a holder: it tries with 0 first, so the holder is named, also by a try that gives up.</summary>
     static class Timed
     {
         static readonly object gate = new object();
@@ -417,6 +417,14 @@ namespace Locks
         public static bool Take()
         {
             if (!Monitor.TryEnter(gate, 5000)) // site: Monitor.TryEnter
+                return false;
+            Monitor.Exit(gate);
+            return true;
+        }
+
+        public static bool TakeSpan()
+        {
+            if (!Monitor.TryEnter(gate, TimeSpan.FromSeconds(5))) // site: Monitor.TryEnter
                 return false;
             Monitor.Exit(gate);
             return true;
@@ -477,6 +485,7 @@ namespace Locks
             Console.WriteLine("ordered " + Ordered.Run());
             Contended.Run(Timed.Hold, () => Console.WriteLine("timed take " + Timed.Take()));
             Contended.Run(Timed.Hold, () => Console.WriteLine("timed give up " + Timed.GiveUp()));
+            Contended.Run(Timed.Hold, () => Console.WriteLine("timed take, a TimeSpan " + Timed.TakeSpan()));
 
             lock (monitor) // site: Monitor.Enter
                 Console.WriteLine("done");
