@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -246,6 +247,23 @@ static void test_stores(void **state)
 	assert_int_equal(lt_keys_container_read("InXdg", &blob, &len), 0);
 	signs_as_ref(blob, len);
 	free(blob);
+
+	/* No HOME: the user's home folder in /etc/passwd, as getpwuid gives it for a local user. */
+	{
+		struct passwd *pw = getpwuid(getuid());
+		char want[600];
+
+		unsetenv("HOME");
+		setenv("XDG_CONFIG_HOME", "", 1);
+		assert_int_equal(lt_keys_container_read("NotThere", &blob, &len), -1);
+		if (pw && pw->pw_dir && *pw->pw_dir) {
+			snprintf(want, sizeof want, "no key container 'NotThere' in Mono's key stores: no %s/.config/.mono/keypairs/[1][",
+				 pw->pw_dir);
+			assert_true(strstr(lt_error_last()->msg, want) == lt_error_last()->msg);
+		}
+		setenv("HOME", home, 1);
+		setenv("XDG_CONFIG_HOME", xdg, 1);
+	}
 
 	/* Not in the store looked at: the error names the container and both stores' files. */
 	assert_int_equal(lt_keys_container_read("InHome", &blob, &len), -1);

@@ -4,15 +4,14 @@
  * <ApplicationData>/.mono/keypairs for the user, and with
  * CspProviderFlags.UseMachineKeyStore <CommonApplicationData>/.mono/keypairs
  * for the machine, where Mono's ApplicationData is $XDG_CONFIG_HOME when set
- * and not empty, else <home>/.config ($HOME, else the password database's
- * home folder), and CommonApplicationData is /usr/share. */
+ * and not empty, else <home>/.config ($HOME, else the user's home folder in
+ * /etc/passwd), and CommonApplicationData is /usr/share. */
 #include "lt_keys.h"
 #include "lt_error.h"
 #include "lt_file.h"
 #include "lt_mem.h"
 #include "lt_mono_key.h"
 
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,19 +34,56 @@ static char *joined(const char *a, const char *b, const char *c)
 	return s;
 }
 
+/* The home folder of the calling user in /etc/passwd (passwd(5): name:password:UID:GID:GECOS:
+ * directory:shell) into dir[0..size), "" when the file has no line for its UID or none that fits:
+ * what getpwuid gives for a local user, read without the name service switch, which a static
+ * binary cannot load from another glibc (macOS keeps users elsewhere, but always sets $HOME). */
+static void passwd_home(char *dir, size_t size)
+{
+	char line[4096], uid[24], *field[7];
+	FILE *f = fopen("/etc/passwd", "r");
+
+	dir[0] = '\0';
+	if (!f)
+		return;
+	snprintf(uid, sizeof uid, "%lu", (unsigned long)getuid());
+	while (fgets(line, sizeof line, f)) {
+		size_t n = 0, len = strlen(line);
+		char *p = line;
+		int c;
+
+		if (len && line[len - 1] != '\n' && !feof(f)) { /* longer than any real entry: skipped */
+			while ((c = fgetc(f)) != EOF && c != '\n')
+				;
+			continue;
+		}
+		line[strcspn(line, "\n")] = '\0';
+		while (n < 7 && p) {
+			field[n++] = p;
+			if ((p = strchr(p, ':')))
+				*p++ = '\0';
+		}
+		if (n == 7 && strcmp(field[2], uid) == 0 && *field[5] && strlen(field[5]) < size) {
+			memcpy(dir, field[5], strlen(field[5]) + 1);
+			break;
+		}
+	}
+	fclose(f);
+}
+
 /* The user's store into *out (free()), NULL when this user has no home
  * folder.  -1 with LT_E_NOMEM. */
 static int user_store(char **out)
 {
 	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-	struct passwd *pw;
+	char dir[4096];
 
 	*out = NULL;
 	if (xdg && *xdg)
 		return (*out = joined(xdg, "/.mono/keypairs", "")) ? 0 : -1;
 	if (!home || !*home) {
-		pw = getpwuid(getuid());
-		home = pw && pw->pw_dir && *pw->pw_dir ? pw->pw_dir : NULL;
+		passwd_home(dir, sizeof dir);
+		home = *dir ? dir : NULL;
 	}
 	if (!home)
 		return 0;
