@@ -77,13 +77,18 @@ all_woven() { # INPUT WOVEN SAID
 	[ "$left" = 0 ]
 }
 
+# The location `locktime list` gives INPUT's first site in METHOD.
+listed_at() { # INPUT METHOD
+	"$LT" list "$1" | awk -v m="$2" '$1 == m { print $4; exit }'
+}
+
 # REPORTS has the holder's line at its listed location, held >= 50 ms, and the waiter's, waited >= 40 ms
 # there, naming the holder (unless NAMED is 0: no holder is looked for behind a SpinLock, a WaitAny, the
 # old ReaderWriterLock).
 held_and_waited() { # REPORTS INPUT HOLDER-METHOD WAITER-METHOD [NAMED]
 	local hat wat named=${5:-1}
-	hat=$("$LT" list "$2" | awk -v m="$3" '$1 == m { print $4; exit }')
-	wat=$("$LT" list "$2" | awk -v m="$4" '$1 == m { print $4; exit }')
+	hat=$(listed_at "$2" "$3")
+	wat=$(listed_at "$2" "$4")
 	echo "holder at $hat, waiter at $wat"
 	awk -v h="$3" -v w="$4" -v hat="$hat" -v wat="$wat" -v named="$named" '
 		$2 == h && $3 == "held" && $10 == hat && $4 + 0 >= 50 { ok1 = 1 }
@@ -94,8 +99,8 @@ held_and_waited() { # REPORTS INPUT HOLDER-METHOD WAITER-METHOD [NAMED]
 # REPORTS has the line of the waiter's try that gave up at its listed location, naming the holder.
 gave_up_behind() { # REPORTS INPUT HOLDER-METHOD WAITER-METHOD
 	local hat wat
-	hat=$("$LT" list "$2" | awk -v m="$3" '$1 == m { print $4; exit }')
-	wat=$("$LT" list "$2" | awk -v m="$4" '$1 == m { print $4; exit }')
+	hat=$(listed_at "$2" "$3")
+	wat=$(listed_at "$2" "$4")
 	echo "holder at $hat, waiter at $wat"
 	awk -v w="$4" -v tail=" ms, not acquired at $wat (held by $3 at $hat)" '
 		$2 == w && $3 == "waited" && substr($0, length($0) - length(tail) + 1) == tail { ok = 1 }

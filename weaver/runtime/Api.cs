@@ -320,19 +320,19 @@ namespace LockTime.Runtime
         /// </summary>
         internal static void Waiting(object lockObject, int site)
         {
-            WaitingAs(lockObject, site, Frame.Exclusive);
+            WaitingAs(lockObject, site, Frame.Exclusive, true);
         }
 
         /// <summary>As <see cref="Waiting"/>, before a blocking read lock call: only a holder that excludes readers (a writer) is its holder.</summary>
         internal static void WaitingToRead(object lockObject, int site)
         {
-            WaitingAs(lockObject, site, Frame.Read);
+            WaitingAs(lockObject, site, Frame.Read, false);
         }
 
         /// <summary>As <see cref="Waiting"/>, before a blocking upgradeable read lock call: readers are not its holders.</summary>
         internal static void WaitingToUpgrade(object lockObject, int site)
         {
-            WaitingAs(lockObject, site, Frame.Upgradeable);
+            WaitingAs(lockObject, site, Frame.Upgradeable, false);
         }
 
         /// <summary>
@@ -344,11 +344,6 @@ namespace LockTime.Runtime
         internal static void WaitingTimed(object lockObject, int site)
         {
             WaitingAs(lockObject, site, Frame.Exclusive, false);
-        }
-
-        static void WaitingAs(object lockObject, int site, byte mode)
-        {
-            WaitingAs(lockObject, site, mode, mode == Frame.Exclusive);
         }
 
         /// <summary>The wait of <see cref="Waiting"/> and its kin; <paramref name="blocks"/>: until it has the lock, so a deadlock is searched for through it.</summary>

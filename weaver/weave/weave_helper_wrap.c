@@ -38,9 +38,10 @@ struct fast_sig {
 static const uint8_t lock_exit_sig[] = { SIG_HASTHIS, 0, SIG_VOID };
 
 /* The calls of a fast path: the TryEnter twin, and Exit when it re-enters (else 0); for a try with a
- * TimeSpan timeout, its int32 twin and TimeSpan.get_TotalMilliseconds (span_ms, else 0). */
+ * timeout (TIME_TIMEOUT), the argument that is its timeout, and for a TimeSpan one TimeSpan's
+ * get_TotalMilliseconds (span_ms, else 0), try_enter then its int32 twin. */
 struct fast_calls {
-	uint32_t try_enter, exit, span_ms;
+	uint32_t try_enter, exit, timeout, span_ms;
 };
 
 static const struct kind_info {
@@ -543,9 +544,7 @@ static void emit_timeout_const(struct em *e, const struct fast_calls *fast, int3
 static void emit_timeout_try(struct weave_helper *h, struct em *e, const struct callee *c, enum weave_kind kind,
 			     enum acquired acq, const struct fast_calls *fast, int returns, uint32_t plain)
 {
-	int span;
-	uint32_t timeout = (uint32_t)timeout_arg(&h->img->md, c, acq, returns, &span), now = em_label(e),
-		 slow = em_label(e);
+	uint32_t timeout = fast->timeout, now = em_label(e), slow = em_label(e);
 
 	emit_timestamp(h, e, W_T0);
 	emit_timeout(e, fast, timeout);
@@ -724,7 +723,7 @@ static int choose_timing(struct weave_helper *h, const struct callee *c, const s
 	int found;
 
 	*timing = TIME_WAIT;
-	fast->try_enter = fast->exit = fast->span_ms = 0;
+	fast->try_enter = fast->exit = fast->timeout = fast->span_ms = 0;
 	if (c->nargs != lock_args) {
 		int span, a = k->try_result ? timeout_arg(&h->img->md, c, acq, c->sig->ret->elem != SIG_VOID, &span) : -1;
 		if (a == -2)
@@ -733,6 +732,7 @@ static int choose_timing(struct weave_helper *h, const struct callee *c, const s
 		if (found > 0) {
 			if (!span)
 				fast->try_enter = c->token;
+			fast->timeout = (uint32_t)a;
 			*timing = TIME_TIMEOUT;
 		}
 		return found < 0 ? -1 : 0;
@@ -759,7 +759,7 @@ static int add_wrapper(struct weave_helper *h, const struct callee *c, enum weav
 	struct lt_buf sig = LT_BUF_INIT, locals = LT_BUF_INIT;
 	int returns = c->sig->ret->elem != SIG_VOID, rc = -1;
 	uint32_t timed = 0;
-	struct fast_calls fast = { 0, 0, 0 };
+	struct fast_calls fast = { 0, 0, 0, 0 };
 	enum acquired acq = ACQ_ALWAYS;
 	enum timing timing = TIME_WAIT;
 	char name[64], timed_name[72];
