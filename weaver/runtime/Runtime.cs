@@ -41,7 +41,7 @@ namespace LockTime.Runtime
         static object meter;               /* the process's Meter "LockTime", or null (Metrics.Start) */
 
         /// <summary>
-        /// Seconds after the start at which the writer thread warns of mistyped variable names
+        /// Seconds after the start at which the writer thread does its late start: it warns of mistyped variable names
         /// (<see cref="CheckNames"/>), registers the SIGTERM handler and creates the Meter: reading the
         /// environment's names took the writer 2-4 ms of CPU at its start, while the program's threads ran
         /// their first locks on the same cores (bench/sink); loading System.Runtime.InteropServices, System.Diagnostics.DiagnosticSource and System.Linq
@@ -50,7 +50,7 @@ namespace LockTime.Runtime
         /// a listener finds a Meter made later as well (MeterListener, dotnet-counters and OpenTelemetry
         /// follow new instruments), and a process ended by SIGTERM within that second writes no summary.
         /// </summary>
-        internal const double MetricsDelayS = 1;
+        internal const double LateStartS = 1;
 
         /// <summary>The longest a second SIGTERM waits for the summary and report the first one is writing (<see cref="Terminating"/>), in milliseconds.</summary>
         const int SignalWaitMs = 10000;
@@ -222,7 +222,7 @@ namespace LockTime.Runtime
 
         /// <summary>
         /// Warns of every other LOCKTIME_* name in the environment (<see cref="Settings.Unknown()"/>), once per
-        /// process: the owner's writer thread <see cref="MetricsDelayS"/> after the start, or the exit when
+        /// process: the owner's writer thread <see cref="LateStartS"/> after the start, or the exit when
         /// that comes first (a short program is warned of at its end, a service a second after it starts). The
         /// exit (<paramref name="atExit"/>) that finds the writer thread still at it waits up to
         /// <see cref="NamesWaitMs"/> for its warnings: the process ends with the exit, and would end
@@ -258,19 +258,19 @@ namespace LockTime.Runtime
         /// The writer thread: drains the line queue, sweeps what the threads that ended left
         /// (<see cref="SweepDue"/>), writes the periodic report, sleeps 10 ms when idle; one second after the
         /// start it warns of mistyped variable names (<see cref="CheckNames"/>), registers the SIGTERM handler
-        /// and creates the process's Meter (<see cref="MetricsDelayS"/>).
+        /// and creates the process's Meter (<see cref="LateStartS"/>).
         /// </summary>
         static void WriterLoop()
         {
             ThreadRecord own = new ThreadRecord(0);
             own.Busy = true;
             ThreadRecord.Current = own;
-            long metricsAt = Clock.Ticks() + (long)(MetricsDelayS * Clock.Frequency());
-            bool metricsMade = false;
+            long lateAt = Clock.Ticks() + (long)(LateStartS * Clock.Frequency());
+            bool lateDone = false;
             while (true) {
                 try {
-                    if (!metricsMade && Clock.Ticks() >= metricsAt) {
-                        metricsMade = true;
+                    if (!lateDone && Clock.Ticks() >= lateAt) {
+                        lateDone = true;
                         CheckNames(false);
                         termination = Signals.Register();
                         meter = Metrics.Start(metricsOwner, metricsOwner.Settings.MetricsSites);

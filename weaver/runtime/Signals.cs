@@ -11,7 +11,7 @@ namespace LockTime.Runtime
     /// container runtime would write no summary and no report. On a framework with
     /// <c>System.Runtime.InteropServices.PosixSignalRegistration</c> (.NET 6+, Unix) the registry's owner
     /// registers a handler for SIGTERM (<see cref="Register"/>, from the writer thread, one second after the
-    /// start: <see cref="Runtime.MetricsDelayS"/>) that writes what the
+    /// start: <see cref="Runtime.LateStartS"/>) that writes what the
     /// exit writes (<see cref="Runtime.Terminating"/>) and does not cancel the signal: the process then ends as
     /// it would have, with the same exit code (143 when nothing else handles it). The program's own
     /// handlers are untouched: .NET calls the handlers of a signal from the last registered to the first

@@ -188,7 +188,7 @@ public class MetricsTests : IDisposable
         string sink = Path.Combine(dir, "none.log");
         var copy = new RuntimeCopy("metrics-none");
         Assert.False(copy.Start("MetNone", 1, slot, sink, summary: "0", threshold: "0", metrics: "0"));
-        Thread.Sleep(TimeSpan.FromSeconds(Runtime.MetricsDelayS + 0.2));
+        Thread.Sleep(TimeSpan.FromSeconds(Runtime.LateStartS + 0.2));
         copy.Lock(new object(), 0);
         // The writer thread makes the Meter (or not) before it writes the lines queued after the delay: once this
         // line is out, it is past that.
