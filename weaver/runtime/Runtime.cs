@@ -42,15 +42,24 @@ namespace LockTime.Runtime
 
         /// <summary>
         /// Seconds after the start at which the writer thread does its late start: it warns of mistyped variable names
-        /// (<see cref="CheckNames"/>), registers the SIGTERM handler and creates the Meter: reading the
+        /// (<see cref="CheckNames"/>) and creates the Meter: reading the
         /// environment's names took the writer 2-4 ms of CPU at its start, while the program's threads ran
-        /// their first locks on the same cores (bench/sink); loading System.Runtime.InteropServices, System.Diagnostics.DiagnosticSource and System.Linq
+        /// their first locks on the same cores (bench/sink); loading System.Diagnostics.DiagnosticSource and System.Linq
         /// and reflecting over them takes CPU (and the loader's locks) that a program's first locks should not
         /// compete with - 50 nested locks were seen held 5 ms longer after the innermost when it did not wait;
         /// a listener finds a Meter made later as well (MeterListener, dotnet-counters and OpenTelemetry
-        /// follow new instruments), and a process ended by SIGTERM within that second writes no summary.
+        /// follow new instruments).
         /// </summary>
         internal const double LateStartS = 1;
+
+        /// <summary>
+        /// Seconds after the start at which the writer thread registers the SIGTERM handler (<see cref="Signals"/>):
+        /// early, since a process ended by SIGTERM before it writes no summary and no report (.NET 10 runs no
+        /// <c>ProcessExit</c> then: a 0.6 s run stopped by <c>timeout</c> wrote nothing when this was
+        /// <see cref="LateStartS"/>), but after the program's first locks, which loading
+        /// System.Runtime.InteropServices and the reflection over it (2-5 ms of CPU) would compete with.
+        /// </summary>
+        internal const double SignalStartS = 0.1;
 
         /// <summary>The longest a second SIGTERM waits for the summary and report the first one is writing (<see cref="Terminating"/>), in milliseconds.</summary>
         const int SignalWaitMs = 10000;
@@ -256,23 +265,27 @@ namespace LockTime.Runtime
 
         /// <summary>
         /// The writer thread: drains the line queue, sweeps what the threads that ended left
-        /// (<see cref="SweepDue"/>), writes the periodic report, sleeps 10 ms when idle; one second after the
-        /// start it warns of mistyped variable names (<see cref="CheckNames"/>), registers the SIGTERM handler
-        /// and creates the process's Meter (<see cref="LateStartS"/>).
+        /// (<see cref="SweepDue"/>), writes the periodic report, sleeps 10 ms when idle; 0.1 s after the start it
+        /// registers the SIGTERM handler (<see cref="SignalStartS"/>), one second after it warns of mistyped variable
+        /// names (<see cref="CheckNames"/>) and creates the process's Meter (<see cref="LateStartS"/>).
         /// </summary>
         static void WriterLoop()
         {
             ThreadRecord own = new ThreadRecord(0);
             own.Busy = true;
             ThreadRecord.Current = own;
+            long signalAt = Clock.Ticks() + (long)(SignalStartS * Clock.Frequency());
             long lateAt = Clock.Ticks() + (long)(LateStartS * Clock.Frequency());
-            bool lateDone = false;
+            bool signalDone = false, lateDone = false;
             while (true) {
                 try {
+                    if (!signalDone && Clock.Ticks() >= signalAt) {
+                        signalDone = true;
+                        termination = Signals.Register();
+                    }
                     if (!lateDone && Clock.Ticks() >= lateAt) {
                         lateDone = true;
                         CheckNames(false);
-                        termination = Signals.Register();
                         meter = Metrics.Start(metricsOwner, metricsOwner.Settings.MetricsSites);
                     }
                     bool any = writer.TryDrain();

@@ -124,7 +124,7 @@ internal static class Program
             throw new InvalidOperationException("thrown from Main");
         if (args.Length > 0 && args[0] == "serve")
         {
-            Thread.Sleep(1500); // the run-time registers its SIGTERM handler 1 s after its start
+            Thread.Sleep(400); // the run-time registers its SIGTERM handler 0.1 s after its start
             Console.WriteLine("serving");
             while (true)
             {
