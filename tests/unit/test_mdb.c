@@ -215,6 +215,11 @@ static void test_bad_header(void **state)
 	bad_field(methods + 12, 0x06000001, "not after");
 	bad_field(methods + 4, 0xFFFFFF00u, "method 0x06000001");
 	bad_field(sources + 4, (uint32_t)size - 2, "source 1");
+	/* Data read from the header, which mdb_write rewrites (fuzz mdb: a compile unit's source read
+	 * from TotalFileSize became another source once the file grew). */
+	bad_field(sources + 4, 0x21, "source 1: data at byte 33, inside the header (112 bytes)");
+	bad_field(methods + 4, 16, "method 0x06000001: data at byte 16, inside the header");
+	bad_field(OT(10), 40, "method table: data at byte 40, inside the header");
 	free(data);
 }
 
@@ -256,8 +261,9 @@ static void test_hostile(void **state)
 	free(data);
 }
 
-/* mdb_write: nothing changed gives the input with the new GUID; a changed method gets a new table at
- * the end, every other byte kept, and reads back with its new points. */
+/* mdb_write: nothing changed gives the input with the new GUID; a changed method gets a new line
+ * table after a copy of the method table at the end, every other byte but the header's kept, and
+ * reads back with its new points. */
 static void test_write(void **state)
 {
 	static const uint8_t guid[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
@@ -285,12 +291,14 @@ static void test_write(void **state)
 	assert_true(b.len > size);
 	assert_memory_equal(b.data + 16, guid, 16);
 	assert_int_equal(lt_le32(b.data + OT(0)), b.len);
-	assert_int_equal(lt_le32(b.data + f.methods[0].entry_offset + 8), size);
-	/* Before the new table only the GUID, the size and the first method's table offset differ. */
+	/* The method table copied after the input, its first entry naming the new line table. */
+	assert_int_equal(lt_le32(b.data + OT(10)), size);
+	assert_memory_equal(b.data + size + 12, data + f.methods[1].entry_offset, (f.nmethods - 1) * 12);
+	assert_int_equal(lt_le32(b.data + size + 8), size + f.nmethods * 12);
+	/* Of the input's bytes only the GUID, the size and the method table's offset differ. */
 	for (size_t i = 0; i < size; i++)
 		if (b.data[i] != data[i])
-			assert_true((i >= 16 && i < 32) || (i >= OT(0) && i < OT(1)) ||
-				    (i >= f.methods[0].entry_offset + 8 && i < f.methods[0].entry_offset + 12));
+			assert_true((i >= 16 && i < 32) || (i >= OT(0) && i < OT(1)) || (i >= OT(10) && i < OT(11)));
 	assert_int_equal(mdb_read(b.data, b.len, &back), 0);
 	assert_int_equal(back.methods[0].seq.n, 2);
 	assert_memory_equal(back.methods[0].seq.points, pts, sizeof pts);

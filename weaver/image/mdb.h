@@ -39,6 +39,7 @@
 #define MDB_HEADER 112           /* magic, versions, GUID, offset table */
 #define MDB_GUID_OFFSET 16
 #define MDB_TOTAL_SIZE_OFFSET 32 /* OffsetTable.TotalFileSize */
+#define MDB_METHOD_TABLE_OFFSET 72 /* OffsetTable.MethodTableOffset */
 #define MDB_METHOD_ENTRY 12      /* Token, DataOffset, LineNumberTableOffset */
 #define MDB_SOURCE_ENTRY 8       /* Index, DataOffset */
 #define MDB_UNIT_ENTRY 8         /* Index, DataOffset */
@@ -128,10 +129,12 @@ int mdb_lnt_decode(const struct mdb_file *f, uint32_t offset, uint32_t flags, st
  * LT_E_NOMEM. */
 int mdb_lnt_encode(const struct mdb_file *f, const struct pdb_seq *s, uint32_t flags, struct lt_buf *out);
 
-/* The .mdb of an edited assembly into out: f's file with `guid` as its GUID
- * and, for each method i with seqs[i] not NULL, a new line table
- * (mdb_lnt_encode) appended at the end and named by its method entry;
- * TotalFileSize set to the new size.  Every other byte is kept.  Returns 0,
+/* The .mdb of an edited assembly into out: f's file with `guid` as its GUID,
+ * then a copy of its method table (MethodTableOffset names it), then for
+ * each method i with seqs[i] not NULL a new line table (mdb_lnt_encode)
+ * named by its entry in the copy; TotalFileSize set to the new size.  Only
+ * the header's bytes change, and mdb_read reads nothing else from them, so
+ * the output reads as the input did.  No seqs: f's file with the GUID.  Returns 0,
  * or -1 with LT_E_PDB, LT_E_LIMIT (a file past 2 GiB) or LT_E_NOMEM. */
 int mdb_write(const struct mdb_file *f, const uint8_t guid[16], const struct pdb_seq *const *seqs,
 	      struct lt_buf *out);

@@ -48,11 +48,23 @@ void mdb_free(struct mdb_file *f)
 	memset(f, 0, sizeof *f);
 }
 
+/* Whether a table or a datum at `offset` starts past the header: the
+ * header's bytes (GUID, sizes) are rewritten by mdb_write, so nothing
+ * else may be read from them.  Returns 0, or -1 with LT_E_PDB. */
+static int past_header(uint32_t offset)
+{
+	if (offset < MDB_HEADER)
+		return lt_error_set(LT_E_PDB, "data at byte %u, inside the header (%u bytes)", offset, MDB_HEADER);
+	return 0;
+}
+
 /* The `count` entries of `entry` bytes at `offset` of the file: a cursor
  * over them.  Returns 0, or -1 with LT_E_PDB naming the table. */
 static int table(const struct lt_cur *file, uint32_t offset, uint32_t count, uint32_t entry, const char *what,
 		 struct lt_cur *out)
 {
+	if (count && past_header(offset) < 0)
+		return lt_error_prefix("%s: ", what);
 	if (lt_cur_sub(file, offset, (uint64_t)count * entry, out) < 0)
 		return lt_error_set(LT_E_PDB, "%s of %u entries at byte %u passes the end of the file (%zu bytes)", what,
 				    count, offset, file->len);
@@ -107,8 +119,8 @@ static int read_source(struct mdb_file *f, struct lt_cur *entries, uint32_t i)
 	uint32_t index, offset, len;
 	const uint8_t *name;
 
-	if (lt_cur_u32(entries, &index) < 0 || lt_cur_u32(entries, &offset) < 0 || lt_cur_seek(&c, offset) < 0 ||
-	    mdb_leb128(&c, &len) < 0)
+	if (lt_cur_u32(entries, &index) < 0 || lt_cur_u32(entries, &offset) < 0 || past_header(offset) < 0 ||
+	    lt_cur_seek(&c, offset) < 0 || mdb_leb128(&c, &len) < 0)
 		return lt_error_prefix("source %u: ", i + 1);
 	if (len == 0 || len > MDB_MAX_NAME)
 		return lt_error_set(LT_E_PDB, "source %u: file name of %u bytes (1 to %u)", i + 1, len, MDB_MAX_NAME);
@@ -129,8 +141,8 @@ static int read_unit(const struct mdb_file *f, struct lt_cur *entries, uint32_t 
 	struct lt_cur c = lt_cur_init(f->data, f->size, LT_E_PDB, "compile unit entry");
 	uint32_t index, offset, source;
 
-	if (lt_cur_u32(entries, &index) < 0 || lt_cur_u32(entries, &offset) < 0 || lt_cur_seek(&c, offset) < 0 ||
-	    mdb_leb128(&c, &source) < 0)
+	if (lt_cur_u32(entries, &index) < 0 || lt_cur_u32(entries, &offset) < 0 || past_header(offset) < 0 ||
+	    lt_cur_seek(&c, offset) < 0 || mdb_leb128(&c, &source) < 0)
 		return lt_error_prefix("compile unit %u: ", i + 1);
 	if (source == 0 || source > f->nsources)
 		return lt_error_set(LT_E_PDB, "compile unit %u: source %u not in the source table (%u)", i + 1, source,
@@ -153,7 +165,7 @@ static int read_method(struct mdb_file *f, struct lt_cur *entries, uint32_t i, u
 	if (i > 0 && m->token <= f->methods[i - 1].token)
 		return lt_error_set(LT_E_PDB, "method %u: token 0x%08x not after 0x%08x (the table is sorted by token)",
 				    i + 1, m->token, f->methods[i - 1].token);
-	if (lt_cur_seek(&c, data) < 0)
+	if (past_header(data) < 0 || (lnt && past_header(lnt) < 0) || lt_cur_seek(&c, data) < 0)
 		return lt_error_prefix("method 0x%08x: ", m->token);
 	for (int k = 0; k < MDB_METHOD_DATA_FIELDS; k++)
 		if (mdb_leb128(&c, &v[k]) < 0)

@@ -11,14 +11,26 @@
 int mdb_write(const struct mdb_file *f, const uint8_t guid[16], const struct pdb_seq *const *seqs,
 	      struct lt_buf *out)
 {
-	size_t at;
+	size_t at, table;
+	uint32_t changed = 0;
 
-	/* Every table and data offset of the input stays valid: the new line
-	 * tables go after its last byte. */
+	/* Every table and data offset of the input stays valid: after its last
+	 * byte go a copy of the method table, then the new line tables it
+	 * points at (nothing when no line table changes).  No input byte but the header's changes, and nothing is
+	 * read from the header (mdb_read), so what read before reads again even
+	 * where the input's data overlap (a method entry that is also another
+	 * entry's data). */
 	if (lt_buf_put(out, f->data, f->size) < 0)
 		return -1;
 	memcpy(out->data + MDB_GUID_OFFSET, guid, 16);
-	for (uint32_t i = 0; i < f->nmethods; i++) {
+	for (uint32_t i = 0; i < f->nmethods; i++)
+		changed += seqs[i] != NULL;
+	if (changed && lt_buf_zero(out, (size_t)f->nmethods * MDB_METHOD_ENTRY) < 0)
+		return -1;
+	table = f->size;
+	for (uint32_t i = 0; changed && i < f->nmethods; i++) {
+		memcpy(out->data + table + (size_t)i * MDB_METHOD_ENTRY, f->data + f->methods[i].entry_offset,
+		       MDB_METHOD_ENTRY);
 		if (!seqs[i])
 			continue;
 		at = out->len;
@@ -27,8 +39,10 @@ int mdb_write(const struct mdb_file *f, const uint8_t guid[16], const struct pdb
 		if (mdb_lnt_encode(f, seqs[i], f->methods[i].flags, out) < 0)
 			return lt_error_prefix("method 0x%08x: ", f->methods[i].token);
 		/* LineNumberTableOffset, the third field of the method entry. */
-		lt_put32(out->data + f->methods[i].entry_offset + 8, (uint32_t)at);
+		lt_put32(out->data + table + (size_t)i * MDB_METHOD_ENTRY + 8, (uint32_t)at);
 	}
+	if (changed)
+		lt_put32(out->data + MDB_METHOD_TABLE_OFFSET, (uint32_t)table);
 	if (out->len > INT32_MAX)
 		return lt_error_set(LT_E_LIMIT, "Mono symbol file past 2 GiB");
 	lt_put32(out->data + MDB_TOTAL_SIZE_OFFSET, (uint32_t)out->len);
