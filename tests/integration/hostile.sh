@@ -8,6 +8,8 @@
 #   - SIGKILL while writing (in the write, before the rename, after it; and at random times):
 #     the file is the old one or the new one, and a later run leaves no temporary or lock file;
 #   - parallel weaves of one file (spelled differently): woven once, the others see it woven;
+#   - a SizeOfHeaders past the file (refused, input untouched) and one whose table fills the headers
+#     (woven, headers grown);
 #   - assemblies with thousands of lock calls: woven within seconds;
 #   - the whole corpus: weaving is deterministic and weaving twice equals weaving once.
 # HOSTILE_N (default 700) scales the number of broken inputs: 3/2 N truncations, 2 N flips, N splices.
@@ -128,6 +130,36 @@ verify_sample() {
 	return "$bad"
 }
 check "woven mutants: ltcheck verify accepts every output whose input it accepts" verify_sample
+
+# ---- a header the writer cannot trust ----
+
+# SizeOfHeaders 0xfffffe06 (fuzz weave): once a heap overflow in the writer that replaced the input
+# with a broken file and aborted, leaving the lock file. Now refused when read, by both builds: exit
+# 1, LT002 naming the field, the input byte-identical, no temporary or lock file beside it.
+untrusted_header() { # LOCKTIME
+	local dir=$LT_TMP/header out rc
+	rm -rf "$dir" && mkdir -p "$dir" && cp "$LT_ROOT/fuzz/regress/weave/size-of-headers-past-file" "$dir/h.dll"
+	out=$(timeout 60 "$1" weave "$dir/h.dll" 2>&1)
+	rc=$?
+	[ "$rc" -eq 1 ] || { echo "exit $rc: $out"; return 1; }
+	grep -q "h.dll: error LT002: optional header: SizeOfHeaders 0xfffffe06 passes the end of the file" <<<"$out" ||
+		{ echo "unexpected message: $out"; return 1; }
+	cmp -s "$dir/h.dll" "$LT_ROOT/fuzz/regress/weave/size-of-headers-past-file" || { echo "the input changed"; return 1; }
+	[ "$(ls "$dir")" = "h.dll" ] || { echo "stray files:"; ls "$dir"; return 1; }
+}
+check "SizeOfHeaders past the file: refused, input untouched, no stray file (release build)" untrusted_header "$FAST"
+check "SizeOfHeaders past the file: refused, input untouched, no stray file (ASan+UBSan build)" untrusted_header "$SAN"
+
+# The same file with a true SizeOfHeaders whose section table fills the headers: woven with the
+# headers grown, it lists its sites as woven and weaves again as "already woven".
+headers_full() {
+	local dir=$LT_TMP/header
+	rm -rf "$dir" && mkdir -p "$dir" && cp "$LT_ROOT/fuzz/regress/weave/headers-full" "$dir/f.dll"
+	timeout 60 "$SAN" weave -q "$dir/f.dll" || return 1
+	[ "$(timeout 60 "$SAN" list "$dir/f.dll" | grep -c '(woven)$')" -eq 3 ] || { echo "not 3 woven sites"; return 1; }
+	timeout 60 "$SAN" weave "$dir/f.dll" 2>&1 | grep -q "already woven" || { echo "not already woven"; return 1; }
+}
+check "a section table that fills the headers: woven (headers grown), reads back, already woven after" headers_full
 
 # ---- many lock calls: woven in bounded time ----
 

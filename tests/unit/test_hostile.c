@@ -15,7 +15,9 @@
 
 #include "image.h"
 #include "lt_error.h"
+#include "lt_buf.h"
 #include "lt_file.h"
+#include "md_image.h"
 #include "pdb_find.h"
 #include "sig.h"
 
@@ -194,6 +196,79 @@ static void test_embedded_pdb_size_lie(void **state)
 	img_free(img);
 }
 
+/* SizeOfHeaders 0xfffffe06 (fuzz weave): the writer rounded it up to 4 GiB,
+ * which wrapped to 0, took the output's headers for 0x200 bytes and wrote
+ * the added section header past them (a heap overflow), then replaced the
+ * input with a broken file.  Refused when read (II.25.2.3.2). */
+static void test_size_of_headers_past_file(void **state)
+{
+	struct img *img;
+
+	(void)state;
+	assert_int_equal(load_regress("weave", "size-of-headers-past-file", &img), -1);
+	assert_int_equal(lt_error_last()->code, LT_E_NOT_PE);
+	assert_non_null(strstr(lt_error_last()->msg, "SizeOfHeaders 0xfffffe06 passes the end of the file (0xe00)"));
+}
+
+/* The writer trusts no header field either: a SizeOfHeaders that would wrap
+ * when rounded up is no room for the section header, not a wrapped size. */
+static void test_size_of_headers_wraps_in_writer(void **state)
+{
+	struct lt_buf out = LT_BUF_INIT;
+	struct img *img;
+
+	(void)state;
+	assert_int_equal(load_regress("weave", "headers-full", &img), 0);
+	img->pe.size_of_headers = 0xfffffe06;
+	assert_int_equal(img_write(img, &out), -1);
+	assert_int_equal(lt_error_last()->code, LT_E_LAYOUT);
+	assert_non_null(strstr(lt_error_last()->msg, "no room for another section header"));
+	assert_null(out.data);
+	img_free(img);
+}
+
+/* The same assembly with a true SizeOfHeaders (0x200) whose section table
+ * fills its headers: the writer grows them by the file alignment, moving
+ * every section's data, and the output reads back. */
+static void test_headers_full_grow(void **state)
+{
+	struct lt_buf out = LT_BUF_INIT;
+	struct img *img, *again = NULL;
+
+	(void)state;
+	assert_int_equal(load_regress("weave", "headers-full", &img), 0);
+	assert_int_equal(img->pe.size_of_headers, 0x200);
+	assert_int_equal(img_write(img, &out), 0);
+	assert_int_equal(img_load(&again, out.data, out.len), 0);
+	assert_int_equal(again->pe.nsections, img->pe.nsections + 1);
+	assert_int_equal(again->pe.size_of_headers, 0x400);
+	for (uint16_t i = 0; i < again->pe.nsections; i++)
+		assert_true(!again->pe.sections[i].raw_size || again->pe.sections[i].raw_ptr >= 0x400);
+	img_free(again);
+	img_free(img);
+}
+
+/* A writer defect is caught before anything is written: a TypeDef whose
+ * Extends the edit pointed past the TypeRef table (no reader accepts it)
+ * makes img_write fail with LT_E_INTERNAL, naming what did not read back. */
+static void test_bad_layout_does_not_read_back(void **state)
+{
+	struct lt_buf out = LT_BUF_INIT;
+	struct img *img;
+
+	(void)state;
+	assert_int_equal(load_regress("weave", "headers-full", &img), 0);
+	assert_true(md_rows(&img->md, MD_TYPEDEF) >= 2);
+	/* TypeDefOrRef (II.24.2.6): tag 1 is TypeRef. */
+	md_set(&img->md, MD_TYPEDEF, 2, MD_TYPEDEF_EXTENDS, (md_rows(&img->md, MD_TYPEREF) + 5) << 2 | 1);
+	assert_int_equal(img_write(img, &out), -1);
+	assert_int_equal(lt_error_last()->code, LT_E_INTERNAL);
+	assert_non_null(strstr(lt_error_last()->msg, "internal error: the woven image does not read back ("));
+	assert_non_null(strstr(lt_error_last()->msg, "TypeDef row 2: Extends points at TypeRef row"));
+	lt_buf_free(&out);
+	img_free(img);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -205,6 +280,10 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_section_raw_data_in_headers),
 		cmocka_unit_test(test_certificate_inside_section),
 		cmocka_unit_test(test_embedded_pdb_size_lie),
+		cmocka_unit_test(test_size_of_headers_past_file),
+		cmocka_unit_test(test_size_of_headers_wraps_in_writer),
+		cmocka_unit_test(test_headers_full_grow),
+		cmocka_unit_test(test_bad_layout_does_not_read_back),
 	};
 	if (argc > 1)
 		cmocka_set_test_filter(argv[1]); /* tests/run.sh: one test by name */

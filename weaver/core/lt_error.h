@@ -50,6 +50,7 @@ enum lt_code {
 	/* 24: retired (LT024 was a warning of the embedded ILLink.LinkAttributes.xml, no longer written) */
 	LT_E_TRIM_ATTRIBUTE = 25, /* warning: the assembly's own class of an attribute for the trimmer does not
 				   * fit the run-time's uses of it: they are left out */
+	LT_E_INTERNAL = 26,   /* a defect of the weaver caught before it wrote: the woven image does not read back */
 };
 
 /* The last recorded error.  code is an lt_code; msg is NUL-terminated. */

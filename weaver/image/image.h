@@ -147,7 +147,9 @@ struct img_out {
  * than import, IAT, debug, base relocations or CLI header, or a relocation
  * other than HIGHLOW/DIR64, in the CLI header's section; something pointing
  * into the input metadata root; relocated fields that no longer share a
- * page) or LT_E_NOMEM. */
+ * page) or LT_E_NOMEM.  The finished output is read back as an input is
+ * (PE headers, metadata, every method body): one that does not read is
+ * LT_E_INTERNAL, a defect of the writer, so that no caller writes it. */
 int img_layout(struct img *img, struct img_out *out);
 
 /* img_layout, joined into one buffer `out` (its old contents replaced), for
@@ -168,6 +170,10 @@ int img_out_add(struct img_out *out, const uint8_t *data, uint64_t len);
 /* Build out->parts from out->base and out->patches and set out->len.
  * Returns 0, or -1 with LT_E_NOMEM. */
 int img_out_finish(struct img_out *out);
+
+/* Copy the finished output's bytes [off, off+len) to dst.  Returns 0, or
+ * -1 with LT_E_INTERNAL when the range passes the output's end. */
+int img_out_copy(const struct img_out *out, uint64_t off, size_t len, uint8_t *dst);
 
 /* Append the finished output's bytes to buf.  Returns 0, or -1 with LT_E_NOMEM. */
 int img_out_join(const struct img_out *out, struct lt_buf *buf);

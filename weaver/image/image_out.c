@@ -32,25 +32,24 @@ int img_out_add(struct img_out *out, const uint8_t *data, uint64_t len)
 	return 0;
 }
 
-/* Copy the base layout's bytes [off, off+len) to dst (the caller checked the
- * range is inside the base). */
-static void base_copy(const struct img_out *out, uint64_t off, size_t len, uint8_t *dst)
+/* Copy bytes [off, off+len) of the runs v[0..n) laid end to end (NULL data:
+ * zeros) to dst (the caller checked the range is inside them). */
+static void runs_copy(const struct lt_iov *v, size_t n, uint64_t off, size_t len, uint8_t *dst)
 {
 	uint64_t start = 0;
 
-	for (size_t i = 0; i < out->nbase && len; i++) {
-		const struct lt_iov *b = &out->base[i];
-		uint64_t end = start + b->len;
+	for (size_t i = 0; i < n && len; i++) {
+		uint64_t end = start + v[i].len;
 
 		if (off < end) {
-			size_t n = (size_t)(end - off) < len ? (size_t)(end - off) : len;
-			if (b->data)
-				memcpy(dst, b->data + (off - start), n);
+			size_t k = (size_t)(end - off) < len ? (size_t)(end - off) : len;
+			if (v[i].data)
+				memcpy(dst, v[i].data + (off - start), k);
 			else
-				memset(dst, 0, n);
-			dst += n;
-			off += n;
-			len -= n;
+				memset(dst, 0, k);
+			dst += k;
+			off += k;
+			len -= k;
 		}
 		start = end;
 	}
@@ -89,7 +88,7 @@ uint8_t *img_out_patch(struct img_out *out, uint32_t off, uint32_t len)
 		return NULL;
 	}
 	/* Earlier patches hold earlier writes: they win over the base bytes. */
-	base_copy(out, lo, merged.len, merged.data);
+	runs_copy(out->base, out->nbase, lo, merged.len, merged.data);
 	for (i = first; i < first + nmet; i++) {
 		memcpy(merged.data + (out->patches[i].off - lo), out->patches[i].data, out->patches[i].len);
 		free(out->patches[i].data);
@@ -141,6 +140,15 @@ int img_out_finish(struct img_out *out)
 		start = end;
 	}
 	out->len = (size_t)pos;
+	return 0;
+}
+
+int img_out_copy(const struct img_out *out, uint64_t off, size_t len, uint8_t *dst)
+{
+	if (off > out->len || len > out->len - off)
+		return lt_error_set(LT_E_INTERNAL, "internal error: output range 0x%llx+0x%zx passes the image (0x%zx)",
+				    (unsigned long long)off, len, out->len);
+	runs_copy(out->parts, out->nparts, off, len, dst);
 	return 0;
 }
 

@@ -445,7 +445,7 @@ static int plan_file(struct layout *l)
 {
 	const struct pe_file *pe = &l->img->pe;
 	const struct pe_dir *cert = pe->ndirs > PE_DIR_CERTIFICATE ? &pe->dirs[PE_DIR_CERTIFICATE] : NULL;
-	uint64_t table_end, pos, raw_end = 0, min_va = UINT32_MAX, va_end = 0;
+	uint64_t table_end, headers, pos, raw_end = 0, min_va = UINT32_MAX, va_end = 0;
 
 	l->first_raw = UINT32_MAX;
 	for (uint16_t i = 0; i < pe->nsections; i++) {
@@ -460,11 +460,11 @@ static int plan_file(struct layout *l)
 			va_end = align_up((uint64_t)s->virtual_address + section_span(s), pe->section_alignment);
 	}
 	table_end = (uint64_t)pe->sections_offset + (uint64_t)(pe->nsections + 1) * SECTION_HEADER_SIZE;
-	l->headers = (uint32_t)align_up(table_end > pe->size_of_headers ? table_end : pe->size_of_headers,
-					pe->file_alignment);
-	if (l->headers > min_va)
+	headers = align_up(table_end > pe->size_of_headers ? table_end : pe->size_of_headers, pe->file_alignment);
+	if (headers > min_va)
 		return lt_error_set(LT_E_LAYOUT, "no room for another section header below RVA 0x%llx",
 				    (unsigned long long)min_va);
+	l->headers = (uint32_t)headers;
 	l->hdr_len = l->headers > l->first_raw ? l->headers : (uint32_t)align_up(l->first_raw, pe->file_alignment);
 	pos = l->hdr_len;
 	for (uint16_t i = 0; i < pe->nsections; i++) {
@@ -485,58 +485,97 @@ static int plan_file(struct layout *l)
 	return 0;
 }
 
+/* The output's header area, patched by checked puts only: a field the
+ * layout placed past it is an internal error, never a write outside. */
+struct hdr_area {
+	uint8_t *p;
+	uint32_t len;
+};
+
+/* Copy n bytes of src (NULL: zeros) to offset `at` of the header area.
+ * Returns 0, or -1 with LT_E_INTERNAL when [at, at+n) is not inside it. */
+static int hdr_put(struct hdr_area *h, uint64_t at, const void *src, uint32_t n)
+{
+	if (at > h->len || n > h->len - at)
+		return lt_error_set(LT_E_INTERNAL, "internal error: a header field at 0x%llx (%u bytes) passes the "
+				    "headers (0x%x bytes)", (unsigned long long)at, n, h->len);
+	if (src)
+		memcpy(h->p + at, src, n);
+	else
+		memset(h->p + at, 0, n);
+	return 0;
+}
+
+/* A little-endian integer of `width` bytes (2 or 4) at `at`: hdr_put's checks. */
+static int hdr_put_le(struct hdr_area *h, uint64_t at, uint32_t v, unsigned width)
+{
+	uint8_t b[4];
+
+	lt_put32(b, v);
+	return hdr_put(h, at, b, width);
+}
+
+static int hdr_put32(struct hdr_area *h, uint64_t at, uint32_t v) { return hdr_put_le(h, at, v, 4); }
+
+/* One section header (PE/COFF "Section Table"): Name, VirtualSize,
+ * VirtualAddress, SizeOfRawData, PointerToRawData, zeroed relocation and
+ * line-number fields, Characteristics. */
+static int hdr_section(struct hdr_area *h, uint64_t at, const void *name, uint32_t vsize, uint32_t va,
+		       uint32_t raw_size, uint32_t raw_ptr, uint32_t flags)
+{
+	return hdr_put(h, at, NULL, SECTION_HEADER_SIZE) < 0 || hdr_put(h, at, name, 8) < 0 ||
+	       hdr_put32(h, at + 8, vsize) < 0 || hdr_put32(h, at + 12, va) < 0 || hdr_put32(h, at + 16, raw_size) < 0 ||
+	       hdr_put32(h, at + 20, raw_ptr) < 0 || hdr_put32(h, at + 36, flags) < 0 ? -1 : 0;
+}
+
 /* The section table, the optional header's sizes and the certificate
  * directory, in the output's header area. */
 static int patch_headers(const struct layout *l, struct img_out *out)
 {
+	static const char hole_name[8] = HOLE_NAME;
 	const struct pe_file *pe = &l->img->pe;
 	const struct pe_section *s = cli_section(l);
 	uint32_t opt = pe->opt_offset, dirs = opt + (pe->pe32plus ? 112 : 96);
 	uint32_t raw_len = (uint32_t)align_up(l->text_len, pe->file_alignment), old, sym = 0;
-	uint8_t *h, *sh;
+	uint64_t table = pe->sections_offset;
+	struct hdr_area h = { NULL, l->hdr_len };
 
 	if (pe->symbol_table && output_at(l, pe->symbol_table, 1, &sym) < 0)
 		lt_error_clear(); /* COFF symbols of an image are deprecated: dropped when not in a section */
-	if (!(h = img_out_patch(out, 0, l->hdr_len)))
+	if (!(h.p = img_out_patch(out, 0, l->hdr_len)))
 		return -1;
-	lt_put16(h + pe->coff_offset + 2, (uint16_t)(pe->nsections + 1));
-	if (pe->symbol_table)
-		lt_put32(h + pe->coff_offset + 8, sym);
+	if (hdr_put_le(&h, pe->coff_offset + 2, pe->nsections + 1u, 2) < 0 || /* NumberOfSections */
+	    (pe->symbol_table && hdr_put32(&h, pe->coff_offset + 8, sym) < 0))
+		return -1;
 	for (uint16_t i = 0; i < pe->nsections; i++) {
-		uint8_t *e = h + pe->sections_offset + i * SECTION_HEADER_SIZE;
+		uint64_t e = table + (uint64_t)i * SECTION_HEADER_SIZE;
 		if (i != l->sec) {
-			if (pe->sections[i].raw_size)
-				lt_put32(e + 20, l->raw[i]);
+			if (pe->sections[i].raw_size && hdr_put32(&h, e + 20, l->raw[i]) < 0)
+				return -1;
 			continue;
 		}
 		/* The old range stays reserved: VirtualAddress and VirtualSize kept. */
-		memset(e, 0, 8);
-		memcpy(e, HOLE_NAME, sizeof HOLE_NAME - 1);
-		lt_put32(e + 8, section_span(s));
-		memset(e + 16, 0, 20);
-		lt_put32(e + 36, HOLE_FLAGS);
+		if (hdr_section(&h, e, hole_name, section_span(s), s->virtual_address, 0, 0, HOLE_FLAGS) < 0)
+			return -1;
 	}
-	sh = h + pe->sections_offset + pe->nsections * SECTION_HEADER_SIZE;
-	memset(sh, 0, SECTION_HEADER_SIZE);
-	memcpy(sh, l->img->file + pe->sections_offset + l->sec * SECTION_HEADER_SIZE, 8); /* its name */
-	lt_put32(sh + 8, l->text_len);
-	lt_put32(sh + 12, l->text.va);
-	lt_put32(sh + 16, raw_len);
-	lt_put32(sh + 20, l->text_raw);
-	lt_put32(sh + 36, s->characteristics);
-
-	lt_put32(h + opt + PE_OPT_SIZE_OF_IMAGE, (uint32_t)align_up((uint64_t)l->text.va + l->text_len, pe->section_alignment));
-	lt_put32(h + opt + PE_OPT_SIZE_OF_HEADERS, l->headers);
+	if (hdr_section(&h, table + (uint64_t)pe->nsections * SECTION_HEADER_SIZE, s->name, l->text_len, l->text.va,
+			raw_len, l->text_raw, s->characteristics) < 0 ||
+	    hdr_put32(&h, opt + PE_OPT_SIZE_OF_IMAGE,
+		      (uint32_t)align_up((uint64_t)l->text.va + l->text_len, pe->section_alignment)) < 0 ||
+	    hdr_put32(&h, opt + PE_OPT_SIZE_OF_HEADERS, l->headers) < 0)
+		return -1;
 	/* SizeOfCode / SizeOfInitializedData count file bytes of such sections. */
 	if (s->characteristics & (SCN_CNT_CODE | SCN_CNT_INITIALIZED_DATA)) {
 		uint32_t f = s->characteristics & SCN_CNT_CODE ? PE_OPT_SIZE_OF_CODE : PE_OPT_SIZE_OF_INIT_DATA;
-		old = lt_le32(h + opt + f);
-		lt_put32(h + opt + f, (old > s->raw_size ? old - s->raw_size : 0) + raw_len);
+		old = lt_le32(pe->data + opt + f);
+		if (hdr_put32(&h, opt + f, (old > s->raw_size ? old - s->raw_size : 0) + raw_len) < 0)
+			return -1;
 	}
-	if (s->characteristics & SCN_CNT_CODE && lt_le32(h + opt + 20) == s->virtual_address)
-		lt_put32(h + opt + 20, l->text.va); /* BaseOfCode */
-	if (pe->ndirs > PE_DIR_CERTIFICATE)
-		memset(h + dirs + 8 * PE_DIR_CERTIFICATE, 0, 8);
+	if (s->characteristics & SCN_CNT_CODE && lt_le32(pe->data + opt + 20) == s->virtual_address &&
+	    hdr_put32(&h, opt + 20, l->text.va) < 0) /* BaseOfCode */
+		return -1;
+	if (pe->ndirs > PE_DIR_CERTIFICATE && hdr_put(&h, dirs + 8 * PE_DIR_CERTIFICATE, NULL, 8) < 0)
+		return -1;
 	return 0;
 }
 
@@ -619,6 +658,81 @@ static int add_runs(const struct layout *l, struct img_out *out, const struct md
 	return img_out_add(out, img->file + l->tail_start, l->tail_end > l->tail_start ? l->tail_end - l->tail_start : 0);
 }
 
+/* Copy the output bytes of the input range [at, at+len) (a structure the
+ * layout moved) into view, the output's size. */
+static int view_input(const struct layout *l, const struct img_out *out, uint32_t at, uint32_t len, uint8_t *view)
+{
+	uint32_t o;
+
+	return output_at(l, at, len, &o) < 0 ? -1 : img_out_copy(out, o, len, view + o);
+}
+
+/* The finished output read back as an input is read (img_load, `locktime
+ * list`): PE headers and section table, CLI header, debug directory,
+ * metadata root, streams, tables and every cell (II.24.2.6), and every
+ * MethodDef's RVA in a section.  Only those ranges are copied into a view
+ * of the output's size (calloc: pages never written take no memory), so
+ * the check costs about the tables' size, not a second image.  Returns
+ * 0, or -1 with LT_E_NOMEM, or LT_E_INTERNAL naming what did not read: a
+ * defect of the writer, caught before any file is replaced. */
+static int read_back(const struct layout *l, const struct img_out *out, const struct md_ref *refs, unsigned nrefs)
+{
+	const struct pe_file *in = &l->img->pe;
+	struct pe_file pe = { 0 };
+	struct md_image md = { 0 };
+	uint8_t *view = lt_calloc(out->len ? out->len : 1, 1);
+	uint64_t pos, in_refs = 0;
+	uint32_t off, md_at;
+	int rc = -1;
+
+	if (!view)
+		return lt_nomem("a view of the %zu-byte output", out->len);
+	if (img_out_copy(out, 0, l->hdr_len, view) < 0 || view_input(l, out, in->cli.offset, 72, view) < 0 ||
+	    (in->ndebug && view_input(l, out, in->debug[0].entry_offset, in->ndebug * 28, view) < 0))
+		goto done;
+	/* The metadata but the input's heap bytes (refs) it holds, of which the
+	 * reader reads only the first byte (II.24.2.3-4): their sizes and cells'
+	 * indexes into them are checked all the same. */
+	pos = (uint64_t)l->text_raw + l->md_off;
+	for (unsigned r = 0; r <= nrefs; r++) {
+		uint64_t at = r < nrefs ? (uint64_t)l->text_raw + l->new_base + refs[r].at + in_refs
+					: (uint64_t)l->text_raw + l->md_off + l->md_len;
+		if (img_out_copy(out, pos, (size_t)(at - pos), view + pos) < 0 ||
+		    (r < nrefs && refs[r].len && img_out_copy(out, at, 1, view + at) < 0))
+			goto done;
+		if (r < nrefs) {
+			in_refs += refs[r].len;
+			pos = at + refs[r].len;
+		}
+	}
+	if (pe_parse(&pe, view, out->len) < 0 ||
+	    pe_rva_to_offset(&pe, pe.cli.metadata.rva, pe.cli.metadata.size, &md_at, LT_E_METADATA, "metadata") < 0)
+		goto done;
+	/* One table's cells at a time: the memory of the largest table, not of all. */
+	for (unsigned t = 0; t < MD_TABLE_MAX; t++) {
+		if (md_read_tables(&md, view + md_at, pe.cli.metadata.size, 1ull << t) < 0)
+			goto done;
+		for (uint32_t row = 1; t == MD_METHODDEF && row <= md_rows(&md, MD_METHODDEF); row++) {
+			uint32_t rva = md_get(&md, MD_METHODDEF, row, MD_METHODDEF_RVA);
+			if (rva && pe_rva_to_offset(&pe, rva, 1, &off, LT_E_BODY, "MethodDef body") < 0) {
+				lt_error_prefix("MethodDef row %u: ", row);
+				goto done;
+			}
+		}
+		md_free(&md);
+	}
+	rc = 0;
+done:
+	if (rc < 0 && lt_error_last()->code != LT_E_NOMEM) {
+		struct lt_error why = *lt_error_last();
+		lt_error_set(LT_E_INTERNAL, "internal error: the woven image does not read back (%s)", why.msg);
+	}
+	md_free(&md);
+	pe_free(&pe);
+	free(view);
+	return rc;
+}
+
 int img_layout(struct img *img, struct img_out *out)
 {
 	const struct pe_file *pe = &img->pe;
@@ -673,7 +787,7 @@ int img_layout(struct img *img, struct img_out *out)
 	    put_at(out, &l, pe->cli.offset + 12, 4, l.md_len) < 0)
 		goto done;
 	if (!pe->checksum) {
-		rc = img_out_finish(out);
+		rc = img_out_finish(out) < 0 ? -1 : read_back(&l, out, refs, nrefs);
 		goto done;
 	}
 	/* The CheckSum field is summed as 0 whatever it holds: its patch is
@@ -684,7 +798,7 @@ int img_layout(struct img *img, struct img_out *out)
 	for (size_t i = 0; i < out->nparts; i++)
 		pe_checksum_add(&csum, out->parts[i].data, out->parts[i].len);
 	lt_put32(field, pe_checksum_end(&csum));
-	rc = 0;
+	rc = read_back(&l, out, refs, nrefs);
 done:
 	free(l.raw);
 	text_free(&l.text);

@@ -120,6 +120,47 @@ static int parse_sections(struct pe_file *pe, struct lt_cur *file)
 	return 0;
 }
 
+/* The optional header's sizes against the file and the section table
+ * (II.25.2.3.2, PE/COFF "Optional Header Windows-Specific Fields"): the
+ * headers (SizeOfHeaders) hold the section table and end before every
+ * section's data and address; the image (SizeOfImage) holds every section's
+ * address range; no two sections share file bytes.  The writer lays the
+ * output out by these fields: none is trusted unchecked. */
+static int check_sizes(const struct pe_file *pe)
+{
+	uint64_t table_end = pe->sections_offset + (uint64_t)pe->nsections * 40;
+
+	if (pe->size_of_headers > pe->size)
+		return lt_error_set(LT_E_NOT_PE, "optional header: SizeOfHeaders 0x%x passes the end of the file (0x%zx)",
+				    pe->size_of_headers, pe->size);
+	if (pe->size_of_headers < table_end)
+		return lt_error_set(LT_E_NOT_PE, "optional header: SizeOfHeaders 0x%x does not hold the section table "
+				    "(it ends at 0x%llx)", pe->size_of_headers, (unsigned long long)table_end);
+	for (uint16_t i = 0; i < pe->nsections; i++) {
+		const struct pe_section *s = &pe->sections[i];
+		uint64_t end = (uint64_t)s->virtual_address + (s->virtual_size > s->raw_size ? s->virtual_size : s->raw_size);
+
+		if (s->raw_size && s->raw_ptr < pe->size_of_headers)
+			return lt_error_set(LT_E_NOT_PE, "optional header: SizeOfHeaders 0x%x passes section %s's data at 0x%x",
+					    pe->size_of_headers, s->name, s->raw_ptr);
+		if (s->virtual_address < pe->size_of_headers)
+			return lt_error_set(LT_E_NOT_PE, "optional header: SizeOfHeaders 0x%x passes section %s's RVA 0x%x",
+					    pe->size_of_headers, s->name, s->virtual_address);
+		if (end > pe->size_of_image)
+			return lt_error_set(LT_E_NOT_PE, "optional header: SizeOfImage 0x%x ends inside section %s "
+					    "(RVA 0x%x to 0x%llx)", pe->size_of_image, s->name, s->virtual_address,
+					    (unsigned long long)end);
+		for (uint16_t j = 0; j < i; j++) {
+			const struct pe_section *t = &pe->sections[j];
+			if (s->raw_size && t->raw_size && s->raw_ptr < (uint64_t)t->raw_ptr + t->raw_size &&
+			    t->raw_ptr < (uint64_t)s->raw_ptr + s->raw_size)
+				return lt_error_set(LT_E_NOT_PE, "section %s: raw data 0x%x+0x%x overlaps section %s's",
+						    s->name, s->raw_ptr, s->raw_size, t->name);
+		}
+	}
+	return 0;
+}
+
 int pe_rva_cursor(const struct pe_file *pe, uint32_t rva, struct lt_cur *out, int code, const char *what)
 {
 	uint32_t i;
@@ -226,7 +267,7 @@ int pe_parse(struct pe_file *out, const uint8_t *data, size_t size)
 	if (size > 0xFFFFFFFFu)
 		return lt_error_set(LT_E_LIMIT, "file larger than 4 GiB");
 	if (parse_coff(out, &c) < 0 || parse_optional(out, &c) < 0 || parse_sections(out, &c) < 0 ||
-	    parse_cli(out) < 0 || parse_debug(out) < 0) {
+	    check_sizes(out) < 0 || parse_cli(out) < 0 || parse_debug(out) < 0) {
 		pe_free(out);
 		return -1;
 	}
