@@ -92,13 +92,16 @@ build/san/lt-%: tests/tools/%.c $(SAN_LIB) $(HDRS) | build/san
 
 # Fuzzing (fuzz/, docs/TESTING.md): one libFuzzer binary per target in fuzz/fuzz_targets.h, built with
 # clang, ASan and UBSan.  `make fuzz` runs each for FUZZ_SECONDS (default 60) seconds, one at a time.
-FUZZ_TARGETS := image sig weave pdb mdb nupkg report monokey
+FUZZ_TARGETS := image sig weave roundtrip pdb mdb nupkg report monokey
 FUZZ_SECONDS ?= 60
 FUZZ_SRC := fuzz/fuzz_targets.c fuzz/fuzz_targets.h
+# The targets that read assemblies also mutate their header fields (fuzz/fuzz_pe_fields.c).
+FUZZ_PE_TARGETS := image weave roundtrip
 
-build/fuzz/fuzz_%: fuzz/fuzz_main.c $(FUZZ_SRC) $(LIB_SRC) $(GEN) $(HDRS) | build/fuzz
+build/fuzz/fuzz_%: fuzz/fuzz_main.c fuzz/fuzz_pe_fields.c fuzz/fuzz_pe_fields.h $(FUZZ_SRC) $(LIB_SRC) $(GEN) $(HDRS) | build/fuzz
 	clang $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-DFUZZ_ENTRY=fuzz_$* $(INC) -Ifuzz -o $@ fuzz/fuzz_main.c fuzz/fuzz_targets.c $(LIB_SRC) $(GEN) $(LIBS)
+		-DFUZZ_ENTRY=fuzz_$* $(if $(filter $*,$(FUZZ_PE_TARGETS)),-DFUZZ_PE_FIELDS) $(INC) -Ifuzz -o $@ \
+		fuzz/fuzz_main.c fuzz/fuzz_pe_fields.c fuzz/fuzz_targets.c $(LIB_SRC) $(GEN) $(LIBS)
 
 build/fuzz/fuzz-seeds: fuzz/fuzz_seeds.c $(LIB_SRC) $(GEN) $(HDRS) | build/fuzz
 	$(CC) $(WARN) $(CFLAGS) $(INC) -o $@ $< $(LIB_SRC) $(GEN) $(LIBS)

@@ -201,8 +201,11 @@ int fuzz_weave(const uint8_t *data, size_t size)
 	if (fuzz_expect(weave_job_run(&job, img, &opts, 1, NULL, NULL)) < 0)
 		goto done;
 	outcome = job.outcome;
-	if (fuzz_expect(img_write(img, &out)) < 0)
+	if (fuzz_expect(img_write(img, &out)) < 0) {
+		if (lt_error_last()->code == LT_E_INTERNAL)
+			fuzz_fail("img_write laid out an image that does not read back");
 		goto done;
+	}
 	if (img_load(&again, out.data, out.len) < 0)
 		fuzz_fail("img_write laid out an image that does not load");
 	out.data = NULL; /* again owns it */
@@ -212,6 +215,80 @@ int fuzz_weave(const uint8_t *data, size_t size)
 	rc = 0;
 done:
 	weave_job_free(&job);
+	img_free(again);
+	img_free(img);
+	lt_buf_free(&out);
+	return rc;
+}
+
+/* ---- fuzz_roundtrip ---- */
+
+/* Heap h of the input and of the output hold the same bytes. */
+static void same_heap(const struct md_heap *a, const struct md_heap *b, const char *name)
+{
+	if (a->orig_size != b->orig_size || (a->orig_size && memcmp(a->orig, b->orig, a->orig_size) != 0)) {
+		fprintf(stderr, "fuzz: %s heap: %u bytes in, %u out\n", name, a->orig_size, b->orig_size);
+		fuzz_fail("img_write changed a heap it was not asked to change");
+	}
+}
+
+/* What the writer was not asked to change is unchanged in `out`: every table
+ * cell but MethodDef's and FieldRVA's RVA (II.22.26, II.22.18), every heap,
+ * every method body that parses. */
+static void same_image(const struct img *in, const struct img *out)
+{
+	for (unsigned t = 0; t < MD_TABLE_MAX; t++) {
+		const struct md_table *a = &in->md.tables[t], *b = &out->md.tables[t];
+		if (a->rows != b->rows)
+			fuzz_fail("img_write changed a table's row count");
+		for (uint32_t row = 1; row <= a->rows; row++)
+			for (unsigned col = 0; col < a->ncols; col++) {
+				if ((t == MD_METHODDEF && col == MD_METHODDEF_RVA) || (t == MD_FIELDRVA && col == MD_FIELDRVA_RVA))
+					continue;
+				if (md_get(&in->md, t, row, col) != md_get(&out->md, t, row, col)) {
+					fprintf(stderr, "fuzz: table 0x%02x row %u column %u\n", t, row, col);
+					fuzz_fail("img_write changed a table cell it was not asked to change");
+				}
+			}
+	}
+	same_heap(&in->md.strings, &out->md.strings, "#Strings");
+	same_heap(&in->md.us, &out->md.us, "#US");
+	same_heap(&in->md.blob, &out->md.blob, "#Blob");
+	same_heap(&in->md.guid, &out->md.guid, "#GUID");
+	for (uint32_t row = 1; row <= md_rows(&in->md, MD_METHODDEF); row++) {
+		const uint8_t *a, *b;
+		size_t alen, blen;
+		if (img_method_body(in, row, &a, &alen) < 0) {
+			lt_error_clear();
+			continue;
+		}
+		if (img_method_body(out, row, &b, &blen) < 0 || alen != blen || (alen && memcmp(a, b, alen) != 0)) {
+			fprintf(stderr, "fuzz: MethodDef row %u\n", row);
+			fuzz_fail("img_write changed a method body it was not asked to change");
+		}
+	}
+}
+
+int fuzz_roundtrip(const uint8_t *data, size_t size)
+{
+	struct lt_buf out = LT_BUF_INIT;
+	struct img *img = NULL, *again = NULL;
+	int rc = -1;
+
+	lt_error_clear();
+	if (fuzz_load(data, size, &img) < 0)
+		return -1;
+	if (fuzz_expect(img_write(img, &out)) < 0) {
+		if (lt_error_last()->code == LT_E_INTERNAL)
+			fuzz_fail("img_write laid out an image that does not read back");
+		goto done;
+	}
+	if (img_load(&again, out.data, out.len) < 0)
+		fuzz_fail("img_write laid out an image that does not load");
+	out.data = NULL; /* again owns it */
+	same_image(img, again);
+	rc = 0;
+done:
 	img_free(again);
 	img_free(img);
 	lt_buf_free(&out);
@@ -445,6 +522,7 @@ const struct fuzz_target fuzz_targets[] = {
 	{ "image", fuzz_image },
 	{ "sig", fuzz_sig },
 	{ "weave", fuzz_weave },
+	{ "roundtrip", fuzz_roundtrip },
 	{ "pdb", fuzz_pdb },
 	{ "mdb", fuzz_mdb },
 	{ "nupkg", fuzz_nupkg },

@@ -36,6 +36,12 @@ int fuzz_sig(const uint8_t *data, size_t size);
  * "already woven". */
 int fuzz_weave(const uint8_t *data, size_t size);
 
+/* An assembly laid out again with nothing edited: img_load, img_write,
+ * img_load of the output.  Invariant: the output loads, and what the writer
+ * was not asked to change is unchanged - every table cell but the RVAs it
+ * moves, every heap, every method body that parses. */
+int fuzz_roundtrip(const uint8_t *data, size_t size);
+
 /* A portable PDB: md_read (metadata root, #Pdb stream, PDB tables), then the
  * sequence points of every MethodDebugInformation row walked by wlines_point
  * (and named by wlines_format)

@@ -2,7 +2,7 @@
 # Runs fuzz targets one after the other, each for FUZZ_SECONDS seconds (default 60), and prints one TAP
 # line per target: "ok - fuzz TARGET: N runs in S s, corpus C inputs" or "not ok - ..." with the
 # sanitizer's report and the saved input.  `make fuzz` calls it; tests/integration/fuzz.sh runs it briefly.
-#   bash fuzz/run.sh [TARGET...]        (default: image sig weave pdb mdb nupkg report monokey; the binaries are built with make)
+#   bash fuzz/run.sh [TARGET...]        (default: image sig weave roundtrip pdb mdb nupkg report monokey; the binaries are built with make)
 # Each input gets 10 s and may allocate 512 MiB at once (inputs are a few KiB: more means that a
 # size read from the file was trusted).  Under build/fuzz: seed/TARGET (made from build/corpus when
 # missing), corpus/TARGET (what the fuzzer found, kept between runs), crash/TARGET (inputs that
@@ -13,7 +13,7 @@ set -u
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-60}
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(image sig weave pdb mdb nupkg report monokey)
+[ ${#targets[@]} -gt 0 ] || targets=(image sig weave roundtrip pdb mdb nupkg report monokey)
 out=build/fuzz
 corpus=build/corpus
 
@@ -31,7 +31,7 @@ seed() { # TARGET
 	[ -d "$dir" ] && return 0
 	mkdir -p "$dir.tmp"
 	case $1 in
-	image | weave)
+	image | weave | roundtrip)
 		for f in "$corpus"/*/*/LockCorpus*.dll "$corpus"/*/*/LockCorpus48.exe "$corpus"/mono/*/*.exe \
 			"$corpus"/synconly/*.exe; do
 			cp "$f" "$dir.tmp/$(echo "$f" | tr / _)"

@@ -80,6 +80,7 @@ static void run_target(const char *name)
 static void test_image(void **state) { (void)state; run_target("image"); }
 static void test_sig(void **state) { (void)state; run_target("sig"); }
 static void test_weave(void **state) { (void)state; run_target("weave"); }
+static void test_roundtrip(void **state) { (void)state; run_target("roundtrip"); }
 static void test_pdb(void **state) { (void)state; run_target("pdb"); }
 static void test_mdb(void **state) { (void)state; run_target("mdb"); }
 static void test_nupkg(void **state) { (void)state; run_target("nupkg"); }
@@ -92,6 +93,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_image),
 		cmocka_unit_test(test_sig),
 		cmocka_unit_test(test_weave),
+		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_pdb),
 		cmocka_unit_test(test_mdb),
 		cmocka_unit_test(test_nupkg),
