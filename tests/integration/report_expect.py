@@ -47,6 +47,7 @@ def merged(files):
                 m["hold_na"] = m.get("hold_na", True) and s.get("hold_applies", True) is False
             for k in ("acquisitions", "contended", "failed"):
                 m[k] += s[k]
+            m["blamed"] = m.get("blamed", 0) + ns(s.get("blamed_wait_ms", 0))
             for w in ("wait", "hold"):
                 m[w]["total"] += ns(s[w + "_ms"]["total"])
                 m[w]["max"] = max(m[w]["max"], ns(s[w + "_ms"]["max"]))
@@ -81,9 +82,10 @@ def text(out_path, files):
         hold = ["n/a", "n/a"] if s.get("hold_na") else [ms3(s["hold"]["total"]), ms3(s["hold"]["max"])]
         want = [s["method"], s["location"], s["kind"], str(s["acquisitions"]), str(s["contended"]), str(s["failed"]),
                 ms3(s["wait"]["total"]), ms3(s["wait"]["max"])]
-        ok("text: row of %s %s in order, with its counts, totals and maxima" % (s["method"], s["location"]),
-           len(cells) == 12 and cells[:8] == want and cells[9:11] == hold,
-           "want %s ... %s\n got %s" % (want, hold, cells))
+        ok("text: row of %s %s in order, with its counts, totals, maxima and the wait it made others spend" %
+           (s["method"], s["location"]),
+           len(cells) == 13 and cells[:8] == want and cells[9:11] == hold and cells[12] == ms3(s["blamed"]),
+           "want %s ... %s ... %s\n got %s" % (want, hold, ms3(s["blamed"]), cells))
     na = [row.split()[:2] for s, row in zip(sites, rows) if s.get("hold_na") and row.split()[9:12] == ["n/a"] * 3]
     ok("text: the hold of a counting semaphore (hold_applies false) is n/a", len(na) == 1, "\n".join(lines))
     widths = {len(l) for l in lines[2:]}
@@ -153,13 +155,19 @@ def page(page_json, column, filt, files):
     ok("html: the page loads with no console error or exception", got["errors"] == [], "\n".join(got["errors"]))
     keys = [h["key"] for h in got["heads"]]
     ok("html: the table's columns", keys == ["method", "location", "kind", "acquisitions", "contended", "wait_total",
-                                               "wait_max", "wait_p50", "wait_p99", "hold_total", "hold_max",
-                                               "hold_p50", "hold_p99"], keys)
-    first = [(r[0], r[3], r[5], r[9]) for r in got["rows"]]
+                                               "wait_max", "wait_p99", "hold_total", "hold_max", "hold_p99",
+                                               "made_others_wait"], keys)
+    first = [(r[0], r[3], r[5], r[8]) for r in got["rows"]]
     want = [(s["method"], str(s["acquisitions"]), ms3(s["wait"]["total"]),
              "n/a" if s.get("hold_na") else ms3(s["hold"]["total"])) for s in sites]
     ok("html: one row per site (the files added up), by total wait then total hold", first == want,
        "want %s\ngot %s" % (want, first))
+    blamed = [r[11] for r in got["rows"]]
+    want = ["n/a" if all("blamed_wait_ms" not in x for x in s["sources"]) else ms3(s["blamed"]) for s in sites]
+    ok("html: the wait each site made others spend", blamed == want, "want %s\ngot %s" % (want, blamed))
+    for at, lay in zip(("the first site", "the last site"), got["layout"]):
+        ok("html: at 1280 px the table fits its box and no text of %s's charts overlaps another" % at,
+           lay["overflow"] <= 0 and lay["overlaps"] == [], lay)
     k = keys.index(column)
     heads = {h["key"]: h["sort"] for h in got["sorted"]["heads"]}
     values = [number(r[k]) for r in got["sorted"]["rows"]]
@@ -179,8 +187,14 @@ def page(page_json, column, filt, files):
     chosen = [s for s in sites if s["method"] == d["selected"]][0]
     ok("html: a click on a row selects it and shows its charts",
        d["method"] == d["selected"] and [c["title"] for c in d["charts"]] == ["Hold", "Wait"], d)
-    bars = [len(chosen["hold"]["buckets"]), len(chosen["wait"]["buckets"])]
-    ok("html: one bar per histogram bucket", [c["bars"] for c in d["charts"]] == bars, "want %s got %s" % (bars, d))
+    # waits under 100 ns (the first bucket: no wait) are counted in a note, not drawn
+    fast = chosen["wait"]["buckets"].get(100, 0)
+    bars = [len(chosen["hold"]["buckets"]), len([u for u in chosen["wait"]["buckets"] if u > 100])]
+    ok("html: one bar per histogram bucket, the wait's under 100 ns left out", [c["bars"] for c in d["charts"]] == bars,
+       "want %s got %s" % (bars, d))
+    note = ["%d of %d did not wait (under 100 ns): not drawn" % (fast, chosen["acquisitions"])] if fast else []
+    ok("html: the acquisitions that did not wait are counted under the wait chart", got["layout"][1]["notes"] == note,
+       "want %s got %s" % (note, got["layout"][1]["notes"]))
 
 
 def hostile(src, dst):

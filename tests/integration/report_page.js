@@ -3,8 +3,10 @@
 // table, click a column head (twice), type into the filter, click a row; collects console errors and
 // uncaught exceptions, and takes a screenshot.
 //   node report_page.js PAGE.html SCREENSHOT.png COLUMN-KEY FILTER-TEXT
-// Prints one JSON object: {errors, rows, sorted, sorted_again, filtered, detail} (detail: also the
-// blame, cycles and deadlocks sections, the first section shown and the header's cards).
+// Prints one JSON object: {errors, rows, sorted, sorted_again, filtered, detail, layout} (detail: also the
+// blame, cycles and deadlocks sections, the first section shown and the header's cards; layout, at
+// 1280 px, for the first site and the last: how far the table overflows its box sideways and which
+// texts of the charts overlap).
 "use strict";
 const { spawn } = require("child_process");
 const fs = require("fs");
@@ -87,15 +89,31 @@ async function main() {
 		Array.from(tr.cells).map((td) => td.textContent))`);
 	const heads = () => value(`Array.from(document.querySelectorAll("#sites thead th")).map((th) =>
 		({ key: th.dataset.key, text: th.textContent, sort: th.getAttribute("aria-sort") }))`);
+	// The page's own layout: the table's sideways overflow (px) and every pair of chart texts whose boxes meet.
+	const layout = () => value(`(() => {
+		const box = document.querySelector("#sites").parentElement;
+		const overlaps = [];
+		document.querySelectorAll("#detail svg").forEach((svg) => {
+			const t = Array.from(svg.querySelectorAll("text")).map((e) => ({ text: e.textContent, r: e.getBoundingClientRect() }));
+			for (let i = 0; i < t.length; i++)
+				for (let j = i + 1; j < t.length; j++) {
+					const a = t[i].r, b = t[j].r;
+					if (a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom)
+						overlaps.push(t[i].text + " / " + t[j].text);
+				}
+		});
+		return { overflow: box.scrollWidth - box.clientWidth, overlaps,
+			notes: Array.from(document.querySelectorAll("#detail .chart > div.sub")).map((d) => d.textContent) };
+	})()`);
 
 	await cmd("Runtime.enable");
 	await cmd("Log.enable");
 	await cmd("Page.enable");
-	await cmd("Emulation.setDeviceMetricsOverride", { width: 1440, height: 1100, deviceScaleFactor: 1, mobile: false });
+	await cmd("Emulation.setDeviceMetricsOverride", { width: 1280, height: 1000, deviceScaleFactor: 1, mobile: false });
 	const loaded = waitFor("Page.loadEventFired", 20000);
 	await cmd("Page.navigate", { url: "file://" + path.resolve(page) });
 	await loaded;
-	const out = { heads: await heads(), rows: await rows() };
+	const out = { heads: await heads(), rows: await rows(), layout: [await layout()] };
 	await click(`#sites thead th[data-key="${column}"]`);
 	out.sorted = { heads: await heads(), rows: await rows() };
 	await click(`#sites thead th[data-key="${column}"]`);
@@ -119,6 +137,7 @@ async function main() {
 		first_section: document.querySelector("main > section:not([hidden])").id,
 		cards: Array.from(document.querySelectorAll("#cards .card")).map((c) => ({ text: c.textContent, alarm: c.classList.contains("alarm") })),
 		scripts: document.scripts.length, images: document.images.length })`);
+	out.layout.push(await layout());
 	// the screenshot: the whole page as it opens (costliest site first, and selected)
 	const reloaded = waitFor("Page.loadEventFired", 20000);
 	await cmd("Page.reload");

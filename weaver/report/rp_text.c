@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define COLUMNS 12
+#define COLUMNS 13
 #define TEXT_COLUMNS 3 /* method, location, kind: left-aligned; the rest are numbers */
 
 static const char *const heads[COLUMNS] = { "method", "location", "kind", "acquired", "contended", "failed",
-	"wait total", "wait max", "wait p99", "hold total", "hold max", "hold p99" };
+	"wait total", "wait max", "wait p99", "hold total", "hold max", "hold p99", "made others wait" };
 
 /* Width in characters of UTF-8 text (continuation bytes do not count). */
 static size_t width_of(const char *s)
@@ -58,6 +58,7 @@ static void number_cells(const struct rp_site *s, char cells[COLUMNS][32])
 	if (s->hold_na) /* as Summary.cs: a counting semaphore's hold is not measured */
 		for (int k = 9; k < 12; k++)
 			snprintf(cells[k], 32, "n/a");
+	ms(cells[12], 32, s->blamed_wait_ns); /* 0 in a report without blame, as the summary shows it */
 }
 
 static int row(struct lt_buf *out, const char *const text[COLUMNS], const size_t width[COLUMNS])
