@@ -667,10 +667,27 @@ static int view_input(const struct layout *l, const struct img_out *out, uint32_
 	return output_at(l, at, len, &o) < 0 ? -1 : img_out_copy(out, o, len, view + o);
 }
 
+/* Whether MethodDef `row` of img (its input cells, restored after the
+ * layout) has a body the writer placed: a replaced one, or an input body
+ * whose RVA lies in a section. */
+static int in_a_section(const struct img *img, uint32_t row)
+{
+	uint32_t off, rva;
+
+	if (row <= img->nbodies && img->bodies[row - 1].data)
+		return 1;
+	rva = row <= md_rows(&img->md, MD_METHODDEF) ? md_get(&img->md, MD_METHODDEF, row, MD_METHODDEF_RVA) : 0;
+	if (rva && pe_rva_to_offset(&img->pe, rva, 1, &off, LT_E_BODY, "MethodDef body") == 0)
+		return 1;
+	lt_error_clear();
+	return 0;
+}
+
 /* The finished output read back as an input is read (img_load, `locktime
  * list`): PE headers and section table, CLI header, debug directory,
- * metadata root, streams, tables and every cell (II.24.2.6), and every
- * MethodDef's RVA in a section.  Only those ranges are copied into a view
+ * metadata root, streams, tables and every cell (II.24.2.6), and the RVA
+ * of every MethodDef whose input body was in a section (or replaced) in a
+ * section.  Only those ranges are copied into a view
  * of the output's size (calloc: pages never written take no memory), so
  * the check costs about the tables' size, not a second image.  Returns
  * 0, or -1 with LT_E_NOMEM, or LT_E_INTERNAL naming what did not read: a
@@ -714,7 +731,9 @@ static int read_back(const struct layout *l, const struct img_out *out, const st
 			goto done;
 		for (uint32_t row = 1; t == MD_METHODDEF && row <= md_rows(&md, MD_METHODDEF); row++) {
 			uint32_t rva = md_get(&md, MD_METHODDEF, row, MD_METHODDEF_RVA);
-			if (rva && pe_rva_to_offset(&pe, rva, 1, &off, LT_E_BODY, "MethodDef body") < 0) {
+			if (!rva || !in_a_section(l->img, row))
+				continue; /* a body outside every section in the input stays so: the input's defect */
+			if (pe_rva_to_offset(&pe, rva, 1, &off, LT_E_BODY, "MethodDef body") < 0) {
 				lt_error_prefix("MethodDef row %u: ", row);
 				goto done;
 			}
