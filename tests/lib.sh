@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Shared helpers for the end-to-end tests (source it): TAP lines, checks, and access to ltcheck and the corpus.
-# Lines are plan-free TAP, exactly "ok - NAME" and "not ok - NAME" (tests/run.sh counts those), with
-# details as "# " comment lines after a failure.
+# Lines are TAP, exactly "ok - NAME" and "not ok - NAME" (tests/run.sh counts those), with details as
+# "# " comment lines after a failure, and the plan last: every suite ends with done_testing, which
+# prints "1..N" for the N lines it printed, so that a suite that stops before its end (an exit, a
+# crash, a hang cut by a timeout) has no plan and fails (tests/run.sh).  Every TAP line goes through
+# ok, not_ok or tap_relay, which count it.
 #
 #   source "$(dirname "$0")/../lib.sh"
 #   check "corpus builds" corpus_build
@@ -20,15 +23,41 @@ export LOCKTIME_SUMMARY=0
 
 # How many lines of a failing command's output check shows.
 LT_TAIL_LINES=${LT_TAIL_LINES:-15}
+# The longest one dotnet build, test or run of a suite may take (s): past it, the check fails.
+LT_DOTNET_TIMEOUT=${LT_DOTNET_TIMEOUT:-600}
 
-# ok NAME: one passing TAP line.
+# ok NAME: one passing TAP line.  The count is a file (one byte a line): subshells and background
+# checks count too.
 ok() {
 	echo "ok - $1"
+	printf . >>"$LT_TMP/tap-count"
+}
+
+# skip NAME WHY: a check that cannot run here: "ok - NAME # SKIP WHY", counted as skipped by
+# tests/run.sh, which fails any skip that tests/skips.allowed does not list.
+skip() {
+	ok "$1 # SKIP $2"
+}
+
+# tap_relay: copies standard input to standard output, counting its TAP lines (the lines of a helper
+# program that prints its own, such as report_expect.py or fuzz/run.sh).
+tap_relay() {
+	local line
+	while IFS= read -r line; do
+		printf '%s\n' "$line"
+		if [[ $line =~ ^(not\ )?ok\  ]]; then printf . >>"$LT_TMP/tap-count"; fi
+	done
+}
+
+# done_testing: the plan, "1..N" for the N TAP lines this suite printed; the suite's last line.
+done_testing() {
+	echo "1..$(cat "$LT_TMP/tap-count" 2>/dev/null | wc -c)"
 }
 
 # not_ok NAME [DETAIL]: one failing TAP line, then DETAIL (any number of lines) as "# " comments.
 not_ok() {
 	echo "not ok - $1"
+	printf . >>"$LT_TMP/tap-count"
 	if [ -n "${2:-}" ]; then
 		printf '%s\n' "$2" | sed 's/^/# /'
 	fi

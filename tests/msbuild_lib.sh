@@ -46,9 +46,13 @@ EOF
 
 # dn LOG ARGS...: dotnet ARGS into LOG; on failure, prints the log's errors and keeps it in build/logs/.
 dn() {
-	local log=$1
+	local log=$1 rc
 	shift
-	dotnet "$@" "${DOTNET_OPTS[@]}" >"$log" 2>&1 && return 0
+	# Bounded: a hung build or test host fails its check instead of stalling the run.
+	timeout -k 10 "$LT_DOTNET_TIMEOUT" dotnet "$@" "${DOTNET_OPTS[@]}" >"$log" 2>&1
+	rc=$?
+	[ "$rc" -eq 0 ] && return 0
+	[ "$rc" -eq 124 ] && echo "dotnet $1: timed out after $LT_DOTNET_TIMEOUT s"
 	grep -E ': (error|warning) ' "$log" | sort -u | tail -n 10
 	mkdir -p "$LT_BUILD/logs" && cp "$log" "$LT_BUILD/logs/msbuild-${log##*/}" && echo "(log: build/logs/msbuild-${log##*/})"
 	return 1

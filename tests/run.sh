@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every test suite and prints one closing line "N passed, N failed".
+# Runs every test suite and prints one closing line "N passed, N failed, N skipped".
 #   tests/run.sh [NAME]   only the suites whose name holds NAME (test_sig, hostile); when no suite
 #                         does, the cmocka tests named NAME (test_grow), in the unit suites that
 #                         have one.  `make test T=NAME` runs this.
@@ -7,9 +7,11 @@
 #   end-to-end:      tests/integration/*.sh  (TAP output: "ok ..." / "not ok ...")
 # The checker (ltcheck) and the test corpus are built first when a suite run
 # needs them: every end-to-end suite, and the unit suites whose source reads
-# the corpus.  Each suite prints its time.  Each suite's TAP lines are counted ("# SKIP" ones as
-# skipped); a suite that exits non-zero without a failing TAP line (a crash,
-# a sanitizer report) counts as one failure.
+# the corpus.  Each suite prints its time.  Each suite's TAP lines are counted ("# SKIP" ones, "ok" or
+# "not ok", as skipped); a suite that exits non-zero without a failing TAP line (a crash, a sanitizer
+# report) counts as one failure, and so does one that printed no plan ("1..N", which every suite
+# prints: cmocka first, the end-to-end suites last through done_testing, tests/lib.sh) or ran fewer
+# checks than it, and each skip that tests/skips.allowed does not list (with the reason it may happen).
 set -u
 cd "$(dirname "$0")/.."
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -51,16 +53,39 @@ if [ "$need" -gt 0 ]; then
 	fi
 fi
 
+# allowed_skip SUITE LINE: the skipped TAP line LINE of SUITE is listed in tests/skips.allowed (a line
+# "SUITE<TAB>NAME<TAB>why": the test's name, as printed before " # SKIP", ends with NAME).
+allowed_skip() {
+	local name=${2#*ok }
+	name=${name#*- }
+	name=${name%% # SKIP*}
+	awk -F '\t' -v s="$1" -v n="$name" '$1 == s && $2 != "" && substr(n, length(n) - length($2) + 1) == $2 { found = 1 }
+		END { exit !found }' tests/skips.allowed
+}
+
 run_suite() { # name, command...
 	local name=$1 log=build/logs/$1.log start=$EPOCHREALTIME; shift
 	echo "== $name"
 	"$@" >"$log" 2>&1
-	local rc=$? p f k
-	p=$(grep -cE '^ok ' "$log")
+	local rc=$? p f k n plan line
+	p=$(grep -E '^ok ' "$log" | grep -vc '# SKIP')
 	f=$(grep -E '^not ok ' "$log" | grep -vc '# SKIP')
-	k=$(grep -E '^not ok ' "$log" | grep -c '# SKIP')
+	k=$(grep -cE '^(not )?ok .*# SKIP' "$log")
+	n=$(grep -cE '^(not )?ok ' "$log")
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		f=1; echo "not ok - $name exited with status $rc" >>"$log"
+	fi
+	# A skip is a failure unless tests/skips.allowed lists it with its reason.
+	while IFS= read -r line; do
+		allowed_skip "$name" "$line" && continue
+		f=$((f + 1)); echo "not ok - $name: a skip that tests/skips.allowed does not list: ${line/ \# SKIP / - skipped: }" >>"$log"
+	done < <(grep -E '^(not )?ok .*# SKIP' "$log")
+	# The plan ("1..N", TAP): a suite that stopped before it printed its plan, or ran fewer checks, fails.
+	plan=$(grep -E '^1[.][.][0-9]+$' "$log" | head -n 1)
+	if [ -z "$plan" ]; then
+		f=$((f + 1)); echo "not ok - $name printed no plan (1..N): it stopped before its end" >>"$log"
+	elif [ "${plan#1..}" -ne "$n" ]; then
+		f=$((f + 1)); echo "not ok - $name ran $n checks of the $plan it planned" >>"$log"
 	fi
 	grep -E '^not ok|^# ' "$log" | grep -v '# SKIP' | head -40
 	tail -n 20 "$log" | grep -E 'ERROR|runtime error|Sanitizer' | head -5

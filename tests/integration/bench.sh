@@ -53,3 +53,4 @@ for part in weave scaling calls lockmethods build runtime size; do
 	grep -q "<!-- results:$part:begin -->" BENCHMARKS.md && grep -q "<!-- results:$part:end -->" BENCHMARKS.md &&
 		ok "BENCHMARKS.md has the $part markers" || not_ok "BENCHMARKS.md has the $part markers"
 done
+done_testing

@@ -66,3 +66,4 @@ check "jit rejects a bad call token" expect_failure '^FAIL .*(BadImageFormat|Mis
 # FSharp.Core ships beside the F# program: a large real library built by another compiler.
 check "FSharp.Core verify" ltcheck verify "$LT_CORPUS/fsharp/Release/FSharp.Core.dll"
 check "FSharp.Core jit" ltcheck jit "$LT_CORPUS/fsharp/Release/FSharp.Core.dll"
+done_testing

@@ -137,3 +137,4 @@ CS
 		"$LT" weave "$d/B.exe" | grep -q 'woven, 1 lock site' && [ "$(LOCKTIME_THRESHOLD_MS=0 mono "$d/B.exe" 2>&1 | grep -c '^LockTime: P::Main')" = 1 ]
 }
 check "[assembly: LockTimeIgnore] (mcs, no namespace): nothing woven; without it, woven and reporting under Mono" assembly_ignored
+done_testing

@@ -7,4 +7,5 @@ source "$(dirname "$0")/../lib.sh"
 check "corpus builds" corpus_build || exit 1
 # A fixed seed and run count make this suite repeatable: it tries the same inputs on every machine,
 # so a new finding comes from a code change, not from chance.  `make fuzz` explores freely.
-FUZZ_SEED=${FUZZ_SEED:-1} FUZZ_RUNS=${FUZZ_CI_RUNS:-8000} FUZZ_SECONDS=${FUZZ_CI_SECONDS:-120} bash "$LT_ROOT/fuzz/run.sh"
+FUZZ_SEED=${FUZZ_SEED:-1} FUZZ_RUNS=${FUZZ_CI_RUNS:-8000} FUZZ_SECONDS=${FUZZ_CI_SECONDS:-120} bash "$LT_ROOT/fuzz/run.sh" | tap_relay
+done_testing

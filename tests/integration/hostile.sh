@@ -275,7 +275,7 @@ if strace -f -qq -o /dev/null true 2>/dev/null; then
 		killed_in "rename" renamed -e trace=fsync -e inject=fsync:delay_enter=10000000:when=2
 	check "kill while writing the PDB: the old pair stays, a later run weaves both and leaves no temporary" killed_in_pdb
 else
-	not_ok "kill at chosen system calls # SKIP strace cannot trace here"
+	skip "kill at chosen system calls" "strace cannot trace here"
 fi
 
 # At random times over a whole run (most land before the write: the old file must stay).
@@ -347,3 +347,4 @@ whole_corpus() {
 	return "$bad"
 }
 check "whole corpus: same input same bytes, weaving twice = weaving once" whole_corpus
+done_testing

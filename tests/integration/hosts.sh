@@ -211,11 +211,16 @@ drop_containers
 # --- The end-to-end suites with each binary as the tool ----------------------------------------------------
 
 # suite RID NAME [ARGS]: tests/integration/NAME.sh with LOCKTIME=the RID's wrapper, its TAP lines prefixed.
+# suite RID NAME CMD...: the suite NAME.sh run with the RID's locktime, its TAP lines named for both and
+# counted here; its own plan checked (a suite that stopped early fails) and not repeated.
 suite() {
-	local rid=$1 name=$2
+	local rid=$1 name=$2 out
 	shift 2
-	LOCKTIME=$LT_TMP/bin/locktime-$rid "$@" bash "$LT_ROOT/tests/integration/$name.sh" 2>&1 |
-		sed -E "s/^(not )?ok - /\1ok - $rid: $name: /"
+	out=$(LOCKTIME=$LT_TMP/bin/locktime-$rid "$@" bash "$LT_ROOT/tests/integration/$name.sh" 2>&1 |
+		sed -E "s/^(not )?ok - /\1ok - $rid: $name: /")
+	printf '%s\n' "$out" | grep -vE '^1[.][.][0-9]+$' | tap_relay
+	grep -qE '^1[.][.][0-9]+$' <<<"$out" ||
+		not_ok "$rid: $name: the suite ran to its end (its plan printed)" "$(tail -n 5 <<<"$out")"
 }
 # The suites' cost is mostly .NET's and Mono's (weave.sh runs every corpus program eight ways) and the
 # release build's (hostile.sh's thousands of mutants), not the tool's, so CI runs a subset
@@ -234,3 +239,4 @@ for run in "${runs[@]}"; do
 	suite "$rid" "$name" env LT_WEAVE_ONLY="${only:-}"
 	echo "# $rid: $name.sh took $((SECONDS - start)) s"
 done
+done_testing

@@ -59,3 +59,4 @@ for bad in bad.dll truncated.dll; do
 		not_ok "$bad: refused with an LT0NN error" "exit $rc: $(cat "$LT_TMP/err")"
 	fi
 done
+done_testing

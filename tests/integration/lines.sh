@@ -102,3 +102,4 @@ for config in Debug Release; do
 		bash -c "[ \$(grep -cE '::TwoOnOneLine IL_[0-9a-f]+ [^ ]+ Shop/Lines.cs:$two:[0-9]+\$' '$LT_TMP/list.changed.$config' | tr -d ' ') = 2 ] &&
 			[ \$(grep -oE 'Shop/Lines.cs:$two:[0-9]+' '$LT_TMP/list.changed.$config' | sort -u | wc -l) = 2 ]"
 done
+done_testing

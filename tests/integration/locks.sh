@@ -312,3 +312,4 @@ if check "Mono: Locks builds (mcs -debug)" mcs -sdk:4.5 -debug -out:"$mdir/Locks
 		timed_as_said Mono "$LT_TMP/reports.mono" "$LT_TMP/report.mono.json" "$mdir/Locks.exe"
 	fi
 fi
+done_testing

@@ -192,3 +192,4 @@ corpus_lines() {
 	[ -s "$LT_TMP/corpus.list" ] && ! grep -vE ' Locks\.cs:[0-9]+(:[0-9]+)?$' "$LT_TMP/corpus.list"
 }
 check "corpus Mono program: every site listed with its Locks.cs line" corpus_lines
+done_testing

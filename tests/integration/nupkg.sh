@@ -187,7 +187,7 @@ reports_inside() { # REPORTS NAMESPACE
 }
 
 if [ "${#restored[@]}" -ne "${#PACKAGES[@]}" ]; then
-	not_ok "consumer app # SKIP not every package restored: ${restored[*]}"
+	skip "consumer app" "not every package restored: ${restored[*]}"
 else
 	base=$RUN/consumer-orig app=$RUN/consumer
 	cp -r "$LT_ROOT/tests/package/Consumer" "$base"
@@ -244,7 +244,7 @@ reports_none_inside() { # REPORTS NAMESPACE
 }
 
 if [ "${#restored[@]}" -ne "${#PACKAGES[@]}" ]; then
-	not_ok "LockTimePackages # SKIP not every package restored: ${restored[*]}"
+	skip "LockTimePackages" "not every package restored: ${restored[*]}"
 elif check "make package (the LockTime package)" make -s -C "$LT_ROOT" package; then
 	VERSION=$(cat "$LT_BUILD/package/dev.version") # cli.h's version, -dev.<time> (Makefile)
 	export LockTimeTestVersion=$VERSION # read by tests/package/UsesPackages
@@ -324,3 +324,4 @@ check "hostile: truncated: LT016, nothing written" refused "$hostile_dir/truncat
 cp "$real" "$hostile_dir/corrupt.nupkg"
 printf 'corrupt central directory %.0s' {1..8} | dd of="$hostile_dir/corrupt.nupkg" bs=1 seek=$((size - 600)) conv=notrunc status=none
 check "hostile: corrupt central directory: LT016, nothing written" refused "$hostile_dir/corrupt.nupkg"
+done_testing

@@ -137,3 +137,4 @@ no_pdb_no_warning() {
 		[ ! -e "$LT_TMP/nopdb/PdbLocks.pdb" ] && ltcheck verify "$LT_TMP/nopdb/PdbLocks.dll"
 }
 check "no PDB file: woven without a warning, no PDB invented" no_pdb_no_warning
+done_testing

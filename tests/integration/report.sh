@@ -21,6 +21,8 @@
 source "$(dirname "$0")/../lib.sh"
 LOCKTIME=${LOCKTIME:-$LT_BUILD/san/locktime}
 EXPECT=$LT_ROOT/tests/integration/report_expect.py
+# report_expect.py prints TAP lines of its own: counted through tap_relay (tests/lib.sh).
+expect_tap() { python3 "$EXPECT" "$@" | tap_relay; }
 KEEP=$LT_BUILD/logs/report
 mkdir -p "$KEEP"
 export MSBUILDDISABLENODEREUSE=1 DOTNET_CLI_USE_MSBUILD_SERVER=0
@@ -41,7 +43,7 @@ if [ "${#ALL[@]}" -eq 6 ] && [ "${#CONTENDED[@]}" -eq 2 ]; then ok "six runs wro
 "$LOCKTIME" report "${ALL[@]}" --format text >"$LT_TMP/text.out" 2>"$LT_TMP/text.err"
 rc=$?
 if [ "$rc" -eq 0 ]; then ok "report --format text exits 0"; else not_ok "report --format text exits 0" "$(cat "$LT_TMP/text.err")"; fi
-python3 "$EXPECT" text "$LT_TMP/text.out" "${ALL[@]}"
+expect_tap text "$LT_TMP/text.out" "${ALL[@]}"
 # A file named twice - the same path, or another path to it (a symbolic link, a hard link) - is read once.
 twice() {
 	local first=${CONTENDED[0]} err
@@ -64,10 +66,10 @@ for limits in "50 -" "- 30" "50 30" "500 500" "0.5 -"; do
 	[ "$hold" != - ] && args+=(--max-hold-ms "$hold")
 	[ "$wait" != - ] && args+=(--max-wait-ms "$wait")
 	"$LOCKTIME" check "${CONTENDED[@]}" "${args[@]}" >"$LT_TMP/check.out" 2>"$LT_TMP/check.err"
-	python3 "$EXPECT" check "$LT_TMP/check.out" "$?" "$hold" "$wait" "${CONTENDED[@]}"
+	expect_tap check "$LT_TMP/check.out" "$?" "$hold" "$wait" "${CONTENDED[@]}"
 done
 "$LOCKTIME" check "${ALL[@]}" --max-hold-ms 1 >"$LT_TMP/check.out" 2>"$LT_TMP/check.err"
-python3 "$EXPECT" check "$LT_TMP/check.out" "$?" 1 - "${ALL[@]}"
+expect_tap check "$LT_TMP/check.out" "$?" 1 - "${ALL[@]}"
 out=$("$LOCKTIME" check "${CONTENDED[0]}" 2>&1)
 rc=$?
 if [ "$rc" -eq 0 ] && [ -z "$out" ]; then ok "check without a limit checks deadlocks only: none, exit 0"; else not_ok "check without a limit checks deadlocks only: none, exit 0" "$rc $out"; fi
@@ -148,7 +150,7 @@ if check "report --format pprof" "$LOCKTIME" report "${ALL[@]}" --format pprof -
 		go tool pprof -top -lines -unit=ns -nodefraction=0 -nodecount=1000 -sample_index=$type "$LT_TMP/locks.pb.gz" \
 			>"$LT_TMP/$type.top" 2>&1
 	done
-	python3 "$EXPECT" pprof "$LT_TMP" "${ALL[@]}"
+	expect_tap pprof "$LT_TMP" "${ALL[@]}"
 fi
 
 # html, in a real browser
@@ -159,7 +161,7 @@ if check "report writes one HTML page" "$LOCKTIME" report "${ALL[@]}" -o "$KEEP/
 	if grep -qiE '(src|href)="?(https?:)?//' "$KEEP/report.html"; then not_ok "html: nothing fetched from the network" "$(grep -oiE '(src|href)="?(https?:)?//[^ ]*' "$KEEP/report.html")"; else ok "html: nothing fetched from the network"; fi
 	if browse "$KEEP/report.html" "$KEEP/report.png" "$LT_TMP/page.json" hold_total Count; then
 		ok "html: Chromium drives the page"
-		python3 "$EXPECT" page "$LT_TMP/page.json" hold_total Count "${ALL[@]}"
+		expect_tap page "$LT_TMP/page.json" hold_total Count "${ALL[@]}"
 	else
 		not_ok "html: Chromium drives the page" "$(cat "$LT_TMP/page.json.err")"
 	fi
@@ -167,16 +169,17 @@ fi
 python3 "$EXPECT" hostile "${CONTENDED[0]}" "$LT_TMP/hostile.json"
 if check "report of blame, a cycle, a deadlock and a hostile name" "$LOCKTIME" report "$LT_TMP/hostile.json" -o "$KEEP/blame.html"; then
 	if browse "$KEEP/blame.html" "$KEEP/blame.png" "$LT_TMP/blame.json" method x; then
-		python3 "$EXPECT" page-hostile "$LT_TMP/blame.json" "$LT_TMP/hostile.json"
+		expect_tap page-hostile "$LT_TMP/blame.json" "$LT_TMP/hostile.json"
 	else
 		not_ok "html (blame): Chromium drives the page" "$(cat "$LT_TMP/blame.json.err")"
 	fi
 fi
 if check "report of deadlocks (two files and others)" "$LOCKTIME" report "$D/run1.json" "$D/run2.json" "${CONTENDED[@]}" -o "$KEEP/deadlocks.html"; then
 	if browse "$KEEP/deadlocks.html" "$KEEP/deadlocks.png" "$LT_TMP/deadlocks.json" hold_total Debit; then
-		python3 "$EXPECT" page "$LT_TMP/deadlocks.json" hold_total Debit "$D/run1.json" "$D/run2.json" "${CONTENDED[@]}"
-		python3 "$EXPECT" page-deadlocks "$LT_TMP/deadlocks.json" "$D/run1.json" "$D/run2.json" "${CONTENDED[@]}"
+		expect_tap page "$LT_TMP/deadlocks.json" hold_total Debit "$D/run1.json" "$D/run2.json" "${CONTENDED[@]}"
+		expect_tap page-deadlocks "$LT_TMP/deadlocks.json" "$D/run1.json" "$D/run2.json" "${CONTENDED[@]}"
 	else
 		not_ok "html (deadlocks): Chromium drives the page" "$(cat "$LT_TMP/deadlocks.json.err")"
 	fi
 fi
+done_testing

@@ -516,3 +516,4 @@ if check "host program builds for net48" dotnet build "$LT_ROOT/tests/runtime/Ho
 	expect "mono: 45 exits by Environment.Exit right after the first lock, none hangs" '[ "$(grep -cx 3 "$LT_TMP/mono-exits")" -eq 45 ]' \
 		"exit codes: $(sort "$LT_TMP/mono-exits" | uniq -c | tr '\n' ' ')"
 fi
+done_testing

@@ -100,3 +100,4 @@ for pair in "dotnet:$LT_TMP/net/LockCorpus.dll" "mono:$LT_TMP/mono/MonoLocks.exe
 	check "$runner: a bad LOCKTIME_THRESHOLD_MS: one warning naming it and the threshold kept" bad_threshold "$runner" "$file"
 	check "$runner: LOCKTIME_OUTPUT=STDOUT/Stdout: the console, no file" output_any_case "$runner" "$file"
 done
+done_testing

@@ -262,3 +262,4 @@ kc_other() { # a container of another key pair: LT020, as for a key file
 		grep -q 'KcOther.dll: error LT020: the key is not this assembly' "$LT_TMP/kc.err"
 }
 check "--key-container of another key pair: error LT020" kc_other
+done_testing

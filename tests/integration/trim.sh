@@ -133,3 +133,4 @@ if dotnet build "$unfit/Lib/Lib.csproj" -c Release -nologo -tl:off -nodeReuse:fa
 else
 	not_ok "lib-unfit: builds" "$(tail -n 30 "$unfit.log")"
 fi
+done_testing

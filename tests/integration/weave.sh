@@ -314,7 +314,7 @@ if [ -n "$r2r" ]; then
 	cp "$r2r" "$LT_TMP/r2r.dll"
 	check "ReadyToRun input: error LT008, exit 1, file untouched" refused "$LT_TMP/r2r.dll" "LT008: ReadyToRun"
 else
-	echo "not ok - ReadyToRun input # SKIP no shared framework found beside dotnet"
+	skip "ReadyToRun input" "no shared framework found beside dotnet"
 fi
 
 # list on a woven assembly lists its woven sites, as many as before weaving, each marked (woven).
@@ -329,3 +329,4 @@ listed_woven() {
 	[ "$before" -gt 0 ] && [ "$before" = "$after" ] && [ "$(wc -l <"$LT_TMP/list.out")" = "$after" ] && [ ! -s "$LT_TMP/list.err" ]
 }
 check "list on a woven assembly: its sites, marked woven, exit 0" listed_woven
+done_testing

@@ -14,7 +14,8 @@
 source "$(dirname "$0")/../msbuild_lib.sh" "$@"
 
 if ! dotnet --list-runtimes | grep -q '^Microsoft.AspNetCore.App '; then
-	echo "ok - webapp: # SKIP this .NET has no ASP.NET Core runtime (Microsoft.AspNetCore.App)"
+	skip "webapp" "this .NET has no ASP.NET Core runtime (Microsoft.AspNetCore.App)"
+	done_testing
 	exit 0
 fi
 
@@ -134,3 +135,4 @@ serve() { # LABEL DLL: runs the app, sends it the requests, stops it; checks its
 
 serve "webapp: built" "$work/bin/Release/net10.0/Web.dll"
 serve "webapp: published ReadyToRun" "$work/r2r/Web.dll"
+done_testing

@@ -177,3 +177,4 @@ baked() {
 	run dotnet "$b" App.dll LOCKTIME_SUMMARY=0 && ! grep -q '^LockTime: summary' "$LT_TMP/err"
 }
 check "--summary 2 --report PATH baked in; LOCKTIME_SUMMARY=0 overrides" baked
+done_testing
