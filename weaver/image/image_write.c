@@ -15,6 +15,7 @@
  * Every other section keeps its RVA and its bytes; only file offsets move. */
 #include "image.h"
 #include "image_text.h"
+#include "md_find.h"
 #include "lt_error.h"
 #include "lt_mem.h"
 
@@ -769,6 +770,7 @@ int img_layout(struct img *img, struct img_out *out)
 	md_heap_drop_lookup(&img->md.us);
 	md_heap_drop_lookup(&img->md.blob);
 	md_heap_drop_lookup(&img->md.guid);
+	md_find_free(&img->md); /* the rows' indexes too (built again on a later lookup) */
 	for (l.sec = 0; l.sec < pe->nsections; l.sec++) {
 		const struct pe_section *s = &pe->sections[l.sec];
 		if (cli_rva >= s->virtual_address && cli_rva - s->virtual_address < section_span(s))
