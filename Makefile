@@ -4,7 +4,8 @@
 #   make deps     install missing Debian packages (as root; arm64 added as a foreign architecture), else print the command
 #   make demo     weave and run the sample app (the README's main command)
 #   make package  build/LockTime.<version>.nupkg: MSBuild targets, static locktime for linux-x64, linux-arm64
-#                 and win-x64, LICENSE and third-party notices (nuget/); version <cli.h's>-dev.<time>,
+#                 and win-x64, LICENSE and third-party notices (nuget/); and build/dotnet-locktime.<version>.nupkg,
+#                 the .NET tool that runs them (nuget/dotnet-locktime/); version <cli.h's>-dev.<time>,
 #                 with RELEASE=1 cli.h's, which the binaries print (locktime --version)
 #   make fuzz     run every fuzz target for FUZZ_SECONDS seconds each (docs/TESTING.md)
 #   make bench    benchmarks: weave speed against Mono.Cecil, build overhead, run-time cost (BENCHMARKS.md)
@@ -129,9 +130,9 @@ build build/san build/fuzz:
 # The package's version: weaver/cli/cli.h's, the next release, for `make package RELEASE=1`; a local
 # build is a prerelease of it, VERSION-dev.<UTC yyyymmddHHMMSS of the build> (SOURCE_DATE_EPOCH's when
 # set), so that every rebuilt package has a version of its own and a newer one than the last: NuGet
-# extracts a version once and goes on using that copy. The version of the last package built goes to
-# build/package/<dev|release>.version (the tests read it), the package to build/LockTime.<version>.nupkg,
-# the binaries it carries (which print it) to
+# extracts a version once and goes on using that copy. The version of the last packages built goes to
+# build/package/<dev|release>.version (the tests read it), the packages to build/LockTime.<version>.nupkg
+# and build/dotnet-locktime.<version>.nupkg, the binaries they carry (which print it) to
 # build/package/<dev|release>/<rid>/; build/static/ holds the same binaries printing cli.h's version -dev.
 VERSION := $(shell sed -n 's/^\#define LOCKTIME_VERSION "\(.*\)"$$/\1/p' weaver/cli/cli.h)
 PACKAGE_KIND := $(if $(RELEASE),release,dev)
@@ -197,20 +198,27 @@ $(NOTICES): nuget/THIRD-PARTY-NOTICES.txt
 	{ cat $<; for f in $(NOTICE_FILES); do printf '\n\n==== %s\n\n' "$$f"; cat "$$f" || exit 1; done; } >$@.tmp
 	mv $@.tmp $@
 
-# The package: the binaries linked again with the version baked in (build/package/<dev|release>/<rid>/),
-# then LockTime (nuget/LockTime.nuspec) of that version.
+# The packages: the binaries linked again with the version baked in (build/package/<dev|release>/<rid>/),
+# then LockTime (nuget/LockTime.nuspec) and the .NET tool dotnet-locktime (nuget/dotnet-locktime/, a
+# launcher that runs them), both of that version.
 PACKAGE_BIN = build/package/$(PACKAGE_KIND)/$(1)/$(notdir $(TOOL_$(1)))
+TOOL_PROJECT := nuget/dotnet-locktime/dotnet-locktime.csproj
+TOOL_PROJECT_SRC := $(wildcard nuget/dotnet-locktime/*)
 
 $(PACKAGE_VERSION): $(foreach r,$(RIDS),$(OBJ_$(r))) $(VERSION_SRC) $(HDRS) $(NOTICES) nuget/LockTime.nuspec nuget/README.md \
-		LICENSE $(wildcard msbuild/*)
+		LICENSE $(wildcard msbuild/*) $(TOOL_PROJECT_SRC)
 	@mkdir -p $(dir $@)
 	@version=$(VERSION)$(if $(RELEASE),,-dev.$$(date -u $${SOURCE_DATE_EPOCH:+-d @$$SOURCE_DATE_EPOCH} +%Y%m%d%H%M%S)); \
-	if [ -f $@ ]; then rm -f build/LockTime.$$(cat $@).nupkg; fi; \
+	if [ -f $@ ]; then rm -f build/LockTime.$$(cat $@).nupkg build/dotnet-locktime.$$(cat $@).nupkg; fi; \
 	$(foreach r,$(RIDS),mkdir -p $(dir $(call PACKAGE_BIN,$(r))) && \
 		$(call LINK_STATIC,$(r),-DLOCKTIME_BUILD_VERSION=\"$$version\",$(call PACKAGE_BIN,$(r))) &&) \
 	dotnet pack nuget/LockTime.nuspec -o build -p:version=$$version -p:notices="$(CURDIR)/$(NOTICES)" \
-		$(foreach r,$(RIDS),-p:tool_$(subst -,_,$(r))="$(CURDIR)/$(call PACKAGE_BIN,$(r))") >$@.log || { cat $@.log; exit 1; }; \
-	echo $$version >$@ && echo "package: build/LockTime.$$version.nupkg"
+		$(foreach r,$(RIDS),-p:tool_$(subst -,_,$(r))="$(CURDIR)/$(call PACKAGE_BIN,$(r))") >$@.log && \
+	MSBUILDDISABLENODEREUSE=1 DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 dotnet pack $(TOOL_PROJECT) -c Release -o build \
+		-nologo -nodeReuse:false -p:UseSharedCompilation=false -p:Version=$$version -p:Notices="$(CURDIR)/$(NOTICES)" \
+		-p:ToolLinuxX64="$(CURDIR)/$(call PACKAGE_BIN,linux-x64)" -p:ToolLinuxArm64="$(CURDIR)/$(call PACKAGE_BIN,linux-arm64)" \
+		-p:ToolWinX64="$(CURDIR)/$(call PACKAGE_BIN,win-x64)" >>$@.log || { cat $@.log; exit 1; }; \
+	echo $$version >$@ && echo "packages: build/LockTime.$$version.nupkg build/dotnet-locktime.$$version.nupkg"
 
 package: $(PACKAGE_VERSION)
 
