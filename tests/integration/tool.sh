@@ -21,16 +21,18 @@ source "$(dirname "$0")/../nuget_lib.sh"
 LT=${LOCKTIME:-$LT_BUILD/san/locktime}
 export MSBUILDDISABLENODEREUSE=1 DOTNET_CLI_USE_MSBUILD_SERVER=0
 unset LOCKTIME_DISABLED LOCKTIME_THRESHOLD_MS LOCKTIME_OUTPUT LOCKTIME_REPORT LOCKTIME_REPORT_INTERVAL_S
-# Nothing outside this run's folder: NuGet's packages, caches and scratch, the CLI's home (global tools).
-export NUGET_PACKAGES=$LT_TMP/nuget/packages NUGET_HTTP_CACHE_PATH=$LT_TMP/nuget/http-cache \
-	NUGET_SCRATCH=$LT_TMP/nuget/scratch NUGET_PLUGINS_CACHE_PATH=$LT_TMP/nuget/plugins DOTNET_CLI_HOME=$LT_TMP/home
 WORK=$LT_TMP/work FEED=$LT_TMP/feed TOOLS=$LT_TMP/tools
 APP="$LT_TMP/app dir"
-mkdir -p "$WORK" "$FEED" "$DOTNET_CLI_HOME" "$APP"
+mkdir -p "$WORK" "$FEED" "$APP"
 
 check "ltcheck builds" tools_build || exit 1
 check "the corpus builds" corpus_build || exit 1
 check "make package" timeout 1800 make -s -C "$LT_ROOT" package || exit 1
+# From here on nothing outside this run's folder: NuGet's packages, caches and scratch, the CLI's home
+# (global tools).
+export NUGET_PACKAGES=$LT_TMP/nuget/packages NUGET_HTTP_CACHE_PATH=$LT_TMP/nuget/http-cache \
+	NUGET_SCRATCH=$LT_TMP/nuget/scratch NUGET_PLUGINS_CACHE_PATH=$LT_TMP/nuget/plugins DOTNET_CLI_HOME=$LT_TMP/home
+mkdir -p "$DOTNET_CLI_HOME"
 VERSION=$(cat "$LT_BUILD/package/dev.version") # cli.h's version, -dev.<time> (Makefile)
 CLI_VERSION=$(sed -n 's/^#define LOCKTIME_VERSION "\(.*\)"$/\1/p' "$LT_ROOT/weaver/cli/cli.h")
 TOOL_NUPKG=$LT_BUILD/dotnet-locktime.$VERSION.nupkg
