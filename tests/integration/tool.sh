@@ -12,7 +12,8 @@
 #     locktime prints and exit as it does; an unknown command's exit status comes through;
 #   - a local tool manifest (dotnet new tool-manifest, dotnet tool install): `dotnet locktime --version`
 #     and `dotnet locktime check`;
-#   - -g: `dotnet-locktime --version` from the global tools folder (of this run's DOTNET_CLI_HOME);
+#   - -g: `dotnet-locktime --version` from the global tools folder (of this run's DOTNET_CLI_HOME), and
+#     `dotnet locktime --version` with that folder on PATH;
 #   - dnx (the SDK's `dotnet dnx`, .NET 10): `--version`.
 # Not under wine: the launcher is a .NET program, and wine here has no Windows .NET runtime to run it
 # (tests/integration/hosts.sh runs the win-x64 binary itself under wine).
@@ -138,6 +139,9 @@ fi
 # ---- -g (the global tools folder of this run's DOTNET_CLI_HOME) ----
 if check "dotnet tool install -g" install "$LT_TMP/install-g.log" -g; then
 	check "-g: dotnet-locktime --version prints the package's version" prints "$VERSION" "$DOTNET_CLI_HOME/.dotnet/tools/dotnet-locktime"
+	# dotnet runs dotnet-<name> from PATH as `dotnet <name>`, from any folder.
+	check "-g: dotnet locktime --version (the tools folder on PATH, in another folder)" \
+		env -C "$LT_TMP" PATH="$DOTNET_CLI_HOME/.dotnet/tools:$PATH" bash -c "$(declare -f prints); prints '$VERSION' dotnet locktime"
 fi
 
 # ---- dnx ----
