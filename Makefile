@@ -4,8 +4,9 @@
 #   make deps     install missing Debian packages (as root; arm64 added as a foreign architecture), else print the command
 #   make demo     weave and run the sample app (the README's main command)
 #   make package  build/LockTime.<version>.nupkg: MSBuild targets, static locktime for linux-x64, linux-arm64
-#                 and win-x64, LICENSE and third-party notices (nuget/); version <cli.h's>-dev.<time>,
-#                 with RELEASE=1 cli.h's
+#                 and win-x64, LICENSE and third-party notices (nuget/); and build/dotnet-locktime.<version>.nupkg,
+#                 the .NET tool that runs them (nuget/dotnet-locktime/); version <cli.h's>-dev.<time>,
+#                 with RELEASE=1 cli.h's, which the binaries print (locktime --version)
 #   make fuzz     run every fuzz target for FUZZ_SECONDS seconds each (docs/TESTING.md)
 #   make bench    benchmarks: weave speed against Mono.Cecil, build overhead, run-time cost (BENCHMARKS.md)
 
@@ -129,8 +130,10 @@ build build/san build/fuzz:
 # The package's version: weaver/cli/cli.h's, the next release, for `make package RELEASE=1`; a local
 # build is a prerelease of it, VERSION-dev.<UTC yyyymmddHHMMSS of the build> (SOURCE_DATE_EPOCH's when
 # set), so that every rebuilt package has a version of its own and a newer one than the last: NuGet
-# extracts a version once and goes on using that copy. The version of the last package built goes to
-# build/package/<dev|release>.version (the tests read it), the package to build/LockTime.<version>.nupkg.
+# extracts a version once and goes on using that copy. The version of the last packages built goes to
+# build/package/<dev|release>.version (the tests read it), the packages to build/LockTime.<version>.nupkg
+# and build/dotnet-locktime.<version>.nupkg, the binaries they carry (which print it) to
+# build/package/<dev|release>/<rid>/; build/static/ holds the same binaries printing cli.h's version -dev.
 VERSION := $(shell sed -n 's/^\#define LOCKTIME_VERSION "\(.*\)"$$/\1/p' weaver/cli/cli.h)
 PACKAGE_KIND := $(if $(RELEASE),release,dev)
 PACKAGE_VERSION := build/package/$(PACKAGE_KIND).version
@@ -160,12 +163,24 @@ STATIC_LIBS = build/static/libs/$(1)/lib/libzip.a
 build/static/libs/%/lib/libzip.a: ci/static-libs.sh
 	bash ci/static-libs.sh $* build/static/libs/$* $(SOURCES_$*)
 
-# $(1): the RID.  Its libraries from build/static/libs/<rid> first, then Debian's (Linux).
+# The version the binaries print (weaver/cli/cli_version.c): compiled at each link, cli.h's with -dev
+# for build/static/, the packages' version for the binaries packed (the package step below).
+VERSION_SRC := weaver/cli/cli_version.c
+STATIC_LINK_LIBS := -ljansson -lprotobuf-c -lzip -lmxml -lz -lmbedcrypto -lm
+# LINK_STATIC RID, FLAGS, OUT: links the RID's objects and cli_version.c (compiled with FLAGS) into OUT.
+LINK_STATIC = $(CC_$(1)) $(WARN) $(DEFS_$(1)) -O2 -s $(INC) $(2) -o $(3) $(OBJ_$(1)) $(VERSION_SRC) \
+	-Lbuild/static/libs/$(1)/lib $(STATIC_LINK_LIBS) $(LINK_$(1))
+
+# $(1): the RID.  One object per source under build/static/obj/<rid>/, its libraries' headers from
+# build/static/libs/<rid> first, then Debian's (Linux).
 define STATIC_TOOL
-$(TOOL_$(1)): $(LIB_ALL) $(CLI_SRC) $(GEN) $(HDRS) $(call STATIC_LIBS,$(1))
+OBJ_$(1) := $(patsubst %.c,build/static/obj/$(1)/%.o,$(LIB_$(1)) $(GEN) $(filter-out $(VERSION_SRC),$(CLI_SRC)))
+$$(OBJ_$(1)): build/static/obj/$(1)/%.o: %.c $(HDRS) $(call STATIC_LIBS,$(1))
 	@mkdir -p $$(dir $$@)
-	$(CC_$(1)) $(WARN) $(DEFS_$(1)) -O2 -s -Ibuild/static/libs/$(1)/include $(INC) -o $$@ $(LIB_$(1)) $(GEN) $(CLI_SRC) \
-		-Lbuild/static/libs/$(1)/lib -ljansson -lprotobuf-c -lzip -lmxml -lz -lmbedcrypto -lm $(LINK_$(1))
+	$(CC_$(1)) $(WARN) $(DEFS_$(1)) -O2 -Ibuild/static/libs/$(1)/include $(INC) -c -o $$@ $$<
+$(TOOL_$(1)): $$(OBJ_$(1)) $(VERSION_SRC) $(HDRS)
+	@mkdir -p $$(dir $$@)
+	$$(call LINK_STATIC,$(1),,$$@)
 endef
 $(foreach r,$(RIDS),$(eval $(call STATIC_TOOL,$(r))))
 
@@ -183,13 +198,27 @@ $(NOTICES): nuget/THIRD-PARTY-NOTICES.txt
 	{ cat $<; for f in $(NOTICE_FILES); do printf '\n\n==== %s\n\n' "$$f"; cat "$$f" || exit 1; done; } >$@.tmp
 	mv $@.tmp $@
 
-$(PACKAGE_VERSION): $(TOOLS_ALL) $(NOTICES) nuget/LockTime.nuspec nuget/README.md LICENSE $(wildcard msbuild/*)
+# The packages: the binaries linked again with the version baked in (build/package/<dev|release>/<rid>/),
+# then LockTime (nuget/LockTime.nuspec) and the .NET tool dotnet-locktime (nuget/dotnet-locktime/, a
+# launcher that runs them), both of that version.
+PACKAGE_BIN = build/package/$(PACKAGE_KIND)/$(1)/$(notdir $(TOOL_$(1)))
+TOOL_PROJECT := nuget/dotnet-locktime/dotnet-locktime.csproj
+TOOL_PROJECT_SRC := $(wildcard nuget/dotnet-locktime/*)
+
+$(PACKAGE_VERSION): $(foreach r,$(RIDS),$(OBJ_$(r))) $(VERSION_SRC) $(HDRS) $(NOTICES) nuget/LockTime.nuspec nuget/README.md \
+		LICENSE $(wildcard msbuild/*) $(TOOL_PROJECT_SRC)
 	@mkdir -p $(dir $@)
 	@version=$(VERSION)$(if $(RELEASE),,-dev.$$(date -u $${SOURCE_DATE_EPOCH:+-d @$$SOURCE_DATE_EPOCH} +%Y%m%d%H%M%S)); \
-	if [ -f $@ ]; then rm -f build/LockTime.$$(cat $@).nupkg; fi; \
+	if [ -f $@ ]; then rm -f build/LockTime.$$(cat $@).nupkg build/dotnet-locktime.$$(cat $@).nupkg; fi; \
+	$(foreach r,$(RIDS),mkdir -p $(dir $(call PACKAGE_BIN,$(r))) && \
+		$(call LINK_STATIC,$(r),-DLOCKTIME_BUILD_VERSION=\"$$version\",$(call PACKAGE_BIN,$(r))) &&) \
 	dotnet pack nuget/LockTime.nuspec -o build -p:version=$$version -p:notices="$(CURDIR)/$(NOTICES)" \
-		$(foreach r,$(RIDS),-p:tool_$(subst -,_,$(r))="$(CURDIR)/$(TOOL_$(r))") >$@.log || { cat $@.log; exit 1; }; \
-	echo $$version >$@ && echo "package: build/LockTime.$$version.nupkg"
+		$(foreach r,$(RIDS),-p:tool_$(subst -,_,$(r))="$(CURDIR)/$(call PACKAGE_BIN,$(r))") >$@.log && \
+	MSBUILDDISABLENODEREUSE=1 DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 dotnet pack $(TOOL_PROJECT) -c Release -o build \
+		-nologo -nodeReuse:false -p:UseSharedCompilation=false -p:Version=$$version -p:Notices="$(CURDIR)/$(NOTICES)" \
+		-p:ToolLinuxX64="$(CURDIR)/$(call PACKAGE_BIN,linux-x64)" -p:ToolLinuxArm64="$(CURDIR)/$(call PACKAGE_BIN,linux-arm64)" \
+		-p:ToolWinX64="$(CURDIR)/$(call PACKAGE_BIN,win-x64)" >>$@.log || { cat $@.log; exit 1; }; \
+	echo $$version >$@ && echo "packages: build/LockTime.$$version.nupkg build/dotnet-locktime.$$version.nupkg"
 
 package: $(PACKAGE_VERSION)
 

@@ -21,7 +21,7 @@ fi
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 export MSBUILDDISABLENODEREUSE=1 DOTNET_CLI_USE_MSBUILD_SERVER=0
 DOTNET_OPTS=(-nologo -tl:off -nodeReuse:false -p:UseSharedCompilation=false)
-STATIC=$LT_BUILD/static/locktime
+STATIC=$LT_BUILD/package/dev/linux-x64/locktime # the binary the package carries (Makefile)
 
 check "make package" make -s -C "$LT_ROOT" package || exit 1
 VERSION=$(cat "$LT_BUILD/package/dev.version") # cli.h's version, -dev.<time> (Makefile)

@@ -20,6 +20,7 @@
 #     anywhere.
 # Needs python3 (tests/package/zipcheck.py reads and makes zips with Python's zipfile).
 source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/../nuget_lib.sh"
 LT=${LOCKTIME:-$LT_BUILD/san/locktime}
 ZIPCHECK=$LT_ROOT/tests/package/zipcheck.py
 PKG=$LT_BUILD/package
@@ -152,24 +153,6 @@ for pkg in "${restored[@]}"; do
 done
 
 # ---- the woven packages in a consumer app ----
-
-# write_nuget_config DIR [KEY FOLDER IDS]...: DIR/nuget.config adds each FOLDER as source KEY for the
-# package ids IDS (comma-separated) only, and keeps every source configured here for everything else
-# (package source mapping, so that restore cannot take one of those ids from another source).
-write_nuget_config() {
-	local dir=$1 name sources="" mapping=""
-	shift
-	while [ $# -ge 3 ]; do
-		sources+="    <add key=\"$1\" value=\"$2\" />"$'\n'
-		mapping+="    <packageSource key=\"$1\">$(printf '<package pattern="%s" />' ${3//,/ })</packageSource>"$'\n'
-		shift 3
-	done
-	while read -r name; do
-		mapping+="    <packageSource key=\"$name\"><package pattern=\"*\" /></packageSource>"$'\n'
-	done < <(cd "$dir" && dotnet nuget list source | sed -nE 's/^ *[0-9]+\. +(.*) \[Enabled\]$/\1/p')
-	printf '<?xml version="1.0" encoding="utf-8"?>\n<configuration>\n  <packageSources>\n%s  </packageSources>\n  <packageSourceMapping>\n%s  </packageSourceMapping>\n</configuration>\n' \
-		"$sources" "$mapping" >"$dir/nuget.config"
-}
 
 build_consumer() { # DIR NUGET_PACKAGES
 	NUGET_PACKAGES=$2 dotnet build "$1/Consumer.csproj" -c Release -o "$1/out" "${DOTNET_OPTS[@]}"

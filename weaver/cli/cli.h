@@ -4,7 +4,12 @@
 
 #include <stddef.h>
 
+/* The next release's version (the Makefile reads it for the packages' versions). */
 #define LOCKTIME_VERSION "0.1.0"
+
+/* What `locktime --version` prints (cli_version.c): the version of the package the binary was built
+ * for, or LOCKTIME_VERSION "-dev" for a build from source. */
+extern const char cli_version[];
 
 /* Read the text file at path as lines: *lines gets *n NUL-terminated lines
  * and a NULL after them, in one block (free(*lines) frees all).  Line ends

@@ -97,7 +97,7 @@ static int run(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "--version")) {
-		printf("locktime %s\n", LOCKTIME_VERSION);
+		printf("locktime %s\n", cli_version);
 		return 0;
 	}
 	if (!strcmp(argv[1], "weave"))
