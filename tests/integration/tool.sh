@@ -155,5 +155,6 @@ if timeout 60 dotnet dnx --help >/dev/null 2>&1; then
 	}
 	check "dotnet dnx dotnet-locktime@$VERSION -- --version prints the package's version" dnx_version
 else
-	not_ok "dnx # SKIP this SDK ($(dotnet --version)) has no dnx"
+	skip "dnx" "this SDK ($(dotnet --version)) has no dnx"
 fi
+done_testing
