@@ -60,7 +60,7 @@ restore_into() {
 		  <ItemGroup>$refs</ItemGroup>
 		</Project>
 	EOF
-	NUGET_PACKAGES=$folder dotnet restore "$dir/restore.csproj" "${DOTNET_OPTS[@]}"
+	NUGET_PACKAGES=$folder timeout -k 10 "$LT_DOTNET_TIMEOUT" dotnet restore "$dir/restore.csproj" "${DOTNET_OPTS[@]}"
 }
 
 # The original packages: restored once, kept in build/package/orig.
@@ -155,7 +155,7 @@ done
 # ---- the woven packages in a consumer app ----
 
 build_consumer() { # DIR NUGET_PACKAGES
-	NUGET_PACKAGES=$2 dotnet build "$1/Consumer.csproj" -c Release -o "$1/out" "${DOTNET_OPTS[@]}"
+	NUGET_PACKAGES=$2 timeout -k 10 "$LT_DOTNET_TIMEOUT" dotnet build "$1/Consumer.csproj" -c Release -o "$1/out" "${DOTNET_OPTS[@]}"
 }
 
 restored_is_woven() { # PACKAGE/VERSION
@@ -182,7 +182,7 @@ else
 		for pkg in "${PACKAGES[@]}"; do
 			check "${pkg%/*}: the package restored is the woven one" restored_is_woven "$pkg"
 		done
-		dotnet "$base/out/Consumer.dll" >"$LT_TMP/expected" 2>"$LT_TMP/base-reports"
+		timeout -k 10 "$LT_DOTNET_TIMEOUT" dotnet "$base/out/Consumer.dll" >"$LT_TMP/expected" 2>"$LT_TMP/base-reports"
 		check "consumer runs with the original packages, no report" test -s "$LT_TMP/expected" -a ! -s "$LT_TMP/base-reports"
 		LOCKTIME_THRESHOLD_MS=0 dotnet "$app/out/Consumer.dll" >"$LT_TMP/actual" 2>"$LT_TMP/reports"
 		check "consumer with woven packages runs (exit 0)" test $? = 0
