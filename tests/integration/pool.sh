@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Locks on the thread pool (tests/pool): holders and waiters in Task.Run work items, await between locks,
+# a nested pair always in one order, a work item that throws inside a lock, and two pool threads running
+# hundreds of items in turn. Woven by locktime, run, and its JSON report checked against what the program
+# counted and timed itself (tests/pool/Program.cs prints it):
+#   - exact acquisitions per site, every contended wait of the waiter site contended;
+#   - each wait behind the holder's site (method and line), the holder's "made others wait" equal to
+#     the waits that name it and within what the program timed (not within rounds x the holder's
+#     longest hold: a waiter's wait lasts until it runs again, after the release);
+#   - holds and waits within the program's own Stopwatch around each lock statement, the holder's hold
+#     at least the time it slept;
+#   - nothing held at exit (the thrown-through lock released, pool threads carry nothing to their next
+#     item), one lock-order edge (the nested pair) and no cycle: none between locks an await separates.
+source "$(dirname "$0")/../lib.sh"
+LT=${LOCKTIME:-$LT_BUILD/san/locktime}
+
+build() {
+	cp -r "$LT_ROOT/tests/pool" "$LT_TMP/src" &&
+		timeout -k 10 "$LT_DOTNET_TIMEOUT" dotnet build "$LT_TMP/src/Pool.csproj" -c Release -nologo -v q \
+			-p:UseSharedCompilation=false -o "$LT_TMP/out" >"$LT_TMP/build.log" 2>&1 || { tail -20 "$LT_TMP/build.log"; return 1; }
+}
+check "the pool program builds" build || { done_testing; exit 0; }
+check "woven" "$LT" weave -q --threshold-ms 0 "$LT_TMP/out/Pool.dll" || { done_testing; exit 0; }
+run() {
+	LOCKTIME_REPORT=$LT_TMP/report.json timeout 120 dotnet "$LT_TMP/out/Pool.dll" >"$LT_TMP/out.txt" 2>"$LT_TMP/err.txt" ||
+		{ tail -5 "$LT_TMP/err.txt"; return 1; }
+}
+check "runs on the pool and exits 0, writing its report" run || { done_testing; exit 0; }
+
+python3 - "$LT_TMP/report.json" "$LT_TMP/out.txt" "$LT_ROOT/tests/pool/Program.cs" <<'PY' | tap_relay
+import json, sys
+report, said, source = json.load(open(sys.argv[1])), dict(l.split() for l in open(sys.argv[2])), open(sys.argv[3]).read()
+said = {k: int(v) for k, v in said.items()}
+line = {tag: n for n, text in enumerate(source.splitlines(), 1) for tag in ("Holder", "Waiter", "Before", "After", "Outer", "Thrower", "Reused")
+        if "// " + tag + " site" in text}
+
+def sites(method, tag):
+    return [s for s in report["sites"] if s["method"] == "Pool::" + method and s["location"].split(":")[1] == str(line[tag])]
+
+def ok(name, good, detail=""):
+    print(("ok - " if good else "not ok - ") + "pool: " + name)
+    if not good:
+        for l in str(detail).splitlines()[:20]:
+            print("# " + l)
+
+holder, waiter = sites("HolderAndWaiter", "Holder"), sites("HolderAndWaiter", "Waiter")
+counts = {"Holder": ("HolderAndWaiter", said["rounds"]), "Waiter": ("HolderAndWaiter", said["rounds"]),
+          "Before": ("AwaitBetween", said["awaited"]), "After": ("AwaitBetween", said["awaited"]),
+          "Outer": ("Nested", 2 * said["awaited"]), "Thrower": ("Throw", said["thrown"]), "Reused": ("Main", said["reused"])}
+for tag, (method, want) in counts.items():
+    got = sum(s["acquisitions"] for s in sites(method, tag))
+    ok("%s site: %d acquisitions" % (tag, want), got == want, "got %d: %s" % (got, sites(method, tag)))
+ok("every site of the report is one of the program's", len(report["sites"]) == 8, [s["location"] for s in report["sites"]])
+h, w = holder[0], waiter[0]
+ok("each waiter's wait contended", w["contended"] == said["rounds"] and h["contended"] == 0, (w["contended"], h["contended"]))
+behind = w["waited_behind"]
+ok("every wait behind the holder's site, by method and line",
+   len(behind) == 1 and behind[0]["method"] == h["method"] and behind[0]["location"] == h["location"] and
+   behind[0]["count"] == said["rounds"] and abs(behind[0]["wait_ms"] - w["wait_ms"]["total"]) < 1e-3, behind)
+blamed = sum(b["wait_ms"] for s in report["sites"] for b in s["waited_behind"] if b["location"] == h["location"])
+# Not bounded by rounds x the holder's hold: a waiter's wait ends when it runs again, after the release.
+ok("the holder made others wait the waits that name it, at most what the program timed around them",
+   abs(h["blamed_wait_ms"] - blamed) < 1e-3 and 0 < h["blamed_wait_ms"] <= said["rounds"] * (said["wait_max"] + 1),
+   (h["blamed_wait_ms"], blamed, said))
+ok("the holder's longest hold: at least its sleep, at most the program's Stopwatch around it",
+   said["hold_min"] - 1 <= h["hold_ms"]["max"] <= said["hold_max"] + 1, (h["hold_ms"]["max"], said))
+ok("the waiter's longest wait: at most the program's Stopwatch around it, and a wait",
+   0 < w["wait_ms"]["max"] <= said["wait_max"] + 1, (w["wait_ms"]["max"], said))
+ok("nothing held at exit", all(s["held_now"]["count"] == 0 for s in report["sites"]),
+   [(s["location"], s["held_now"]) for s in report["sites"]])
+ok("one lock-order edge (the nested pair), no cycle: none across an await or from an earlier work item",
+   report["lock_order"]["edges"] == 1 and report["lock_order_cycles"] == [], (report["lock_order"], report["lock_order_cycles"]))
+PY
+done_testing
