@@ -269,6 +269,28 @@ static void test_bad_layout_does_not_read_back(void **state)
 	img_free(img);
 }
 
+/* A table other rows point at, marked Sorted, out of key order (found through the fuzz roundtrip's
+ * invariant): the writer sorted its rows, so the CustomAttributes and GenericParamConstraints that
+ * name its rows named others.  Refused when written instead. */
+static void test_pointed_at_table_out_of_order(void **state)
+{
+	struct lt_buf out = LT_BUF_INIT;
+	struct img *img = NULL;
+	uint8_t *data;
+	size_t size;
+
+	(void)state;
+	assert_int_equal(lt_file_read("build/corpus/csharp/Release/LockCorpus.dll", &data, &size), 0);
+	assert_int_equal(img_load(&img, data, size), 0);
+	assert_true(md_rows(&img->md, MD_INTERFACEIMPL) >= 2);
+	md_set(&img->md, MD_INTERFACEIMPL, 1, MD_INTERFACEIMPL_CLASS, md_rows(&img->md, MD_TYPEDEF));
+	assert_int_equal(img_write(img, &out), -1);
+	assert_int_equal(lt_error_last()->code, LT_E_LAYOUT);
+	assert_non_null(strstr(lt_error_last()->msg, "InterfaceImpl row 2 is out of key order (II.22)"));
+	lt_buf_free(&out);
+	img_free(img);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -284,6 +306,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_size_of_headers_wraps_in_writer),
 		cmocka_unit_test(test_headers_full_grow),
 		cmocka_unit_test(test_bad_layout_does_not_read_back),
+		cmocka_unit_test(test_pointed_at_table_out_of_order),
 	};
 	if (argc > 1)
 		cmocka_set_test_filter(argv[1]); /* tests/run.sh: one test by name */

@@ -107,9 +107,27 @@ static void sort_rows(const struct md_table *tab, const struct md_table_schema *
 	}
 }
 
+/* Whether rows of table t are pointed at by a column of another table of
+ * the type system (a table column, or a coded index but the portable PDB's
+ * HasCustomDebugInformation): GenericParam, InterfaceImpl, DeclSecurity,
+ * GenericParamConstraint among the sorted tables (II.24.2.6). */
+static int pointed_at(unsigned t)
+{
+	for (unsigned k = 0; k < MD_CI_COUNT; k++)
+		for (unsigned i = 0; k != MD_CI_HASCUSTOMDEBUGINFORMATION && i < md_coded[k].ntags; i++)
+			if (md_coded[k].tables[i] == t)
+				return 1;
+	for (unsigned u = 0; u < MD_TABLE_MAX; u++)
+		for (unsigned c = 0; c < md_schema[u].ncols; c++)
+			if (md_schema[u].cols[c].kind == MD_COL_TABLE && md_schema[u].cols[c].arg == t && u != t)
+				return 1;
+	return 0;
+}
+
 /* The order rows of table t are written in: NULL for input order, else a
  * malloc'd permutation (0-based) when the table's Sorted bit is set and its
- * rows are out of key order (II.22). */
+ * rows are out of key order (II.22).  A table other rows point at is not
+ * reordered (the pointers would name other rows): LT_E_LAYOUT. */
 static int row_order(const struct md_image *md, unsigned t, uint32_t **out)
 {
 	const struct md_table *tab = &md->tables[t];
@@ -123,6 +141,9 @@ static int row_order(const struct md_image *md, unsigned t, uint32_t **out)
 		;
 	if (r >= tab->rows)
 		return 0;
+	if (pointed_at(t))
+		return lt_error_set(LT_E_LAYOUT, "%s row %u is out of key order (II.22), and other rows point at its "
+				    "rows: it cannot be sorted", ts->name, r + 1);
 	perm = lt_malloc((size_t)tab->rows * sizeof(*perm));
 	tmp = lt_malloc((size_t)tab->rows * sizeof(*tmp));
 	if (!perm || !tmp) {
