@@ -183,6 +183,22 @@ int fuzz_sig(const uint8_t *data, size_t size)
 
 /* ---- fuzz_weave ---- */
 
+/* img_write of img into out, then the output loaded into *again (which owns
+ * out's bytes after).  Returns 0, or -1 when img_write refused with an error;
+ * an output that does not read back or load is a bug. */
+static int write_and_load(struct img *img, struct lt_buf *out, struct img **again)
+{
+	if (fuzz_expect(img_write(img, out)) < 0) {
+		if (lt_error_last()->code == LT_E_INTERNAL)
+			fuzz_fail("img_write laid out an image that does not read back");
+		return -1;
+	}
+	if (img_load(again, out->data, out->len) < 0)
+		fuzz_fail("img_write laid out an image that does not load");
+	out->data = NULL;
+	return 0;
+}
+
 int fuzz_weave(const uint8_t *data, size_t size)
 {
 	struct weave_opts opts = { .threshold_ms = 1.0, .output = "stderr" };
@@ -201,14 +217,8 @@ int fuzz_weave(const uint8_t *data, size_t size)
 	if (fuzz_expect(weave_job_run(&job, img, &opts, 1, NULL, NULL)) < 0)
 		goto done;
 	outcome = job.outcome;
-	if (fuzz_expect(img_write(img, &out)) < 0) {
-		if (lt_error_last()->code == LT_E_INTERNAL)
-			fuzz_fail("img_write laid out an image that does not read back");
+	if (write_and_load(img, &out, &again) < 0)
 		goto done;
-	}
-	if (img_load(&again, out.data, out.len) < 0)
-		fuzz_fail("img_write laid out an image that does not load");
-	out.data = NULL; /* again owns it */
 	if (outcome == WEAVE_WOVEN &&
 	    (weave_image(again, &opts, &outcome2, &nsites, NULL) < 0 || outcome2 != WEAVE_ALREADY_WOVEN))
 		fuzz_fail("a woven image is not seen as already woven");
@@ -304,14 +314,8 @@ int fuzz_roundtrip(const uint8_t *data, size_t size)
 	lt_error_clear();
 	if (fuzz_load(data, size, &img) < 0)
 		return -1;
-	if (fuzz_expect(img_write(img, &out)) < 0) {
-		if (lt_error_last()->code == LT_E_INTERNAL)
-			fuzz_fail("img_write laid out an image that does not read back");
+	if (write_and_load(img, &out, &again) < 0)
 		goto done;
-	}
-	if (img_load(&again, out.data, out.len) < 0)
-		fuzz_fail("img_write laid out an image that does not load");
-	out.data = NULL; /* again owns it */
 	same_image(img, again);
 	rc = 0;
 done:
