@@ -85,7 +85,7 @@ for t in "${targets[@]}"; do
 	start=$SECONDS
 	# FUZZ_RUNS and FUZZ_SEED make a run repeatable (CI): the same inputs are tried every time.
 	"$out/fuzz_$t" -max_total_time="$seconds" ${FUZZ_RUNS:+-runs=$FUZZ_RUNS} ${FUZZ_SEED:+-seed=$FUZZ_SEED} -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=512 -print_final_stats=1 \
-		-artifact_prefix="$out/crash/$t/" "$out/corpus/$t" "$out/seed/$t" "fuzz/regress/$t" >"$log" 2>&1
+		-artifact_prefix="$out/crash/$t/" "$out/corpus/$t" "$out/seed/$t" "fuzz/regress/$t" $(ls -d "fuzz/corpus/$t" 2>/dev/null) >"$log" 2>&1
 	rc=$?
 	elapsed=$((SECONDS - start))
 	runs=$(sed -nE 's/^stat::number_of_executed_units: *([0-9]+)/\1/p' "$log" | tail -n 1)

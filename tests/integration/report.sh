@@ -139,6 +139,11 @@ bad_input "not a report: LT019" "$LT_ROOT/docs/report-format.schema.json" "forma
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); r["deadlocks"][0]["edges"][1]["thread"]="five"; json.dump(r,open(sys.argv[2],"w"))' \
 	"$D/run1.json" "$LT_TMP/wrong-deadlock.json"
 bad_input "a deadlock's thread of the wrong type: LT019 naming it" "$LT_TMP/wrong-deadlock.json" "deadlocks\[0\]\.edges\[1\]\.thread: not a whole number"
+# -o naming a report being read: refused, the report left as it was
+cp "${ALL[0]}" "$LT_TMP/self.json"
+out=$("$LOCKTIME" report "$LT_TMP/self.json" -o "$LT_TMP/self.json" 2>&1)
+if [ $? -eq 2 ] && grep -q "self.json: error LT012: the output is the report .*self.json, which would be overwritten" <<<"$out" &&
+	cmp -s "${ALL[0]}" "$LT_TMP/self.json"; then ok "-o naming an input: LT012, the report untouched"; else not_ok "-o naming an input: LT012, the report untouched" "$out"; fi
 out=$("$LOCKTIME" report "$LT_TMP/none.json" 2>&1)
 if [ $? -eq 1 ] && grep -q "none.json: error LT001: " <<<"$out"; then ok "a missing file: LT001"; else not_ok "a missing file: LT001" "$out"; fi
 

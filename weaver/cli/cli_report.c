@@ -90,6 +90,13 @@ int cli_report(int argc, char **argv)
 		return free(files), usage_error("--format: html, pprof or text");
 	if (!out)
 		out = !strcmp(format, "html") ? "report.html" : !strcmp(format, "pprof") ? "locks.pb.gz" : "-";
+	for (int i = 0; strcmp(out, "-") && i < n; i++)
+		if (lt_file_same(out, files[i])) {
+			fprintf(stderr, "%s: error LT%03d: the output is the report %s, which would be overwritten: name "
+				"another file with -o\n", out, LT_E_USAGE, files[i]);
+			free(files);
+			return 2;
+		}
 	rc = read_all(&r, files, n);
 	if (rc == 0) {
 		lt_error_clear();
