@@ -111,6 +111,10 @@ build/fuzz/fuzz-seeds: fuzz/fuzz_seeds.c $(LIB_SRC) $(GEN) $(HDRS) | build/fuzz
 build/san/test_fuzz: tests/unit/test_fuzz.c $(FUZZ_SRC) $(SAN_LIB) $(HDRS) | build/san
 	$(CC) $(WARN) $(SAN) $(INC) -Ifuzz -o $@ $< fuzz/fuzz_targets.c $(SAN_LIB) $(LIBS) -lcmocka
 
+# What `make fuzz` found, minimized into fuzz/corpus/ (kept in the repository, read by every run).
+fuzz-corpus: fuzz-build
+	bash fuzz/merge.sh $(FUZZ_TARGETS)
+
 fuzz-build: $(patsubst %,build/fuzz/fuzz_%,$(FUZZ_TARGETS)) build/fuzz/fuzz-seeds
 
 fuzz: fuzz-build
@@ -251,4 +255,4 @@ deps:
 clean:
 	rm -rf build
 
-.PHONY: all unit test demo deps clean fuzz fuzz-build package bench runtime static-tools
+.PHONY: all unit test demo deps clean fuzz fuzz-build fuzz-corpus package bench runtime static-tools
