@@ -7,6 +7,7 @@
 #include "rp_output.h"
 #include "rp_report.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,9 +53,10 @@ static int usage_error(const char *what)
 static int emit(const struct lt_buf *b, const char *path)
 {
 	if (!strcmp(path, "-")) {
-		if (b->len && fwrite(b->data, 1, b->len, stdout) != b->len)
-			return perror("locktime: stdout"), 1;
-		return fflush(stdout) ? 1 : 0;
+		/* A reader that stopped reading (`| head`) wanted no more: not an error (SIGPIPE ignored). */
+		if ((b->len && fwrite(b->data, 1, b->len, stdout) != b->len) || fflush(stdout))
+			return errno == EPIPE ? 0 : (perror("locktime: stdout"), 1);
+		return 0;
 	}
 	lt_error_clear();
 	if (lt_file_write_atomic(path, b->data ? b->data : (const uint8_t *)"", b->len)) {
