@@ -137,4 +137,27 @@ no_pdb_no_warning() {
 		[ ! -e "$LT_TMP/nopdb/PdbLocks.pdb" ] && ltcheck verify "$LT_TMP/nopdb/PdbLocks.dll"
 }
 check "no PDB file: woven without a warning, no PDB invented" no_pdb_no_warning
+
+# Woven through a symbolic link in another folder: the PDB beside the file the link names is read
+# (every site keeps its line) and rewritten with it; the link stays a link; no lock file is left.
+through_link() {
+	local d=$LT_TMP/link before
+	rm -rf "$d" && mkdir -p "$d/real" "$d/links" && cp "$PDB_CORPUS/Release-portable/PdbLocks."{dll,pdb} "$d/real/" &&
+		ln -s ../real/PdbLocks.dll "$d/links/Link.dll" || return 1
+	before=$("$LT" list "$d/real/PdbLocks.dll" | sed 's/ IL_[0-9a-f]* / /') || return 1
+	"$LT" weave -q "$d/links/Link.dll" || return 1
+	[ -L "$d/links/Link.dll" ] || { echo "the link was replaced"; return 1; }
+	[ "$(ls -A "$d/links")" = Link.dll ] && [ "$(ls "$d/real")" = "$(printf 'PdbLocks.dll\nPdbLocks.pdb')" ] ||
+		{ echo "stray files:"; ls -A "$d/links" "$d/real"; return 1; }
+	cmp -s "$d/real/PdbLocks.pdb" "$PDB_CORPUS/Release-portable/PdbLocks.pdb" && { echo "the PDB was not rewritten"; return 1; }
+	# The same sites with the same lines, now marked woven, listed through the link and directly.
+	[ "$("$LT" list "$d/links/Link.dll" | grep -c ' (woven)$')" = "$(echo "$before" | wc -l)" ] &&
+		! "$LT" list "$d/links/Link.dll" | grep -v '\.cs:[0-9]' | grep . &&
+		"$LT" list "$d/links/Link.dll" | cmp -s - <("$LT" list "$d/real/PdbLocks.dll") && ltcheck verify "$d/real/PdbLocks.dll"
+}
+if [[ $(basename "$LT") == *win-x64* ]]; then # hosts.sh: the Windows binary under wine
+	skip "woven through a symbolic link" "wine shows the Windows binary a Unix symbolic link as the file itself, no reparse point"
+else
+	check "woven through a symbolic link: the PDB beside the file it names read and rewritten, the link kept" through_link
+fi
 done_testing

@@ -29,6 +29,13 @@ int lt_file_exists(const char *path);
  * volume serial number and file index): 1 or 0. */
 int lt_file_same(const char *a, const char *b);
 
+/* The file a replacement of path writes, malloc'd into *out: path, or the
+ * file a symbolic link (on Windows a reparse point) there names, so that
+ * what lies beside the file (its symbols, its lock) is looked for beside
+ * the file itself.  Returns 0, or -1 with LT_E_IO (a link that cannot be
+ * followed; a folder or device, which is never replaced) or LT_E_NOMEM. */
+int lt_file_target(const char *path, char **out);
+
 /* Remove the file at path: 0, or -1 (nothing reported). */
 int lt_file_remove(const char *path);
 

@@ -169,6 +169,13 @@ static int replace_target(const char *path, char **out, mode_t *mode)
 	return 0;
 }
 
+int lt_file_target(const char *path, char **out)
+{
+	mode_t mode;
+
+	return replace_target(path, out, &mode);
+}
+
 int lt_file_stage_v(struct lt_file_staged *out, const char *path, const struct lt_iov *parts, size_t nparts)
 {
 	size_t i;

@@ -272,6 +272,11 @@ static int replace_target(const char *path, char **out)
 	return 0;
 }
 
+int lt_file_target(const char *path, char **out)
+{
+	return replace_target(path, out);
+}
+
 /* Create a new temporary "<path>.locktime-XXXXXX" (6 random letters or
  * digits, as mkstemp puts) for writing: its handle, *tmp its name. */
 static HANDLE create_temp(const char *path, char **tmp)

@@ -151,23 +151,31 @@ int weave_file(struct weave_job *j, const char *in_path, const char *out_path, c
 {
 	struct lt_file_lock lock = LT_FILE_LOCK_INIT;
 	struct img *img = NULL;
+	char *in = NULL, *out = NULL;
 	uint8_t *data;
 	size_t size;
 	int rc = -1;
 
 	memset(j, 0, sizeof *j);
 	j->found.codeview = j->found.embedded = -1;
+	/* Through a symbolic link, the file it names: its symbols, and the
+	 * lock, beside it, not beside the link. */
+	if (lt_file_target(in_path, &in) < 0 || lt_file_target(out_path, &out) < 0)
+		goto done;
 	/* Held from before the read to after the write: a parallel build
 	 * weaving the same file waits, then finds it already woven. */
-	if (lt_file_lock(&lock, out_path) < 0)
-		return -1;
+	if (lt_file_lock(&lock, out) < 0)
+		goto done;
 	/* A later run that finds the assembly already woven writes no PDB
 	 * that would clean what a killed one left. */
-	weave_clean_pdb_temps(out_path);
-	if (lt_file_read(in_path, &data, &size) == 0 && img_load(&img, data, size) == 0)
-		rc = weave_loaded(j, img, in_path, out_path, opts, r);
+	weave_clean_pdb_temps(out);
+	if (lt_file_read(in, &data, &size) == 0 && img_load(&img, data, size) == 0)
+		rc = weave_loaded(j, img, in, out, opts, r);
 	img_free(img);
 	lt_file_unlock(&lock);
+done:
+	free(in);
+	free(out);
 	return rc;
 }
 
@@ -175,17 +183,20 @@ long weave_list_file(const char *path, void (*fn)(void *ctx, const struct weave_
 {
 	struct pdb_found pdb = { .source = PDB_NONE, .codeview = -1, .embedded = -1 };
 	struct img *img = NULL;
+	char *file = NULL;
 	uint8_t *data;
 	size_t size;
 	long n = -1;
 
 	*reference = 0;
-	if (lt_file_read(path, &data, &size) == 0 && img_load(&img, data, size) == 0 &&
-	    weave_pdb_find(&pdb, img, path) == 0) {
+	/* Through a symbolic link, the symbols beside the file it names (as weave_file). */
+	if (lt_file_target(path, &file) == 0 && lt_file_read(file, &data, &size) == 0 && img_load(&img, data, size) == 0 &&
+	    weave_pdb_find(&pdb, img, file) == 0) {
 		n = weave_list_pdb(img, &pdb, lt_file_read, fn, ctx);
 		*reference = img_is_reference_assembly(img);
 	}
 	pdb_found_free(&pdb);
 	img_free(img);
+	free(file);
 	return n;
 }

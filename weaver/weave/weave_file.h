@@ -69,15 +69,18 @@ void weave_job_free(struct weave_job *j);
  * a signed one is signed again with opts->key (img_strong_name_sign; the key
  * must be the assembly's), or without a key gets the LT018 warning;
  * public-signed and delay-signed ones stay as they were.  *j gets what
- * happened (release with weave_job_free).  Returns 0, or -1 with the errors
- * of lt_file_read, img_load, weave_job_run, img_strong_name, img_layout,
+ * happened (release with weave_job_free).  A path that is a symbolic link
+ * stands for the file it names (lt_file_target): symbols and lock beside
+ * that file.  Returns 0, or -1 with the errors
+ * of lt_file_target, lt_file_read, img_load, weave_job_run, img_strong_name, img_layout,
  * img_strong_name_sign and weave_write_pair, LT_E_KEY for a key that is not
  * the assembly's; out_path is untouched then. */
 int weave_file(struct weave_job *j, const char *in_path, const char *out_path, const struct weave_opts *opts,
 	       const struct weave_report *r);
 
 /* weave_list_pdb on the assembly file `path`, with the lines of its PDB
- * (weave_pdb_find); for a woven assembly, the sites it timed (weave_list).
+ * (weave_pdb_find, beside the file a symbolic link names); for a woven
+ * assembly, the sites it timed (weave_list).
  * *reference gets 1 when it is a reference assembly (img_is_reference_assembly:
  * no method bodies, so no sites), else 0.  Returns the number of sites, or -1
  * with the errors of lt_file_read, img_load and weave_list. */
