@@ -11,7 +11,9 @@
 #     hold in progress), the settings and their
 #     warnings (a mistyped LOCKTIME_* name too, once for two copies), the file sink, 50 nested locks
 #     whose holds reporting does not lengthen, 64 threads whose lines all come out whole, 20,000
-#     short-lived threads counted exactly and leaving no record behind (memory bounded), and with
+#     short-lived threads counted exactly and leaving no record behind (memory bounded), a sink that takes
+#     nothing (stderr a FIFO never read, LOCKTIME_OUTPUT a FIFO never opened: the exit, SIGTERM and a crash
+#     end the process all the same, the report counts the lines not written), and with
 #     tests/runtime/HostLib (a library with its own copy) one summary and one report for two
 #     assemblies; Monitor.Wait in a lock entered twice (neither hold counts the wait); holder blame (a waiter's line and report name the site that held its lock, the
 #     holder is charged), potential deadlocks from the lock order (the
@@ -381,6 +383,72 @@ for mode in before after; do
 	expect "SIGTERM, the program's handler registered $mode: the report at the exit has every lock taken ($taken)" \
 		'[ "$(report_field "$LT_TMP/sig-$mode.json" Program.cs:11 "s[\"acquisitions\"]")" = "$taken" ]' "$(head -c 2000 "$LT_TMP/sig-$mode.json")"
 done
+
+# A sink that takes nothing never keeps the process alive: stderr a FIFO that is open but never read (a pipe into a
+# process that stalled), or LOCKTIME_OUTPUT a FIFO that nobody opened. 8,000 lines at threshold 0 fill it; the exit,
+# the crash and SIGTERM each wait for the writer about 1 s, then write the report (the lines not written counted) and
+# go; the program's own stdout is not held up, and the periodic report goes on. Every run is killed after 30 s, so a
+# regression fails (status 137) rather than hangs.
+mkfifo "$LT_TMP/stalled" "$LT_TMP/unopened"
+exec 9<>"$LT_TMP/stalled" # its only reader, which never reads
+flood() { # NAME SINK MODE [VAR=VALUE...]: Host flood MODE, stderr (SINK stderr) or LOCKTIME_OUTPUT (SINK fifo) stuck; sets host_rc, flood_s
+	local name=$1 sink=$2 mode=$3 start=$EPOCHREALTIME err=$LT_TMP/$1.err
+	shift 3
+	rm -f "$LT_TMP/$name.json"
+	[ "$sink" = stderr ] && err=$LT_TMP/stalled
+	[ "$sink" = fifo ] && set -- "$@" LOCKTIME_OUTPUT="$LT_TMP/unopened"
+	if [ "$mode" = term ]; then
+		LT_WATCHDOG_S=30 terminate_after "$LT_TMP/$name.out" "$err" "$LT_TMP/$name.out" 0 '^ready$' \
+			env LOCKTIME_THRESHOLD_MS=0 LOCKTIME_REPORT="$LT_TMP/$name.json" "$@" dotnet "$LT_TMP/host/Host.dll" flood term
+	else
+		env LOCKTIME_THRESHOLD_MS=0 LOCKTIME_REPORT="$LT_TMP/$name.json" "$@" timeout -s KILL 30 dotnet "$LT_TMP/host/Host.dll" \
+			flood "$mode" "$LT_TMP/$name.json" "$LT_TMP/$name.copy" >"$LT_TMP/$name.out" 2>"$err"
+	fi
+	host_rc=$?
+	flood_s=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+}
+unwritten() { # NAME: its report is valid against the schema, has 8,000 acquisitions or more and some lines not written; sets why and why_rc
+	why=$(python3 - "$LT_TMP/$1.json" "$LT_ROOT/docs/report-format.schema.json" 2>&1 <<'PY'
+import json, sys, jsonschema
+r = json.load(open(sys.argv[1]))
+jsonschema.validate(r, json.load(open(sys.argv[2])))
+n = [s["acquisitions"] for s in r["sites"] if s["location"] == "Program.cs:11"]
+print("acquisitions", n, "unwritten_lines", r.get("unwritten_lines"))
+assert n and n[0] >= 8000 and r["unwritten_lines"] > 0
+PY
+)
+	why_rc=$?
+}
+flood stalled-exit stderr exit
+expect "stderr nobody reads: the program exits 0 (in ${flood_s} s, less than 10)" '[ "$host_rc" -eq 0 ] && awk -v s="$flood_s" "BEGIN { exit !(s < 10) }"' \
+	"rc $host_rc after ${flood_s} s"
+expect "stderr nobody reads: the program's own stdout is not held up" 'grep -qx flooded "$LT_TMP/stalled-exit.out"' "$(cat "$LT_TMP/stalled-exit.out")"
+unwritten stalled-exit
+expect "stderr nobody reads: the report at the exit counts the lines not written" '[ "$why_rc" -eq 0 ]' "$why"
+flood stalled-term stderr term
+expect "stderr nobody reads, SIGTERM: ends as the signal's (143, in ${flood_s} s)" '[ "$host_rc" -eq 143 ]' "rc $host_rc after ${flood_s} s"
+unwritten stalled-term
+expect "stderr nobody reads, SIGTERM: the report counts the lines not written" '[ "$why_rc" -eq 0 ]' "$why"
+flood stalled-interval stderr interval LOCKTIME_REPORT_INTERVAL_S=0.2
+why=$(python3 -c 'import json, sys
+a, b = (json.load(open(sys.argv[1] + s))["process"]["duration_ms"] for s in (".1", ".2"))
+print("reports at", a, "and", b, "ms")
+sys.exit(not b - a >= 600)' "$LT_TMP/stalled-interval.copy" 2>&1)
+why_rc=$?
+expect "stderr nobody reads: the periodic report goes on (copied a second apart, written about a second apart)" '[ "$why_rc" -eq 0 ]' "rc $host_rc: $why"
+LOCKTIME_DISABLED=1 timeout -s KILL 30 dotnet "$LT_TMP/host/Host.dll" flood throw >/dev/null 2>&1
+plain_rc=$?
+flood unopened-throw fifo throw
+expect "LOCKTIME_OUTPUT a FIFO nobody opened, an exception from Main: the crash's code ($plain_rc, in ${flood_s} s)" \
+	'[ "$host_rc" -eq "$plain_rc" ] && [ "$plain_rc" -ne 0 ] && grep -q "InvalidOperationException: thrown after the flood" "$LT_TMP/unopened-throw.err"' \
+	"rc $host_rc after ${flood_s} s: $(head -n 5 "$LT_TMP/unopened-throw.err")"
+unwritten unopened-throw
+expect "LOCKTIME_OUTPUT a FIFO nobody opened, an exception from Main: the report counts the lines not written" '[ "$why_rc" -eq 0 ]' "$why"
+flood unopened-term fifo term
+unwritten unopened-term
+expect "LOCKTIME_OUTPUT a FIFO nobody opened, SIGTERM: ends as the signal's (143, in ${flood_s} s), with the report" \
+	'[ "$why_rc" -eq 0 ] && [ "$host_rc" -eq 143 ]' "rc $host_rc after ${flood_s} s: $why"
+exec 9<&-
 
 # The report is written while the program runs, every LOCKTIME_REPORT_INTERVAL_S seconds.
 LOCKTIME_REPORT="$LT_TMP/i.json" LOCKTIME_REPORT_INTERVAL_S=0.1 host "$LT_TMP/i.out" "$LT_TMP/i.err" interval "$LT_TMP/i.json"

@@ -16,6 +16,8 @@ namespace LockTime.Runtime
         internal DateTime StartUtc;
         /// <summary>Nanoseconds from the start to the report.</summary>
         internal long DurationNs;
+        /// <summary>Lines queued and not written to their sinks when the report was made (<see cref="LineWriter.Unwritten"/>).</summary>
+        internal long UnwrittenLines;
     }
 
     /// <summary>The report: format "locktime-report", version 1 (docs/report-format.md, docs/report-format.schema.json).</summary>
@@ -36,6 +38,7 @@ namespace LockTime.Runtime
             sb.Append("},\n ");
             Json.Key(sb, "dropped_lines");
             Json.Integer(sb, droppedLines);
+            Count(sb, "unwritten_lines", process.UnwrittenLines);
             sb.Append(",\n ");
             Json.Key(sb, "sites");
             sb.Append('[');

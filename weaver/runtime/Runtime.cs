@@ -37,8 +37,10 @@ namespace LockTime.Runtime
         static int pid;                    /* read once, by the first report */
         static bool reportWarned;
         static Collector metricsOwner;     /* the owner's only: whose settings and thread record the Meter uses */
-        static Func<bool, int>[] sweepers = new Func<bool, int>[0]; /* the owner's writer's: every copy's sweep (registry entry 9) */
+        static Func<bool, int>[] sweepers = new Func<bool, int>[0]; /* the owner's run-time thread's: every copy's sweep (registry entry 9) */
         static object meter;               /* the process's Meter "LockTime", or null (Metrics.Start) */
+        static Thread writerThread;        /* the owner's: the only thread that writes lines to their sinks (registry entry 4) */
+        static bool writerStuck;           /* an exit gave up waiting for the writer thread: later ones do not wait */
 
         /// <summary>
         /// Seconds after the start at which the writer thread does its late start: it warns of mistyped variable names
@@ -53,13 +55,14 @@ namespace LockTime.Runtime
         internal const double LateStartS = 1;
 
         /// <summary>
-        /// Seconds after the start at which the writer thread registers the SIGTERM handler (<see cref="Signals"/>):
-        /// early, since a process ended by SIGTERM before it writes no summary and no report (.NET 10 runs no
-        /// <c>ProcessExit</c> then: a 0.6 s run stopped by <c>timeout</c> wrote nothing when this was
-        /// <see cref="LateStartS"/>), but after the program's first locks, which loading
-        /// System.Runtime.InteropServices and the reflection over it (2-5 ms of CPU) would compete with.
+        /// The longest an exit, crash or SIGTERM waits for the writer thread to take another line (<see cref="AwaitLines"/>),
+        /// in milliseconds: a writer blocked that long writes into a sink that takes nothing (a pipe or FIFO nobody
+        /// reads), and the process ends without the lines it holds, counted in the report (<c>unwritten_lines</c>).
         /// </summary>
-        internal const double SignalStartS = 0.1;
+        internal const int WriterStallMs = 1000;
+
+        /// <summary>The longest an exit waits for the writer thread in all, however slowly it goes on (a slow terminal), in milliseconds.</summary>
+        internal const int WriterWaitMs = 3000;
 
         /// <summary>The longest a second SIGTERM waits for the summary and report the first one is writing (<see cref="Terminating"/>), in milliseconds.</summary>
         const int SignalWaitMs = 10000;
@@ -179,18 +182,25 @@ namespace LockTime.Runtime
             new Histogram().Record(c.Ns(1));
         }
 
-        /// <summary>Makes this copy the owner: a new registry, the writer thread, the exit and crash handlers, and the end of a thread's announced wait at an exception it throws (<see cref="Deadlocks.Thrown"/>).</summary>
+        /// <summary>
+        /// Makes this copy the owner: a new registry, the run-time's thread (<see cref="MainLoop"/>, which starts the
+        /// writer thread), the exit and crash handlers, and the end of a thread's announced wait at an exception it
+        /// throws (<see cref="Deadlocks.Thrown"/>).
+        /// </summary>
         static void Own(Collector c)
         {
             writer = new LineWriter();
-            Thread thread = new Thread(new ThreadStart(WriterLoop));
+            writerThread = new Thread(new ThreadStart(WriterLoop));
+            writerThread.IsBackground = true;
+            writerThread.Name = "LockTime writer";
+            Thread thread = new Thread(new ThreadStart(MainLoop));
             thread.IsBackground = true;
-            thread.Name = "LockTime writer";
+            thread.Name = "LockTime";
             order = new LockOrder();
             cycleSink = c.Settings.Output;
             metricsOwner = c;
             order.CycleLine = new Action<string>(Cycle);
-            registry = Registry.Create(writer, thread, order);
+            registry = Registry.Create(writer, writerThread, order);
             startUtc = DateTime.UtcNow;
             startTicks = Clock.Ticks();
             double interval = c.Settings.ReportPath != null ? c.Settings.ReportIntervalS * Clock.Frequency() : 0;
@@ -253,48 +263,72 @@ namespace LockTime.Runtime
             Volatile.Write(ref namesChecked, 2);
         }
 
-        /// <summary>Prints a warning on stderr unless a copy in this process printed it already.</summary>
+        /// <summary>Queues a warning for stderr (the writer thread prints it) unless a copy in this process queued it already.</summary>
         static void Warn(string warning)
         {
             try {
                 if (Registry.FirstTime(registry, warning))
-                    Console.Error.WriteLine(warning);
+                    ((Action<object[]>)registry[1])(LineWriter.TextEntry("stderr", warning));
             } catch (Exception) {
             }
         }
 
-        /// <summary>
-        /// The writer thread: drains the line queue, sweeps what the threads that ended left
-        /// (<see cref="SweepDue"/>), writes the periodic report, sleeps 10 ms when idle; 0.1 s after the start it
-        /// registers the SIGTERM handler (<see cref="SignalStartS"/>), one second after it warns of mistyped variable
-        /// names (<see cref="CheckNames"/>) and creates the process's Meter (<see cref="LateStartS"/>).
-        /// </summary>
-        static void WriterLoop()
+        /// <summary>Makes the calling thread the run-time's own in this copy: its locks are not recorded.</summary>
+        static void OwnThread()
         {
             ThreadRecord own = new ThreadRecord(0);
             own.Busy = true;
             ThreadRecord.Current = own;
-            long signalAt = Clock.Ticks() + (long)(SignalStartS * Clock.Frequency());
+        }
+
+        /// <summary>
+        /// The run-time's thread, which never writes to a sink (a sink that blocks stops only the writer thread): it
+        /// registers the SIGTERM handler first (<see cref="Signals"/>), then starts the writer thread; every 10 ms it
+        /// sweeps what the threads that ended left (<see cref="SweepDue"/>) and writes the periodic report; one second
+        /// after the start it warns of mistyped variable names (<see cref="CheckNames"/>) and creates the process's
+        /// Meter (<see cref="LateStartS"/>).
+        /// </summary>
+        static void MainLoop()
+        {
+            OwnThread();
+            try {
+                termination = Signals.Register();
+                StartUnflowed(writerThread);
+            } catch (Exception) {
+            }
             long lateAt = Clock.Ticks() + (long)(LateStartS * Clock.Frequency());
-            bool signalDone = false, lateDone = false;
+            bool lateDone = false;
             while (true) {
                 try {
-                    if (!signalDone && Clock.Ticks() >= signalAt) {
-                        signalDone = true;
-                        termination = Signals.Register();
-                    }
                     if (!lateDone && Clock.Ticks() >= lateAt) {
                         lateDone = true;
                         CheckNames(false);
                         meter = Metrics.Start(metricsOwner, metricsOwner.Settings.MetricsSites);
                     }
-                    bool any = writer.TryDrain();
                     SweepDue();
                     if (intervalTicks > 0 && Clock.Ticks() >= nextReport) {
                         nextReport = Clock.Ticks() + intervalTicks;
+                        BecomeBusy();
                         WriteReport(Gather(), false);
                     }
-                    if (!any)
+                    Thread.Sleep(10);
+                } catch (Exception) {
+                    Thread.Sleep(100);
+                }
+            }
+        }
+
+        /// <summary>
+        /// The writer thread: writes the queued lines to their sinks (<see cref="LineWriter.TryDrain"/>), sleeping
+        /// 10 ms when there are none. The only thread that writes to a sink: when one blocks (a pipe nobody reads),
+        /// this thread blocks, and nothing else waits for it more than <see cref="WriterStallMs"/>.
+        /// </summary>
+        static void WriterLoop()
+        {
+            OwnThread();
+            while (true) {
+                try {
+                    if (!writer.TryDrain())
                         Thread.Sleep(10);
                 } catch (Exception) {
                     Thread.Sleep(100);
@@ -352,7 +386,7 @@ namespace LockTime.Runtime
                     WriteAll();
                 } else if (before == FinishedAtSignal && Interlocked.CompareExchange(ref finished, Finished, FinishedAtSignal) == FinishedAtSignal) {
                     BecomeBusy();
-                    writer.Drain();
+                    AwaitLines(writer.Queued());
                     WriteReport(Gather(), true);
                 }
             } catch (Exception) {
@@ -382,18 +416,29 @@ namespace LockTime.Runtime
             }
         }
 
-        /// <summary>The queued lines, the summary (unless its rows are 0), the report.</summary>
+        /// <summary>
+        /// The summary (unless its rows are 0) queued after the lines, written by the writer thread while this one
+        /// waits for it (<see cref="AwaitLines"/>, bounded), then the report, with the lines not written.
+        /// </summary>
         static void WriteAll()
         {
             Collector c = BecomeBusy();
             CheckNames(true);
             List<SiteTotals> sites = Gather();
             int rows = c != null ? c.Settings.SummaryRows : 0;
-            if (rows > 0)
-                writer.WriteNow(c.Settings.Output, Summary.Format(sites, rows, writer.Dropped(), order));
-            else
-                writer.Drain();
+            AwaitLines(rows > 0 ? writer.Queue(c.Settings.Output, Summary.Format(sites, rows, writer.Dropped(), order)) : writer.Queued());
             WriteReport(sites, true);
+        }
+
+        /// <summary>
+        /// Waits for the writer thread to write the lines queued before <paramref name="end"/>, giving up when it takes
+        /// none for <see cref="WriterStallMs"/> or after <see cref="WriterWaitMs"/>; once it gave up, a later exit
+        /// (the <c>ProcessExit</c> after a cancelled SIGTERM) does not wait again: about 1 s in all for a stuck sink.
+        /// </summary>
+        static void AwaitLines(long end)
+        {
+            if (!writerStuck && !writer.AwaitWritten(end, WriterStallMs, WriterWaitMs))
+                writerStuck = true;
         }
 
         /// <summary>
@@ -463,11 +508,14 @@ namespace LockTime.Runtime
                 p.Pid = pid;
                 p.StartUtc = startUtc;
                 p.DurationNs = c.Ns(Clock.Ticks() - startTicks);
+                p.UnwrittenLines = writer.Unwritten();
                 string error = Report.Write(path, Report.Format(p, sites, writer.Dropped(), order), pid);
                 if (error != null && !reportWarned) {
                     reportWarned = true;
                     Warn("LockTime: warning: LOCKTIME_REPORT=\"" + c.Settings.ReportPath + "\": cannot write " + path +
                          " (" + error + "); using no report");
+                    if (wait)
+                        AwaitLines(writer.Queued()); /* the exit's: the process ends when it returns */
                 }
             } finally {
                 if (taken)

@@ -2,6 +2,7 @@
 //   Host nested | threads | ended N | contended | waiters | waitblame | rewait | exit | library | many | interval REPORT
 //        | transfer | cycle3 | nocycle | libcycle | stress | metrics BEFORE SECONDS AFTER
 //        | rwlock | readers | semaphore | semorder | asyncwait | asyncgate | counting | spin | term plain|before|after | stuck REPORT COPY
+//        | flood exit|throw|term|interval [REPORT COPY]
 using System;
 using System.IO;
 using System.Threading;
@@ -66,6 +67,8 @@ internal static class Program
         Stubs.Start("Host", "Program.cs", Names);
 
         switch (args[0]) {
+        case "flood":
+            return Flood.Run(args[1], args.Length > 2 ? args[2] : null, args.Length > 3 ? args[3] : null);
         case "nested": {
             var locks = new object[50];
             for (int i = 0; i < locks.Length; i++)

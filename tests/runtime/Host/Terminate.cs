@@ -30,7 +30,7 @@ internal static class Terminate
         Stubs.Enter(gate, Count);
         taken++;
         Stubs.Exit(gate);
-        Thread.Sleep(400); // the run-time registers its handler from its writer thread, 0.1 s after its start (Runtime.SignalStartS)
+        Thread.Sleep(400); // the run-time registers its handler from its own thread, as that thread starts (Runtime.MainLoop)
         if (mode == "after")
             own = PosixSignalRegistration.Create(PosixSignal.SIGTERM, Cancel);
         Console.WriteLine("ready");
