@@ -374,7 +374,7 @@ namespace LockTime.Runtime
         /// to the owner's sink (unless its rows are 0), then the report. Runs once; later calls do nothing, but
         /// for the exit of a process that went on after a SIGTERM (<see cref="Terminating"/> wrote the summary
         /// and report then; a handler of the program's cancelled the signal): its report is written again, with
-        /// the final figures, and the summary is not repeated.
+        /// the final figures, and the summary is not repeated (<see cref="Rewrite"/>).
         /// </summary>
         internal static void Finish()
         {
@@ -382,24 +382,23 @@ namespace LockTime.Runtime
                 if (writer == null)
                     return;
                 int before = Interlocked.CompareExchange(ref finished, Finished, Unfinished);
-                if (before == Unfinished) {
+                if (before == Unfinished)
                     WriteAll();
-                } else if (before == FinishedAtSignal && Interlocked.CompareExchange(ref finished, Finished, FinishedAtSignal) == FinishedAtSignal) {
-                    BecomeBusy();
-                    AwaitLines(writer.Queued());
-                    WriteReport(Gather(), true);
-                }
+                else if (before == FinishedAtSignal && Interlocked.CompareExchange(ref finished, Finished, FinishedAtSignal) == FinishedAtSignal)
+                    Rewrite();
             } catch (Exception) {
             }
         }
 
         /// <summary>
-        /// SIGTERM (<see cref="Signals"/>): what <see cref="Finish"/> writes, now, on the signal's thread, while
-        /// the program's threads go on; the process ends when this returns unless a handler of the program's
-        /// cancels the signal. Runs once, and not after <see cref="Finish"/>. A second SIGTERM while the
-        /// first's summary is being written (<c>timeout</c> sends one to the program and one to its process
-        /// group; .NET runs their handlers at once) waits for it, at most <see cref="SignalWaitMs"/>: its
-        /// return would end the process in the middle of it.
+        /// SIGTERM (<see cref="Signals"/>): what <see cref="Finish"/> writes, now, while the program's threads go on;
+        /// the process ends when this returns unless a handler of the program's cancels the signal. Written on a
+        /// thread of its own (<see cref="AtSignal"/>), which this one waits for: the signal's thread then runs the
+        /// program's own handlers, whose locks are the program's (a thread that wrote for the run-time stays its own).
+        /// A second SIGTERM after one that a handler of the program's cancelled writes the report again, with the
+        /// figures of now; one while the first's summary is being written (<c>timeout</c> sends one to the program
+        /// and one to its process group; .NET runs their handlers at once) waits for it, at most
+        /// <see cref="SignalWaitMs"/>: its return would end the process in the middle of it.
         /// </summary>
         internal static void Terminating()
         {
@@ -407,13 +406,37 @@ namespace LockTime.Runtime
                 if (writer == null || !Monitor.TryEnter(signalGate, SignalWaitMs))
                     return;
                 try {
-                    if (Interlocked.CompareExchange(ref finished, FinishedAtSignal, Unfinished) == Unfinished)
-                        WriteAll();
+                    Thread thread = new Thread(new ThreadStart(AtSignal));
+                    thread.IsBackground = true;
+                    thread.Name = "LockTime signal";
+                    StartUnflowed(thread);
+                    thread.Join(SignalWaitMs);
                 } finally {
                     Monitor.Exit(signalGate);
                 }
             } catch (Exception) {
             }
+        }
+
+        /// <summary>The writing of a SIGTERM (<see cref="Terminating"/>): all of it the first time, the report again after a cancelled one.</summary>
+        static void AtSignal()
+        {
+            try {
+                int before = Interlocked.CompareExchange(ref finished, FinishedAtSignal, Unfinished);
+                if (before == Unfinished)
+                    WriteAll();
+                else if (before == FinishedAtSignal)
+                    Rewrite();
+            } catch (Exception) {
+            }
+        }
+
+        /// <summary>The report written again with the figures of now, after the lines queued meanwhile (the summary is not repeated).</summary>
+        static void Rewrite()
+        {
+            BecomeBusy();
+            AwaitLines(writer.Queued());
+            WriteReport(Gather(), true);
         }
 
         /// <summary>

@@ -11,7 +11,7 @@ namespace LockTime.Runtime
     /// container runtime would write no summary and no report. On a framework with
     /// <c>System.Runtime.InteropServices.PosixSignalRegistration</c> (.NET 6+, Unix) the registry's owner
     /// registers a handler for SIGTERM (<see cref="Register"/>, first thing on the run-time's thread, before the
-    /// writer thread starts: a few milliseconds after the first timed lock) that writes what the
+    /// writer thread starts: about 30 ms after the first timed lock, the time registering takes) that writes what the
     /// exit writes (<see cref="Runtime.Terminating"/>) and does not cancel the signal: the process then ends as
     /// it would have, with the same exit code (143 when nothing else handles it). The program's own
     /// handlers are untouched: .NET calls the handlers of a signal from the last registered to the first
@@ -20,7 +20,7 @@ namespace LockTime.Runtime
     /// host starts after the first timed lock) runs first, and when it cancels, this one does nothing: the
     /// program goes on, and the summary comes at its exit as always. One registered earlier runs after this
     /// one; if it cancels, the program goes on: the summary was written at the signal, and the report is
-    /// written again at the exit (<see cref="Runtime.Finish"/>). SIGINT (Ctrl+C) is left alone: programs
+    /// written again at the exit (<see cref="Runtime.Finish"/>) or at the next SIGTERM. SIGINT (Ctrl+C) is left alone: programs
     /// cancel it to go on.
     /// The template is netstandard2.0 and merges into frameworks without the type (Mono's mscorlib, net48),
     /// so the type, its <c>Create(PosixSignal, Action&lt;PosixSignalContext&gt;)</c> and the delegate are
