@@ -41,6 +41,7 @@ namespace LockTime.Runtime
         static object meter;               /* the process's Meter "LockTime", or null (Metrics.Start) */
         static Thread writerThread;        /* the owner's: the only thread that writes lines to their sinks (registry entry 4) */
         static bool writerStuck;           /* an exit gave up waiting for the writer thread: later ones do not wait */
+        static bool exitToo;               /* the exit handler registered now is OnExitToo, not OnExit (MoveExitLast) */
 
         /// <summary>
         /// Seconds after the start at which the writer thread does its late start: it warns of mistyped variable names
@@ -306,6 +307,7 @@ namespace LockTime.Runtime
                         meter = Metrics.Start(metricsOwner, metricsOwner.Settings.MetricsSites);
                     }
                     SweepDue();
+                    MoveExitLast();
                     if (intervalTicks > 0 && Clock.Ticks() >= nextReport) {
                         nextReport = Clock.Ticks() + intervalTicks;
                         BecomeBusy();
@@ -357,6 +359,28 @@ namespace LockTime.Runtime
         static void OnExit(object sender, EventArgs e)
         {
             Finish();
+        }
+
+        /// <summary>The same as <see cref="OnExit"/>, a delegate of its own (<see cref="MoveExitLast"/>).</summary>
+        static void OnExitToo(object sender, EventArgs e)
+        {
+            Finish();
+        }
+
+        /// <summary>
+        /// Moves the exit handler to the end of <c>ProcessExit</c>'s handlers (the run-time's thread, every 10 ms):
+        /// <c>ProcessExit</c> calls its handlers in the order they were added, so a handler the program adds after
+        /// the first timed lock would run after the summary and report, its locks in neither. The other of two
+        /// equal handlers is added, then the one registered removed (removing the one just added would take the
+        /// last of two equal delegates: the new one); between the two, both run, and <see cref="Finish"/> runs once.
+        /// </summary>
+        static void MoveExitLast()
+        {
+            EventHandler exit = new EventHandler(OnExit), exitAgain = new EventHandler(OnExitToo);
+            AppDomain domain = AppDomain.CurrentDomain;
+            domain.ProcessExit += exitToo ? exit : exitAgain;
+            domain.ProcessExit -= exitToo ? exitAgain : exit;
+            exitToo = !exitToo;
         }
 
         /// <summary>
