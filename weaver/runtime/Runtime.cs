@@ -56,6 +56,17 @@ namespace LockTime.Runtime
         internal const double LateStartS = 1;
 
         /// <summary>
+        /// Seconds after the start at which the run-time's thread registers the SIGTERM handler (<see cref="Signals"/>):
+        /// early, since a process ended by SIGTERM before it writes no summary and no report (.NET 10 runs no
+        /// <c>ProcessExit</c> then), but after the program's first locks: the first look-up of a type by name in a
+        /// process (<c>Type.GetType</c>) takes 11-17 ms of CPU, and registering at the start lengthened the measured
+        /// holds of a woven program's first locks by up to 12 ms on a loaded 2-core machine (tests/integration/woven.sh,
+        /// 50 nested locks around a 20 ms sleep, failed 2 runs of 3). Not the writer thread's: a flood of lines, or a
+        /// sink that blocks, does not put it off.
+        /// </summary>
+        internal const double SignalStartS = 0.1;
+
+        /// <summary>
         /// The longest an exit, crash or SIGTERM waits for the writer thread to take another line (<see cref="AwaitLines"/>),
         /// in milliseconds: a writer blocked that long writes into a sink that takes nothing (a pipe or FIFO nobody
         /// reads), and the process ends without the lines it holds, counted in the report (<c>unwritten_lines</c>).
@@ -284,23 +295,27 @@ namespace LockTime.Runtime
 
         /// <summary>
         /// The run-time's thread, which never writes to a sink (a sink that blocks stops only the writer thread): it
-        /// registers the SIGTERM handler first (<see cref="Signals"/>), then starts the writer thread; every 10 ms it
-        /// sweeps what the threads that ended left (<see cref="SweepDue"/>) and writes the periodic report; one second
-        /// after the start it warns of mistyped variable names (<see cref="CheckNames"/>) and creates the process's
-        /// Meter (<see cref="LateStartS"/>).
+        /// starts the writer thread; every 10 ms it sweeps what the threads that ended left (<see cref="SweepDue"/>),
+        /// moves the exit handler last (<see cref="MoveExitLast"/>) and writes the periodic report; 0.1 s after the
+        /// start it registers the SIGTERM handler (<see cref="SignalStartS"/>), one second after it warns of
+        /// mistyped variable names (<see cref="CheckNames"/>) and creates the process's Meter (<see cref="LateStartS"/>).
         /// </summary>
         static void MainLoop()
         {
             OwnThread();
             try {
-                termination = Signals.Register();
                 StartUnflowed(writerThread);
             } catch (Exception) {
             }
+            long signalAt = Clock.Ticks() + (long)(SignalStartS * Clock.Frequency());
             long lateAt = Clock.Ticks() + (long)(LateStartS * Clock.Frequency());
-            bool lateDone = false;
+            bool signalDone = false, lateDone = false;
             while (true) {
                 try {
+                    if (!signalDone && Clock.Ticks() >= signalAt) {
+                        signalDone = true;
+                        termination = Signals.Register();
+                    }
                     if (!lateDone && Clock.Ticks() >= lateAt) {
                         lateDone = true;
                         CheckNames(false);

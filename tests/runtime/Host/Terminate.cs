@@ -36,7 +36,7 @@ internal static class Terminate
         Stubs.Exit(gate);
         if (mode == "flood")
             return Flood(gate);
-        Thread.Sleep(400); // the run-time registers its handler from its own thread, as that thread starts (Runtime.MainLoop)
+        Thread.Sleep(400); // the run-time registers its handler from its own thread, 0.1 s after its start (Runtime.SignalStartS)
         if (mode == "after")
             own = PosixSignalRegistration.Create(PosixSignal.SIGTERM, Cancel);
         Console.WriteLine("ready");
