@@ -280,6 +280,9 @@ expect "deadlock: the report's deadlocks, each thread waiting for the next (3 lo
 	'[ "$(deadlocks "$LT_TMP/deadlock.json")" = "Program.cs:29<Program.cs:28,Program.cs:29<Program.cs:28 ring" ] &&
 	 [ "$(python3 -c "import json, sys; o = json.load(open(sys.argv[1]))[\"lock_order\"]; print(o[\"locks\"], o[\"edges\"], o[\"deadlocks_not_kept\"])" "$LT_TMP/deadlock.json")" = "3 3 0" ]' \
 	"$(cat "$LT_TMP/deadlock.json")"
+expect "deadlock: the report's sites have the waiters' own (Credit: 3 waiting now, the longest over 1 s, none acquired)" \
+	'[ "$(report_field "$LT_TMP/deadlock.json" Program.cs:29 "(s[\"waiting_now\"][\"count\"], s[\"waiting_now\"][\"longest_ms\"] > 1000, s[\"acquisitions\"])")" = "(3, True, 0)" ]' \
+	"$(head -c 3000 "$LT_TMP/deadlock.json")"
 deadlock_run libdeadlock
 expect "deadlock: across the app and the library (two copies): one line" \
 	'[ "$(grep "^LockTime: deadlock: " "$LT_TMP/libdeadlock.err" | grep -E "thread [0-9]+ waits at Library\.cs:11 \(HostLib\.Library::Under\) for the lock thread [0-9]+ took at Library\.cs:12 \(HostLib\.Library::Around\)" |

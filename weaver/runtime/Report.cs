@@ -158,15 +158,8 @@ namespace LockTime.Runtime
                 Json.Key(sb, "hold_applies");
                 sb.Append("false");
             }
-            sb.Append(", ");
-            Json.Key(sb, "held_now");
-            sb.Append('{');
-            Json.Key(sb, "count");
-            Json.Integer(sb, s.HeldNow);
-            sb.Append(", ");
-            Json.Key(sb, "longest_ms");
-            Json.Ms(sb, s.LongestHeldNs);
-            sb.Append('}');
+            InProgress(sb, "held_now", s.HeldNow, s.LongestHeldNs);
+            InProgress(sb, "waiting_now", s.WaitingNow, s.LongestWaitingNs);
             sb.Append(", ");
             Json.Key(sb, "blamed_wait_ms");
             Json.Ms(sb, s.BlamedNs);
@@ -207,6 +200,20 @@ namespace LockTime.Runtime
             sb.Append(", ");
             Json.Key(sb, name);
             Json.Integer(sb, n);
+        }
+
+        /// <summary>Appends <c>, "NAME": {"count": n, "longest_ms": x}</c>: holds or waits in progress.</summary>
+        static void InProgress(StringBuilder sb, string name, long count, long longestNs)
+        {
+            sb.Append(", ");
+            Json.Key(sb, name);
+            sb.Append('{');
+            Json.Key(sb, "count");
+            Json.Integer(sb, count);
+            sb.Append(", ");
+            Json.Key(sb, "longest_ms");
+            Json.Ms(sb, longestNs);
+            sb.Append('}');
         }
 
         static void Durations(StringBuilder sb, Histogram h)
