@@ -489,6 +489,16 @@ unwritten unopened-term
 expect "LOCKTIME_OUTPUT a FIFO nobody opened, SIGTERM: ends as the signal's (143, in ${flood_s} s), with the report" \
 	'[ "$why_rc" -eq 0 ] && [ "$host_rc" -eq 143 ]' "rc $host_rc after ${flood_s} s: $why"
 exec 9<&-
+# LOCKTIME_REPORT a FIFO nobody opened: the report written into it as it is (not renamed over it) waits 1 s for a
+# reader, then the program goes on and ends, with one warning.
+mkfifo "$LT_TMP/report-fifo"
+start=$EPOCHREALTIME
+LOCKTIME_REPORT="$LT_TMP/report-fifo" timeout -s KILL 30 dotnet "$LT_TMP/host/Host.dll" exit >"$LT_TMP/rf.out" 2>"$LT_TMP/rf.err"
+host_rc=$?
+flood_s=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+expect "LOCKTIME_REPORT a FIFO nobody opened: the program ends as without it (3, in ${flood_s} s), one warning" \
+	'[ "$host_rc" -eq 3 ] && [ "$(grep -c "^LockTime: warning: LOCKTIME_REPORT=\"$LT_TMP/report-fifo\": cannot write $LT_TMP/report-fifo (IOException: nothing took the report in 1 s); using no report$" "$LT_TMP/rf.err")" -eq 1 ]' \
+	"rc $host_rc after ${flood_s} s: $(cat "$LT_TMP/rf.err")"
 
 # The report is written while the program runs, every LOCKTIME_REPORT_INTERVAL_S seconds.
 LOCKTIME_REPORT="$LT_TMP/i.json" LOCKTIME_REPORT_INTERVAL_S=0.1 host "$LT_TMP/i.out" "$LT_TMP/i.err" interval "$LT_TMP/i.json"
