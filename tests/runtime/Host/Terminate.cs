@@ -2,6 +2,7 @@
 // (.NET only: .NET Framework and Mono have no PosixSignalRegistration, and the run-time no SIGTERM handler there).
 #if NET
 using System;
+using System.Reflection;
 using System.Runtime.InteropServices;
 using System.Threading;
 using TestHost;
@@ -36,7 +37,8 @@ internal static class Terminate
         Stubs.Exit(gate);
         if (mode == "flood")
             return Flood(gate);
-        Thread.Sleep(400); // the run-time registers its handler from its own thread, 0.1 s after its start (Runtime.SignalStartS)
+        Thread.Sleep(400);
+        HandlerRegistered(); // the run-time registers its handler from its own thread, 0.1 s after its start (Runtime.SignalStartS)
         if (mode == "after")
             own = PosixSignalRegistration.Create(PosixSignal.SIGTERM, Cancel);
         Console.WriteLine("ready");
@@ -71,6 +73,18 @@ internal static class Terminate
             new Thread(() => { while (true) { Stubs.Enter(gate, Count); Stubs.Exit(gate); } }) { IsBackground = true }.Start();
         Thread.Sleep(Timeout.Infinite);
         return 0;
+    }
+
+    /// <summary>
+    /// Waits (10 s at most) until the run-time's SIGTERM handler is registered: 0.1 s after its start, and as long
+    /// as registering takes (11-40 ms, far more on a machine whose cores are all busy: a fixed 0.4 s was too short
+    /// about 1 run in 30 with three such programs at once on 2 cores).
+    /// </summary>
+    private static void HandlerRegistered()
+    {
+        var registration = typeof(LockTime.Runtime.Runtime).GetField("termination", BindingFlags.Static | BindingFlags.NonPublic);
+        for (int ms = 0; ms < 10_000 && registration.GetValue(null) == null; ms += 10)
+            Thread.Sleep(10);
     }
 
     /// <summary>The program's handler: the first signal is cancelled, after a lock held 50 ms; a later one is not.</summary>
