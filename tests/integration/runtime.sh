@@ -465,6 +465,8 @@ expect "stderr nobody reads: the program exits 0 (in ${flood_s} s, less than 10)
 expect "stderr nobody reads: the program's own stdout is not held up" 'grep -qx flooded "$LT_TMP/stalled-exit.out"' "$(cat "$LT_TMP/stalled-exit.out")"
 unwritten stalled-exit
 expect "stderr nobody reads: the report at the exit counts the lines not written" '[ "$why_rc" -eq 0 ]' "$why"
+expect "stderr nobody reads: the lines the pipe took are not counted (fewer than 8,000)" \
+	'python3 -c "import json, sys; sys.exit(not json.load(open(sys.argv[1]))[\"unwritten_lines\"] < 8000)" "$LT_TMP/stalled-exit.json"' "$why"
 flood stalled-term stderr term
 expect "stderr nobody reads, SIGTERM: ends as the signal's (143, in ${flood_s} s)" '[ "$host_rc" -eq 143 ]' "rc $host_rc after ${flood_s} s"
 unwritten stalled-term

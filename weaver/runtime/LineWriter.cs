@@ -219,7 +219,7 @@ namespace LockTime.Runtime
         long nextLook;
         /// <summary>The writers of the sinks stderr and stdout (<see cref="Consoles"/>), made at their first line.</summary>
         TextWriter stderr, stdout;
-        /// <summary>Ring positions written and flushed to their sinks (<see cref="Written"/>).</summary>
+        /// <summary>Ring positions written and flushed to their sinks (<see cref="Written"/>): after each batch, and after each line written to a console.</summary>
         long written;
 
         /// <summary>A writer whose file sinks are looked for once a second (<see cref="Reopen"/>).</summary>
@@ -474,6 +474,8 @@ namespace LockTime.Runtime
                     w = Sink(e.Length > 0 ? e[0] as string : null);
                 }
                 w.Write(line.Append(NewLine).Chars, 0, line.Length);
+                if (ReferenceEquals(w, stderr) || ReferenceEquals(w, stdout))
+                    Volatile.Write(ref written, ring.Taken()); /* a console's line is written now (flushed after each) */
             } catch (Exception ex) {
                 Failed(w, ex);
             }
