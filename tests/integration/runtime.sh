@@ -7,11 +7,14 @@
 #   - its xUnit tests (tests/runtime/LockTime.Runtime.Tests), one TAP line per test;
 #   - tests/runtime/Host, a program with the run-time compiled in and hand-written call-site stubs:
 #     the summary at exit (also after Environment.Exit and at SIGTERM, with the program's own SIGTERM
-#     handler registered before or after the run-time's), the report file (while a lock is held: the
+#     handler registered before or after the run-time's, the locks that handler takes counted, a second SIGTERM after
+#     a cancelled one rewriting the report, a SIGTERM 0.5 s after the first lock in a flood of lines), the report file (while a lock is held: the
 #     hold in progress), the settings and their
 #     warnings (a mistyped LOCKTIME_* name too, once for two copies), the file sink, 50 nested locks
 #     whose holds reporting does not lengthen, 64 threads whose lines all come out whole, 20,000
-#     short-lived threads counted exactly and leaving no record behind (memory bounded), and with
+#     short-lived threads counted exactly and leaving no record behind (memory bounded), a sink that takes
+#     nothing (stderr a FIFO never read, LOCKTIME_OUTPUT a FIFO never opened: the exit, SIGTERM and a crash
+#     end the process all the same, the report counts the lines not written), and with
 #     tests/runtime/HostLib (a library with its own copy) one summary and one report for two
 #     assemblies; Monitor.Wait in a lock entered twice (neither hold counts the wait); holder blame (a waiter's line and report name the site that held its lock, the
 #     holder is charged), potential deadlocks from the lock order (the
@@ -277,6 +280,9 @@ expect "deadlock: the report's deadlocks, each thread waiting for the next (3 lo
 	'[ "$(deadlocks "$LT_TMP/deadlock.json")" = "Program.cs:29<Program.cs:28,Program.cs:29<Program.cs:28 ring" ] &&
 	 [ "$(python3 -c "import json, sys; o = json.load(open(sys.argv[1]))[\"lock_order\"]; print(o[\"locks\"], o[\"edges\"], o[\"deadlocks_not_kept\"])" "$LT_TMP/deadlock.json")" = "3 3 0" ]' \
 	"$(cat "$LT_TMP/deadlock.json")"
+expect "deadlock: the report's sites have the waiters' own (Credit: 3 waiting now, the longest over 1 s, none acquired)" \
+	'[ "$(report_field "$LT_TMP/deadlock.json" Program.cs:29 "(s[\"waiting_now\"][\"count\"], s[\"waiting_now\"][\"longest_ms\"] > 1000, s[\"acquisitions\"])")" = "(3, True, 0)" ]' \
+	"$(head -c 3000 "$LT_TMP/deadlock.json")"
 deadlock_run libdeadlock
 expect "deadlock: across the app and the library (two copies): one line" \
 	'[ "$(grep "^LockTime: deadlock: " "$LT_TMP/libdeadlock.err" | grep -E "thread [0-9]+ waits at Library\.cs:11 \(HostLib\.Library::Under\) for the lock thread [0-9]+ took at Library\.cs:12 \(HostLib\.Library::Around\)" |
@@ -345,6 +351,15 @@ host "$LT_TMP/e.out" "$LT_TMP/e.err" exit
 expect "exit: Environment.Exit(3) keeps its code" '[ "$host_rc" -eq 3 ]' "rc $host_rc"
 expect "exit: summary after Environment.Exit" 'grep -q "^LockTime: summary: 1 site in 1 assembly; 1 acquisition, " "$LT_TMP/e.err"' "$(cat "$LT_TMP/e.err")"
 
+# A ProcessExit handler the program adds after its first lock runs before the summary and report: the lock it holds
+# 50 ms has its line and is in both.
+LOCKTIME_REPORT="$LT_TMP/atexit.json" host "$LT_TMP/atexit.out" "$LT_TMP/atexit.err" atexit
+expect "atexit: a ProcessExit handler added after the first lock: its 50 ms lock has its line, is in the summary and the report" \
+	'[ "$host_rc" -eq 0 ] && grep -qE "^LockTime: Host\.Program::Hold held [0-9.]+ ms, waited [0-9.]+ ms at Program\.cs:12$" "$LT_TMP/atexit.err" &&
+	 grep -q "^LockTime: summary: 2 sites in 1 assembly; 2 acquisitions" "$LT_TMP/atexit.err" &&
+	 [ "$(report_field "$LT_TMP/atexit.json" Program.cs:12 "(s[\"acquisitions\"], s[\"hold_ms\"][\"max\"] >= 50)")" = "(1, True)" ]' \
+	"rc $host_rc: $(cat "$LT_TMP/atexit.err"; head -c 1500 "$LT_TMP/atexit.json")"
+
 # SIGTERM (.NET 10 runs no ProcessExit then): the run-time's handler writes the summary and the report, the
 # exit code stays the signal's (143, as with the run-time off); a program's own SIGTERM handler that cancels
 # the signal keeps working, registered before the run-time's (which then runs first: the report is written
@@ -361,15 +376,16 @@ expect "SIGTERM 0.4 s after the first lock: one summary" '[ "$(grep -c "^LockTim
 expect "SIGTERM: the report, with the locks taken" '[ "$(report_field "$LT_TMP/sig.json" Program.cs:11 "s[\"acquisitions\"] > 1")" = True ]' "$(head -c 2000 "$LT_TMP/sig.json")"
 # Two SIGTERMs at once (`timeout` sends one to the program and one to its process group), several times:
 # the second waits for the summary and report the first is writing, then the process ends as with one.
-twice=0
+twice=0 runs=""
 for i in 1 2 3 4; do
 	rm -f "$LT_TMP/sig2.json"
 	LT_TERMS=2 LOCKTIME_REPORT="$LT_TMP/sig2.json" host_term "$LT_TMP/sig2.out" "$LT_TMP/sig2.err" plain
-	[ "$host_rc" -eq 143 ] && grep -q "^LockTime: summary: 1 site in 1 assembly; " "$LT_TMP/sig2.err" &&
-		[ "$(report_field "$LT_TMP/sig2.json" Program.cs:11 "s[\"acquisitions\"] > 1")" = True ] && twice=$((twice + 1))
+	summaries=$(grep -c "^LockTime: summary: 1 site in 1 assembly; " "$LT_TMP/sig2.err")
+	in_report=$(report_field "$LT_TMP/sig2.json" Program.cs:11 "s[\"acquisitions\"] > 1" 2>&1 | tail -n 1)
+	runs+="run $i: rc $host_rc, $summaries summaries, acquisitions in the report: $in_report"$'\n'
+	[ "$host_rc" -eq 143 ] && [ "$summaries" -eq 1 ] && [ "$in_report" = True ] && twice=$((twice + 1))
 done
-expect "two SIGTERMs at once, 4 runs: the summary and the report every time, exit code 143" '[ "$twice" -eq 4 ]' \
-	"$twice of 4; the last: rc $host_rc, $(cat "$LT_TMP/sig2.err")"
+expect "two SIGTERMs at once, 4 runs: one summary and the report every time, exit code 143" '[ "$twice" -eq 4 ]' "$runs$(cat "$LT_TMP/sig2.err")"
 for mode in before after; do
 	rm -f "$LT_TMP/sig-$mode.json"
 	LOCKTIME_REPORT="$LT_TMP/sig-$mode.json" host_term "$LT_TMP/sig-$mode.out" "$LT_TMP/sig-$mode.err" "$mode"
@@ -380,7 +396,111 @@ for mode in before after; do
 		'[ "$(grep -c "^LockTime: summary: " "$LT_TMP/sig-$mode.err")" -eq 1 ]' "$(cat "$LT_TMP/sig-$mode.err")"
 	expect "SIGTERM, the program's handler registered $mode: the report at the exit has every lock taken ($taken)" \
 		'[ "$(report_field "$LT_TMP/sig-$mode.json" Program.cs:11 "s[\"acquisitions\"]")" = "$taken" ]' "$(head -c 2000 "$LT_TMP/sig-$mode.json")"
+	expect "SIGTERM, the program's handler registered $mode: the lock it holds 50 ms has its line and is in the report at the exit" \
+		'[ "$(report_field "$LT_TMP/sig-$mode.json" Program.cs:12 "(s[\"acquisitions\"], s[\"hold_ms\"][\"max\"] >= 50)")" = "(1, True)" ] &&
+		 grep -qE "^LockTime: Host\.Program::Hold held [0-9.]+ ms, waited [0-9.]+ ms at Program\.cs:12$" "$LT_TMP/sig-$mode.err"' \
+		"$(cat "$LT_TMP/sig-$mode.err"; head -c 2000 "$LT_TMP/sig-$mode.json")"
 done
+# A SIGTERM the program's handler cancels, then a second one that it does not: the run-time's handler writes the report
+# again at the second, with every lock taken until then (not the first signal's figures); the summary stays the first's.
+rm -f "$LT_TMP/sig-twice.json"
+LT_THEN='^again$' LOCKTIME_REPORT="$LT_TMP/sig-twice.json" LT_WATCHDOG_S=60 host_term "$LT_TMP/sig-twice.out" "$LT_TMP/sig-twice.err" twice
+taken=$(sed -n 's/^locks taken: //p' "$LT_TMP/sig-twice.out")
+expect "two SIGTERMs, the first cancelled: the second ends the program (143), one summary" \
+	'[ "$host_rc" -eq 143 ] && [ "$(grep -c "^LockTime: summary: " "$LT_TMP/sig-twice.err")" -eq 1 ]' "rc $host_rc: $(cat "$LT_TMP/sig-twice.out" "$LT_TMP/sig-twice.err" | head -n 20)"
+expect "two SIGTERMs, the first cancelled: the report has every lock taken before the second ($taken)" \
+	'[ -n "$taken" ] && [ "$(report_field "$LT_TMP/sig-twice.json" Program.cs:11 "s[\"acquisitions\"]")" = "$taken" ]' "$(head -c 2000 "$LT_TMP/sig-twice.json")"
+# SIGTERM 0.5 s after the first lock, while 4 threads flood the writer with lines at threshold 0 (to /dev/null): the
+# handler is there (registered 0.1 s after the start; by the thread that writes the lines, it was late in such a flood,
+# or never registered), 3 runs.
+early=0
+for i in 1 2 3; do
+	rm -f "$LT_TMP/sig-flood.json"
+	LOCKTIME_THRESHOLD_MS=0 LOCKTIME_OUTPUT=/dev/null LOCKTIME_REPORT="$LT_TMP/sig-flood.json" LT_WATCHDOG_S=30 \
+		terminate_after "$LT_TMP/sig-flood.out" "$LT_TMP/sig-flood.err" "$LT_TMP/sig-flood.out" 0.5 '^ready$' dotnet "$LT_TMP/host/Host.dll" term flood
+	host_rc=$?
+	[ "$host_rc" -eq 143 ] && [ "$(report_field "$LT_TMP/sig-flood.json" Program.cs:11 "s[\"acquisitions\"] > 1")" = True ] && early=$((early + 1))
+done
+expect "SIGTERM 0.5 s after the first lock, in a flood of lines: the report, 3 runs of 3" '[ "$early" -eq 3 ]' \
+	"$early of 3; the last: rc $host_rc, $(head -c 300 "$LT_TMP/sig-flood.json")"
+
+# A sink that takes nothing never keeps the process alive: stderr a FIFO that is open but never read (a pipe into a
+# process that stalled), or LOCKTIME_OUTPUT a FIFO that nobody opened. 8,000 lines at threshold 0 fill it; the exit,
+# the crash and SIGTERM each wait for the writer about 1 s, then write the report (the lines not written counted) and
+# go; the program's own stdout is not held up, and the periodic report goes on. Every run is killed after 30 s, so a
+# regression fails (status 137) rather than hangs.
+mkfifo "$LT_TMP/stalled" "$LT_TMP/unopened"
+exec 9<>"$LT_TMP/stalled" # its only reader, which never reads
+flood() { # NAME SINK MODE [VAR=VALUE...]: Host flood MODE, stderr (SINK stderr) or LOCKTIME_OUTPUT (SINK fifo) stuck; sets host_rc, flood_s
+	local name=$1 sink=$2 mode=$3 start=$EPOCHREALTIME err=$LT_TMP/$1.err
+	shift 3
+	rm -f "$LT_TMP/$name.json"
+	[ "$sink" = stderr ] && err=$LT_TMP/stalled
+	[ "$sink" = fifo ] && set -- "$@" LOCKTIME_OUTPUT="$LT_TMP/unopened"
+	if [ "$mode" = term ]; then
+		LT_WATCHDOG_S=30 terminate_after "$LT_TMP/$name.out" "$err" "$LT_TMP/$name.out" 0 '^ready$' \
+			env LOCKTIME_THRESHOLD_MS=0 LOCKTIME_REPORT="$LT_TMP/$name.json" "$@" dotnet "$LT_TMP/host/Host.dll" flood term
+	else
+		env LOCKTIME_THRESHOLD_MS=0 LOCKTIME_REPORT="$LT_TMP/$name.json" "$@" timeout -s KILL 30 dotnet "$LT_TMP/host/Host.dll" \
+			flood "$mode" "$LT_TMP/$name.json" "$LT_TMP/$name.copy" >"$LT_TMP/$name.out" 2>"$err"
+	fi
+	host_rc=$?
+	flood_s=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+}
+unwritten() { # NAME: its report is valid against the schema, has 8,000 acquisitions or more and some lines not written; sets why and why_rc
+	why=$(python3 - "$LT_TMP/$1.json" "$LT_ROOT/docs/report-format.schema.json" 2>&1 <<'PY'
+import json, sys, jsonschema
+r = json.load(open(sys.argv[1]))
+jsonschema.validate(r, json.load(open(sys.argv[2])))
+n = [s["acquisitions"] for s in r["sites"] if s["location"] == "Program.cs:11"]
+print("acquisitions", n, "unwritten_lines", r.get("unwritten_lines"))
+assert n and n[0] >= 8000 and r["unwritten_lines"] > 0
+PY
+)
+	why_rc=$?
+}
+flood stalled-exit stderr exit
+expect "stderr nobody reads: the program exits 0 (in ${flood_s} s, less than 10)" '[ "$host_rc" -eq 0 ] && awk -v s="$flood_s" "BEGIN { exit !(s < 10) }"' \
+	"rc $host_rc after ${flood_s} s"
+expect "stderr nobody reads: the program's own stdout is not held up" 'grep -qx flooded "$LT_TMP/stalled-exit.out"' "$(cat "$LT_TMP/stalled-exit.out")"
+unwritten stalled-exit
+expect "stderr nobody reads: the report at the exit counts the lines not written" '[ "$why_rc" -eq 0 ]' "$why"
+expect "stderr nobody reads: the lines the pipe took are not counted (fewer than 8,000)" \
+	'python3 -c "import json, sys; sys.exit(not json.load(open(sys.argv[1]))[\"unwritten_lines\"] < 8000)" "$LT_TMP/stalled-exit.json"' "$why"
+flood stalled-term stderr term
+expect "stderr nobody reads, SIGTERM: ends as the signal's (143, in ${flood_s} s)" '[ "$host_rc" -eq 143 ]' "rc $host_rc after ${flood_s} s"
+unwritten stalled-term
+expect "stderr nobody reads, SIGTERM: the report counts the lines not written" '[ "$why_rc" -eq 0 ]' "$why"
+flood stalled-interval stderr interval LOCKTIME_REPORT_INTERVAL_S=0.2
+why=$(python3 -c 'import json, sys
+a, b = (json.load(open(sys.argv[1] + s))["process"]["duration_ms"] for s in (".1", ".2"))
+print("reports at", a, "and", b, "ms")
+sys.exit(not b - a >= 600)' "$LT_TMP/stalled-interval.copy" 2>&1)
+why_rc=$?
+expect "stderr nobody reads: the periodic report goes on (copied a second apart, written about a second apart)" '[ "$why_rc" -eq 0 ]' "rc $host_rc: $why"
+LOCKTIME_DISABLED=1 timeout -s KILL 30 dotnet "$LT_TMP/host/Host.dll" flood throw >/dev/null 2>&1
+plain_rc=$?
+flood unopened-throw fifo throw
+expect "LOCKTIME_OUTPUT a FIFO nobody opened, an exception from Main: the crash's code ($plain_rc, in ${flood_s} s)" \
+	'[ "$host_rc" -eq "$plain_rc" ] && [ "$plain_rc" -ne 0 ] && grep -q "InvalidOperationException: thrown after the flood" "$LT_TMP/unopened-throw.err"' \
+	"rc $host_rc after ${flood_s} s: $(head -n 5 "$LT_TMP/unopened-throw.err")"
+unwritten unopened-throw
+expect "LOCKTIME_OUTPUT a FIFO nobody opened, an exception from Main: the report counts the lines not written" '[ "$why_rc" -eq 0 ]' "$why"
+flood unopened-term fifo term
+unwritten unopened-term
+expect "LOCKTIME_OUTPUT a FIFO nobody opened, SIGTERM: ends as the signal's (143, in ${flood_s} s), with the report" \
+	'[ "$why_rc" -eq 0 ] && [ "$host_rc" -eq 143 ]' "rc $host_rc after ${flood_s} s: $why"
+exec 9<&-
+# LOCKTIME_REPORT a FIFO nobody opened: the report written into it as it is (not renamed over it) waits 1 s for a
+# reader, then the program goes on and ends, with one warning.
+mkfifo "$LT_TMP/report-fifo"
+start=$EPOCHREALTIME
+LOCKTIME_REPORT="$LT_TMP/report-fifo" timeout -s KILL 30 dotnet "$LT_TMP/host/Host.dll" exit >"$LT_TMP/rf.out" 2>"$LT_TMP/rf.err"
+host_rc=$?
+flood_s=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+expect "LOCKTIME_REPORT a FIFO nobody opened: the program ends as without it (3, in ${flood_s} s), one warning" \
+	'[ "$host_rc" -eq 3 ] && [ "$(grep -c "^LockTime: warning: LOCKTIME_REPORT=\"$LT_TMP/report-fifo\": cannot write $LT_TMP/report-fifo (IOException: nothing took the report in 1 s); using no report$" "$LT_TMP/rf.err")" -eq 1 ]' \
+	"rc $host_rc after ${flood_s} s: $(cat "$LT_TMP/rf.err")"
 
 # The report is written while the program runs, every LOCKTIME_REPORT_INTERVAL_S seconds.
 LOCKTIME_REPORT="$LT_TMP/i.json" LOCKTIME_REPORT_INTERVAL_S=0.1 host "$LT_TMP/i.out" "$LT_TMP/i.err" interval "$LT_TMP/i.json"

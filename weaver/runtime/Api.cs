@@ -108,6 +108,7 @@ namespace LockTime.Runtime
                     return;
                 string[] behind = contended ? t.Behind : null;
                 t.Behind = null;
+                t.EndWait();
                 Kept(c, t, semaphore, site, start, acquired, contended, behind, order);
             } catch (Exception) {
             }
@@ -355,6 +356,7 @@ namespace LockTime.Runtime
                 if (t == null)
                     return;
                 t.Behind = c.FindHolder(lockObject, mode);
+                t.BeginWait(site);
                 if (lockObject != null) {
                     DropStale(c, t);
                     c.OrderWaiting(t, lockObject, site, blocks);
@@ -627,6 +629,7 @@ namespace LockTime.Runtime
                     return;
                 string[] behind = t.Behind;
                 t.Behind = null;
+                t.EndWait();
                 c.Failed(t, site, end - start, behind);
             } catch (Exception) {
             }

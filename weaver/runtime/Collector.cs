@@ -419,12 +419,18 @@ namespace LockTime.Runtime
         internal object[] Snapshot()
         {
             SiteStats[] sum = Merge();
+            long now = Clock.Ticks();
             long[] held = new long[sum.Length], longest = new long[sum.Length];
-            HeldNow(held, longest, Clock.Ticks());
+            long[] waiting = new long[sum.Length], longestWait = new long[sum.Length];
+            InProgress(held, longest, waiting, longestWait, now);
             List<object> rows = new List<object>();
-            for (int site = 0; site < sum.Length; site++)
-                if ((sum[site] != null && !sum[site].IsEmpty()) || held[site] > 0)
-                    rows.Add(SiteTotals.ToRow(Sites, site, sum[site] ?? new SiteStats(), held[site], Ns(longest[site])));
+            for (int site = 0; site < sum.Length; site++) {
+                if ((sum[site] == null || sum[site].IsEmpty()) && held[site] == 0 && waiting[site] == 0)
+                    continue;
+                object[] row = SiteTotals.ToRow(Sites, site, sum[site] ?? new SiteStats(), held[site], Ns(longest[site]));
+                row[11] = SiteTotals.Pair(waiting[site], Ns(longestWait[site]));
+                rows.Add(row);
+            }
             return rows.ToArray();
         }
 
@@ -438,26 +444,64 @@ namespace LockTime.Runtime
         /// </summary>
         internal void HeldNow(long[] count, long[] longest, long now)
         {
+            InProgress(count, longest, null, null, now);
+        }
+
+        /// <summary>
+        /// The waits in progress at <paramref name="now"/> (ticks), per site id: threads blocked in a lock call of
+        /// this copy's (<see cref="ThreadRecord.BeginWait"/>, a deadlocked one among them), how many
+        /// (<paramref name="count"/>) and the longest so far (<paramref name="longest"/>, ticks). Read without a
+        /// lock: a wait that ends meanwhile may be counted.
+        /// </summary>
+        internal void WaitingNow(long[] count, long[] longest, long now)
+        {
+            InProgress(null, null, count, longest, now);
+        }
+
+        /// <summary>The holds (<see cref="HeldNow"/>) and the waits (<see cref="WaitingNow"/>) in progress, either pair of arrays null: not counted.</summary>
+        void InProgress(long[] held, long[] longestHeld, long[] waiting, long[] longestWait, long now)
+        {
             try {
                 object[] all = threads.Items();
                 for (int k = 0; k < all.Length; k++) {
                     ThreadRecord t = all[k] as ThreadRecord;
                     if (t == null)
                         break;
-                    Frame[] frames = t.Frames;
-                    int depth = t.Depth;
-                    for (int i = 0; i < depth && i < frames.Length; i++) {
-                        Frame f;
-                        if (!ThreadRecord.Read(frames, i, out f) || f.InWait || (f.Lock == null && f.Mode != Frame.Spin) ||
-                            (uint)f.Site >= (uint)count.Length || (uint)f.Site >= (uint)longest.Length)
-                            continue;
-                        count[f.Site]++;
-                        if (now - f.Acquired > longest[f.Site])
-                            longest[f.Site] = now - f.Acquired;
-                    }
+                    if (held != null)
+                        HoldsOf(t, held, longestHeld, now);
+                    if (waiting != null)
+                        WaitOf(t, waiting, longestWait, now);
                 }
             } catch (Exception) {
             }
+        }
+
+        /// <summary>Counts the holds in progress in the frames of <paramref name="t"/> (<see cref="HeldNow"/>).</summary>
+        static void HoldsOf(ThreadRecord t, long[] count, long[] longest, long now)
+        {
+            Frame[] frames = t.Frames;
+            int depth = t.Depth;
+            for (int i = 0; i < depth && i < frames.Length; i++) {
+                Frame f;
+                if (!ThreadRecord.Read(frames, i, out f) || f.InWait || (f.Lock == null && f.Mode != Frame.Spin) ||
+                    (uint)f.Site >= (uint)count.Length || (uint)f.Site >= (uint)longest.Length)
+                    continue;
+                count[f.Site]++;
+                if (now - f.Acquired > longest[f.Site])
+                    longest[f.Site] = now - f.Acquired;
+            }
+        }
+
+        /// <summary>Counts the wait of <paramref name="t"/> in progress, if any (<see cref="WaitingNow"/>).</summary>
+        static void WaitOf(ThreadRecord t, long[] count, long[] longest, long now)
+        {
+            long since = Volatile.Read(ref t.WaitingSince);
+            int site = t.WaitingSite;
+            if (since == 0 || (uint)site >= (uint)count.Length || (uint)site >= (uint)longest.Length)
+                return;
+            count[site]++;
+            if (now - since > longest[site])
+                longest[site] = now - since;
         }
     }
 }

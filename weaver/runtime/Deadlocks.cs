@@ -68,7 +68,8 @@ namespace LockTime.Runtime
         /// of the program runs): a thread that announced a wait and throws has left its lock call without the
         /// lock (<c>Thread.Interrupt</c> on a thread blocked in <c>lock</c>, <c>Mutex.WaitOne</c>...), which no
         /// acquisition or release of its own says - and it may go on holding its locks, not waiting, in a
-        /// <c>catch</c> inside them: it waits no more (<see cref="Unwait"/>).
+        /// <c>catch</c> inside them: it waits no more (<see cref="Unwait"/>, and its record's wait ends:
+        /// <see cref="ThreadRecord.EndWait"/>).
         /// </summary>
         internal static void Thrown(object sender, FirstChanceExceptionEventArgs e)
         {
@@ -76,6 +77,9 @@ namespace LockTime.Runtime
                 HeldLocks h = HeldLocks.Current;
                 if (h != null && h.WaitingFor != null)
                     Unwait(h);
+                ThreadRecord t = ThreadRecord.Current;
+                if (t != null && t.WaitingSince != 0)
+                    t.EndWait();
             } catch (Exception) {
             }
         }

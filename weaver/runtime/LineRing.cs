@@ -133,7 +133,7 @@ namespace LockTime.Runtime
             c[i].Source = null; /* nothing kept alive by a taken slot */
             c[i].Holder = null;
             Volatile.Write(ref c[i].State, written + 1);
-            head++;
+            Volatile.Write(ref head, head + 1);
             return true;
         }
 
@@ -141,6 +141,18 @@ namespace LockTime.Runtime
         internal bool Pending()
         {
             return Volatile.Read(ref tail) != head;
+        }
+
+        /// <summary>Positions claimed so far: every line queued (taken or not), dropped ones not counted.</summary>
+        internal long Claimed()
+        {
+            return Volatile.Read(ref tail);
+        }
+
+        /// <summary>Positions taken so far by the writer (any thread may read it).</summary>
+        internal long Taken()
+        {
+            return Volatile.Read(ref head);
         }
 
         /// <summary>Lines dropped because the ring was full.</summary>

@@ -217,6 +217,10 @@ namespace LockTime.Runtime
         /// <summary><see cref="Clock"/> ticks between two looks for a file sink removed or renamed meanwhile, and the next look's time.</summary>
         readonly long lookTicks;
         long nextLook;
+        /// <summary>The writers of the sinks stderr and stdout (<see cref="Consoles"/>), made at their first line.</summary>
+        TextWriter stderr, stdout;
+        /// <summary>Ring positions written and flushed to their sinks (<see cref="Written"/>): after each batch, and after each line written to a console.</summary>
+        long written;
 
         /// <summary>A writer whose file sinks are looked for once a second (<see cref="Reopen"/>).</summary>
         internal LineWriter() : this(Clock.Frequency())
@@ -341,16 +345,60 @@ namespace LockTime.Runtime
             return ring.Dropped();
         }
 
-        /// <summary>Writes every queued entry and flushes; false when there was none.</summary>
-        internal bool Drain()
+        /// <summary>Lines queued so far (a ring position: the line queued next comes after them).</summary>
+        internal long Queued()
         {
-            lock (gate)
-                return DrainHeld();
+            return ring.Claimed();
+        }
+
+        /// <summary>The ring position up to which lines were written to their sinks and flushed.</summary>
+        internal long Written()
+        {
+            return Volatile.Read(ref written);
+        }
+
+        /// <summary>Lines queued and not (yet) written to their sinks: at the exit, after <see cref="AwaitWritten"/> gave up, the lines lost.</summary>
+        internal long Unwritten()
+        {
+            return Math.Max(0, ring.Claimed() - Written());
         }
 
         /// <summary>
-        /// As <see cref="Drain"/> unless another thread writes now (the exit, <see cref="WriteNow"/>): then
-        /// nothing, false. The writer thread's: it never waits for the exit's lock, as a thread blocked in
+        /// Waits, polling every millisecond, until the writer thread has written the lines queued before
+        /// position <paramref name="end"/> (<see cref="Queued"/>). Gives up when it took no line for
+        /// <paramref name="stallMs"/> (its sink does not take what it writes: a pipe nobody reads, a FIFO
+        /// nobody opened) or after <paramref name="maxMs"/> in all. True when they were written.
+        /// </summary>
+        internal bool AwaitWritten(long end, int stallMs, int maxMs)
+        {
+            long frequency = Clock.Frequency(), start = Clock.Ticks(), moved = start;
+            long taken = ring.Taken();
+            while (Written() < end) {
+                long now = Clock.Ticks();
+                if (ring.Taken() != taken) {
+                    taken = ring.Taken();
+                    moved = now;
+                }
+                if ((now - moved) * 1000 >= stallMs * frequency || (now - start) * 1000 >= maxMs * frequency)
+                    return false;
+                Thread.Sleep(1);
+            }
+            return true;
+        }
+
+        /// <summary>Writes every queued entry, batch after batch, and flushes; false when there was none.</summary>
+        internal bool Drain()
+        {
+            bool any = false;
+            lock (gate)
+                while (DrainHeld())
+                    any = true;
+            return any;
+        }
+
+        /// <summary>
+        /// One batch of <see cref="Drain"/> unless another thread holds the gate now (a <see cref="Drain"/>): then
+        /// nothing, false. The writer thread's: it never waits for a lock, as a thread blocked in
         /// <c>Monitor.Enter</c> while <c>Environment.Exit</c> shuts the process down hangs Mono (about 1 exit
         /// in 15 on a loaded machine, in its native shutdown, both threads waiting).
         /// </summary>
@@ -375,11 +423,15 @@ namespace LockTime.Runtime
             bool any = WriteReady();
             if (any)
                 Flush();
+            Volatile.Write(ref written, ring.Taken());
             return any;
         }
 
+        /// <summary>Lines a batch writes at most before its flush: what <see cref="Written"/> says follows a flood.</summary>
+        const int BatchLines = 4096;
+
         /// <summary>
-        /// Writes every line the ring has ready (<see cref="LineRing.Take"/>); false when there was none. Compiled
+        /// Writes the lines the ring has ready (<see cref="LineRing.Take"/>), at most <see cref="BatchLines"/>; false when there was none. Compiled
         /// optimized (<see cref="Jit.Optimized"/>) when the first line comes: a process without slow locks
         /// never compiles it, nor the per-line methods it calls.
         /// </summary>
@@ -388,7 +440,7 @@ namespace LockTime.Runtime
         {
             bool any = false;
             LineRecord r;
-            while (ring.Take(out r)) {
+            for (int n = 0; n < BatchLines && ring.Take(out r); n++) {
                 any = true;
                 Write(ref r);
             }
@@ -422,29 +474,22 @@ namespace LockTime.Runtime
                     w = Sink(e.Length > 0 ? e[0] as string : null);
                 }
                 w.Write(line.Append(NewLine).Chars, 0, line.Length);
+                if (ReferenceEquals(w, stderr) || ReferenceEquals(w, stdout))
+                    Volatile.Write(ref written, ring.Taken()); /* a console's line is written now (flushed after each) */
             } catch (Exception ex) {
                 Failed(w, ex);
             }
         }
 
-        /// <summary>Writes <paramref name="lines"/> to <paramref name="sink"/> now, after every queued entry, and flushes.</summary>
-        internal void WriteNow(string sink, string[] lines)
+        /// <summary>
+        /// Queues <paramref name="lines"/> (the summary) for <paramref name="sink"/>, after every line queued
+        /// before; returns the position after them, for <see cref="AwaitWritten"/>. Never blocks.
+        /// </summary>
+        internal long Queue(string sink, string[] lines)
         {
-            lock (gate) {
-                Open();
-                Drain();
-                for (int i = 0; i < lines.Length; i++) {
-                    line.Start((lines[i] == null ? 0 : lines[i].Length) + NewLine.Length).Append(lines[i]).Append(NewLine);
-                    TextWriter w = null;
-                    try {
-                        w = Sink(sink);
-                        w.Write(line.Chars, 0, line.Length);
-                    } catch (Exception ex) {
-                        Failed(w, ex);
-                    }
-                }
-                Flush();
-            }
+            for (int i = 0; i < lines.Length; i++)
+                Enqueue(TextEntry(sink, lines[i]));
+            return ring.Claimed();
         }
 
         /// <summary>The line end of the platform, as <c>WriteLine</c> writes it.</summary>
@@ -485,17 +530,17 @@ namespace LockTime.Runtime
         /// </summary>
         bool Failed(TextWriter w, Exception error)
         {
-            if (w == null || ReferenceEquals(w, Console.Error) || ReferenceEquals(w, Console.Out))
+            if (w == null || ReferenceEquals(w, stderr) || ReferenceEquals(w, stdout))
                 return false;
             List<string> names = new List<string>();
             foreach (KeyValuePair<string, TextWriter> s in sinks)
                 if (ReferenceEquals(s.Value, w))
                     names.Add(s.Key);
             for (int i = 0; i < names.Count; i++) {
-                sinks[names[i]] = Console.Error;
+                sinks[names[i]] = Stderr();
                 files.Remove(names[i]);
                 try {
-                    Console.Error.WriteLine("LockTime: warning: LOCKTIME_OUTPUT=\"" + names[i] + "\" cannot be written (" +
+                    Stderr().WriteLine("LockTime: warning: LOCKTIME_OUTPUT=\"" + names[i] + "\" cannot be written (" +
                                             error.GetType().Name + ": " + error.Message + "); using stderr");
                 } catch (Exception) {
                 }
@@ -547,6 +592,12 @@ namespace LockTime.Runtime
             last = null;
         }
 
+        /// <summary>The writer of the sink stderr, made at its first use (<see cref="Consoles"/>).</summary>
+        TextWriter Stderr()
+        {
+            return stderr ?? (stderr = Consoles.Open(true));
+        }
+
         /// <summary>The writer of a sink (null: stderr); a file that cannot be opened warns once and writes to stderr instead.</summary>
         TextWriter Sink(string sink)
         {
@@ -556,9 +607,9 @@ namespace LockTime.Runtime
             if (sinks.TryGetValue(sink, out w))
                 return w;
             if (sink == "stderr") {
-                w = Console.Error;
+                w = Stderr();
             } else if (sink == "stdout") {
-                w = Console.Out;
+                w = stdout ?? (stdout = Consoles.Open(false));
             } else {
                 try {
                     FileStream fs = new FileStream(sink, FileMode.Append, FileAccess.Write, FileShare.ReadWrite | FileShare.Delete,
@@ -566,9 +617,12 @@ namespace LockTime.Runtime
                     w = new StreamWriter(fs, new UTF8Encoding(false), FileBuffer);
                     files[sink] = fs.Name;
                 } catch (Exception ex) {
-                    Console.Error.WriteLine("LockTime: warning: LOCKTIME_OUTPUT=\"" + sink + "\" cannot be opened (" +
-                                            ex.GetType().Name + ": " + ex.Message + "); using stderr");
-                    w = Console.Error;
+                    w = Stderr();
+                    try {
+                        w.WriteLine("LockTime: warning: LOCKTIME_OUTPUT=\"" + sink + "\" cannot be opened (" +
+                                    ex.GetType().Name + ": " + ex.Message + "); using stderr");
+                    } catch (Exception) {
+                    }
                 }
             }
             sinks[sink] = w;

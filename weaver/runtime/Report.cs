@@ -4,6 +4,7 @@ using System.Collections.Generic;
 using System.IO;
 using System.Runtime.CompilerServices;
 using System.Text;
+using System.Threading;
 
 namespace LockTime.Runtime
 {
@@ -16,6 +17,8 @@ namespace LockTime.Runtime
         internal DateTime StartUtc;
         /// <summary>Nanoseconds from the start to the report.</summary>
         internal long DurationNs;
+        /// <summary>Lines queued and not written to their sinks when the report was made (<see cref="LineWriter.Unwritten"/>).</summary>
+        internal long UnwrittenLines;
     }
 
     /// <summary>The report: format "locktime-report", version 1 (docs/report-format.md, docs/report-format.schema.json).</summary>
@@ -36,6 +39,7 @@ namespace LockTime.Runtime
             sb.Append("},\n ");
             Json.Key(sb, "dropped_lines");
             Json.Integer(sb, droppedLines);
+            Count(sb, "unwritten_lines", process.UnwrittenLines);
             sb.Append(",\n ");
             Json.Key(sb, "sites");
             sb.Append('[');
@@ -155,15 +159,8 @@ namespace LockTime.Runtime
                 Json.Key(sb, "hold_applies");
                 sb.Append("false");
             }
-            sb.Append(", ");
-            Json.Key(sb, "held_now");
-            sb.Append('{');
-            Json.Key(sb, "count");
-            Json.Integer(sb, s.HeldNow);
-            sb.Append(", ");
-            Json.Key(sb, "longest_ms");
-            Json.Ms(sb, s.LongestHeldNs);
-            sb.Append('}');
+            InProgress(sb, "held_now", s.HeldNow, s.LongestHeldNs);
+            InProgress(sb, "waiting_now", s.WaitingNow, s.LongestWaitingNs);
             sb.Append(", ");
             Json.Key(sb, "blamed_wait_ms");
             Json.Ms(sb, s.BlamedNs);
@@ -204,6 +201,20 @@ namespace LockTime.Runtime
             sb.Append(", ");
             Json.Key(sb, name);
             Json.Integer(sb, n);
+        }
+
+        /// <summary>Appends <c>, "NAME": {"count": n, "longest_ms": x}</c>: holds or waits in progress.</summary>
+        static void InProgress(StringBuilder sb, string name, long count, long longestNs)
+        {
+            sb.Append(", ");
+            Json.Key(sb, name);
+            sb.Append('{');
+            Json.Key(sb, "count");
+            Json.Integer(sb, count);
+            sb.Append(", ");
+            Json.Key(sb, "longest_ms");
+            Json.Ms(sb, longestNs);
+            sb.Append('}');
         }
 
         static void Durations(StringBuilder sb, Histogram h)
@@ -264,17 +275,15 @@ namespace LockTime.Runtime
         /// <summary>
         /// Writes <paramref name="text"/> to <paramref name="path"/> atomically: a temporary file beside
         /// it (<c>PATH.PID.tmp</c>), then a rename over it, so a reader sees the old report or the new one,
-        /// never half of one - unless the path is to be written into as it is (<see cref="InPlace"/>).
-        /// Returns null, or the reason it could not (the temporary file removed).
+        /// never half of one - unless the path is to be written into as it is (<see cref="InPlace"/>, by
+        /// <see cref="InPlaceWrite"/>: bounded). Returns null, or the reason it could not (the temporary file removed).
         /// </summary>
         internal static string Write(string path, string text, int pid)
         {
             string temp = path + "." + pid.ToString(System.Globalization.CultureInfo.InvariantCulture) + ".tmp";
             try {
-                if (InPlace(path)) {
-                    File.WriteAllText(path, text, new UTF8Encoding(false));
-                    return null;
-                }
+                if (InPlace(path))
+                    return InPlaceWrite.Run(path, text);
                 File.WriteAllText(temp, text, new UTF8Encoding(false));
                 if (File.Exists(path))
                     File.Replace(temp, path, null);
@@ -306,6 +315,59 @@ namespace LockTime.Runtime
             } catch (Exception) {
                 return false;
             }
+        }
+    }
+
+    /// <summary>
+    /// A report written into its path as it is (<see cref="Report.Write"/>: a device, a FIFO, a symbolic link), on a
+    /// thread of its own that the caller waits for at most <see cref="WaitMs"/>: a FIFO that nobody reads blocks the
+    /// open and the writes for ever, and the exit must go on. While one such write is still blocked, later ones are
+    /// not tried (a periodic report would leave a blocked thread each time).
+    /// </summary>
+    [CompilerGenerated]
+    internal sealed class InPlaceWrite
+    {
+        /// <summary>The longest a report written in place is waited for, in milliseconds.</summary>
+        internal const int WaitMs = 1000;
+
+        /// <summary>The write still blocked, if any.</summary>
+        static InPlaceWrite blocked;
+
+        readonly string path, text;
+        volatile string error;
+        volatile bool done;
+
+        InPlaceWrite(string path, string text)
+        {
+            this.path = path;
+            this.text = text;
+        }
+
+        /// <summary>Writes <paramref name="text"/> into <paramref name="path"/>; null, or the reason it could not (not done in time).</summary>
+        internal static string Run(string path, string text)
+        {
+            InPlaceWrite before = blocked;
+            if (before != null && !before.done)
+                return "IOException: a report written before into it is still waiting for a reader";
+            InPlaceWrite w = new InPlaceWrite(path, text);
+            Thread thread = new Thread(new ThreadStart(w.Write));
+            thread.IsBackground = true;
+            thread.Name = "LockTime report";
+            thread.Start();
+            if (thread.Join(WaitMs))
+                return w.error;
+            blocked = w;
+            return "IOException: nothing took the report in " + (WaitMs / 1000).ToString(System.Globalization.CultureInfo.InvariantCulture) + " s";
+        }
+
+        void Write()
+        {
+            try {
+                File.WriteAllText(path, text, new UTF8Encoding(false));
+            } catch (Exception ex) {
+                error = ex.GetType().Name + ": " + ex.Message;
+            }
+            done = true;
         }
     }
 }

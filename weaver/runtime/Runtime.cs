@@ -37,8 +37,11 @@ namespace LockTime.Runtime
         static int pid;                    /* read once, by the first report */
         static bool reportWarned;
         static Collector metricsOwner;     /* the owner's only: whose settings and thread record the Meter uses */
-        static Func<bool, int>[] sweepers = new Func<bool, int>[0]; /* the owner's writer's: every copy's sweep (registry entry 9) */
+        static Func<bool, int>[] sweepers = new Func<bool, int>[0]; /* the owner's run-time thread's: every copy's sweep (registry entry 9) */
         static object meter;               /* the process's Meter "LockTime", or null (Metrics.Start) */
+        static Thread writerThread;        /* the owner's: the only thread that writes lines to their sinks (registry entry 4) */
+        static bool writerStuck;           /* an exit gave up waiting for the writer thread: later ones do not wait */
+        static bool exitToo;               /* the exit handler registered now is OnExitToo, not OnExit (MoveExitLast) */
 
         /// <summary>
         /// Seconds after the start at which the writer thread does its late start: it warns of mistyped variable names
@@ -53,13 +56,25 @@ namespace LockTime.Runtime
         internal const double LateStartS = 1;
 
         /// <summary>
-        /// Seconds after the start at which the writer thread registers the SIGTERM handler (<see cref="Signals"/>):
+        /// Seconds after the start at which the run-time's thread registers the SIGTERM handler (<see cref="Signals"/>):
         /// early, since a process ended by SIGTERM before it writes no summary and no report (.NET 10 runs no
-        /// <c>ProcessExit</c> then: a 0.6 s run stopped by <c>timeout</c> wrote nothing when this was
-        /// <see cref="LateStartS"/>), but after the program's first locks, which loading
-        /// System.Runtime.InteropServices and the reflection over it (2-5 ms of CPU) would compete with.
+        /// <c>ProcessExit</c> then), but after the program's first locks: the first look-up of a type by name in a
+        /// process (<c>Type.GetType</c>) takes 11-17 ms of CPU, and registering at the start lengthened the measured
+        /// holds of a woven program's first locks by up to 12 ms on a loaded 2-core machine (tests/integration/woven.sh,
+        /// 50 nested locks around a 20 ms sleep, failed 2 runs of 3). Not the writer thread's: a flood of lines, or a
+        /// sink that blocks, does not put it off.
         /// </summary>
         internal const double SignalStartS = 0.1;
+
+        /// <summary>
+        /// The longest an exit, crash or SIGTERM waits for the writer thread to take another line (<see cref="AwaitLines"/>),
+        /// in milliseconds: a writer blocked that long writes into a sink that takes nothing (a pipe or FIFO nobody
+        /// reads), and the process ends without the lines it holds, counted in the report (<c>unwritten_lines</c>).
+        /// </summary>
+        internal const int WriterStallMs = 1000;
+
+        /// <summary>The longest an exit waits for the writer thread in all, however slowly it goes on (a slow terminal), in milliseconds.</summary>
+        internal const int WriterWaitMs = 3000;
 
         /// <summary>The longest a second SIGTERM waits for the summary and report the first one is writing (<see cref="Terminating"/>), in milliseconds.</summary>
         const int SignalWaitMs = 10000;
@@ -179,18 +194,25 @@ namespace LockTime.Runtime
             new Histogram().Record(c.Ns(1));
         }
 
-        /// <summary>Makes this copy the owner: a new registry, the writer thread, the exit and crash handlers, and the end of a thread's announced wait at an exception it throws (<see cref="Deadlocks.Thrown"/>).</summary>
+        /// <summary>
+        /// Makes this copy the owner: a new registry, the run-time's thread (<see cref="MainLoop"/>, which starts the
+        /// writer thread), the exit and crash handlers, and the end of a thread's announced wait at an exception it
+        /// throws (<see cref="Deadlocks.Thrown"/>).
+        /// </summary>
         static void Own(Collector c)
         {
             writer = new LineWriter();
-            Thread thread = new Thread(new ThreadStart(WriterLoop));
+            writerThread = new Thread(new ThreadStart(WriterLoop));
+            writerThread.IsBackground = true;
+            writerThread.Name = "LockTime writer";
+            Thread thread = new Thread(new ThreadStart(MainLoop));
             thread.IsBackground = true;
-            thread.Name = "LockTime writer";
+            thread.Name = "LockTime";
             order = new LockOrder();
             cycleSink = c.Settings.Output;
             metricsOwner = c;
             order.CycleLine = new Action<string>(Cycle);
-            registry = Registry.Create(writer, thread, order);
+            registry = Registry.Create(writer, writerThread, order);
             startUtc = DateTime.UtcNow;
             startTicks = Clock.Ticks();
             double interval = c.Settings.ReportPath != null ? c.Settings.ReportIntervalS * Clock.Frequency() : 0;
@@ -253,27 +275,38 @@ namespace LockTime.Runtime
             Volatile.Write(ref namesChecked, 2);
         }
 
-        /// <summary>Prints a warning on stderr unless a copy in this process printed it already.</summary>
+        /// <summary>Queues a warning for stderr (the writer thread prints it) unless a copy in this process queued it already.</summary>
         static void Warn(string warning)
         {
             try {
                 if (Registry.FirstTime(registry, warning))
-                    Console.Error.WriteLine(warning);
+                    ((Action<object[]>)registry[1])(LineWriter.TextEntry("stderr", warning));
             } catch (Exception) {
             }
         }
 
-        /// <summary>
-        /// The writer thread: drains the line queue, sweeps what the threads that ended left
-        /// (<see cref="SweepDue"/>), writes the periodic report, sleeps 10 ms when idle; 0.1 s after the start it
-        /// registers the SIGTERM handler (<see cref="SignalStartS"/>), one second after it warns of mistyped variable
-        /// names (<see cref="CheckNames"/>) and creates the process's Meter (<see cref="LateStartS"/>).
-        /// </summary>
-        static void WriterLoop()
+        /// <summary>Makes the calling thread the run-time's own in this copy: its locks are not recorded.</summary>
+        static void OwnThread()
         {
             ThreadRecord own = new ThreadRecord(0);
             own.Busy = true;
             ThreadRecord.Current = own;
+        }
+
+        /// <summary>
+        /// The run-time's thread, which never writes to a sink (a sink that blocks stops only the writer thread): it
+        /// starts the writer thread; every 10 ms it sweeps what the threads that ended left (<see cref="SweepDue"/>),
+        /// moves the exit handler last (<see cref="MoveExitLast"/>) and writes the periodic report; 0.1 s after the
+        /// start it registers the SIGTERM handler (<see cref="SignalStartS"/>), one second after it warns of
+        /// mistyped variable names (<see cref="CheckNames"/>) and creates the process's Meter (<see cref="LateStartS"/>).
+        /// </summary>
+        static void MainLoop()
+        {
+            OwnThread();
+            try {
+                StartUnflowed(writerThread);
+            } catch (Exception) {
+            }
             long signalAt = Clock.Ticks() + (long)(SignalStartS * Clock.Frequency());
             long lateAt = Clock.Ticks() + (long)(LateStartS * Clock.Frequency());
             bool signalDone = false, lateDone = false;
@@ -288,13 +321,31 @@ namespace LockTime.Runtime
                         CheckNames(false);
                         meter = Metrics.Start(metricsOwner, metricsOwner.Settings.MetricsSites);
                     }
-                    bool any = writer.TryDrain();
                     SweepDue();
+                    MoveExitLast();
                     if (intervalTicks > 0 && Clock.Ticks() >= nextReport) {
                         nextReport = Clock.Ticks() + intervalTicks;
+                        BecomeBusy();
                         WriteReport(Gather(), false);
                     }
-                    if (!any)
+                    Thread.Sleep(10);
+                } catch (Exception) {
+                    Thread.Sleep(100);
+                }
+            }
+        }
+
+        /// <summary>
+        /// The writer thread: writes the queued lines to their sinks (<see cref="LineWriter.TryDrain"/>), sleeping
+        /// 10 ms when there are none. The only thread that writes to a sink: when one blocks (a pipe nobody reads),
+        /// this thread blocks, and nothing else waits for it more than <see cref="WriterStallMs"/>.
+        /// </summary>
+        static void WriterLoop()
+        {
+            OwnThread();
+            while (true) {
+                try {
+                    if (!writer.TryDrain())
                         Thread.Sleep(10);
                 } catch (Exception) {
                     Thread.Sleep(100);
@@ -325,6 +376,28 @@ namespace LockTime.Runtime
             Finish();
         }
 
+        /// <summary>The same as <see cref="OnExit"/>, a delegate of its own (<see cref="MoveExitLast"/>).</summary>
+        static void OnExitToo(object sender, EventArgs e)
+        {
+            Finish();
+        }
+
+        /// <summary>
+        /// Moves the exit handler to the end of <c>ProcessExit</c>'s handlers (the run-time's thread, every 10 ms):
+        /// <c>ProcessExit</c> calls its handlers in the order they were added, so a handler the program adds after
+        /// the first timed lock would run after the summary and report, its locks in neither. The other of two
+        /// equal handlers is added, then the one registered removed (removing the one just added would take the
+        /// last of two equal delegates: the new one); between the two, both run, and <see cref="Finish"/> runs once.
+        /// </summary>
+        static void MoveExitLast()
+        {
+            EventHandler exit = new EventHandler(OnExit), exitAgain = new EventHandler(OnExitToo);
+            AppDomain domain = AppDomain.CurrentDomain;
+            domain.ProcessExit += exitToo ? exit : exitAgain;
+            domain.ProcessExit -= exitToo ? exitAgain : exit;
+            exitToo = !exitToo;
+        }
+
         /// <summary>
         /// An exception no code caught: the process ends without ProcessExit, so the summary and report are
         /// written now (<see cref="Finish"/>: once). The runtime then prints the exception and exits as it
@@ -340,7 +413,7 @@ namespace LockTime.Runtime
         /// to the owner's sink (unless its rows are 0), then the report. Runs once; later calls do nothing, but
         /// for the exit of a process that went on after a SIGTERM (<see cref="Terminating"/> wrote the summary
         /// and report then; a handler of the program's cancelled the signal): its report is written again, with
-        /// the final figures, and the summary is not repeated.
+        /// the final figures, and the summary is not repeated (<see cref="Rewrite"/>).
         /// </summary>
         internal static void Finish()
         {
@@ -348,24 +421,23 @@ namespace LockTime.Runtime
                 if (writer == null)
                     return;
                 int before = Interlocked.CompareExchange(ref finished, Finished, Unfinished);
-                if (before == Unfinished) {
+                if (before == Unfinished)
                     WriteAll();
-                } else if (before == FinishedAtSignal && Interlocked.CompareExchange(ref finished, Finished, FinishedAtSignal) == FinishedAtSignal) {
-                    BecomeBusy();
-                    writer.Drain();
-                    WriteReport(Gather(), true);
-                }
+                else if (before == FinishedAtSignal && Interlocked.CompareExchange(ref finished, Finished, FinishedAtSignal) == FinishedAtSignal)
+                    Rewrite();
             } catch (Exception) {
             }
         }
 
         /// <summary>
-        /// SIGTERM (<see cref="Signals"/>): what <see cref="Finish"/> writes, now, on the signal's thread, while
-        /// the program's threads go on; the process ends when this returns unless a handler of the program's
-        /// cancels the signal. Runs once, and not after <see cref="Finish"/>. A second SIGTERM while the
-        /// first's summary is being written (<c>timeout</c> sends one to the program and one to its process
-        /// group; .NET runs their handlers at once) waits for it, at most <see cref="SignalWaitMs"/>: its
-        /// return would end the process in the middle of it.
+        /// SIGTERM (<see cref="Signals"/>): what <see cref="Finish"/> writes, now, while the program's threads go on;
+        /// the process ends when this returns unless a handler of the program's cancels the signal. Written on a
+        /// thread of its own (<see cref="AtSignal"/>), which this one waits for: the signal's thread then runs the
+        /// program's own handlers, whose locks are the program's (a thread that wrote for the run-time stays its own).
+        /// A second SIGTERM after one that a handler of the program's cancelled writes the report again, with the
+        /// figures of now; one while the first's summary is being written (<c>timeout</c> sends one to the program
+        /// and one to its process group; .NET runs their handlers at once) waits for it, at most
+        /// <see cref="SignalWaitMs"/>: its return would end the process in the middle of it.
         /// </summary>
         internal static void Terminating()
         {
@@ -373,8 +445,11 @@ namespace LockTime.Runtime
                 if (writer == null || !Monitor.TryEnter(signalGate, SignalWaitMs))
                     return;
                 try {
-                    if (Interlocked.CompareExchange(ref finished, FinishedAtSignal, Unfinished) == Unfinished)
-                        WriteAll();
+                    Thread thread = new Thread(new ThreadStart(AtSignal));
+                    thread.IsBackground = true;
+                    thread.Name = "LockTime signal";
+                    StartUnflowed(thread);
+                    thread.Join(SignalWaitMs);
                 } finally {
                     Monitor.Exit(signalGate);
                 }
@@ -382,18 +457,50 @@ namespace LockTime.Runtime
             }
         }
 
-        /// <summary>The queued lines, the summary (unless its rows are 0), the report.</summary>
+        /// <summary>The writing of a SIGTERM (<see cref="Terminating"/>): all of it the first time, the report again after a cancelled one.</summary>
+        static void AtSignal()
+        {
+            try {
+                int before = Interlocked.CompareExchange(ref finished, FinishedAtSignal, Unfinished);
+                if (before == Unfinished)
+                    WriteAll();
+                else if (before == FinishedAtSignal)
+                    Rewrite();
+            } catch (Exception) {
+            }
+        }
+
+        /// <summary>The report written again with the figures of now, after the lines queued meanwhile (the summary is not repeated).</summary>
+        static void Rewrite()
+        {
+            BecomeBusy();
+            AwaitLines(writer.Queued());
+            WriteReport(Gather(), true);
+        }
+
+        /// <summary>
+        /// The summary (unless its rows are 0) queued after the lines, written by the writer thread while this one
+        /// waits for it (<see cref="AwaitLines"/>, bounded), then the report, with the lines not written.
+        /// </summary>
         static void WriteAll()
         {
             Collector c = BecomeBusy();
             CheckNames(true);
             List<SiteTotals> sites = Gather();
             int rows = c != null ? c.Settings.SummaryRows : 0;
-            if (rows > 0)
-                writer.WriteNow(c.Settings.Output, Summary.Format(sites, rows, writer.Dropped(), order));
-            else
-                writer.Drain();
+            AwaitLines(rows > 0 ? writer.Queue(c.Settings.Output, Summary.Format(sites, rows, writer.Dropped(), order)) : writer.Queued());
             WriteReport(sites, true);
+        }
+
+        /// <summary>
+        /// Waits for the writer thread to write the lines queued before <paramref name="end"/>, giving up when it takes
+        /// none for <see cref="WriterStallMs"/> or after <see cref="WriterWaitMs"/>; once it gave up, a later exit
+        /// (the <c>ProcessExit</c> after a cancelled SIGTERM) does not wait again: about 1 s in all for a stuck sink.
+        /// </summary>
+        static void AwaitLines(long end)
+        {
+            if (!writerStuck && !writer.AwaitWritten(end, WriterStallMs, WriterWaitMs))
+                writerStuck = true;
         }
 
         /// <summary>
@@ -463,11 +570,14 @@ namespace LockTime.Runtime
                 p.Pid = pid;
                 p.StartUtc = startUtc;
                 p.DurationNs = c.Ns(Clock.Ticks() - startTicks);
+                p.UnwrittenLines = writer.Unwritten();
                 string error = Report.Write(path, Report.Format(p, sites, writer.Dropped(), order), pid);
                 if (error != null && !reportWarned) {
                     reportWarned = true;
                     Warn("LockTime: warning: LOCKTIME_REPORT=\"" + c.Settings.ReportPath + "\": cannot write " + path +
                          " (" + error + "); using no report");
+                    if (wait)
+                        AwaitLines(writer.Queued()); /* the exit's: the process ends when it returns */
                 }
             } finally {
                 if (taken)

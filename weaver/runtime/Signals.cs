@@ -10,8 +10,8 @@ namespace LockTime.Runtime
     /// longer handles it), on .NET Framework and on Mono: a service stopped by <c>kill</c>, systemd or a
     /// container runtime would write no summary and no report. On a framework with
     /// <c>System.Runtime.InteropServices.PosixSignalRegistration</c> (.NET 6+, Unix) the registry's owner
-    /// registers a handler for SIGTERM (<see cref="Register"/>, from the writer thread, 0.1 s after the
-    /// start: <see cref="Runtime.SignalStartS"/>) that writes what the
+    /// registers a handler for SIGTERM (<see cref="Register"/>, from the run-time's thread, 0.1 s after the
+    /// start: <see cref="Runtime.SignalStartS"/>, whatever the writer thread does) that writes what the
     /// exit writes (<see cref="Runtime.Terminating"/>) and does not cancel the signal: the process then ends as
     /// it would have, with the same exit code (143 when nothing else handles it). The program's own
     /// handlers are untouched: .NET calls the handlers of a signal from the last registered to the first
@@ -20,7 +20,7 @@ namespace LockTime.Runtime
     /// host starts after the first timed lock) runs first, and when it cancels, this one does nothing: the
     /// program goes on, and the summary comes at its exit as always. One registered earlier runs after this
     /// one; if it cancels, the program goes on: the summary was written at the signal, and the report is
-    /// written again at the exit (<see cref="Runtime.Finish"/>). SIGINT (Ctrl+C) is left alone: programs
+    /// written again at the exit (<see cref="Runtime.Finish"/>) or at the next SIGTERM. SIGINT (Ctrl+C) is left alone: programs
     /// cancel it to go on.
     /// The template is netstandard2.0 and merges into frameworks without the type (Mono's mscorlib, net48),
     /// so the type, its <c>Create(PosixSignal, Action&lt;PosixSignalContext&gt;)</c> and the delegate are

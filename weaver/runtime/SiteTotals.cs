@@ -13,13 +13,14 @@ namespace LockTime.Runtime
     /// long[] { heldNow, longestHeldNs } }</c>, the histograms as <see cref="Histogram.ToArray"/> gives
     /// them, <c>behind</c> the holder sites waited behind as <c>object[] { string assembly, string method,
     /// string location, long[] { waitNs, count } }</c>, the last the holds in progress when the row was
-    /// made (<see cref="Collector.HeldNow"/>). Rows of 9 (without <c>behind</c>) and 10 (without the holds
-    /// in progress), from older copies, are read too.
+    /// made (<see cref="Collector.HeldNow"/>), then <c>long[] { waitingNow, longestWaitingNs }</c>, the waits in
+    /// progress (<see cref="Collector.WaitingNow"/>; a deadlocked thread's site has one). Rows of 9 (without
+    /// <c>behind</c>), 10 (without the holds in progress) and 11 (without the waits), from older copies, are read too.
     /// </summary>
     [CompilerGenerated]
     internal sealed class SiteTotals
     {
-        internal const int RowLength = 11;
+        internal const int RowLength = 12;
 
         internal string Assembly = "";
         internal string Method = "";
@@ -32,6 +33,8 @@ namespace LockTime.Runtime
         internal long BlamedNs;
         /// <summary>Holds of this site in progress when the statistics were read, and the longest of them so far, in ns.</summary>
         internal long HeldNow, LongestHeldNs;
+        /// <summary>Threads waiting at this site when the statistics were read, and the longest wait of them so far, in ns.</summary>
+        internal long WaitingNow, LongestWaitingNs;
 
         /// <summary>
         /// Site <paramref name="site"/> of <paramref name="sites"/> with <paramref name="stats"/> as a row, and
@@ -66,11 +69,17 @@ namespace LockTime.Runtime
                 behind[i] = b;
             }
             row[9] = behind;
-            long[] now = new long[2];
-            now[0] = heldNow;
-            now[1] = longestHeldNs;
-            row[10] = now;
+            row[10] = Pair(heldNow, longestHeldNs);
             return row;
+        }
+
+        /// <summary>A count and a duration in ns, as a row carries the holds or the waits in progress.</summary>
+        internal static long[] Pair(long count, long ns)
+        {
+            long[] p = new long[2];
+            p[0] = count;
+            p[1] = ns;
+            return p;
         }
 
         /// <summary>A site from a row; null when the row is not one (another layout).</summary>
@@ -98,6 +107,11 @@ namespace LockTime.Runtime
             if (now != null && now.Length >= 2) {
                 t.HeldNow = now[0];
                 t.LongestHeldNs = now[1];
+            }
+            long[] waits = r.Length >= 12 ? r[11] as long[] : null;
+            if (waits != null && waits.Length >= 2) {
+                t.WaitingNow = waits[0];
+                t.LongestWaitingNs = waits[1];
             }
             object[] behind = r.Length >= 10 ? r[9] as object[] : null;
             for (int i = 0; behind != null && i < behind.Length; i++) {

@@ -69,6 +69,13 @@ namespace LockTime.Runtime
         /// <summary>The holder found by <see cref="Api.Waiting"/>, taken by the next contended acquisition.</summary>
         internal string[] Behind;
 
+        /// <summary>
+        /// The wait this thread is in (<see cref="Api.Waiting"/> and its kin, until the contended acquisition, the
+        /// failed try or an exception: <see cref="EndWait"/>): its site, and its start in ticks (volatile; 0: none).
+        /// </summary>
+        internal int WaitingSite;
+        internal long WaitingSince;
+
         /// <summary>The hold of a semaphore this thread is releasing (<see cref="Api.ReleasingSemaphore"/>), until <see cref="Api.ReleasedSemaphore"/> records it.</summary>
         internal Frame Releasing;
 
@@ -119,10 +126,24 @@ namespace LockTime.Runtime
             if (contended) { /* else Holder stays null: a free slot is cleared (Remove) */
                 f.Holder = Behind;
                 Behind = null;
+                WaitingSince = 0;
             }
             Volatile.Write(ref f.Lock, lockObject);
             End(ref f, seq);
             Depth = d + 1;
+        }
+
+        /// <summary>This thread begins to wait at <paramref name="site"/> now (read by <see cref="Collector.WaitingNow"/>).</summary>
+        internal void BeginWait(int site)
+        {
+            WaitingSite = site;
+            Volatile.Write(ref WaitingSince, Math.Max(1, Clock.Ticks()));
+        }
+
+        /// <summary>This thread waits no more: it has the lock, or the try failed or threw.</summary>
+        internal void EndWait()
+        {
+            Volatile.Write(ref WaitingSince, 0);
         }
 
         /// <summary>Looks <see cref="Held"/> up (the thread's first lock with the lock order on) and returns it.</summary>

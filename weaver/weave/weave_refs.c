@@ -127,6 +127,7 @@ static const struct home runtime_homes[] = {
 	{ "System.IO", "FileMode", NULL, NULL },
 	{ "System.IO", "FileShare", NULL, NULL },
 	{ "System.IO", "FileStream", NULL, NULL },
+	{ "Microsoft.Win32.SafeHandles", "SafeFileHandle", NULL, NULL },
 	{ "System.IO", "IOException", NULL, NULL },
 	{ "System.IO", "Path", NULL, NULL },
 	{ "System.IO", "Stream", NULL, NULL },

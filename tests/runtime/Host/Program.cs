@@ -2,6 +2,7 @@
 //   Host nested | threads | ended N | contended | waiters | waitblame | rewait | exit | library | many | interval REPORT
 //        | transfer | cycle3 | nocycle | libcycle | stress | metrics BEFORE SECONDS AFTER
 //        | rwlock | readers | semaphore | semorder | asyncwait | asyncgate | counting | spin | term plain|before|after | stuck REPORT COPY
+//        | flood exit|throw|term|interval [REPORT COPY] | atexit
 using System;
 using System.IO;
 using System.Threading;
@@ -66,6 +67,8 @@ internal static class Program
         Stubs.Start("Host", "Program.cs", Names);
 
         switch (args[0]) {
+        case "flood":
+            return Flood.Run(args[1], args.Length > 2 ? args[2] : null, args.Length > 3 ? args[3] : null);
         case "nested": {
             var locks = new object[50];
             for (int i = 0; i < locks.Length; i++)
@@ -267,6 +270,14 @@ internal static class Program
                 t.Join();
             Console.WriteLine("locks taken: " + taken);
             Thread.Sleep(TimeSpan.FromSeconds(after)); // and its last one all of them
+            break;
+        }
+        case "atexit": { // a ProcessExit handler added after the first lock holds Program.cs:12 for 50 ms
+            object l = new object();
+            Enter(l, 1);
+            Exit(l);
+            AppDomain.CurrentDomain.ProcessExit += (sender, e) => { object m = new object(); Enter(m, 2); Thread.Sleep(50); Exit(m); };
+            Thread.Sleep(100);
             break;
         }
         case "exit": {

@@ -272,12 +272,15 @@ public class CollectorTests
         var table = new SiteTable();
         table.Begin("Lib", 1);
         table.Define(0, "Lib::Hold", "L.cs:5", "", 0, "Monitor.Enter");
-        var back = SiteTotals.FromRow(SiteTotals.ToRow(table, 0, lib.Stats, 2, 7_000_000))!;
+        object[] row = SiteTotals.ToRow(table, 0, lib.Stats, 2, 7_000_000);
+        row[11] = SiteTotals.Pair(3, 9_000_000);
+        var back = SiteTotals.FromRow(row)!;
         var sites = new List<SiteTotals> { a, b, back };
         SiteTotals.Blame(sites);
         Assert.Equal(95_000_000, b.BlamedNs);
         Assert.Equal(10_000_000, back.BlamedNs);
         Assert.Equal((2L, 7_000_000L), (back.HeldNow, back.LongestHeldNs)); // the holds in progress go through the row
+        Assert.Equal((3L, 9_000_000L), (back.WaitingNow, back.LongestWaitingNs)); // and the waits
         Assert.Equal(0, a.BlamedNs);
         Assert.Equal("App::Hold", a.Stats.Holders[0][1]); // largest first
         Assert.Equal(90_000_000, a.Stats.HolderWait[0]);

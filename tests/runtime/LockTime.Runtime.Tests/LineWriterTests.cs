@@ -78,8 +78,9 @@ public class LineWriterTests
         {
             var w = new LineWriter();
             const int threads = 16, each = 2000;
-            // the writer thread's loop (TryDrain: it never waits for the exit), and the exit's WriteNow while it runs
-            var writer = new Thread(() => { for (int i = 0; i < 200; i++) { w.TryDrain(); Thread.Sleep(1); } });
+            // the writer thread's loop, and the exit's summary queued while it runs, which the exit waits for
+            bool stop = false;
+            var writer = new Thread(() => { while (!Volatile.Read(ref stop)) { w.TryDrain(); Thread.Sleep(1); } });
             writer.Start();
             var all = Enumerable.Range(0, threads).Select(k => new Thread(() =>
             {
@@ -88,7 +89,8 @@ public class LineWriterTests
             })).ToArray();
             foreach (var t in all) t.Start();
             foreach (var t in all) t.Join();
-            w.WriteNow(path, ["LockTime: summary: the end"]);
+            Assert.True(w.AwaitWritten(w.Queue(path, ["LockTime: summary: the end"]), 5000, 60000));
+            Volatile.Write(ref stop, true);
             writer.Join();
             var lines = File.ReadAllLines(path);
             Assert.Equal(threads * each + 1, lines.Length + (int)w.Dropped());
@@ -162,7 +164,8 @@ public class LineWriterTests
             w.Enqueue(LineWriter.Entry("/dev/full", "A::B", "A.cs:1", 4_000_000, 0, null));
             w.Enqueue(LineWriter.Entry("/dev/full", "A::B", "A.cs:2", -1, 3_000_000, null));
             w.Drain();
-            w.WriteNow("/dev/full", new[] { "LockTime: summary: x" });
+            w.Queue("/dev/full", new[] { "LockTime: summary: x" });
+            w.Drain();
             var lines = err.Text.Split('\n', StringSplitOptions.RemoveEmptyEntries);
             Assert.Equal(4, lines.Length); // the first line was in the file's buffer: lost
             Assert.StartsWith("LockTime: warning: LOCKTIME_OUTPUT=\"/dev/full\" cannot be written (IOException", lines[0]);

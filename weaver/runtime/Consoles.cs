@@ -1,0 +1,48 @@
+// Consoles.cs - the run-time's own writers of the process's standard error and output, apart from Console's.
+using System;
+using System.IO;
+using System.Runtime.CompilerServices;
+using System.Text;
+using Microsoft.Win32.SafeHandles;
+
+namespace LockTime.Runtime
+{
+    /// <summary>
+    /// The writers the line writer uses for the sinks <c>stderr</c> and <c>stdout</c>, over streams of their
+    /// own. Not <c>Console.Error</c>: .NET on Unix writes every console stream under the lock of
+    /// <c>Console.Out</c> (its cursor tracking), so a line blocked in <c>write()</c> on a stderr that nobody
+    /// reads (a pipe into a process that stalled) would stop the program's own <c>Console.Out</c> too. On
+    /// Unix the writers go straight to file descriptors 2 and 1 (a <c>FileStream</c> on the descriptor, not
+    /// closed by it); elsewhere to <c>Console.OpenStandardError()</c> / <c>OpenStandardOutput()</c>. Each
+    /// line is one write (the writer flushes after each), so lines stay whole beside the program's own.
+    /// </summary>
+    [CompilerGenerated]
+    internal static class Consoles
+    {
+        /// <summary>When set, the writer of the sink <c>stderr</c> instead of the process's standard error (the unit tests capture it).</summary>
+#pragma warning disable 0649 // set by the unit tests only
+        internal static TextWriter ErrorOverride;
+#pragma warning restore 0649
+
+        /// <summary>A new writer of the process's standard error (<paramref name="error"/>) or output; <c>Console.Error</c> / <c>Console.Out</c> when no stream of its own can be made. Never throws.</summary>
+        internal static TextWriter Open(bool error)
+        {
+            TextWriter fallback = null;
+            try {
+                if (error && ErrorOverride != null)
+                    return ErrorOverride;
+                fallback = error ? Console.Error : Console.Out;
+                Stream s;
+                if (Path.DirectorySeparatorChar == '/')
+                    s = new FileStream(new SafeFileHandle((IntPtr)(error ? 2 : 1), false), FileAccess.Write, 1);
+                else
+                    s = error ? Console.OpenStandardError() : Console.OpenStandardOutput();
+                StreamWriter w = new StreamWriter(s, new UTF8Encoding(false), 4096);
+                w.AutoFlush = true;
+                return w;
+            } catch (Exception) {
+                return fallback ?? TextWriter.Null;
+            }
+        }
+    }
+}
