@@ -64,10 +64,11 @@ check "template JIT-compiles" ltcheck jit "$DLL"
 
 # The xUnit tests: "Passed NAME [time]" / "Failed NAME [time]" from the console logger become TAP lines.
 xunit_log=$LT_TMP/xunit.log
-dotnet test "$LT_ROOT/tests/runtime/LockTime.Runtime.Tests/LockTime.Runtime.Tests.csproj" "${DOTNET_OPTS[@]}" \
-	--logger "console;verbosity=normal" >"$xunit_log" 2>&1
+timeout -k 10 "$LT_DOTNET_TIMEOUT" dotnet test "$LT_ROOT/tests/runtime/LockTime.Runtime.Tests/LockTime.Runtime.Tests.csproj" \
+	"${DOTNET_OPTS[@]}" --logger "console;verbosity=normal" >"$xunit_log" 2>&1
 xunit_rc=$?
-sed -nE 's/^ +Passed (.*) \[[^]]*\]$/ok - xunit: \1/p; s/^ +Failed (.*) \[[^]]*\]$/not ok - xunit: \1/p' "$xunit_log"
+sed -nE 's/^ +Passed (.*) \[[^]]*\]$/ok - xunit: \1/p; s/^ +Failed (.*) \[[^]]*\]$/not ok - xunit: \1/p' "$xunit_log" | tap_relay
+[ "$xunit_rc" -eq 124 ] && not_ok "xunit: dotnet test ended within $LT_DOTNET_TIMEOUT s" "timed out"
 if [ "$xunit_rc" -ne 0 ] || ! grep -qE '^ +Passed ' "$xunit_log"; then
 	not_ok "xunit: dotnet test" "exit status $xunit_rc"$'\n'"$(grep -E 'error|Failed|Assert' "$xunit_log" | head -n 30)"
 fi
