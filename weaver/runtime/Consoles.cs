@@ -33,10 +33,17 @@ namespace LockTime.Runtime
                     return ErrorOverride;
                 fallback = error ? Console.Error : Console.Out;
                 Stream s;
-                if (Path.DirectorySeparatorChar == '/')
+                if (Path.DirectorySeparatorChar == '/') {
                     s = new FileStream(new SafeFileHandle((IntPtr)(error ? 2 : 1), false), FileAccess.Write, 1);
-                else
+                    // A regular file: a FileStream writes it at a position of its own (pwrite), over what the
+                    // program's Console.Out writes at the descriptor's; and a file never blocks: Console's.
+                    if (s.CanSeek) {
+                        s.Dispose();
+                        return fallback;
+                    }
+                } else {
                     s = error ? Console.OpenStandardError() : Console.OpenStandardOutput();
+                }
                 StreamWriter w = new StreamWriter(s, new UTF8Encoding(false), 4096);
                 w.AutoFlush = true;
                 return w;
