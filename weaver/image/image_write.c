@@ -659,6 +659,44 @@ static int add_runs(const struct layout *l, struct img_out *out, const struct md
 	return img_out_add(out, img->file + l->tail_start, l->tail_end > l->tail_start ? l->tail_end - l->tail_start : 0);
 }
 
+/* A method body the layout keeps is copied byte for byte (II.25.4): no
+ * field it re-points (a relocated address, an import, a directory, the CLI
+ * header) may lie inside one, or the body would change with it.  Only a
+ * damaged or crafted input has such a field.  Returns 0, or -1 with
+ * LT_E_LAYOUT naming the MethodDef. */
+static int bodies_unpatched(const struct layout *l, const struct img_out *out)
+{
+	const struct img *img = l->img;
+
+	for (uint32_t row = 1; row <= md_rows(&img->md, MD_METHODDEF); row++) {
+		uint32_t rva = md_get(&img->md, MD_METHODDEF, row, MD_METHODDEF_RVA), moved;
+		const uint8_t *body;
+		size_t len, a = 0, b = out->npatches;
+		uint64_t lo;
+
+		if ((row <= img->nbodies && img->bodies[row - 1].data) || !in_text(l, rva))
+			continue;
+		if (img_method_body(img, row, &body, &len) < 0) {
+			lt_error_clear(); /* kept with the bytes around it, unchecked */
+			continue;
+		}
+		if (text_map(&l->text, rva, &moved, "method body") < 0)
+			return -1;
+		lo = (uint64_t)l->text_raw + (moved - l->text.va);
+		while (a < b) { /* the first patch that ends after lo */
+			size_t m = a + (b - a) / 2;
+			if (out->patches[m].off + (uint64_t)out->patches[m].len <= lo)
+				a = m + 1;
+			else
+				b = m;
+		}
+		if (a < out->npatches && out->patches[a].off < lo + len)
+			return lt_error_set(LT_E_LAYOUT, "MethodDef row %u: its body (RVA 0x%x, %zu bytes) holds a field "
+					    "the layout re-points (output offset 0x%x)", row, rva, len, out->patches[a].off);
+	}
+	return 0;
+}
+
 /* Copy the output bytes of the input range [at, at+len) (a structure the
  * layout moved) into view, the output's size. */
 static int view_input(const struct layout *l, const struct img_out *out, uint32_t at, uint32_t len, uint8_t *view)
@@ -805,7 +843,7 @@ int img_layout(struct img *img, struct img_out *out)
 	    patch_debug(&l, out) < 0 ||
 	    /* II.25.3.3: MetaData directory at offset 8 of the CLI header. */
 	    put_at(out, &l, pe->cli.offset + 8, 4, l.text.va + l.md_off) < 0 ||
-	    put_at(out, &l, pe->cli.offset + 12, 4, l.md_len) < 0)
+	    put_at(out, &l, pe->cli.offset + 12, 4, l.md_len) < 0 || bodies_unpatched(&l, out) < 0)
 		goto done;
 	if (!pe->checksum) {
 		rc = img_out_finish(out) < 0 ? -1 : read_back(&l, out, refs, nrefs);
