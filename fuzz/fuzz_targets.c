@@ -214,7 +214,7 @@ int fuzz_weave(const uint8_t *data, size_t size)
 		return -1;
 	/* As `locktime weave` does, in memory: the sites' lines and the
 	 * rewrite from the embedded PDB, then the image laid out. */
-	if (fuzz_expect(weave_job_run(&job, img, &opts, 1, NULL, NULL)) < 0)
+	if (fuzz_expect(weave_job_run(&job, img, &opts, &(struct weave_symbols){ 0 })) < 0)
 		goto done;
 	outcome = job.outcome;
 	if (write_and_load(img, &out, &again) < 0)

@@ -11,8 +11,10 @@
 #   - weaving is deterministic for the PDB too, -o writes the PDB next to the output, weaving again
 #     leaves both files alone;
 #   - stale symbols (a Windows PDB, another build's PDB, a PDB no CodeView entry names) are left
-#     alone with a warning, and the assembly is still woven; no PDB at all: no warning.  (Mono's
-#     .mdb symbols: tests/integration/mdb.sh.)
+#     alone with a warning, and the assembly is still woven; with no PDB at all or a stale one, the
+#     woven assembly names a new PDB id, so that the input's PDB put back later is not used;
+#   - a package's PDB beside its assembly is rewritten in the package.  (Mono's .mdb symbols:
+#     tests/integration/mdb.sh.)
 source "$(dirname "$0")/../lib.sh"
 LT=${LOCKTIME:-$LT_BUILD/san/locktime}
 PDB_CORPUS=$LT_CORPUS/pdb
@@ -131,12 +133,46 @@ cp "$LT_CORPUS/mono/Release/MonoLocks.exe" "$LT_TMP/nocv/"
 cp "$PDB_CORPUS/Debug-portable/PdbLocks.pdb" "$LT_TMP/nocv/MonoLocks.pdb"
 check "a PDB no CodeView entry names: woven, PDB left alone, warned" stale_left_alone nocv "$LT_TMP/nocv" MonoLocks.exe MonoLocks.pdb "no CodeView"
 
-no_pdb_no_warning() {
-	rm -rf "$LT_TMP/nopdb" && cp -r "$PDB_CORPUS/Release-portable" "$LT_TMP/nopdb" && rm "$LT_TMP/nopdb/PdbLocks.pdb" &&
-		"$LT" weave -q "$LT_TMP/nopdb/PdbLocks.dll" 2>"$LT_TMP/nopdb.err" && [ ! -s "$LT_TMP/nopdb.err" ] &&
-		[ ! -e "$LT_TMP/nopdb/PdbLocks.pdb" ] && ltcheck verify "$LT_TMP/nopdb/PdbLocks.dll"
+# A PDB that matched the input and is not rewritten (absent, or another build's beside it) must not
+# match the woven assembly: put back later, it would give the lines of the input's IL (line 10 for a
+# throw at line 9).  The woven assembly names a new PDB id (CodeView GUID) and says so (LT017).
+stale_pdb_unused() { # DIR VARIANT: a woven PdbLocks.dll of the corpus' VARIANT, whose own PDB is put back beside it
+	cp "$PDB_CORPUS/$2/PdbLocks.pdb" "$1/PdbLocks.pdb" || return 1
+	dotnet "$1/PdbLocks.dll" >"$LT_TMP/putback.out" 2>&1
+	grep -q '^throw inside a lock: ArgumentOutOfRangeException' "$LT_TMP/putback.out" || { echo "it did not run:"; cat "$LT_TMP/putback.out"; return 1; }
+	if grep ' Program.cs:[0-9]' "$LT_TMP/putback.out"; then
+		echo "the input's PDB, put back, still gives lines for the woven IL"
+		return 1
+	fi
 }
-check "no PDB file: woven without a warning, no PDB invented" no_pdb_no_warning
+no_pdb() {
+	rm -rf "$LT_TMP/nopdb" && cp -r "$PDB_CORPUS/Release-portable" "$LT_TMP/nopdb" && rm "$LT_TMP/nopdb/PdbLocks.pdb" &&
+		"$LT" weave -q $WEAVE_OPTS "$LT_TMP/nopdb/PdbLocks.dll" 2>"$LT_TMP/nopdb.err" || return 1
+	grep -q "warning LT017: PdbLocks.pdb, which its debug directory names, is neither beside it nor embedded: the woven assembly names a new PDB id" "$LT_TMP/nopdb.err" ||
+		{ echo "no warning: $(cat "$LT_TMP/nopdb.err")"; return 1; }
+	[ "$(wc -l <"$LT_TMP/nopdb.err")" = 1 ] && [ ! -e "$LT_TMP/nopdb/PdbLocks.pdb" ] && ltcheck verify "$LT_TMP/nopdb/PdbLocks.dll" &&
+		stale_pdb_unused "$LT_TMP/nopdb" Release-portable
+}
+check "no PDB file: woven, no PDB invented, a new PDB id named, warned; the PDB put back is not used" no_pdb
+check "another build's PDB beside it: the input's own PDB put back later is not used" stale_pdb_unused "$LT_TMP/other" Debug-portable
+
+# A package that carries its assemblies' PDBs (lib/<tfm>/X.pdb beside X.dll): rewritten with them.
+in_package() {
+	local d=$LT_TMP/pkg lib=lib/net8.0
+	rm -rf "$d" && mkdir -p "$d/src/$lib" "$d/woven" && cp "$PDB_CORPUS/Release-portable/PdbLocks."{dll,pdb} "$d/src/$lib/" &&
+		printf '<?xml version="1.0" encoding="utf-8"?>\n<package><metadata><id>PdbLocks</id><version>1.0.0</version><authors>LockTime</authors><description>PDB test</description></metadata></package>\n' >"$d/src/PdbLocks.nuspec" &&
+		(cd "$d/src" && zip -qr ../PdbLocks.1.0.0.nupkg PdbLocks.nuspec lib) || return 1
+	"$LT" weave -q $WEAVE_OPTS "$d/PdbLocks.1.0.0.nupkg" 2>"$d/err" || { cat "$d/err"; return 1; }
+	[ ! -s "$d/err" ] || { echo "warned: $(cat "$d/err")"; return 1; }
+	(cd "$d/woven" && unzip -q ../PdbLocks.1.0.0.nupkg) || return 1
+	cmp -s "$d/woven/$lib/PdbLocks.pdb" "$d/src/$lib/PdbLocks.pdb" && { echo "the package's PDB was not rewritten"; return 1; }
+	ltcheck pdb "$d/src/$lib/PdbLocks.dll" "$d/woven/$lib/PdbLocks.dll" >"$d/pdb.out" || { cat "$d/pdb.out"; return 1; }
+	cp "$PDB_CORPUS/Release-portable/PdbLocks."{deps,runtimeconfig}.json "$d/woven/$lib/" &&
+		dotnet "$PDB_CORPUS/Release-portable/PdbLocks.dll" >"$d/expected" 2>&1
+	dotnet "$d/woven/$lib/PdbLocks.dll" >"$d/actual" 2>&1
+	grep -q ' Program.cs:[0-9]' "$d/expected" && diff "$d/expected" "$d/actual"
+}
+check "a package's PDB beside its assembly: rewritten in the package, the same stack-trace lines" in_package
 
 # Woven through a symbolic link in another folder: the PDB beside the file the link names is read
 # (every site keeps its line) and rewritten with it; the link stays a link; no lock file is left.

@@ -175,7 +175,6 @@ static void test_certificate_inside_section(void **state)
 static void test_embedded_pdb_size_lie(void **state)
 {
 	struct pdb_found f;
-	const char *cv_name;
 	struct img *img = NULL;
 	uint8_t *data;
 	size_t size;
@@ -189,7 +188,7 @@ static void test_embedded_pdb_size_lie(void **state)
 	assert_true(i < img->pe.ndebug);
 	/* "MPDB", then UncompressedSize (PE-COFF.md). */
 	lt_put32(img->file + img->pe.debug[i].file_offset + 4, 0x3FFFFFFF);
-	assert_int_equal(pdb_find_embedded(&f, img, &cv_name), 0);
+	assert_int_equal(pdb_find_embedded(&f, img), 0);
 	assert_int_equal(f.source, PDB_STALE);
 	assert_non_null(strstr(f.why, "uncompressed size 1073741823"));
 	pdb_found_free(&f);

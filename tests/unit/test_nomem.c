@@ -46,7 +46,7 @@ static int weave_bytes(const uint8_t *data, size_t size, const char *path, struc
 	memcpy(copy, data, size);
 	rc = img_load(&img, copy, size);
 	if (rc == 0) {
-		rc = weave_job_run(&job, img, &opts, 1, path, path);
+		rc = weave_job_run(&job, img, &opts, &(struct weave_symbols){ .in_path = path, .out_path = path });
 		if (rc == 0 && job.outcome == WEAVE_WOVEN) {
 			rc = img_write(img, out);
 			if (rc == 0 && path) {

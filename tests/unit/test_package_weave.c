@@ -10,7 +10,7 @@
 #define MONO_NO_LOCKS "/usr/lib/mono/4.5/Accessibility.dll"
 
 struct notes {
-	int n[PKG_SIGNATURE_DROPPED + 1];
+	int n[PKG_SYMBOLS_RENEWED + 1];
 	long sites;                 /* PKG_WOVEN nsites summed, or sites listed */
 	int code;                   /* of the last PKG_NOT_WOVEN */
 	char entry[128];            /* of the last note or site */

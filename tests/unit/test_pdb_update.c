@@ -401,6 +401,42 @@ static void update_in_place(struct pdb_update *u, struct img *img, const char *d
 	pdb_found_free(&f);
 }
 
+/* Symbols not rewritten: the CodeView entry names the new Mvid as its PDB
+ * GUID, every PdbChecksum entry holds zeros, no other entry changed. */
+static void assert_disowned(const struct pdb_update *u, const struct img *img)
+{
+	uint8_t mvid[16];
+	int codeview = 0, checksums = 0;
+
+	assert_true(u->disowned);
+	assert_int_equal(mdb_module_guid(img, mvid), 0);
+	assert_non_null(img->debug_data);
+	for (uint32_t i = 0; i < img->pe.ndebug; i++) {
+		const struct img_debug_data *d = &img->debug_data[i];
+		size_t nl;
+		switch (img->pe.debug[i].type) {
+		case PE_DEBUG_CODEVIEW:
+			assert_non_null(d->data);
+			assert_int_equal(lt_le32(d->data), PDB_CV_SIGNATURE);
+			assert_memory_equal(d->data + 4, mvid, 16);
+			codeview++;
+			break;
+		case PE_DEBUG_PDBCHECKSUM:
+			assert_non_null(d->data);
+			nl = strlen((const char *)d->data) + 1;
+			assert_true(nl < d->len);
+			for (size_t k = nl; k < d->len; k++)
+				assert_int_equal(d->data[k], 0);
+			checksums++;
+			break;
+		default:
+			assert_null(d->data);
+		}
+	}
+	assert_int_equal(codeview, 1);
+	assert_true(checksums >= 1);
+}
+
 static void test_update_stale(void **state)
 {
 	static const char windows[] = "Microsoft C/C++ MSF 7.00\r\n\x1a" "DS\0\0\0";
@@ -418,7 +454,7 @@ static void test_update_stale(void **state)
 	assert_true(u.stale);
 	assert_non_null(strstr(u.why, "not a portable PDB"));
 	assert_null(u.path);
-	assert_null(img->debug_data);
+	assert_disowned(&u, img);
 	pdb_update_free(&u);
 
 	/* The matching PDB, but a method with sequence points replaced without an offset map. */
@@ -435,8 +471,7 @@ static void test_update_stale(void **state)
 	assert_true(u.stale);
 	assert_non_null(strstr(u.why, "without an offset map"));
 	assert_null(u.path);
-	for (uint32_t i = 0; img->debug_data && i < img->pe.ndebug; i++)
-		assert_null(img->debug_data[i].data);
+	assert_disowned(&u, img);
 	pdb_update_free(&u);
 	img_free(img);
 	tmp_done(&t);

@@ -57,6 +57,14 @@ static void print_note(void *ctx, const struct pkg_note *n)
 			 "%s: its strong-name signature no longer matches (.NET ignores it; .NET Framework checks it only for the GAC)",
 			 n->entry);
 		break;
+	case PKG_SYMBOLS_STALE:
+		cli_warn(c->path, LT_E_PDB, "%s: %s", n->entry, n->msg);
+		break;
+	case PKG_SYMBOLS_RENEWED:
+		/* Packages rarely carry their PDBs: said with -v only. */
+		if (c->verbosity >= 1)
+			printf("%s: %s: %s\n", c->path, n->entry, n->msg);
+		break;
 	case PKG_TRIM_UNFIT: {
 		char why[600];
 		weave_trim_unfit_why(n->trim_unfit, why, sizeof why);

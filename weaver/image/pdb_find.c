@@ -187,14 +187,13 @@ int pdb_found_mdb(struct pdb_found *f, uint8_t *data, size_t size, char *path, c
 	return 0;
 }
 
-int pdb_find_embedded(struct pdb_found *out, const struct img *img, const char **cv_name)
+int pdb_find_embedded(struct pdb_found *out, const struct img *img)
 {
 	char why[sizeof out->why];
 	int rc;
 
 	memset(out, 0, sizeof *out);
-	*cv_name = NULL;
-	out->codeview = codeview(img, out->id, &out->portable, cv_name);
+	out->codeview = codeview(img, out->id, &out->portable, &out->cv_name);
 	out->embedded = -1;
 	for (uint32_t i = 0; i < img->pe.ndebug; i++)
 		if (img->pe.debug[i].type == PE_DEBUG_EMBEDDED_PDB)

@@ -42,13 +42,14 @@ struct pdb_found {
 	char why[300];      /* PDB_STALE: what was found and why it cannot be used */
 	uint8_t id[PDB_ID_SIZE]; /* codeview >= 0: the PDB id it names (GUID, stamp) */
 	int portable;       /* codeview >= 0: its MinorVersion says portable (the stamp counts) */
+	const char *cv_name; /* codeview >= 0: the last part of the path it names (after either
+			      * separator; "" for an empty path), borrowed from img; else NULL */
 };
 
 /* Start looking for the debug symbols of `img`: out->codeview and
  * out->embedded get the indexes of its RSDS CodeView and Embedded Portable
- * PDB entries (-1 when none), and *cv_name the last part (after either
- * separator) of the path the CodeView entry names, borrowed from img ("" for
- * an empty path; NULL without an entry).  An Embedded Portable PDB entry
+ * PDB entries (-1 when none), and out->cv_name the file name the CodeView
+ * entry names.  An Embedded Portable PDB entry
  * (type 17) is inflated (raw Deflate, its UncompressedSize exactly, at most
  * 1 GiB and 1032 times the Deflate data) and judged: PDB_EMBEDDED when it is
  * portable metadata with a #Pdb stream whose id matches the CodeView entry
@@ -57,7 +58,7 @@ struct pdb_found {
  * give a file's bytes to pdb_found_file.  Debug symbols never fail a weave:
  * the only error is running out of memory.  Returns 0 (release *out with
  * pdb_found_free), or -1 with LT_E_NOMEM (*out is then released). */
-int pdb_find_embedded(struct pdb_found *out, const struct img *img, const char **cv_name);
+int pdb_find_embedded(struct pdb_found *out, const struct img *img);
 
 /* Judge the bytes data[0..size) of the file `path` (both taken, owned by f
  * afterwards) as f's assembly's PDB, after pdb_find_embedded found no

@@ -116,6 +116,48 @@ static int set_checksums(struct img *img, const uint8_t *pdb, size_t len, size_t
 	return 0;
 }
 
+/* A PDB that is not rewritten - not found, stale, or its rewrite failed -
+ * may be one that matched the input (beside another copy of the assembly,
+ * on a symbol server, put back later): its id would match the woven
+ * assembly too, and its lines, for the input's IL offsets, would be wrong.
+ * The CodeView entry gets the woven module's new Mvid as its GUID (the PDB
+ * id is GUID and stamp: PortablePdb-Metadata.md "#Pdb stream"; a Windows
+ * PDB is matched by GUID and Age) and every PdbChecksum entry a checksum of
+ * zeros, which no PDB has, so that no PDB written before the weave matches.
+ * Returns 1 when img had a CodeView entry to change, 0 when not, -1 with
+ * LT_E_NOMEM. */
+static int disown(struct img *img, const struct pdb_found *f)
+{
+	uint8_t id[PDB_ID_SIZE];
+
+	if (f->codeview < 0)
+		return 0;
+	memcpy(id + 16, f->id + 16, 4);
+	if (mdb_module_guid(img, id) < 0 || set_codeview(img, (uint32_t)f->codeview, id, NULL) < 0)
+		goto fail;
+	for (uint32_t i = 0; i < img->pe.ndebug; i++) {
+		uint8_t data[16 + 64] = { 0 };
+		struct lt_cur c;
+		size_t nl;
+
+		if (img->pe.debug[i].type != PE_DEBUG_PDBCHECKSUM || pdb_entry_data(img, i, &c) < 0)
+			continue;
+		/* AlgorithmName (NUL-terminated UTF-8), then the checksum. */
+		nl = strnlen((const char *)c.data, c.len < 16 ? c.len : 16);
+		if (nl == c.len || nl == 16 || c.len > sizeof data)
+			continue;
+		memcpy(data, c.data, nl + 1);
+		if (img_set_debug_data(img, i, data, c.len, img->pe.debug[i].timestamp) < 0)
+			goto fail;
+	}
+	return 1;
+fail:
+	if (lt_error_last()->code == LT_E_NOMEM)
+		return -1;
+	lt_error_clear(); /* symbols never fail a weave; renew_mvid read this Mvid already */
+	return 0;
+}
+
 /* The rewrite proper, for a PDB found matching: 0, or -1 (error recorded). */
 static int update(struct pdb_update *out, struct img *img, struct pdb_found *f, const char *cv_name)
 {
@@ -155,6 +197,8 @@ void pdb_update_stale(struct pdb_update *u, const struct pdb_found *f, const cha
 
 int pdb_update(struct pdb_update *out, struct img *img, struct pdb_found *f, const char *cv_name)
 {
+	int rc;
+
 	out->source = f->source;
 	if (f->source == PDB_STALE) {
 		out->stale = 1;
@@ -162,9 +206,7 @@ int pdb_update(struct pdb_update *out, struct img *img, struct pdb_found *f, con
 	} else if (f->source != PDB_NONE && update(out, img, f, cv_name) < 0) {
 		if (lt_error_last()->code == LT_E_NOMEM)
 			return -1;
-		/* Leave every debug entry as it was: the old PDB keeps matching
-		 * the woven assembly, with stale lines (the caller's warning says
-		 * so). */
+		/* Every debug entry as it was, then a new PDB id. */
 		for (uint32_t i = 0; img->debug_data && i < img->pe.ndebug; i++) {
 			free(img->debug_data[i].data);
 			img->debug_data[i].data = NULL;
@@ -173,6 +215,11 @@ int pdb_update(struct pdb_update *out, struct img *img, struct pdb_found *f, con
 		free(out->path);
 		out->path = NULL;
 		lt_buf_free(&out->data);
+	} else if (f->source != PDB_NONE) {
+		return 0;
 	}
+	if ((rc = disown(img, f)) < 0)
+		return -1;
+	out->disowned = rc;
 	return 0;
 }

@@ -15,6 +15,8 @@
 struct pdb_update {
 	enum pdb_source source; /* what was found */
 	int stale;              /* 1: symbols exist that were not updated; why says which and why */
+	int disowned;           /* 1: the symbols were not rewritten and the CodeView entry got a new
+				 * PDB id, so that no PDB written before the weave matches it */
 	char why[400];
 	char *path;             /* PDB_FILE, PDB_MDB: where the rewritten symbols go (owned; set by
 				 * the caller, weave_pdb_update), else NULL */
@@ -37,9 +39,13 @@ struct pdb_update {
  *  in its path, and every PdbChecksum entry whose algorithm is SHA256,
  *  SHA384 or SHA512 the checksum of the new PDB.
  * Symbols that cannot be updated - PDB_STALE, or a PDB whose rewrite fails
- * (malformed, not this assembly's) - leave img unchanged, release out->path
- * and set out->stale and out->why for the caller's warning: debug symbols
- * never fail a weave.  Never opens a file.
+ * (malformed, not this assembly's) - release out->path and set out->stale
+ * and out->why for the caller's warning: debug symbols never fail a weave.
+ * Then, and when none were found (PDB_NONE), a CodeView entry gets the new
+ * Mvid as its GUID and PdbChecksum entries zeros (out->disowned), so that
+ * a PDB that matched the input - elsewhere, or put back later - does not
+ * match the woven assembly with lines for the input's IL.  An Embedded
+ * Portable PDB entry that is not rewritten is kept.  Never opens a file.
  * Returns 0 (release *out with pdb_update_free), or -1 with LT_E_NOMEM. */
 int pdb_update(struct pdb_update *out, struct img *img, struct pdb_found *f, const char *cv_name);
 

@@ -2,6 +2,7 @@
 #include "pkg_weave.h"
 #include "image.h"
 #include "lt_error.h"
+#include "lt_mem.h"
 #include "pkg_nupkg.h"
 #include "weave_file.h"
 
@@ -49,26 +50,65 @@ static int wanted(struct pass *ps, const char *name)
 	return 0;
 }
 
+/* The index of the entry <folder>/<name>.pdb beside assembly entry `name`
+ * (<folder>/<name>.dll or .exe), or p->nentries when the package has none. */
+static uint32_t pdb_entry(const struct nupkg *p, const char *name)
+{
+	size_t len = strlen(name);
+	uint32_t k;
+
+	for (k = 0; k < p->nentries; k++) {
+		const char *e = p->entries[k].name;
+		if (strlen(e) == len && !strncmp(e, name, len - 4) && !strcmp(e + len - 4, ".pdb"))
+			break;
+	}
+	return k;
+}
+
+/* The rewritten PDB of a woven assembly into the package (or to put), in
+ * place of entry k. */
+static int put_pdb(struct nupkg *p, uint32_t k, struct lt_buf *pdb, struct pass *ps)
+{
+	int rc;
+
+	if (ps->put) {
+		rc = ps->put(ps->put_ctx, p->entries[k].name, pdb->data, pdb->len);
+		lt_buf_free(pdb);
+		return rc;
+	}
+	rc = nupkg_replace(p, k, pdb->data, pdb->len); /* takes pdb->data */
+	*pdb = (struct lt_buf)LT_BUF_INIT;
+	return rc;
+}
+
 static int weave_assembly(struct nupkg *p, uint32_t i, struct img *img, struct pkg_note *n, struct pass *ps)
 {
 	struct lt_buf buf = LT_BUF_INIT;
+	struct weave_symbols sym = { NULL };
 	struct weave_job job;
+	uint32_t k = pdb_entry(p, n->entry);
 	int rc;
 
-	/* Without symbols: there is no file beside the entry to read a PDB
-	 * from, and an embedded one is kept as it is. */
-	rc = weave_job_run(&job, img, ps->opts, 0, NULL, NULL);
-	weave_job_free(&job);
-	if (rc < 0)
+	/* The symbols: embedded, or the package's PDB beside the entry. */
+	if (k < p->nentries && (nupkg_read(p, k, &sym.pdb, &sym.pdb_size) < 0 || !(sym.pdb_name = lt_strdup(p->entries[k].name)))) {
+		free(sym.pdb);
 		return -1;
+	}
+	rc = weave_job_run(&job, img, ps->opts, &sym);
+	if (rc < 0) {
+		weave_job_free(&job);
+		return -1;
+	}
 	n->nsites = job.nsites;
 	if (job.outcome != WEAVE_WOVEN) {
 		n->kind = job.outcome == WEAVE_ALREADY_WOVEN ? PKG_ALREADY_WOVEN
 			  : job.outcome == WEAVE_FILTERED_OUT ? PKG_FILTERED_OUT : PKG_NO_LOCKS;
 		note(ps, n);
+		weave_job_free(&job);
 		return ps->put ? ps->put(ps->put_ctx, n->entry, img->file, img->size) : 0;
 	}
-	if (img_write(img, &buf) < 0) {
+	if (img_write(img, &buf) < 0 || (job.pdb.data.len && put_pdb(p, k, &job.pdb.data, ps) < 0)) {
+		weave_job_free(&job);
 		lt_buf_free(&buf);
 		return -1;
 	}
@@ -94,6 +134,15 @@ static int weave_assembly(struct nupkg *p, uint32_t i, struct img *img, struct p
 		n->trim_unfit = job.trim_unfit;
 		note(ps, n);
 	}
+	if (job.pdb.stale || job.pdb.disowned) {
+		char why[sizeof job.pdb.why + 256];
+		weave_symbols_why(&job, why, sizeof why);
+		n->kind = job.pdb.stale ? PKG_SYMBOLS_STALE : PKG_SYMBOLS_RENEWED;
+		n->msg = why;
+		note(ps, n);
+		n->msg = NULL;
+	}
+	weave_job_free(&job);
 	return 0;
 }
 

@@ -21,6 +21,10 @@ enum pkg_note_kind {
 	PKG_TRIM_UNFIT,        /* a woven assembly's own class of an attribute for the trimmer does not
 				* fit the run-time's uses (trim_unfit): they are left out (LT025) */
 	PKG_SIGNATURE_DROPPED, /* the package signature was removed (weaving invalidated it) */
+	PKG_SYMBOLS_STALE,     /* a woven assembly's symbols (embedded, or the package's PDB beside it)
+				* could not be rewritten: msg says which and why (LT017) */
+	PKG_SYMBOLS_RENEWED,   /* a woven assembly's PDB is not in the package: its PDB id was renewed
+				* so that the PDB it named (a symbol server's) does not match; msg */
 };
 
 struct pkg_note {
@@ -30,7 +34,7 @@ struct pkg_note {
 	long nsites;        /* PKG_WOVEN: sites timed; PKG_FILTERED_OUT: found */
 	const char *framework; /* PKG_WOVEN: its TargetFrameworkAttribute (weave_job's framework), "" when none */
 	int code;           /* PKG_NOT_WOVEN: the lt_code of the reason */
-	const char *msg;    /* PKG_NOT_WOVEN: the reason */
+	const char *msg;    /* PKG_NOT_WOVEN: the reason; PKG_SYMBOLS_*: weave_symbols_why's text */
 	unsigned trim_unfit; /* PKG_TRIM_UNFIT: weave_job's trim_unfit */
 };
 

@@ -25,19 +25,42 @@ int weave_refuse_reference(const struct img *img)
 	return 0;
 }
 
-int weave_job_run(struct weave_job *j, struct img *img, const struct weave_opts *opts, int symbols,
-		  const char *in_path, const char *out_path)
+/* j->found for weave_job_run; a PDB of sym's that it keeps is taken (NULL in sym). */
+static int find_symbols(struct weave_job *j, const struct img *img, struct weave_symbols *sym)
+{
+	uint8_t *data = sym->pdb;
+	char *name = sym->pdb_name;
+
+	if (sym->in_path)
+		return weave_pdb_find(&j->found, img, sym->in_path);
+	if (pdb_find_embedded(&j->found, img) < 0)
+		return -1;
+	if (j->found.embedded >= 0 || j->found.codeview < 0 || !sym->pdb)
+		return 0;
+	/* pdb_found_file takes the bytes and the name, also when it fails. */
+	sym->pdb = NULL;
+	sym->pdb_name = NULL;
+	return pdb_found_file(&j->found, data, sym->pdb_size, name);
+}
+
+int weave_job_run(struct weave_job *j, struct img *img, const struct weave_opts *opts, struct weave_symbols *sym)
 {
 	struct weave_opts with_pdb = *opts;
+	int rc;
 
 	memset(j, 0, sizeof *j);
 	j->found.codeview = j->found.embedded = -1;
-	if (weave_refuse_reference(img) < 0)
-		return -1;
-	if (symbols && weave_pdb_find(&j->found, img, in_path) < 0)
+	rc = weave_refuse_reference(img) < 0 || (sym && find_symbols(j, img, sym) < 0) ? -1 : 0;
+	if (sym) { /* a PDB's bytes the job did not keep */
+		free(sym->pdb);
+		free(sym->pdb_name);
+		sym->pdb = NULL;
+		sym->pdb_name = NULL;
+	}
+	if (rc < 0)
 		return -1;
 	with_pdb.pdb = &j->found;
-	with_pdb.read_source = symbols ? lt_file_read : NULL;
+	with_pdb.read_source = sym && sym->in_path ? lt_file_read : NULL;
 	if (weave_image(img, &with_pdb, &j->outcome, &j->nsites, &j->trim_unfit) < 0)
 		return -1;
 	if (j->outcome != WEAVE_WOVEN)
@@ -51,7 +74,23 @@ int weave_job_run(struct weave_job *j, struct img *img, const struct weave_opts 
 	}
 	/* The PDB is rewritten and the debug entries set before the image is
 	 * laid out. */
-	return symbols ? weave_pdb_update(&j->pdb, img, &j->found, in_path, out_path) : 0;
+	if (!sym)
+		return 0;
+	return sym->in_path ? weave_pdb_update(&j->pdb, img, &j->found, sym->in_path, sym->out_path)
+			    : pdb_update(&j->pdb, img, &j->found, NULL);
+}
+
+void weave_symbols_why(const struct weave_job *j, char *buf, size_t n)
+{
+	static const char disowned[] = "the woven assembly names a new PDB id, so that no PDB written before the weave "
+				       "matches it";
+
+	if (j->pdb.stale)
+		snprintf(buf, n, "%s: its source lines are stale after weaving%s%s", j->pdb.why,
+			 j->pdb.disowned ? "; " : "", j->pdb.disowned ? disowned : "");
+	else
+		snprintf(buf, n, "%s, which its debug directory names, is neither beside it nor embedded: %s (its lines "
+			 "would be wrong: the weave moved the IL)", *j->found.cv_name ? j->found.cv_name : "its PDB", disowned);
 }
 
 void weave_trim_unfit_why(unsigned unfit, char *buf, size_t n)
@@ -110,7 +149,7 @@ static int weave_loaded(struct weave_job *j, struct img *img, const char *in_pat
 	struct img_sn sn;
 	int rc = -1, sign;
 
-	if (weave_job_run(j, img, opts, 1, in_path, out_path) < 0)
+	if (weave_job_run(j, img, opts, &(struct weave_symbols){ .in_path = in_path, .out_path = out_path }) < 0)
 		return -1;
 	if (j->outcome != WEAVE_WOVEN) {
 		/* Nothing changes: an in-place weave leaves the file byte-identical. */
@@ -122,8 +161,8 @@ static int weave_loaded(struct weave_job *j, struct img *img, const char *in_pat
 		weave_trim_unfit_why(j->trim_unfit, why, sizeof why);
 		warn(r, LT_E_TRIM_ATTRIBUTE, why);
 	}
-	if (j->pdb.stale) {
-		snprintf(why, sizeof why, "%s: its source lines are stale after weaving", j->pdb.why);
+	if (j->pdb.stale || j->pdb.disowned) {
+		weave_symbols_why(j, why, sizeof why);
 		warn(r, LT_E_PDB, why);
 	}
 	if (img_layout(img, &laid) < 0)

@@ -40,17 +40,34 @@ struct weave_job {
 				   * of that name does not fit (weave_image), 0 when none */
 };
 
+/* Where weave_job_run finds an assembly's debug symbols: in its file's
+ * folder (in_path, the output going to out_path), or, without in_path, a
+ * portable PDB the caller read (a package's entry beside the assembly;
+ * NULL when there is none) - after an embedded one in both cases. */
+struct weave_symbols {
+	const char *in_path, *out_path;
+	uint8_t *pdb;       /* without in_path: the PDB's bytes (malloc'd; weave_job_run takes them) */
+	size_t pdb_size;
+	char *pdb_name;     /* its name for messages (malloc'd; taken too) */
+};
+
 /* Weave `img` (loaded with img_load) in memory: refuse a reference assembly
- * (weave_refuse_reference); with `symbols`, find its debug symbols once
- * (weave_pdb_find: embedded, and beside in_path when not NULL) for the site
- * lines, and read the source files they name (lt_file_read, as
+ * (weave_refuse_reference); with `sym` (NULL: no symbols), find its debug
+ * symbols once (weave_pdb_find beside sym->in_path, else pdb_find_embedded
+ * then sym->pdb through pdb_found_file) for the site lines, and with
+ * sym->in_path read the source files they name (lt_file_read, as
  * opts->read_source) for the line of a C# 13 lock; weave_image with opts; when woven, read its framework
  * (j->framework: a malformed attribute leaves it "", it matters only to -v; out of memory fails) and bring the symbols up to date
- * (weave_pdb_update, for the output out_path).  The caller lays img out and
+ * (weave_pdb_update for the output sym->out_path, else pdb_update: a PDB
+ * of sym's rewritten into j->pdb.data).  The caller lays img out and
  * writes it only for j->outcome WEAVE_WOVEN.  Returns 0 (release *j with
  * weave_job_free), or -1 with the errors of weave_image and LT_E_NOMEM. */
-int weave_job_run(struct weave_job *j, struct img *img, const struct weave_opts *opts, int symbols,
-		  const char *in_path, const char *out_path);
+int weave_job_run(struct weave_job *j, struct img *img, const struct weave_opts *opts, struct weave_symbols *sym);
+
+/* The LT017 warning's text for a job whose symbols were not rewritten
+ * (j->pdb.stale) or whose PDB id was renewed (j->pdb.disowned): the file
+ * and why, into buf[0..n), like snprintf. */
+void weave_symbols_why(const struct weave_job *j, char *buf, size_t n);
 
 /* The LT025 warning's text for a job whose trim_unfit is `unfit` (not 0)
  * into buf[0..n), like snprintf. */

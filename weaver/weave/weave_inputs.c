@@ -159,7 +159,7 @@ static int read_named(const char *assembly_path, int mdb, uint8_t **data, size_t
 }
 
 /* weave_pdb_find past the embedded PDB: the files beside the assembly. */
-static int find_file(struct pdb_found *out, const struct img *img, const char *assembly_path, const char *cv_name)
+static int find_file(struct pdb_found *out, const struct img *img, const char *assembly_path)
 {
 	uint8_t *data = NULL;
 	size_t size = 0;
@@ -167,7 +167,7 @@ static int find_file(struct pdb_found *out, const struct img *img, const char *a
 	int rc;
 
 	if (out->codeview >= 0) {
-		rc = *cv_name ? read_beside(assembly_path, cv_name, &data, &size, &path) : 0;
+		rc = *out->cv_name ? read_beside(assembly_path, out->cv_name, &data, &size, &path) : 0;
 		if (rc == 0)
 			rc = read_named(assembly_path, 0, &data, &size, &path);
 		if (rc != 0)
@@ -183,13 +183,11 @@ static int find_file(struct pdb_found *out, const struct img *img, const char *a
 
 int weave_pdb_find(struct pdb_found *out, const struct img *img, const char *assembly_path)
 {
-	const char *cv_name;
-
-	if (pdb_find_embedded(out, img, &cv_name) < 0)
+	if (pdb_find_embedded(out, img) < 0)
 		return -1;
 	if (out->embedded >= 0 || !assembly_path)
 		return 0;
-	if (find_file(out, img, assembly_path, cv_name) < 0) {
+	if (find_file(out, img, assembly_path) < 0) {
 		pdb_found_free(out);
 		return -1;
 	}
@@ -230,16 +228,15 @@ int weave_pdb_update(struct pdb_update *u, struct img *img, struct pdb_found *f,
 	if (f->source == PDB_FILE && target_path(u, f, in_path, out_path, &cv_name) < 0) {
 		free(u->path);
 		u->path = NULL;
-		u->source = f->source;
 		if (lt_error_last()->code == LT_E_NOMEM)
 			rc = -1;
-		else
-			pdb_update_stale(u, f, lt_error_last()->msg);
+		else /* not rewritten: pdb_update gives the assembly a new PDB id */
+			pdb_found_stale(f, f->path, "%.120s: %.170s", f->path, lt_error_last()->msg);
 	} else if (f->source == PDB_MDB && !(u->path = beside_named(out_path, ".mdb"))) {
 		rc = -1; /* Mono looks for <assembly path>.mdb */
-	} else {
-		rc = pdb_update(u, img, f, cv_name);
 	}
+	if (rc == 0)
+		rc = pdb_update(u, img, f, cv_name);
 	free(cv_name);
 	if (rc < 0)
 		pdb_update_free(u);
