@@ -116,6 +116,11 @@ static int parse_sections(struct pe_file *pe, struct lt_cur *file)
 					    s->name, s->raw_ptr, pe->sections_offset + (uint32_t)pe->nsections * 40);
 		if ((uint64_t)s->virtual_address + s->virtual_size > 0xFFFFFFFFu)
 			return lt_error_set(LT_E_NOT_PE, "section %s: virtual range overflows", s->name);
+		/* PE/COFF "Section Table": a section is loaded at a multiple of
+		 * SectionAlignment (the writer lays new ones out by it). */
+		if (s->virtual_address & (pe->section_alignment - 1))
+			return lt_error_set(LT_E_NOT_PE, "section %s: RVA 0x%x is not a multiple of SectionAlignment 0x%x",
+					    s->name, s->virtual_address, pe->section_alignment);
 	}
 	return 0;
 }
