@@ -39,8 +39,10 @@ reported_at() { # REPORTS METHOD LOCATION
 woven_list_same() { # INPUT_LIST WOVEN_DLL
 	"$LT" list "$2" >"$LT_TMP/woven.list" || return 1
 	grep -vc ' (woven)$' "$LT_TMP/woven.list" | grep -qx 0 || { echo "unmarked:"; grep -v ' (woven)$' "$LT_TMP/woven.list"; return 1; }
-	# A site with no line reports its input offset: the input's list leaves that field out.
-	diff <(awk '{ print $1, $3, (NF >= 4 ? $4 : $2) }' "$1") <(awk '{ print $1, $3, $4 }' "$LT_TMP/woven.list")
+	# A site with no line reports its input offset: the input's list leaves that field out.  Names
+	# may hold spaces ("Run > Local", "(lambda at ...)"): the fields are taken from the right.
+	diff <(sed -E 's/^(.*) (IL_[0-9a-f]+) ([^ ]+)$/\1 \3 \2/; s/^(.*) IL_[0-9a-f]+ ([^ ]+) ([^ ]+)$/\1 \2 \3/' "$1") \
+		<(sed -E 's/^(.*) - ([^ ]+) ([^ ]+) \(woven\)$/\1 \2 \3/' "$LT_TMP/woven.list")
 }
 
 single_sites="FirstStatement:first NotFirst:not-first NoBraces:no-braces MonitorBeside:monitor"
@@ -102,4 +104,49 @@ for config in Debug Release; do
 		bash -c "[ \$(grep -cE '::TwoOnOneLine IL_[0-9a-f]+ [^ ]+ Shop/Lines.cs:$two:[0-9]+\$' '$LT_TMP/list.changed.$config' | tr -d ' ') = 2 ] &&
 			[ \$(grep -oE 'Shop/Lines.cs:$two:[0-9]+' '$LT_TMP/list.changed.$config' | sort -u | wc -l) = 2 ]"
 done
+
+# Names a reader recognises (a Mono program, mcs, lines from its .mdb): a lambda's site is named
+# after its method and the lambda's line; a name holding a newline and a control character (legal
+# in metadata, II.22: the #Strings bytes are changed after the build) is escaped, so each site is one
+# line in `locktime list` and each slow lock one line; a 1,500-character name is never cut.
+names() {
+	local d=$LT_TMP/names long line
+	long=$(printf 'L%.0s' $(seq 1 500))
+	rm -rf "$d" && mkdir -p "$d" || return 1
+	cat >"$d/N.cs" <<CS
+using System;
+namespace N$long {
+static class C$long {
+	static readonly object G = new object();
+	static void LockXY() { lock (G) { } }
+	static void M$long() { lock (G) { } }
+	static void Main() {
+		Action a = () => { lock (G) { } }; // the lambda
+		a();
+		LockXY();
+		M$long();
+	}
+}
+}
+CS
+	line=$(grep -n '// the lambda' "$d/N.cs" | cut -d: -f1)
+	mcs -debug -out:"$d/N.exe" "$d/N.cs" || return 1
+	python3 - "$d/N.exe" <<'PY' || return 1
+import sys
+d = open(sys.argv[1], "rb").read()
+assert d.count(b"LockXY\0") == 1
+open(sys.argv[1], "wb").write(d.replace(b"LockXY\0", b"Lo\nk\x01Y\0"))
+PY
+	local name="N$long.C$long"
+	"$LT" list "$d/N.exe" >"$d/list" || return 1
+	[ "$(wc -l <"$d/list")" = 3 ] || { echo "not one line per site:"; cat "$d/list"; return 1; }
+	grep -qxE "$name::Lo\\\\nk\\\\u0001Y IL_[0-9a-f]{4} Monitor\.Enter N\.cs:5" "$d/list" &&
+		grep -qxE "$name::M$long IL_[0-9a-f]{4} Monitor\.Enter N\.cs:6" "$d/list" &&
+		grep -qF "$name::Main (lambda at N.cs:$line) IL_" "$d/list" || { sed 's/L\{20,\}/L.../g' "$d/list"; return 1; }
+	"$LT" weave -q "$d/N.exe" && LOCKTIME_THRESHOLD_MS=0 timeout 60 mono "$d/N.exe" 2>"$d/err" || return 1
+	grep -v '^LockTime: ' "$d/err" && { echo "a line without the prefix"; return 1; }
+	grep -qF "LockTime: $name::Lo\nk\u0001Y held " "$d/err" && grep -qF "LockTime: $name::M$long held " "$d/err" &&
+		grep -qF "LockTime: $name::Main (lambda at N.cs:$line) held " "$d/err" || { sed 's/L\{20,\}/L.../g' "$d/err"; return 1; }
+}
+check "names: a lambda's line, escaped control characters, a long name whole (list, lines)" names
 done_testing

@@ -124,16 +124,22 @@ in_place_is_same() { # ORIG WOVEN
 	cp "$1" "$LT_TMP/inplace.nupkg" && "$LT" weave -q "$LT_TMP/inplace.nupkg" 2>/dev/null && cmp "$2" "$LT_TMP/inplace.nupkg"
 }
 
-# Every assembly of the woven package that weaving changed passes ltcheck verify.
+# Every assembly of the woven package that weaving changed passes ltcheck verify, and the package's
+# PDB beside it, rewritten with it, passes ltcheck pdb (sequence points, PDB id = CodeView entry).
 verify_woven() { # ORIG_DIR WOVEN
-	local f n=0
+	local f n=0 p=0
 	while read -r f; do
-		python3 "$ZIPCHECK" extract "$2" "$f" "$LT_TMP/entry.dll" || return 1
-		cmp -s "$1/$f" "$LT_TMP/entry.dll" && continue
-		ltcheck verify "$LT_TMP/entry.dll" >"$LT_TMP/verify.log" 2>&1 || { echo "$f:"; cat "$LT_TMP/verify.log"; return 1; }
+		mkdir -p "$LT_TMP/entry" && python3 "$ZIPCHECK" extract "$2" "$f" "$LT_TMP/entry/$(basename "$f")" || return 1
+		cmp -s "$1/$f" "$LT_TMP/entry/$(basename "$f")" && continue
+		ltcheck verify "$LT_TMP/entry/$(basename "$f")" >"$LT_TMP/verify.log" 2>&1 || { echo "$f:"; cat "$LT_TMP/verify.log"; return 1; }
 		n=$((n + 1))
+		[ -f "$1/${f%.*}.pdb" ] || continue
+		python3 "$ZIPCHECK" extract "$2" "${f%.*}.pdb" "$LT_TMP/entry/$(basename "${f%.*}").pdb" || return 1
+		ltcheck pdb "$1/$f" "$LT_TMP/entry/$(basename "$f")" >"$LT_TMP/verify.log" 2>&1 || { echo "${f%.*}.pdb:"; cat "$LT_TMP/verify.log"; return 1; }
+		p=$((p + 1))
+		rm -f "$LT_TMP/entry/"*
 	done < <(cd "$1" && find lib runtimes -type f -iname '*.dll' 2>/dev/null | grep -Ev '^runtimes/[^/]+/native/')
-	echo "$n woven assemblies verified"
+	echo "$n woven assemblies verified, $p of their PDBs"
 	[ "$n" -gt 0 ]
 }
 

@@ -28,14 +28,15 @@ run() {
 check "runs on the pool and exits 0, writing its report" run || { done_testing; exit 0; }
 
 python3 - "$LT_TMP/report.json" "$LT_TMP/out.txt" "$LT_ROOT/tests/pool/Program.cs" <<'PY' | tap_relay
-import json, sys
+import json, re, sys
 report, said, source = json.load(open(sys.argv[1])), dict(l.split() for l in open(sys.argv[2])), open(sys.argv[3]).read()
 said = {k: int(v) for k, v in said.items()}
 line = {tag: n for n, text in enumerate(source.splitlines(), 1) for tag in ("Holder", "Waiter", "Before", "After", "Outer", "Thrower", "Reused")
         if "// " + tag + " site" in text}
 
-def sites(method, tag):
-    return [s for s in report["sites"] if s["method"] == "Pool::" + method and s["location"].split(":")[1] == str(line[tag])]
+def sites(method, tag):  # a site in a lambda of `method` is named "Pool::method (lambda at Program.cs:N)"
+    return [s for s in report["sites"] if s["method"].split(" (lambda at ")[0] == "Pool::" + method
+            and s["location"].split(":")[1] == str(line[tag])]
 
 def ok(name, good, detail=""):
     print(("ok - " if good else "not ok - ") + "pool: " + name)
@@ -52,6 +53,10 @@ for tag, (method, want) in counts.items():
     ok("%s site: %d acquisitions" % (tag, want), got == want, "got %d: %s" % (got, sites(method, tag)))
 ok("every site of the report is one of the program's", len(report["sites"]) == 8, [s["location"] for s in report["sites"]])
 h, w = holder[0], waiter[0]
+start = max(n for n, text in enumerate(source.splitlines(), 1) if n < line["Holder"] and "Task.Run(() =>" in text)
+named = re.fullmatch(r"Pool::HolderAndWaiter \(lambda at Program\.cs:(\d+)\)", h["method"])
+ok("a site in a Task.Run lambda named after its method and the lambda's line",
+   named is not None and start <= int(named.group(1)) <= line["Holder"], (h["method"], start))
 ok("each waiter's wait contended", w["contended"] == said["rounds"] and h["contended"] == 0, (w["contended"], h["contended"]))
 behind = w["waited_behind"]
 ok("every wait behind the holder's site, by method and line",

@@ -694,36 +694,53 @@ static void test_mutex_receiver(void **state)
 /* ---- Names ---- */
 
 /* The user name of `method` in the type chain `chain` (names outermost
- * first, separated by spaces) of namespace ns. */
-static void check_name(const char *ns, const char *chain, const char *method, const char *want)
+ * first, separated by spaces) of namespace ns, and what the code is. */
+static void check_within(const char *ns, const char *chain, const char *method, const char *want,
+			 enum weave_within_kind kind, const char *local)
 {
-	char copy[256], buf[256], *types[8], *save = NULL;
+	char copy[256], *types[8], *save = NULL;
+	struct lt_buf buf = LT_BUF_INIT;
+	struct weave_within w;
 	size_t n = 0;
 
 	snprintf(copy, sizeof copy, "%s", chain);
 	for (char *t = strtok_r(copy, " ", &save); t && n < 8; t = strtok_r(NULL, " ", &save))
 		types[n++] = t;
-	weave_names_user(ns, (const char *const *)types, n, method, buf, sizeof buf);
-	assert_string_equal(buf, want);
+	assert_int_equal(weave_names_user(ns, (const char *const *)types, n, method, &buf, &w), 0);
+	assert_string_equal((const char *)buf.data, want);
+	assert_int_equal(strlen(want), buf.len);
+	assert_int_equal(w.kind, kind);
+	if (local) {
+		assert_int_equal(w.local_len, strlen(local));
+		assert_memory_equal(w.local, local, w.local_len);
+	}
+	lt_buf_free(&buf);
+}
+
+static void check_name(const char *ns, const char *chain, const char *method, const char *want)
+{
+	check_within(ns, chain, method, want, WEAVE_WITHIN_NONE, NULL);
+}
+
+static void check_lambda(const char *ns, const char *chain, const char *method, const char *want)
+{
+	check_within(ns, chain, method, want, WEAVE_WITHIN_LAMBDA, NULL);
 }
 
 static void test_names_demangle(void **state)
 {
-	static const char *const program[] = { "Program" };
-	char small[8];
-
 	(void)state;
 	check_name("Shop", "Program", "Main", "Shop.Program::Main");
 	check_name("", "Program", "Main", "Program::Main");
-	check_name("Shop", "Program <>c", "<Main>b__0_0", "Shop.Program::Main");
-	check_name("Shop", "Program <>c__DisplayClass0_0", "<Main>b__0", "Shop.Program::Main");
-	check_name("Shop", "Program", "<Main>g__Local|0_0", "Shop.Program::Main");
+	check_lambda("Shop", "Program <>c", "<Main>b__0_0", "Shop.Program::Main");
+	check_lambda("Shop", "Program <>c__DisplayClass0_0", "<Main>b__0", "Shop.Program::Main");
+	check_within("Shop", "Program", "<Main>g__Local|0_0", "Shop.Program::Main", WEAVE_WITHIN_LOCAL, "Local");
 	check_name("", "Program", "<Main>$", "Program::Main");
 	check_name("Shop", "Shop <Run>d__3", "MoveNext", "Shop.Shop::Run");
 	check_name("Shop", "Shop <Items>d__4", "<>m__Finally1", "Shop.Shop::Items");
 	check_name("Shop", "Shop <Items>d__4", "System.IDisposable.Dispose", "Shop.Shop::Items");
-	check_name("", "Program <>c <<Main>b__0_0>d", "MoveNext", "Program::Main");
-	check_name("", "Program <<Main>g__Local|0_1>d", "MoveNext", "Program::Main");
+	check_lambda("", "Program <>c <<Main>b__0_0>d", "MoveNext", "Program::Main");
+	check_within("", "Program <<Main>g__Local|0_1>d", "MoveNext", "Program::Main", WEAVE_WITHIN_LOCAL, "Local");
 	check_name("Coll", "List`1 Node", "Add", "Coll.List`1+Node::Add");
 	check_name("", "<Module>", ".cctor", "<Module>::.cctor");
 	check_name("", "<>f__AnonymousType0`2", "Equals", "<>f__AnonymousType0`2::Equals");
@@ -732,14 +749,32 @@ static void test_names_demangle(void **state)
 	check_name("", "", "m", "::m");
 	check_name("", "Shop VB$StateMachine_3_Run", "MoveNext", "Shop::Run");
 	check_name("", "Shop _Closure$__3-0", "_Lambda$__3-0", "Shop::_Lambda$__3-0");
-	check_name("Corpus", "Program makeCounter@32-1", "Invoke", "Corpus.Program::makeCounter");
-	check_name("", "Program @12", "Invoke", "Program::Invoke");
+	check_lambda("Corpus", "Program makeCounter@32-1", "Invoke", "Corpus.Program::makeCounter");
+	check_lambda("", "Program @12", "Invoke", "Program::Invoke");
 	check_name("", "MonoLocks <Numbers>c__Iterator0", "MoveNext", "MonoLocks::Numbers");
-	check_name("", "MonoLocks <Main>c__AnonStorey0", "<>m__0", "MonoLocks::Main");
+	check_lambda("", "MonoLocks <Main>c__AnonStorey0", "<>m__0", "MonoLocks::Main");
+	check_lambda("", "MonoLocks", "<Main>m__0", "MonoLocks::Main");
 	check_name("", "Program", "<>m__0", "Program::<>m__0");
-	weave_names_user("Shop", program, 1, "Main", small, sizeof small);
-	assert_string_equal(small, "Shop.Pr");
-	weave_names_user("Shop", program, 1, "Main", small, 0); /* writes nothing */
+}
+
+/* A name with what would split a line (legal in metadata, II.22) is
+ * escaped; a long one is never cut. */
+static void test_names_escaped(void **state)
+{
+	char long_name[3001];
+
+	(void)state;
+	check_name("", "Pro\ngram", "Ma\tin", "Pro\\ngram::Ma\\tin");
+	check_name("", "P", "a\x01" "b\"c\\d\x7f", "P::a\\u0001b\\\"c\\\\d\\u007f");
+	check_name("", "P", "x\xc2\x85y\xe2\x80\xa8z\xe2\x80\xa9", "P::x\\u0085y\\u2028z\\u2029");
+	check_name("", "P", "caf\xc3\xa9\xe2\x82\xac", "P::caf\xc3\xa9\xe2\x82\xac"); /* other UTF-8 as it is */
+	memset(long_name, 'm', sizeof long_name - 1);
+	long_name[sizeof long_name - 1] = '\0';
+	{
+		char want[3010];
+		snprintf(want, sizeof want, "P::%s", long_name);
+		check_name("", "P", long_name, want);
+	}
 }
 
 /* A method of a nested type of System.dll is named Outer+Inner. */
@@ -748,7 +783,8 @@ static void test_names_nested_real(void **state)
 	struct img *img = load(SYSTEM_DLL);
 	struct weave_names names;
 	const struct md_image *md = &img->md;
-	char buf[512], want[512];
+	struct lt_buf buf = LT_BUF_INIT;
+	char want[512];
 	uint32_t r, nested, outer, m = 0;
 	const char *oname, *iname, *ons;
 
@@ -766,9 +802,10 @@ static void test_names_nested_real(void **state)
 			break;
 	}
 	assert_true(r <= md_rows(md, MD_NESTEDCLASS));
-	assert_int_equal(weave_names_method(&names, m, buf, sizeof buf), 0);
+	assert_int_equal(weave_names_method(&names, m, &buf, NULL), 0);
 	snprintf(want, sizeof want, "%s.%s+%s::", ons, oname, iname);
-	assert_memory_equal(buf, want, strlen(want));
+	assert_memory_equal(buf.data, want, strlen(want));
+	lt_buf_free(&buf);
 	weave_names_free(&names);
 	img_free(img);
 }
@@ -1120,14 +1157,18 @@ static void test_weave_deterministic(void **state)
 struct nth_site {
 	long want, at;
 	struct weave_site found;
+	char method[512];
 };
 
 static void site_of(void *ctx, const struct weave_site *s)
 {
 	struct nth_site *n = ctx;
 
-	if (n->at++ == n->want)
+	if (n->at++ == n->want) {
 		n->found = *s;
+		snprintf(n->method, sizeof n->method, "%s", s->method);
+		n->found.method = n->method;
+	}
 }
 
 static void test_weave_tail_and_branch(void **state)
@@ -1139,7 +1180,7 @@ static void test_weave_tail_and_branch(void **state)
 	static const uint8_t code[] = { 0x14, 0x2B, 0x00, 0xFE, 0x14, 0x28, 0xEE, 0xEE, 0xEE, 0xEE, 0x2A };
 	struct weave_sites sites;
 	uint32_t row, ntypes;
-	char name[512];
+	struct lt_buf name = LT_BUF_INIT;
 	const uint8_t *body;
 	struct il_body b;
 	struct nth_site site = { 0 };
@@ -1170,11 +1211,12 @@ static void test_weave_tail_and_branch(void **state)
 	assert_int_equal(weave_names_init(&names, img), 0);
 	assert_int_equal(weave_names_owner(&names, md_token_row(b.ins[3].arg.token)), md_rows(&img->md, MD_TYPEDEF));
 	assert_true(md_rows(&img->md, MD_TYPEDEF) > ntypes + 1); /* the run-time's types, then the helper */
-	assert_int_equal(weave_names_method(&names, row, name, sizeof name), 0);
+	assert_int_equal(weave_names_method(&names, row, &name, NULL), 0);
 	weave_names_free(&names);
 	site.want = id;
 	assert_true(weave_list(img, site_of, &site) > id);
-	assert_string_equal(site.found.method, name);
+	assert_string_equal(site.found.method, (const char *)name.data);
+	lt_buf_free(&name);
 	assert_string_equal(site.found.location, "IL_0005");
 	il_body_free(&b);
 	img_free(img);
@@ -1212,6 +1254,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_more_lock_sites),
 		cmocka_unit_test(test_mutex_receiver),
 		cmocka_unit_test(test_names_demangle),
+		cmocka_unit_test(test_names_escaped),
 		cmocka_unit_test(test_names_nested_real),
 		cmocka_unit_test(test_weave_system),
 		cmocka_unit_test(test_weave_deterministic),

@@ -30,6 +30,7 @@ long weave_list_pdb(const struct img *img, const struct pdb_found *pdb,
 	struct weave_sites sites;
 	struct weave_site s;
 	struct wlines lines;
+	struct lt_buf method = LT_BUF_INIT;
 	long count = 0;
 	size_t i;
 	int woven = weave_is_woven(img);
@@ -50,11 +51,11 @@ long weave_list_pdb(const struct img *img, const struct pdb_found *pdb,
 		if (!weave_kind_acquires(c->kind))
 			continue;
 		/* Sites come grouped by method: name each method once. */
-		if (c->methoddef != s.methoddef &&
-		    weave_site_method(&names, &lines, c->methoddef, s.method, sizeof s.method) < 0) {
+		if (c->methoddef != s.methoddef && weave_site_name(&names, &lines, c->methoddef, &method) < 0) {
 			count = -1;
 			break;
 		}
+		s.method = (const char *)method.data;
 		s.methoddef = c->methoddef;
 		s.il_offset = c->il_offset;
 		s.kind = c->kind;
@@ -63,6 +64,7 @@ long weave_list_pdb(const struct img *img, const struct pdb_found *pdb,
 		fn(ctx, &s);
 		count++;
 	}
+	lt_buf_free(&method);
 	wlines_free(&lines);
 	weave_sites_free(&sites);
 	weave_names_free(&names);
@@ -103,8 +105,10 @@ static int assembly_name(struct img *img, uint32_t *out)
 static int site_table(struct img *img, const struct weave_names *names, const struct wlines *lines,
 		      struct weave_sites *sites, struct weave_site_table *t, struct weave_site_row **rows)
 {
-	char method[sizeof ((struct weave_site *)0)->method], text[sizeof ((struct weave_site *)0)->location];
+	char text[sizeof ((struct weave_site *)0)->location];
+	struct lt_buf method = LT_BUF_INIT;
 	uint32_t kinds[WEAVE_KIND_COUNT] = { 0 }, method_tok = 0, empty, n = 0, row = 0;
+	int rc = -1;
 
 	*rows = NULL;
 	memset(t, 0, sizeof *t);
@@ -118,9 +122,9 @@ static int site_table(struct img *img, const struct weave_names *names, const st
 		if (!weave_kind_acquires(c->kind))
 			continue;
 		if (c->methoddef != row) {
-			if (weave_site_method(names, lines, c->methoddef, method, sizeof method) < 0 ||
-			    img_string_token(img, method, &method_tok) < 0)
-				return -1;
+			if (weave_site_name(names, lines, c->methoddef, &method) < 0 ||
+			    img_string_token(img, (const char *)method.data, &method_tok) < 0)
+				goto done;
 			row = c->methoddef;
 		}
 		r->method = method_tok;
@@ -128,18 +132,21 @@ static int site_table(struct img *img, const struct weave_names *names, const st
 		r->line = c->line;
 		weave_location(lines, c, text, sizeof text);
 		if (img_string_token(img, text, &r->location) < 0)
-			return -1;
+			goto done;
 		if (c->line && wlines_path(lines, c->doc, text, sizeof text) &&
 		    img_string_token(img, text, &r->file) < 0)
-			return -1;
+			goto done;
 		if (!kinds[c->kind] && img_string_token(img, weave_kind_name(c->kind), &kinds[c->kind]) < 0)
-			return -1;
+			goto done;
 		r->kind = kinds[c->kind];
 		c->site = n++;
 	}
 	t->rows = *rows;
 	t->n = n;
-	return 0;
+	rc = 0;
+done:
+	lt_buf_free(&method);
+	return rc;
 }
 
 /* A size limit a method passed (LT_E_LIMIT: only hostile bodies do) names
@@ -147,15 +154,20 @@ static int site_table(struct img *img, const struct weave_names *names, const st
  * Returns -1. */
 static int limit_in(const struct weave_names *names, uint32_t row)
 {
-	char method[sizeof ((struct weave_site *)0)->method];
+	struct lt_buf method = LT_BUF_INIT;
 	struct lt_error limit = *lt_error_last();
+	int named;
 
 	if (limit.code != LT_E_LIMIT)
 		return -1;
-	if (weave_names_method(names, row, method, sizeof method) < 0)
-		snprintf(method, sizeof method, "MethodDef row %u", row);
+	named = weave_names_method(names, row, &method, NULL) == 0;
 	lt_error_set(limit.code, "%s", limit.msg);
-	return lt_error_prefix("%s: ", method);
+	if (named)
+		lt_error_prefix("%s: ", (const char *)method.data);
+	else
+		lt_error_prefix("MethodDef row %u: ", row);
+	lt_buf_free(&method);
+	return -1;
 }
 
 /* Rewrite every method that has lock sites, one run of sites per method. */

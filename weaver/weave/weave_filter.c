@@ -59,7 +59,7 @@ int weave_pattern_match(const char *const *patterns, size_t n, const char *name)
 struct ignored {
 	uint8_t *method, *type; /* [row], 1-based rows */
 	int assembly;
-	char (*names)[512];     /* user-facing names of the attributed methods */
+	char **names;           /* user-facing names of the attributed methods (owned) */
 	size_t nnames, cap;
 };
 
@@ -92,13 +92,15 @@ static int find_ignored(const struct weave_names *names, const struct wlines *li
 	/* A method's lambdas, iterators and async state machines report under
 	 * its name: they are left alone with it. */
 	for (uint32_t m = 1; m <= names->nmethods; m++) {
+		struct lt_buf method = LT_BUF_INIT;
 		if (!ig->method[m])
 			continue;
-		if (lt_grow(&ig->names, &ig->cap, ig->nnames + 1, sizeof *ig->names) < 0)
+		if (lt_grow(&ig->names, &ig->cap, ig->nnames + 1, sizeof *ig->names) < 0 ||
+		    weave_site_method(names, lines, m, &method, NULL) < 0) {
+			lt_buf_free(&method);
 			return -1;
-		if (weave_site_method(names, lines, m, ig->names[ig->nnames], sizeof ig->names[0]) < 0)
-			return -1;
-		ig->nnames++;
+		}
+		ig->names[ig->nnames++] = (char *)method.data;
 	}
 	return 0;
 }
@@ -107,12 +109,22 @@ static void ignored_free(struct ignored *ig)
 {
 	free(ig->method);
 	free(ig->type);
+	for (size_t i = 0; i < ig->nnames; i++)
+		free(ig->names[i]);
 	free(ig->names);
 }
 
-/* Whether the sites of MethodDef row, reported as `name`, are left alone. */
+/* Whether a pattern of the n patterns matches the method's name or its
+ * reported name (a lambda's " (lambda at ...)" added). */
+static int matches(const char *const *patterns, size_t n, const char *method, const char *shown)
+{
+	return weave_pattern_match(patterns, n, method) || weave_pattern_match(patterns, n, shown);
+}
+
+/* Whether the sites of MethodDef row, in `method` (weave_site_method)
+ * and reported as `shown` (weave_site_name), are left alone. */
 static int left_alone(const struct weave_names *names, const struct ignored *ig, const struct weave_opts *opts,
-		      uint32_t row, const char *name)
+		      uint32_t row, const char *method, const char *shown)
 {
 	uint32_t type = weave_names_owner(names, row);
 
@@ -122,18 +134,18 @@ static int left_alone(const struct weave_names *names, const struct ignored *ig,
 		if (ig->type[type])
 			return 1;
 	for (size_t i = 0; i < ig->nnames; i++)
-		if (strcmp(ig->names[i], name) == 0)
+		if (strcmp(ig->names[i], method) == 0)
 			return 1;
-	if (opts->ninclude && !weave_pattern_match(opts->include, opts->ninclude, name))
+	if (opts->ninclude && !matches(opts->include, opts->ninclude, method, shown))
 		return 1;
-	return weave_pattern_match(opts->exclude, opts->nexclude, name);
+	return matches(opts->exclude, opts->nexclude, method, shown);
 }
 
 int weave_sites_filter(const struct weave_names *names, const struct wlines *lines, const struct weave_opts *opts,
 		       struct weave_sites *sites)
 {
 	struct ignored ig;
-	char name[512];
+	struct lt_buf method = LT_BUF_INIT, shown = LT_BUF_INIT;
 	size_t kept = 0, i = 0, j;
 	int rc = -1;
 
@@ -143,10 +155,10 @@ int weave_sites_filter(const struct weave_names *names, const struct wlines *lin
 		uint32_t row = sites->calls[i].methoddef;
 		for (j = i; j < sites->n && sites->calls[j].methoddef == row; j++)
 			;
-		if (weave_site_method(names, lines, row, name, sizeof name) < 0)
+		if (weave_site_method(names, lines, row, &method, NULL) < 0 || weave_site_name(names, lines, row, &shown) < 0)
 			goto done;
 		/* A method's calls stay or go together: an Enter and its Exit. */
-		if (!left_alone(names, &ig, opts, row, name)) {
+		if (!left_alone(names, &ig, opts, row, (const char *)method.data, (const char *)shown.data)) {
 			memmove(&sites->calls[kept], &sites->calls[i], (j - i) * sizeof *sites->calls);
 			kept += j - i;
 		}
@@ -155,6 +167,8 @@ int weave_sites_filter(const struct weave_names *names, const struct wlines *lin
 	sites->n = kept;
 	rc = 0;
 done:
+	lt_buf_free(&method);
+	lt_buf_free(&shown);
 	ignored_free(&ig);
 	return rc;
 }

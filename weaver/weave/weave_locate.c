@@ -203,9 +203,9 @@ static int name_starts(const struct md_image *md, enum md_table_id t, uint32_t r
 }
 
 /* The method of TypeDef `type` (not a lambda itself) whose source lines,
- * in document `doc`, hold `line` most tightly: the VB method a lambda was
- * written in, into *best (0 when none does).  Returns 0, or -1 with
- * LT_E_NOMEM. */
+ * in document `doc`, hold `line` most tightly: the method a VB lambda or an
+ * F# closure was written in, into *best (0 when none does).  Returns 0, or
+ * -1 with LT_E_NOMEM. */
 static int enclosing_method(const struct weave_names *names, const struct wlines *lines, uint32_t type,
 			    uint32_t doc, uint32_t line, uint32_t *best)
 {
@@ -229,25 +229,66 @@ static int enclosing_method(const struct weave_names *names, const struct wlines
 	return 0;
 }
 
-int weave_site_method(const struct weave_names *names, const struct wlines *lines, uint32_t row, char *buf,
-		      size_t n)
+/* Whether TypeDef `type` is a closure class that a lambda of the user's
+ * type lives in: VB's "_Closure$__N-M", F#'s "X@line". */
+static int closure_class(const struct md_image *md, uint32_t type)
+{
+	const char *name;
+
+	return md_string(md, md_get(md, MD_TYPEDEF, type, MD_TYPEDEF_NAME), &name) == 0 &&
+	       (strncmp(name, VB_CLOSURE, strlen(VB_CLOSURE)) == 0 || strchr(name, '@'));
+}
+
+int weave_site_method(const struct weave_names *names, const struct wlines *lines, uint32_t row, struct lt_buf *name,
+		      struct weave_within *within)
 {
 	const struct md_image *md = &names->img->md;
-	uint32_t type = weave_names_owner(names, row), doc, first, last, user;
-	int spans = type && name_starts(md, MD_METHODDEF, row, MD_METHODDEF_NAME, VB_LAMBDA) ?
-		    wlines_span(lines, row, &doc, &first, &last) : 0;
+	struct weave_within w;
+	uint32_t type = weave_names_owner(names, row), doc, first, last, user = 0;
+	int vb = type && name_starts(md, MD_METHODDEF, row, MD_METHODDEF_NAME, VB_LAMBDA), spans;
 
-	if (spans < 0)
+	if (weave_names_method(names, row, name, &w) < 0)
 		return -1;
-	if (spans) {
+	if ((spans = wlines_span(lines, row, &doc, &first, &last)) < 0)
+		return -1;
+	if (spans && w.kind != WEAVE_WITHIN_NONE) {
+		w.doc = doc;
+		w.line = first;
+	}
+	if (spans && (vb || w.fsharp)) {
 		/* Out of the closure classes, to the user's type. */
-		for (int depth = 0; depth < WEAVE_MAX_NESTING && names->enclosing[type - 1] &&
-				    name_starts(md, MD_TYPEDEF, type, MD_TYPEDEF_NAME, VB_CLOSURE); depth++)
+		for (int depth = 0; depth < WEAVE_MAX_NESTING && names->enclosing[type - 1] && closure_class(md, type); depth++)
 			type = names->enclosing[type - 1];
 		if (enclosing_method(names, lines, type, doc, first, &user) < 0)
 			return -1;
+		if (user && weave_names_method(names, user, name, NULL) < 0)
+			return -1;
 		if (user)
-			row = user;
+			w = (struct weave_within){ .kind = WEAVE_WITHIN_LAMBDA, .doc = doc, .line = first };
 	}
-	return weave_names_method(names, row, buf, n);
+	if (within)
+		*within = w;
+	return 0;
+}
+
+int weave_site_name(const struct weave_names *names, const struct wlines *lines, uint32_t row, struct lt_buf *out)
+{
+	struct weave_within w;
+	char at[sizeof ((struct weave_site *)0)->location];
+	int rc;
+
+	if (weave_site_method(names, lines, row, out, &w) < 0)
+		return -1;
+	if (w.kind == WEAVE_WITHIN_LOCAL)
+		rc = lt_buf_put(out, " > ", 3) < 0 || weave_escape(out, w.local, w.local_len) < 0 ? -1 : 0;
+	else if (w.kind == WEAVE_WITHIN_LAMBDA && w.line && wlines_format(lines, w.doc, w.line, 0, at, sizeof at))
+		rc = lt_buf_printf(out, " (lambda at %s)", at);
+	else if (w.kind == WEAVE_WITHIN_LAMBDA)
+		rc = lt_buf_put(out, " (lambda)", 9);
+	else
+		return 0;
+	if (rc < 0 || lt_buf_reserve(out, 1) < 0)
+		return -1;
+	out->data[out->len] = '\0';
+	return 0;
 }

@@ -177,12 +177,37 @@ static size_t bracket_len(struct span n)
 	return 0;
 }
 
-/* Demangle a method name "<X>..." to X while X is not empty. */
-static struct span user_method(struct span m)
+static int starts(struct span n, const char *prefix)
+{
+	size_t len = strlen(prefix);
+
+	return n.len >= len && memcmp(n.s, prefix, len) == 0;
+}
+
+/* What the part after "<X>" of a generated name says the code is, into *w:
+ * Roslyn's lambda "b__" and local function "g__Name|", mcs's anonymous
+ * method "m__" and its closure class "c__AnonStorey". */
+static void classify(struct span rest, struct weave_within *w)
+{
+	if (starts(rest, "b__") || starts(rest, "m__") || starts(rest, "c__AnonStorey")) {
+		w->kind = WEAVE_WITHIN_LAMBDA;
+	} else if (starts(rest, "g__")) {
+		w->kind = WEAVE_WITHIN_LOCAL;
+		w->local = rest.s + 3;
+		w->local_len = strcspn(w->local, "|");
+		if (w->local_len > rest.len - 3)
+			w->local_len = rest.len - 3;
+	}
+}
+
+/* Demangle a method name "<X>..." to X while X is not empty; *w gets what
+ * the compiler made (classify). */
+static struct span user_method(struct span m, struct weave_within *w)
 {
 	size_t b;
 
 	while (m.len > 0 && m.s[0] == '<' && (b = bracket_len(m)) > 2) {
+		classify((struct span){ m.s + b, m.len - b }, w);
 		m.s += 1;
 		m.len = b - 2;
 	}
@@ -199,8 +224,9 @@ static struct span user_method(struct span m)
  *  VB:  "VB$StateMachine_N_X" (state machine of X), "_Closure$__N-M";
  *  F#:  "X@line" (closure or seq state machine of X; "clo@line" too).
  * For a type serving X *m becomes X, as MoveNext, <>m__Finally1, Invoke,
- * <>m__0... all run code the user wrote in X. */
-static int generated_type(const char *t, struct span *m)
+ * <>m__0... all run code the user wrote in X; *w what the type says the
+ * code is (an F# closure: WEAVE_WITHIN_LAMBDA with `fsharp`). */
+static int generated_type(const char *t, struct span *m, struct weave_within *w)
 {
 	struct span n = { t, strlen(t) };
 	const char *at = strchr(t, '@');
@@ -208,8 +234,10 @@ static int generated_type(const char *t, struct span *m)
 
 	if (t[0] == '<') {
 		b = bracket_len(n);
-		if (b > 2)
-			*m = user_method((struct span){ t + 1, b - 2 });
+		if (b > 2) {
+			*m = user_method((struct span){ t + 1, b - 2 }, w);
+			classify((struct span){ t + b, n.len - b }, w);
+		}
 		return 1;
 	}
 	if (strncmp(t, VB_STATE_MACHINE, strlen(VB_STATE_MACHINE)) == 0) {
@@ -222,46 +250,89 @@ static int generated_type(const char *t, struct span *m)
 	if (at) {
 		if (at > t)
 			*m = (struct span){ t, (size_t)(at - t) };
+		w->kind = WEAVE_WITHIN_LAMBDA;
+		w->fsharp = 1;
 		return 1;
 	}
 	return strncmp(t, VB_CLOSURE, strlen(VB_CLOSURE)) == 0;
 }
 
-/* Append s[0..len) to buf (size > 0, used < size), truncating. */
-static void append(char *buf, size_t size, size_t *used, const char *s, size_t len)
+int weave_escape(struct lt_buf *b, const char *s, size_t len)
 {
-	size_t room = size - 1 - *used;
+	static const char hex[] = "0123456789abcdef";
 
-	if (len > room)
-		len = room;
-	memcpy(buf + *used, s, len);
-	*used += len;
-	buf[*used] = '\0';
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		unsigned cp = c;
+		size_t k = 1;
+		char e[8];
+
+		/* U+0080-U+009F (C2 80-9F), U+2028 and U+2029 (E2 80 A8-A9) break lines too. */
+		if (c == 0xC2 && i + 1 < len && (unsigned char)s[i + 1] >= 0x80 && (unsigned char)s[i + 1] <= 0x9F) {
+			cp = (unsigned char)s[i + 1];
+			k = 2;
+		} else if (c == 0xE2 && i + 2 < len && (unsigned char)s[i + 1] == 0x80 &&
+			   ((unsigned char)s[i + 2] == 0xA8 || (unsigned char)s[i + 2] == 0xA9)) {
+			cp = 0x2000 | ((unsigned char)s[i + 2] & 0x3F);
+			k = 3;
+		} else if (c >= 0x20 && c != 0x7F && c != '\\' && c != '"') {
+			if (lt_buf_put(b, s + i, 1) < 0)
+				return -1;
+			continue;
+		}
+		switch (cp) {
+		case '\n': memcpy(e, "\\n", 3); break;
+		case '\r': memcpy(e, "\\r", 3); break;
+		case '\t': memcpy(e, "\\t", 3); break;
+		case '\\': memcpy(e, "\\\\", 3); break;
+		case '"': memcpy(e, "\\\"", 3); break;
+		default:
+			e[0] = '\\';
+			e[1] = 'u';
+			for (int d = 0; d < 4; d++)
+				e[2 + d] = hex[cp >> (12 - 4 * d) & 0xF];
+		}
+		if (lt_buf_put(b, e, e[1] == 'u' ? 6 : 2) < 0)
+			return -1;
+		i += k - 1;
+	}
+	return 0;
 }
 
-void weave_names_user(const char *ns, const char *const *types, size_t ntypes, const char *method,
-		      char *buf, size_t size)
+/* Keep b's text NUL-terminated (the NUL not counted in b->len). */
+static int terminate(struct lt_buf *b)
 {
-	struct span m = user_method((struct span){ method, strlen(method) });
-	size_t k = ntypes, i, used = 0;
+	if (lt_buf_reserve(b, 1) < 0)
+		return -1;
+	b->data[b->len] = '\0';
+	return 0;
+}
+
+int weave_names_user(const char *ns, const char *const *types, size_t ntypes, const char *method,
+		     struct lt_buf *out, struct weave_within *within)
+{
+	struct weave_within w = { WEAVE_WITHIN_NONE };
+	struct span m = user_method((struct span){ method, strlen(method) }, &w);
+	size_t k = ntypes, i;
 
 	/* Peel compiler-generated types off the inside of the chain. */
-	while (k > 1 && generated_type(types[k - 1], &m))
+	while (k > 1 && generated_type(types[k - 1], &m, &w))
 		k--;
-	if (size == 0)
-		return;
-	buf[0] = '\0';
-	append(buf, size, &used, ns, strlen(ns));
-	for (i = 0; i < k; i++) {
-		if (i > 0 || ns[0])
-			append(buf, size, &used, i == 0 ? "." : "+", 1);
-		append(buf, size, &used, types[i], strlen(types[i]));
-	}
-	append(buf, size, &used, "::", 2);
-	append(buf, size, &used, m.s, m.len);
+	out->len = 0;
+	if (weave_escape(out, ns, strlen(ns)) < 0)
+		return -1;
+	for (i = 0; i < k; i++)
+		if (((i > 0 || ns[0]) && lt_buf_put(out, i == 0 ? "." : "+", 1) < 0) ||
+		    weave_escape(out, types[i], strlen(types[i])) < 0)
+			return -1;
+	if (lt_buf_put(out, "::", 2) < 0 || weave_escape(out, m.s, m.len) < 0 || terminate(out) < 0)
+		return -1;
+	if (within)
+		*within = w;
+	return 0;
 }
 
-int weave_names_method(const struct weave_names *n, uint32_t row, char *buf, size_t size)
+int weave_names_method(const struct weave_names *n, uint32_t row, struct lt_buf *out, struct weave_within *within)
 {
 	const struct md_image *md = &n->img->md;
 	const char *types[WEAVE_MAX_NESTING], *inner[WEAVE_MAX_NESTING], *ns, *method;
@@ -287,6 +358,5 @@ int weave_names_method(const struct weave_names *n, uint32_t row, char *buf, siz
 		types[i] = inner[depth - 1 - i];
 	/* ns now holds the outermost type's namespace (II.22.37: nested types'
 	 * own TypeNamespace is usually empty). */
-	weave_names_user(ns, types, depth, method, buf, size);
-	return 0;
+	return weave_names_user(ns, types, depth, method, out, within);
 }

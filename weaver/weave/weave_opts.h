@@ -42,7 +42,7 @@ struct weave_opts {
 
 /* One acquisition site, as `locktime list` shows it. */
 struct weave_site {
-	char method[512];          /* user-facing <Namespace.Type>::<Method> */
+	const char *method;        /* user-facing name (weave_site_name), valid for the call only */
 	uint32_t methoddef;        /* MethodDef row holding the call */
 	uint32_t il_offset;        /* offset of the call in the input body */
 	enum weave_kind kind;

@@ -68,18 +68,42 @@ int weave_names_attribute(const struct weave_names *n, uint32_t ctor, const char
  * index. */
 int weave_names_is_helper(const struct md_image *md, uint32_t row);
 
-/* The user-facing name of MethodDef `row` (1-based) into buf[0..size)
- * (truncated like snprintf, always NUL-terminated when size > 0):
- * "Namespace.Outer+Inner::Method", with compiler-generated lambdas, local
- * functions and state machines reported under the method the user wrote
- * (see weave_names_user).  Returns 0, or -1 with LT_E_METADATA (a bad
- * #Strings index, a MethodDef outside every type, nesting deeper than
- * WEAVE_MAX_NESTING: a NestedClass cycle, II.22.32). */
-int weave_names_method(const struct weave_names *n, uint32_t row, char *buf, size_t size);
+/* What compiler-generated code a method is, inside the method the user
+ * wrote (weave_names_user). */
+enum weave_within_kind {
+	WEAVE_WITHIN_NONE,   /* the method itself, or its state machine */
+	WEAVE_WITHIN_LAMBDA, /* a lambda or anonymous method (C#, VB, mcs), an F# closure */
+	WEAVE_WITHIN_LOCAL   /* a C# local function */
+};
+
+struct weave_within {
+	enum weave_within_kind kind;
+	const char *local;  /* WEAVE_WITHIN_LOCAL: its name, local_len bytes (borrowed from the name given) */
+	size_t local_len;
+	int fsharp;         /* an F# closure "X@line", where X may be a value's name (weave_site_method) */
+	uint32_t doc, line; /* weave_site_method: the lambda's first source line (Document row, line), or 0 */
+};
+
+/* Append s[0..len) to b with what would split a line or a field escaped:
+ * \n, \r, \t, \\, \" (two characters each), and \uXXXX for the other C0 and C1
+ * controls, DEL, U+2028 and U+2029 (metadata names may hold any of them:
+ * II.22, II.24.2.3).  Returns 0, or -1 with LT_E_NOMEM. */
+int weave_escape(struct lt_buf *b, const char *s, size_t len);
+
+/* The user-facing name of MethodDef `row` (1-based) into out (its text
+ * replaced, NUL-terminated, any length): "Namespace.Outer+Inner::Method",
+ * with compiler-generated lambdas, local functions and state machines
+ * reported under the method the user wrote, and *within (NULL: not
+ * wanted) what they were (see weave_names_user).  Returns 0, or -1 with
+ * LT_E_NOMEM or LT_E_METADATA (a bad #Strings index, a MethodDef outside
+ * every type, nesting deeper than WEAVE_MAX_NESTING: a NestedClass cycle,
+ * II.22.32). */
+int weave_names_method(const struct weave_names *n, uint32_t row, struct lt_buf *out, struct weave_within *within);
 
 /* The user-facing name of method `method` declared in the type whose
  * nesting chain is types[0..ntypes) (outermost first; ns is the outermost
- * type's namespace, "" for none), into buf[0..size) like snprintf:
+ * type's namespace, "" for none), into out (its text replaced,
+ * NUL-terminated, each name escaped by weave_escape):
  *  - a method named "<X>..." (lambda <Main>b__0_0, local function
  *    <Main>g__Local|0_0, <Main>$) is reported as X;
  *  - the innermost type, while it is compiler-generated and nested, is
@@ -90,9 +114,13 @@ int weave_names_method(const struct weave_names *n, uint32_t row, char *buf, siz
  *    <>c__DisplayClass0_0, VB _Closure$__1-0) only go;
  *  - the rest is "ns.T0+T1+...::method" (no "ns." when ns is empty);
  *    generic arity suffixes (List`1) are kept.
- * Always succeeds; ntypes 0 gives "::method". */
-void weave_names_user(const char *ns, const char *const *types, size_t ntypes, const char *method,
-		      char *buf, size_t size);
+ * *within (NULL: not wanted) gets what the generated names said the code
+ * is: a lambda ("<X>b__", mcs "<X>m__" and "<X>c__AnonStorey", an F#
+ * closure), a local function ("<X>g__Name|", local = Name), else none;
+ * doc and line 0.  ntypes 0 gives "::method".  Returns 0, or -1 with
+ * LT_E_NOMEM. */
+int weave_names_user(const char *ns, const char *const *types, size_t ntypes, const char *method,
+		     struct lt_buf *out, struct weave_within *within);
 
 /* ---- Sites (weave_sites.c) ---- */
 
@@ -253,13 +281,22 @@ int weave_csharp_last_lock(const uint8_t *text, size_t len, uint32_t from_line, 
 int weave_location(const struct wlines *lines, const struct weave_call *c, char *buf, size_t n);
 
 /* The user-facing name of the method holding a site, MethodDef `row`
- * (weave_names_method), where a VB lambda "_Lambda$__N-M" - whose name does
- * not say which method it was written in - is named after the method of the
- * user's type (out of "_Closure$__" classes) whose source lines, in `lines`,
- * hold the lambda's first line most tightly; without debug info it stays
- * "Type::_Lambda$__N-M".  Returns 0, or -1 as weave_names_method or with
- * LT_E_NOMEM. */
-int weave_site_method(const struct weave_names *names, const struct wlines *lines, uint32_t row, char *buf,
-		      size_t n);
+ * (weave_names_method, into name), where a VB lambda "_Lambda$__N-M" -
+ * whose name does not say which method it was written in - and an F#
+ * closure "X@line" are named after the method of the user's type (out of
+ * "_Closure$__" and closure classes) whose source lines, in `lines`, hold
+ * the lambda's first line most tightly (without debug info a VB lambda
+ * stays "Type::_Lambda$__N-M", an F# closure "Type::X"); *within (NULL:
+ * not wanted) says what the code is, with its first line when known.
+ * Returns 0, or -1 as weave_names_method or with LT_E_NOMEM. */
+int weave_site_method(const struct weave_names *names, const struct wlines *lines, uint32_t row, struct lt_buf *name,
+		      struct weave_within *within);
+
+/* The name a report shows for the sites of MethodDef `row`: its
+ * weave_site_method name followed by what the code is - " (lambda at
+ * Program.cs:9)" (" (lambda)" without a line), " > Work" for a local
+ * function Work - into out (replaced, NUL-terminated).  Returns 0, or -1 as
+ * weave_site_method. */
+int weave_site_name(const struct weave_names *names, const struct wlines *lines, uint32_t row, struct lt_buf *out);
 
 #endif

@@ -55,10 +55,28 @@ static int site_list_row(const struct md_image *md, uint32_t *out)
 	return 0;
 }
 
+/* The string of ldstr token `token` into method (any length: a name is
+ * never cut).  Returns 0, or -1 with LT_E_METADATA or LT_E_NOMEM. */
+static int method_string(const struct img *img, uint32_t token, struct lt_buf *method)
+{
+	const uint8_t *units;
+	uint32_t len;
+
+	if (md_us(&img->md, token & 0xFFFFFF, &units, &len) < 0)
+		return lt_error_set(LT_E_METADATA, "string token 0x%08x: not a #US entry (III.1.9, II.24.2.4)", token);
+	/* Each UTF-16 code unit (2 bytes) takes at most 3 bytes of UTF-8. */
+	method->len = 0;
+	if (lt_buf_reserve(method, (size_t)len / 2 * 3 + 1) < 0)
+		return -1;
+	return img_string_of_token(img, token, (char *)method->data, method->cap);
+}
+
 /* One Define call's arguments, the six instructions before the call at
  * ins[i]: ldc.i4 id, ldstr method, ldstr location, ldstr file, ldc.i4 line,
- * ldstr kind.  Returns 1 and *s, 0 for another call (Begin), -1 on error. */
-static int define_call(const struct img *img, const struct il_instr *ins, uint32_t i, struct weave_site *s)
+ * ldstr kind; s->method points into `method`.  Returns 1 and *s, 0 for
+ * another call (Begin), -1 on error. */
+static int define_call(const struct img *img, const struct il_instr *ins, uint32_t i, struct weave_site *s,
+		       struct lt_buf *method)
 {
 	const struct il_instr *a = &ins[i - 6];
 	char kind[64];
@@ -69,18 +87,20 @@ static int define_call(const struct img *img, const struct il_instr *ins, uint32
 		return 0;
 	memset(s, 0, sizeof *s);
 	s->woven = 1;
-	if (img_string_of_token(img, a[1].arg.token, s->method, sizeof s->method) < 0 ||
+	if (method_string(img, a[1].arg.token, method) < 0 ||
 	    img_string_of_token(img, a[2].arg.token, s->location, sizeof s->location) < 0 ||
 	    img_string_of_token(img, a[5].arg.token, kind, sizeof kind) < 0)
 		return -1;
 	if (!weave_kind_of_name(kind, &s->kind))
 		return lt_error_set(LT_E_METADATA, "site %lld: unknown lock kind \"%s\"", (long long)id, kind);
+	s->method = (const char *)method->data;
 	return 1;
 }
 
 long weave_list_woven(const struct img *img, void (*fn)(void *ctx, const struct weave_site *s), void *ctx)
 {
 	struct weave_site s;
+	struct lt_buf method = LT_BUF_INIT;
 	struct il_body b;
 	uint32_t row;
 	long count = 0;
@@ -96,7 +116,7 @@ long weave_list_woven(const struct img *img, void (*fn)(void *ctx, const struct 
 	for (uint32_t i = 6; i < b.n; i++) {
 		if (b.ins[i].op != IL_CALL)
 			continue;
-		if ((rc = define_call(img, b.ins, i, &s)) < 0) {
+		if ((rc = define_call(img, b.ins, i, &s, &method)) < 0) {
 			count = -1;
 			break;
 		}
@@ -106,5 +126,6 @@ long weave_list_woven(const struct img *img, void (*fn)(void *ctx, const struct 
 		}
 	}
 	il_body_free(&b);
+	lt_buf_free(&method);
 	return count < 0 ? lt_error_prefix("%s::%s: ", SITE_LIST_TYPE, SITE_LIST_METHOD) : count;
 }
