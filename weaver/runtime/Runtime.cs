@@ -580,7 +580,7 @@ namespace LockTime.Runtime
                 string error = Report.Write(path, Report.Format(p, sites, writer.Dropped(), order), pid);
                 if (error != null && !reportWarned) {
                     reportWarned = true;
-                    Warn("LockTime: warning: LOCKTIME_REPORT=\"" + c.Settings.ReportPath + "\": cannot write " + path +
+                    Warn("LockTime: warning: " + c.Settings.ReportSetting() + ": cannot write " + path +
                          " (" + error + "); using no report");
                     if (wait)
                         AwaitLines(writer.Queued()); /* the exit's: the process ends when it returns */
