@@ -48,6 +48,7 @@ namespace LockTime.Runtime
             if (shown > 0)
                 Table(lines, sites, shown);
             HeldNow(lines, sites, rows);
+            WaitingNow(lines, sites, rows);
             if (order != null)
                 Cycles(lines, order);
             return lines.ToArray();
@@ -117,6 +118,30 @@ namespace LockTime.Runtime
             for (int i = 0; i < held.Count && i < rows; i++)
                 lines.Add("LockTime:   " + held[i].Method + " at " + held[i].Location + ": " + Count(held[i].HeldNow, "hold", "holds") +
                           ", the longest " + LineWriter.Ms(held[i].LongestHeldNs) + " ms so far");
+        }
+
+        /// <summary>
+        /// The waits in progress as the summary is made (the threads of a deadlock, those behind a lock never
+        /// released), longest first, at most <paramref name="rows"/> sites; nothing when there are none.
+        /// </summary>
+        static void WaitingNow(List<string> lines, List<SiteTotals> sites, int rows)
+        {
+            List<SiteTotals> waiting = new List<SiteTotals>();
+            for (int i = 0; i < sites.Count; i++)
+                if (sites[i].WaitingNow > 0)
+                    waiting.Add(sites[i]);
+            if (waiting.Count == 0 || rows <= 0)
+                return;
+            waiting.Sort(new System.Comparison<SiteTotals>(LongestWaitingFirst));
+            lines.Add("LockTime: waiting now, as this summary was made (longest first):");
+            for (int i = 0; i < waiting.Count && i < rows; i++)
+                lines.Add("LockTime:   " + waiting[i].Method + " at " + waiting[i].Location + ": " + Count(waiting[i].WaitingNow, "thread", "threads") +
+                          ", the longest " + LineWriter.Ms(waiting[i].LongestWaitingNs) + " ms so far");
+        }
+
+        static int LongestWaitingFirst(SiteTotals a, SiteTotals b)
+        {
+            return b.LongestWaitingNs.CompareTo(a.LongestWaitingNs);
         }
 
         static int LongestHeldFirst(SiteTotals a, SiteTotals b)
