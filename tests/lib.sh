@@ -121,7 +121,7 @@ terminated() {
 }
 
 # deadlocked OUT ERR CMD...: runs CMD, a woven program that deadlocks, until its run-time prints the
-# deadlock ("LockTime: deadlock: ...") and its SIGTERM handler is there (0.1 s after its start), then sends
+# deadlock ("LockTime: deadlock: ...") and its SIGTERM handler is there (registered as the run-time starts), then sends
 # it SIGTERM (its summary and report are written then) and returns its exit status (143).
 deadlocked() {
 	local out=$1 err=$2

@@ -8,7 +8,10 @@
 #     and exit 0 under the limits; bad input (not a report, a cut report) is LT019, exit 1;
 #   - deadlocks: two runs of the host's `deadlock` scenario (two threads wait for each other; SIGTERM once
 #     the run-time printed it): the text gives the lines the run-time's summary gave after its table
-#     (the holds in progress, the potential deadlock, the deadlock),
+#     (the holds and the waits in progress, the potential deadlock, the deadlock), check --max-wait-ms
+#     counts the waits still in progress (LT201 "so far");
+#   - unwritten lines: a run whose stderr is a FIFO nobody reads; the text's summary line and the page's
+#     cards say how many lines could not be written;
 #     check an LT202 line per deadlock (kept once across the files) with the run-time's own words, none
 #     with --ignore-deadlocks; a deadlock edge of the wrong type is LT019 naming it;
 #   - pprof: `go tool pprof -top` (Debian's golang-go) lists every site with its contentions, delay
@@ -16,7 +19,7 @@
 #   - html: headless Chromium (tests/integration/report_page.js) loads the page with no console
 #     error, reads the table, sorts it by a click on a head (twice), filters it, selects a row and
 #     its charts; a second page with holder blame, a lock-order cycle, a deadlock and a method name that
-#     is HTML; a third with the deadlocks of real runs, shown first.
+#     is HTML; a third with the deadlocks of real runs, shown first, and the threads waiting then.
 #     Screenshots and pages are kept in build/logs/report/.
 source "$(dirname "$0")/../lib.sh"
 LOCKTIME=${LOCKTIME:-$LT_BUILD/san/locktime}
@@ -92,13 +95,14 @@ if has_deadlock "$D/run1.json" && has_deadlock "$D/run2.json"; then ok "two dead
 # potential deadlock, the deadlock); the summary and the report are made one after the other, so the
 # longest hold so far is not the same figure in both, nor is the moment named the same
 after_table() { # FILE PREFIX: FILE's lines from the holds in progress on, without PREFIX
-	sed -n "/^${2}held now, as /,\$p" "$1" | sed -E "s/^$2//; s/^held now, as .* \(longest first\):$/held now (longest first):/; s/, the longest [0-9]+\.[0-9]{3} ms so far$/, the longest N ms so far/"
+	sed -n "/^${2}held now, as /,\$p" "$1" | sed -E "s/^$2//; s/^(held|waiting) now, as .* \(longest first\):$/\1 now (longest first):/; s/, the longest [0-9]+\.[0-9]{3} ms so far$/, the longest N ms so far/"
 }
 "$LOCKTIME" report "$D/run1.json" --format text >"$D/text.out" 2>&1
 after_table "$D/run1.err" "LockTime: " >"$D/summary.want"
 after_table "$D/text.out" "" >"$D/summary.got"
-if [ -s "$D/summary.want" ] && grep -qx "1 deadlock (threads that waited for each other):" "$D/summary.want"; then
-	check_same "text: the holds in progress, potential deadlock and deadlock lines the run-time's summary printed after its table" "$D/summary.want" "$D/summary.got"
+if [ -s "$D/summary.want" ] && grep -qx "1 deadlock (threads that waited for each other):" "$D/summary.want" &&
+	grep -qx "waiting now (longest first):" "$D/summary.want"; then
+	check_same "text: the holds and waits in progress, potential deadlock and deadlock lines the run-time's summary printed after its table" "$D/summary.want" "$D/summary.got"
 else
 	not_ok "text: the run-time's summary listed the deadlock" "$(cat "$D/run1.err")"
 fi
@@ -119,9 +123,35 @@ deadlock_check() { # NAME FILE...: check of FILE... gives the first file's deadl
 }
 deadlock_check "check: a deadlock is an LT202 error on its source line, in the run-time's words, exit 1" "$D/run1.json"
 deadlock_check "check: a deadlock found in two files is one LT202 error" "$D/run1.json" "$D/run2.json" "${CONTENDED[@]}"
+# the deadlock's waiters, still waiting as the report was written (waiting_now), over a wait limit: LT201 "so far", with
+# the threads waiting; none of their waits ended, so without waiting_now nothing was over
+want=$(python3 -c 'import json, sys
+for s in json.load(open(sys.argv[1]))["sites"]:
+    w = s.get("waiting_now", {"count": 0, "longest_ms": 0})
+    if w["count"] and w["longest_ms"] >= 1000 and s["wait_ms"]["max"] < 1000:
+        print("%s(%d): error LT201: lock waited %.1f ms so far, limit 1000 ms (%s, %d %s waiting as the report was written)" %
+              (s["file"], s["line"], w["longest_ms"], s["method"], w["count"], "thread" if w["count"] == 1 else "threads"))' "$D/run1.json")
+out=$("$LOCKTIME" check "$D/run1.json" --ignore-deadlocks --max-wait-ms 1000 2>&1)
+rc=$?
+if [ "$rc" -eq 1 ] && [ -n "$want" ] && [ "$out" = "$want" ]; then ok "check --max-wait-ms: the threads still waiting (a deadlock's) are over it, LT201 so far"; else not_ok "check --max-wait-ms: the threads still waiting (a deadlock's) are over it, LT201 so far" "exit $rc"$'\n'"want: $want"$'\n'"got:  $out"; fi
 out=$("$LOCKTIME" check "$D/run1.json" --ignore-deadlocks --max-hold-ms 1000 2>&1)
 rc=$?
 if [ "$rc" -eq 0 ] && [ -z "$out" ]; then ok "check --ignore-deadlocks: no LT202, exit 0"; else not_ok "check --ignore-deadlocks: no LT202, exit 0" "$rc $out"; fi
+
+# lines the sink never took (stderr a FIFO that is open but never read; the exit waits for the writer about 1 s): the
+# report's unwritten_lines, added up over two files, in the text's summary line and on the page's cards
+mkfifo "$LT_TMP/stalled"
+exec 9<>"$LT_TMP/stalled" # its only reader, which never reads
+LOCKTIME_THRESHOLD_MS=0 LOCKTIME_REPORT="$LT_TMP/stalled.json" timeout -s KILL 60 dotnet "$LT_TMP/host/Host.dll" flood exit \
+	>/dev/null 2>"$LT_TMP/stalled"
+exec 9<&-
+unwritten=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["unwritten_lines"])' "$LT_TMP/stalled.json" 2>&1)
+"$LOCKTIME" report "$LT_TMP/stalled.json" "${CONTENDED[@]}" --format text >"$LT_TMP/stalled.out" 2>&1
+if [[ "$unwritten" =~ ^[1-9][0-9]*$ ]] && head -n 1 "$LT_TMP/stalled.out" | grep -q "; $unwritten lines could not be written (the sink took nothing)$"; then
+	ok "text: the lines the sink never took, on the summary line ($unwritten)"
+else
+	not_ok "text: the lines the sink never took, on the summary line" "unwritten_lines: $unwritten"$'\n'"$(head -n 2 "$LT_TMP/stalled.out")"
+fi
 
 # bad input: LT019 naming the file and where
 bad_input() { # NAME FILE PATTERN
@@ -185,6 +215,19 @@ if check "report of deadlocks (two files and others)" "$LOCKTIME" report "$D/run
 		expect_tap page-deadlocks "$LT_TMP/deadlocks.json" "$D/run1.json" "$D/run2.json" "${CONTENDED[@]}"
 	else
 		not_ok "html (deadlocks): Chromium drives the page" "$(cat "$LT_TMP/deadlocks.json.err")"
+	fi
+fi
+if check "report of a run whose sink took nothing" "$LOCKTIME" report "$LT_TMP/stalled.json" "${CONTENDED[@]}" -o "$KEEP/stalled.html"; then
+	if browse "$KEEP/stalled.html" "$KEEP/stalled.png" "$LT_TMP/stalled-page.json" hold_total Count; then
+		card=$(python3 -c 'import json, sys
+print([c for c in json.load(open(sys.argv[1]))["detail"]["cards"] if "written" in c["text"]])' "$LT_TMP/stalled-page.json" 2>&1)
+		if [ "$card" = "[{'text': '${unwritten}lines could not be written', 'alarm': True}]" ]; then
+			ok "html: a card, marked, counts the lines that could not be written"
+		else
+			not_ok "html: a card, marked, counts the lines that could not be written" "unwritten_lines $unwritten, cards: $card"
+		fi
+	else
+		not_ok "html (stalled): Chromium drives the page" "$(cat "$LT_TMP/stalled-page.json.err")"
 	fi
 fi
 done_testing

@@ -262,6 +262,22 @@ def page_deadlocks(page_json, files):
     ok("html: the deadlocks section, each deadlock once, every thread's wait and the lock it waits for",
        want and d["deadlocks"] == want, "want %s\ngot %s" % (want, d["deadlocks"]))
     ok("html: the deadlocks come first, before the sites", d["first_section"] == "deadlocks", d["first_section"])
+    # waits, then holds, in progress as the reports were written: per site, threads (holds) added up, longest first
+    now = []
+    for key, one, many in (("waiting_now", "thread", "threads"), ("held_now", "hold", "holds")):
+        found = {}
+        for path in files:
+            with open(path, encoding="utf-8") as f:
+                for s in json.load(f)["sites"]:
+                    p = s.get(key, {"count": 0, "longest_ms": 0})
+                    if p["count"] > 0:
+                        c, longest = found.get((s["method"], s["location"]), (0, 0))
+                        found[(s["method"], s["location"])] = (c + p["count"], max(longest, p["longest_ms"]))
+        for (method, location), (c, _) in sorted(found.items(), key=lambda kv: -kv[1][1]):
+            now.append("%s: %s @ %s: %d %s, the longest " % (key.replace("_", " "), method, location, c, one if c == 1 else many))
+    got_now = [t[:t.index(", the longest ") + len(", the longest ")] for t in d["now"] or []]
+    ok("html: the threads waiting and the locks held as the reports were written, longest first (a deadlock's waiters)",
+       any(n.startswith("waiting now: ") for n in now) and got_now == now, "want %s\ngot %s" % (now, d["now"]))
     ok("html: the first card counts the deadlocks, marked",
        d["cards"][0] == {"text": "%d%s" % (len(want), "deadlock" if len(want) == 1 else "deadlocks"), "alarm": True},
        d["cards"])

@@ -134,6 +134,7 @@ async function main() {
 		deadlocks: document.getElementById("deadlocks").hidden ? null : Array.from(document.querySelectorAll("#deadlocks li")).map((li) =>
 			Array.from(li.children).map((div) => div.textContent)),
 		deadlocks_text: document.getElementById("deadlocks").hidden ? null : document.getElementById("deadlocks").textContent,
+		now: document.getElementById("now").hidden ? null : Array.from(document.querySelectorAll("#now li")).map((li) => li.textContent),
 		first_section: document.querySelector("main > section:not([hidden])").id,
 		cards: Array.from(document.querySelectorAll("#cards .card")).map((c) => ({ text: c.textContent, alarm: c.classList.contains("alarm") })),
 		scripts: document.scripts.length, images: document.images.length })`);

@@ -8,7 +8,8 @@
 #   - tests/runtime/Host, a program with the run-time compiled in and hand-written call-site stubs:
 #     the summary at exit (also after Environment.Exit and at SIGTERM, with the program's own SIGTERM
 #     handler registered before or after the run-time's, the locks that handler takes counted, a second SIGTERM after
-#     a cancelled one rewriting the report, a SIGTERM 0.5 s after the first lock in a flood of lines), the report file (while a lock is held: the
+#     a cancelled one rewriting the report, a SIGTERM 0.5 s after the first lock in a flood of lines, SIGTERM as
+#     soon as the first line is written), the report file (while a lock is held: the
 #     hold in progress), the settings and their
 #     warnings (a mistyped LOCKTIME_* name too, once for two copies), the file sink, 50 nested locks
 #     whose holds reporting does not lengthen, 64 threads whose lines all come out whole, 20,000
@@ -412,8 +413,8 @@ expect "two SIGTERMs, the first cancelled: the second ends the program (143), on
 expect "two SIGTERMs, the first cancelled: the report has every lock taken before the second ($taken)" \
 	'[ -n "$taken" ] && [ "$(report_field "$LT_TMP/sig-twice.json" Program.cs:11 "s[\"acquisitions\"]")" = "$taken" ]' "$(head -c 2000 "$LT_TMP/sig-twice.json")"
 # SIGTERM 0.5 s after the first lock, while 4 threads flood the writer with lines at threshold 0 (to /dev/null): the
-# handler is there (registered 0.1 s after the start; by the thread that writes the lines, it was late in such a flood,
-# or never registered), 3 runs.
+# handler is there (registered by the run-time's own thread; by the thread that writes the lines, it was late in such a
+# flood, or never registered), 3 runs.
 early=0
 for i in 1 2 3; do
 	rm -f "$LT_TMP/sig-flood.json"
@@ -424,6 +425,25 @@ for i in 1 2 3; do
 done
 expect "SIGTERM 0.5 s after the first lock, in a flood of lines: the report, 3 runs of 3" '[ "$early" -eq 3 ]' \
 	"$early of 3; the last: rc $host_rc, $(head -c 300 "$LT_TMP/sig-flood.json")"
+
+# SIGTERM as soon as the first slow-lock line is in the sink (threshold 0, a file), sent by the program to itself without
+# waiting for anything else, 4 times, and twice while 4 threads flood the sink with lines from the first lock on: the
+# summary once and the report every time, the exit code the signal's. The run-time's thread registers the handler before
+# it starts the writer thread; it registered it 0.1 s after the start, when the first line was long written.
+early=0 runs=""
+for how in line line line line lineflood lineflood; do
+	rm -f "$LT_TMP/sig-early.json" "$LT_TMP/sig-early.log"
+	LOCKTIME_THRESHOLD_MS=0 LOCKTIME_OUTPUT="$LT_TMP/sig-early.log" LOCKTIME_REPORT="$LT_TMP/sig-early.json" timeout -s KILL 60 \
+		dotnet "$LT_TMP/host/Host.dll" term "early$how" >"$LT_TMP/sig-early.out" 2>"$LT_TMP/sig-early.err"
+	host_rc=$?
+	summaries=$(grep -c "^LockTime: summary: 1 site in 1 assembly; " "$LT_TMP/sig-early.log" 2>/dev/null)
+	in_report=$(report_field "$LT_TMP/sig-early.json" Program.cs:11 "s[\"acquisitions\"] >= 1" 2>&1 | tail -n 1)
+	runs+="$how: rc $host_rc, ${summaries:-0} summaries, in the report: $in_report"$'\n'
+	# in a flood the summary is queued behind the flood's lines, which the signal waits for a bounded time: the report only
+	[ "$host_rc" -eq 143 ] && { [ "$how" = lineflood ] || [ "${summaries:-0}" -eq 1 ]; } && [ "$in_report" = True ] && early=$((early + 1))
+done
+expect "SIGTERM at the first line (4 runs; 2 in a flood of lines): the summary and the report, 6 runs of 6" \
+	'[ "$early" -eq 6 ]' "$runs$(head -c 1000 "$LT_TMP/sig-early.err")"
 
 # A sink that takes nothing never keeps the process alive: stderr a FIFO that is open but never read (a pipe into a
 # process that stalled), or LOCKTIME_OUTPUT a FIFO that nobody opened. 8,000 lines at threshold 0 fill it; the exit,

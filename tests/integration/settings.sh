@@ -6,7 +6,8 @@
 #   - at run time, on .NET and on Mono: LOCKTIME_DISABLED takes 1/true/yes/on and 0/false/no/off in
 #     any case, and anything else gives one "LockTime: warning:" line naming it and keeps timing on;
 #     a bad LOCKTIME_THRESHOLD_MS gives one warning and keeps the baked threshold;
-#     LOCKTIME_OUTPUT=STDOUT (any case) is the console, never a file named STDOUT.
+#     LOCKTIME_OUTPUT=STDOUT (any case) is the console, never a file named STDOUT; a baked sink or report path
+#     that cannot be written is named as the build's LockTimeOutput/LockTimeReport, a variable's as the variable.
 source "$(dirname "$0")/../lib.sh"
 LT=${LOCKTIME:-$LT_BUILD/san/locktime}
 
@@ -50,6 +51,26 @@ largest_baked() {
 	! grep 'LockTime: warning' "$LT_TMP/err"
 }
 check "the largest --threshold-ms and --summary: the run-time takes them without a warning" largest_baked
+
+# A sink and a report path that cannot be written, baked in (--output-sink, --report: what MSBuild's LockTimeOutput and
+# LockTimeReport pass): the warnings name the build's setting, not a variable the user never set; set by the variables,
+# the variables.
+named() { # SINK-NAMED REPORT-NAMED ABSENT [VAR=VALUE...]: the woven program's warnings, exactly one naming each, none ABSENT
+	local sink=$1 report=$2 absent=$3
+	shift 3
+	(cd "$LT_TMP/baked" && env "$@" timeout 120 dotnet LockCorpus.dll >/dev/null 2>"$LT_TMP/err") || return 1
+	grep 'warning' "$LT_TMP/err"
+	[ "$(grep -cF "LockTime: warning: $sink cannot be opened (DirectoryNotFoundException" "$LT_TMP/err")" = 1 ] &&
+		[ "$(grep -cF "LockTime: warning: $report: cannot write " "$LT_TMP/err")" = 1 ] && ! grep -qE "$absent" "$LT_TMP/err"
+}
+mkdir -p "$LT_TMP/baked" && cp "$LT_CORPUS"/csharp/Release/* "$LT_TMP/baked/" &&
+	"$LT" weave -q --output-sink "$LT_TMP/none/locks.log" --report "$LT_TMP/none/run.json" "$LT_TMP/baked/LockCorpus.dll"
+check "a baked sink and report path that cannot be written: the warnings name LockTimeOutput and LockTimeReport" named \
+	"LockTimeOutput=\"$LT_TMP/none/locks.log\" (baked in by the build, or by locktime weave --output-sink)" \
+	"LockTimeReport=\"$LT_TMP/none/run.json\" (baked in by the build, or by locktime weave --report)" 'LOCKTIME_'
+check "the same program with LOCKTIME_OUTPUT and LOCKTIME_REPORT over them: the warnings name the variables" named \
+	"LOCKTIME_OUTPUT=\"$LT_TMP/none/env.log\"" "LOCKTIME_REPORT=\"$LT_TMP/none/env.json\"" 'LockTimeOutput|LockTimeReport' \
+	LOCKTIME_OUTPUT="$LT_TMP/none/env.log" LOCKTIME_REPORT="$LT_TMP/none/env.json"
 
 # run_with RUNNER FILE VAR=VALUE...: stderr in $LT_TMP/err (reports and warnings go there)
 run_with() {

@@ -256,6 +256,16 @@ static void test_hostile(void **state)
 	refused_site("\"failed\": 0", "\"failed\": 0, \"held_now\": {\"count\": 1}", "sites[0].held_now.longest_ms: missing");
 	refused_site("\"failed\": 0", "\"failed\": 0, \"held_now\": {\"count\": -1, \"longest_ms\": 1}",
 		     "sites[0].held_now.count: out of range");
+	refused_site("\"failed\": 0", "\"failed\": 0, \"waiting_now\": 3", "sites[0].waiting_now: not an object");
+	refused_site("\"failed\": 0", "\"failed\": 0, \"waiting_now\": {\"longest_ms\": 1}", "sites[0].waiting_now.count: missing");
+	refused_site("\"failed\": 0", "\"failed\": 0, \"waiting_now\": {\"count\": 1, \"longest_ms\": -2}",
+		     "sites[0].waiting_now.longest_ms: out of range");
+	char *unwritten = report_json("", ", \"unwritten_lines\": -1");
+	refused(unwritten, LT_E_REPORT, "unwritten_lines: out of range");
+	free(unwritten);
+	unwritten = report_json("", ", \"unwritten_lines\": \"7\"");
+	refused(unwritten, LT_E_REPORT, "unwritten_lines: not");
+	free(unwritten);
 	char *json = report_json("", ", \"lock_order_cycles\": [{\"edges\": [{\"held\": {\"method\": \"A\"}}]}]");
 	refused(json, LT_E_REPORT, "lock_order_cycles[0].edges[0].held.location: missing");
 	free(json);
@@ -637,6 +647,67 @@ static void test_held_now(void **state)
 	rp_free(&r);
 }
 
+/* "waiting_now" adds up as "held_now" does and the text lists the sites where threads wait, longest first, after
+ * the holds in progress; "unwritten_lines" adds up (absent: 0) and the summary line says how many could not be
+ * written; the page has both; check counts a wait in progress over --max-wait-ms as LT201. */
+static void test_waiting_now(void **state)
+{
+	struct rp_report r = RP_REPORT_INIT;
+	struct lt_buf b = LT_BUF_INIT;
+	struct rp_limits limits = { -1, 1000 * INT64_C(1000000), 0 };
+	size_t over;
+	static const struct {
+		const char *method;
+		long waiting;
+		double longest;
+		const char *unwritten; /* the report's "unwritten_lines", or none */
+	} waits[] = { { "App.P::Credit", 1, 1200.5, ", \"unwritten_lines\": 1990" }, { "App.P::Debit", 2, 3000.25, NULL },
+		      { "App.P::Credit", 2, 4.125, ", \"unwritten_lines\": 10" }, { "App.P::Idle", 0, 0, ", \"unwritten_lines\": 0" } };
+	(void)state;
+	for (size_t i = 0; i < sizeof waits / sizeof *waits; i++) {
+		char *site = site_json(waits[i].method, "P.cs:12", 0, 0, 0, NULL), *with = NULL, *json;
+		assert_true(asprintf(&with, "%.*s, \"held_now\": {\"count\": 0, \"longest_ms\": 0}, "
+					    "\"waiting_now\": {\"count\": %ld, \"longest_ms\": %.6f}}",
+				     (int)strlen(site) - 1, site, waits[i].waiting, waits[i].longest) > 0);
+		json = report_json(with, waits[i].unwritten);
+		assert_int_equal(add_text(&r, json), 0);
+		free(json);
+		free(with);
+		free(site);
+	}
+	assert_int_equal(r.unwritten_lines, 2000);
+	rp_sort(&r);
+	for (size_t i = 0; i < r.n_sites; i++)
+		if (!strcmp(r.sites[i].method, "App.P::Credit")) {
+			assert_int_equal(r.sites[i].waiting_now, 3);
+			assert_int_equal(r.sites[i].waiting_longest_ns, INT64_C(1200500000));
+		}
+	assert_int_equal(rp_write_text(&r, &b), 0);
+	char *t = to_text(&b);
+	assert_non_null(strstr(t, "; 2000 lines could not be written (the sink took nothing)\n"));
+	char *at = strstr(t, "\nwaiting now");
+	assert_non_null(at);
+	assert_string_equal(at + 1, "waiting now, as the reports were written (longest first):\n"
+				    "  App.P::Debit at P.cs:12: 2 threads, the longest 3000.250 ms so far\n"
+				    "  App.P::Credit at P.cs:12: 3 threads, the longest 1200.500 ms so far\n");
+	assert_null(strstr(t, "held now"));
+	lt_buf_free(&b);
+	assert_int_equal(rp_write_html(&r, &b), 0);
+	t = to_text(&b);
+	assert_non_null(strstr(t, "\"unwritten_lines\":2000"));
+	assert_non_null(strstr(t, "\"waiting_now\":{\"count\":2,\"longest_ms\":3000.25}"));
+	lt_buf_free(&b);
+	/* no wait finished over 1 s (2.5 ms each); two sites have threads waiting longer than that so far */
+	assert_int_equal(rp_write_check(&r, &limits, &b, &over), 0);
+	assert_int_equal(over, 2);
+	assert_string_equal(to_text(&b), "/src/App/P.cs(12): error LT201: lock waited 1200.5 ms so far, limit 1000 ms "
+					 "(App.P::Credit, 3 threads waiting as the report was written)\n"
+					 "/src/App/P.cs(12): error LT201: lock waited 3000.2 ms so far, limit 1000 ms "
+					 "(App.P::Debit, 2 threads waiting as the report was written)\n");
+	lt_buf_free(&b);
+	rp_free(&r);
+}
+
 /* check: an LT202 line per deadlock, on the line where its first thread waits, else where the lock it
  * waits for was taken, else on the report file; none when deadlocks are not checked. */
 static void test_deadlocks_check(void **state)
@@ -723,7 +794,7 @@ int main(void)
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_deadlocks_read), cmocka_unit_test(test_deadlocks_merge),
 		cmocka_unit_test(test_deadlocks_text), cmocka_unit_test(test_deadlocks_check),
-		cmocka_unit_test(test_held_now),
+		cmocka_unit_test(test_held_now),       cmocka_unit_test(test_waiting_now),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

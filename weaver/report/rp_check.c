@@ -35,6 +35,23 @@ static int check_one(const struct rp_site *s, const struct rp_durations *d, int6
 	return 0;
 }
 
+/* One LT201 line for site s when threads were still waiting there as the report was written, the longest at or
+ * over limit_ns, and no finished wait was (check_one said nothing): a deadlock's waiters, those behind a lock never
+ * released. */
+static int check_waiting(const struct rp_site *s, int64_t limit_ns, struct lt_buf *out, size_t *over)
+{
+	if (limit_ns < 0 || s->waiting_now <= 0 || s->waiting_longest_ns < limit_ns || s->wait.max >= limit_ns)
+		return 0;
+	if (s->file ? lt_buf_printf(out, "%s(%" PRId64 "): ", s->file, s->line) : lt_buf_printf(out, "%s: ", s->assembly))
+		return -1;
+	if (lt_buf_printf(out, "error LT%03d: lock waited %.1f ms so far, limit %g ms (%s%s%s, %" PRId64 " %s waiting as the report was written)\n",
+			  RP_LT_WAIT, (double)s->waiting_longest_ns / 1e6, (double)limit_ns / 1e6, s->method, s->file ? "" : " at ",
+			  s->file ? "" : s->location, s->waiting_now, s->waiting_now == 1 ? "thread" : "threads"))
+		return -1;
+	(*over)++;
+	return 0;
+}
+
 /* The report's site of this method and location that has a source file, or NULL. */
 static const struct rp_site *site_with_file(const struct rp_report *r, const char *method, const char *location)
 {
@@ -73,7 +90,8 @@ int rp_write_check(const struct rp_report *r, const struct rp_limits *limits, st
 		/* no hold to be over a limit: none released (a failed try's site, a lock never released so far),
 		 * or not measured (a counting semaphore: hold_applies false) */
 		if ((s->acquisitions > 0 && !s->hold_na && check_one(s, &s->hold, limits->max_hold_ns, RP_LT_HOLD, "held", "acquisitions", out, over)) ||
-		    check_one(s, &s->wait, limits->max_wait_ns, RP_LT_WAIT, "waited", "waits", out, over))
+		    check_one(s, &s->wait, limits->max_wait_ns, RP_LT_WAIT, "waited", "waits", out, over) ||
+		    check_waiting(s, limits->max_wait_ns, out, over))
 			return -1;
 	}
 	for (size_t i = 0; limits->deadlocks && i < r->n_deadlocks; i++)

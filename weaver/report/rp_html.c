@@ -116,6 +116,8 @@ static json_t *site(const struct rp_site *s, int *ok)
 		push(behind, e, ok);
 	}
 	put(o, "waited_behind", behind, ok);
+	put(o, "held_now", json_pack("{sIsf}", "count", (json_int_t)s->held_now, "longest_ms", ms(s->held_longest_ns)), ok);
+	put(o, "waiting_now", json_pack("{sIsf}", "count", (json_int_t)s->waiting_now, "longest_ms", ms(s->waiting_longest_ns)), ok);
 	return o;
 }
 
@@ -141,7 +143,8 @@ static json_t *deadlocks(const struct rp_report *r, int *ok)
 	return list;
 }
 
-/* The page's data: processes, dropped_lines, sites, cycles, deadlocks (docs/report-format.md, "HTML"). */
+/* The page's data: processes, dropped_lines, unwritten_lines, sites (with held_now and waiting_now), cycles,
+ * deadlocks (docs/report-format.md, "HTML"). */
 static json_t *page_data(const struct rp_report *r, int *ok)
 {
 	json_t *root = json_object(), *procs = json_array(), *sites = json_array(), *cycles = json_array();
@@ -158,6 +161,7 @@ static json_t *page_data(const struct rp_report *r, int *ok)
 	put(root, "deadlocks", deadlocks(r, ok), ok);
 	put(root, "deadlocks_not_kept", json_integer(r->deadlocks_not_kept), ok);
 	put(root, "dropped_lines", json_integer(r->dropped_lines), ok);
+	put(root, "unwritten_lines", json_integer(r->unwritten_lines), ok);
 	for (size_t i = 0; procs && i < r->n_processes; i++) {
 		const struct rp_process *p = &r->processes[i];
 		push(procs, json_pack("{sssIsssf}", "name", p->name, "pid", (json_int_t)p->pid, "start_utc", p->start_utc,

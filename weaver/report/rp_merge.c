@@ -178,10 +178,13 @@ static int add_site(struct rp_site *a, struct rp_site *b)
 	if (add(&a->acquisitions, b->acquisitions, RP_MAX_COUNT, a->method) ||
 	    add(&a->contended, b->contended, RP_MAX_COUNT, a->method) ||
 	    add(&a->failed, b->failed, RP_MAX_COUNT, a->method) || add_durations(&a->wait, &b->wait) ||
-	    add_durations(&a->hold, &b->hold) || add_blame(a, b) || add(&a->held_now, b->held_now, RP_MAX_COUNT, a->method))
+	    add_durations(&a->hold, &b->hold) || add_blame(a, b) || add(&a->held_now, b->held_now, RP_MAX_COUNT, a->method) ||
+	    add(&a->waiting_now, b->waiting_now, RP_MAX_COUNT, a->method))
 		return -1;
 	if (b->held_longest_ns > a->held_longest_ns)
 		a->held_longest_ns = b->held_longest_ns;
+	if (b->waiting_longest_ns > a->waiting_longest_ns)
+		a->waiting_longest_ns = b->waiting_longest_ns;
 	a->hold_na = hold_na;
 	if (!a->file && b->file) {
 		a->file = b->file;
@@ -337,7 +340,8 @@ int rp_merge(struct rp_report *r, struct rp_report *one)
 
 	if (n > RP_MAX_SITES)
 		return lt_error_set(LT_E_LIMIT, "sites: %zu sites in all, more than %d", n, RP_MAX_SITES);
-	if (add(&r->dropped_lines, one->dropped_lines, RP_MAX_COUNT, "dropped_lines"))
+	if (add(&r->dropped_lines, one->dropped_lines, RP_MAX_COUNT, "dropped_lines") ||
+	    add(&r->unwritten_lines, one->unwritten_lines, RP_MAX_COUNT, "unwritten_lines"))
 		return -1;
 	procs = lt_realloc(r->processes, (r->n_processes + one->n_processes) * sizeof *procs);
 	if (!procs)

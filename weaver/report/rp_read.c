@@ -194,16 +194,16 @@ static int get_hold_applies(json_t *site, const struct where *parent, struct rp_
 	return 0;
 }
 
-/* "held_now": {"count", "longest_ms"}, when present (reports of older versions lack it). */
-static int get_held_now(json_t *site, const struct where *parent, struct rp_site *s)
+/* "held_now" or "waiting_now": {"count", "longest_ms"}, when present (reports of older versions lack them). */
+static int get_in_progress(json_t *site, const char *key, const struct where *parent, int64_t *count, int64_t *longest_ns)
 {
-	json_t *v = json_object_get(site, "held_now");
-	struct where w = at(parent, "held_now", -1);
+	json_t *v = json_object_get(site, key);
+	struct where w = at(parent, key, -1);
 	if (!v)
 		return 0;
 	if (!json_is_object(v))
 		return bad(&w, "not an object");
-	return get_count(v, "count", &w, &s->held_now) || get_ms(v, "longest_ms", &w, &s->held_longest_ns) ? -1 : 0;
+	return get_count(v, "count", &w, count) || get_ms(v, "longest_ms", &w, longest_ns) ? -1 : 0;
 }
 
 static int get_site(json_t *v, const struct where *w, struct rp_site *s)
@@ -226,7 +226,9 @@ static int get_site(json_t *v, const struct where *w, struct rp_site *s)
 	if (get_count(v, "acquisitions", w, &s->acquisitions) || get_count(v, "contended", w, &s->contended) ||
 	    get_count(v, "failed", w, &s->failed) || get_durations(v, "wait_ms", w, &s->wait) ||
 	    get_durations(v, "hold_ms", w, &s->hold) || get_histogram(v, "wait_histogram", w, &s->wait) ||
-	    get_histogram(v, "hold_histogram", w, &s->hold) || get_blame(v, w, s) || get_held_now(v, w, s) ||
+	    get_histogram(v, "hold_histogram", w, &s->hold) || get_blame(v, w, s) ||
+	    get_in_progress(v, "held_now", w, &s->held_now, &s->held_longest_ns) ||
+	    get_in_progress(v, "waiting_now", w, &s->waiting_now, &s->waiting_longest_ns) ||
 	    get_hold_applies(v, w, s))
 		return -1;
 	return 0;
@@ -396,6 +398,10 @@ static int get_report(json_t *root, struct rp_report *one)
 		return -1;
 	struct where wd = at(NULL, "dropped_lines", -1);
 	if (as_count(json_object_get(root, "dropped_lines"), &wd, &one->dropped_lines))
+		return -1;
+	json_t *unwritten = json_object_get(root, "unwritten_lines"); /* added later in version 1: absent is 0 */
+	struct where wu = at(NULL, "unwritten_lines", -1);
+	if (unwritten && as_count(unwritten, &wu, &one->unwritten_lines))
 		return -1;
 	sites = json_object_get(root, "sites");
 	struct where ws = at(NULL, "sites", -1);

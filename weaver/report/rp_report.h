@@ -54,6 +54,8 @@ struct rp_site {
 	size_t n_behind;
 	int64_t held_now;        /* "held_now.count": holds in progress as the report was written (0: none, or absent) */
 	int64_t held_longest_ns; /* "held_now.longest_ms": how long the longest of them had been held */
+	int64_t waiting_now;     /* "waiting_now.count": threads blocked in a lock call here as the report was written (a deadlock's) */
+	int64_t waiting_longest_ns; /* "waiting_now.longest_ms": how long the longest of them had waited */
 };
 
 /* One edge of a lock-order cycle: `thread` acquired at `acquired` while holding the lock it took at `held`. */
@@ -96,6 +98,7 @@ struct rp_report {
 	struct rp_process *processes;
 	size_t n_processes;
 	int64_t dropped_lines;
+	int64_t unwritten_lines; /* "unwritten_lines", added up: lines the sink never took (0 when absent) */
 	struct rp_site *sites; /* by assembly, method, location after rp_merge; rp_sort orders them */
 	size_t n_sites;
 	struct rp_cycle *cycles; /* lock-order cycles, each once */
@@ -105,7 +108,7 @@ struct rp_report {
 	int64_t deadlocks_not_kept; /* "lock_order.deadlocks_not_kept", added up: found past the run-time's cap */
 };
 
-#define RP_REPORT_INIT { NULL, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0 }
+#define RP_REPORT_INIT { NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0 }
 
 /* Parse one report's JSON text (`len` bytes, need not be NUL-terminated) and add it to `r`.
  * Returns 0, or -1 with LT_E_REPORT naming what is wrong and where ("sites[3].hold_ms.max: not a

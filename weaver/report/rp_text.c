@@ -107,6 +107,9 @@ static int table(const struct rp_report *r, struct lt_buf *out)
 	if (r->dropped_lines && lt_buf_printf(out, "; %" PRId64 " %s dropped (queue full)", r->dropped_lines,
 					      plural(r->dropped_lines, "line", "lines")))
 		return -1;
+	if (r->unwritten_lines && lt_buf_printf(out, "; %" PRId64 " %s could not be written (the sink took nothing)",
+						r->unwritten_lines, plural(r->unwritten_lines, "line", "lines")))
+		return -1;
 	if (lt_buf_u8(out, '\n'))
 		return -1;
 	if (r->n_sites == 0)
@@ -167,40 +170,62 @@ int rp_describe_deadlock(const struct rp_deadlock *d, struct lt_buf *out)
 	return 0;
 }
 
-static int longest_held_first(const void *pa, const void *pb)
+/* A site's holds or waits in progress as the report was written: how many, and the longest so far. */
+struct in_progress {
+	const char *heading; /* "held now" */
+	const char *one, *many; /* "hold", "holds" */
+	int64_t (*count)(const struct rp_site *);
+	int64_t (*longest_ns)(const struct rp_site *);
+};
+
+static int64_t held_count(const struct rp_site *s) { return s->held_now; }
+static int64_t held_longest(const struct rp_site *s) { return s->held_longest_ns; }
+static int64_t waiting_count(const struct rp_site *s) { return s->waiting_now; }
+static int64_t waiting_longest(const struct rp_site *s) { return s->waiting_longest_ns; }
+
+static const struct in_progress held_kind = { "held now", "hold", "holds", held_count, held_longest };
+static const struct in_progress waiting_kind = { "waiting now", "thread", "threads", waiting_count, waiting_longest };
+
+static const struct in_progress *sorting; /* the kind longest_first compares (qsort has no context) */
+
+static int longest_first(const void *pa, const void *pb)
 {
 	const struct rp_site *a = *(const struct rp_site *const *)pa, *b = *(const struct rp_site *const *)pb;
-	if (a->held_longest_ns != b->held_longest_ns)
-		return a->held_longest_ns > b->held_longest_ns ? -1 : 1;
+	int64_t la = sorting->longest_ns(a), lb = sorting->longest_ns(b);
+	if (la != lb)
+		return la > lb ? -1 : 1;
 	return a < b ? -1 : a > b; /* then in the table's order */
 }
 
-/* After the table, as Summary.HeldNow: the sites with holds in progress as the reports were written,
- * longest first. */
-static int held_now(const struct rp_report *r, struct lt_buf *out)
+/* After the table, as Summary.HeldNow and Summary.WaitingNow: the sites with holds (or waits: the threads
+ * blocked as the report was written, how a deadlock or a lock never released looks) in progress, longest first. */
+static int in_progress(const struct rp_report *r, const struct in_progress *kind, struct lt_buf *out)
 {
-	const struct rp_site **held;
+	const struct rp_site **at;
 	size_t n = 0;
 	int rc = 0;
 
 	for (size_t i = 0; i < r->n_sites; i++)
-		n += r->sites[i].held_now > 0;
+		n += kind->count(&r->sites[i]) > 0;
 	if (n == 0)
 		return 0;
-	if (!(held = lt_calloc(n, sizeof *held)))
+	if (!(at = lt_calloc(n, sizeof *at)))
 		return lt_nomem(NULL);
 	n = 0;
 	for (size_t i = 0; i < r->n_sites; i++)
-		if (r->sites[i].held_now > 0)
-			held[n++] = &r->sites[i];
-	qsort(held, n, sizeof *held, longest_held_first);
-	rc = lt_buf_printf(out, "held now, as the %s written (longest first):\n",
+		if (kind->count(&r->sites[i]) > 0)
+			at[n++] = &r->sites[i];
+	sorting = kind;
+	qsort(at, n, sizeof *at, longest_first);
+	rc = lt_buf_printf(out, "%s, as the %s written (longest first):\n", kind->heading,
 			   r->n_processes == 1 ? "report was" : "reports were");
-	for (size_t i = 0; i < n && rc == 0; i++)
-		rc = lt_buf_printf(out, "  %s at %s: %" PRId64 " %s, the longest %.3f ms so far\n", held[i]->method,
-				   held[i]->location, held[i]->held_now, plural(held[i]->held_now, "hold", "holds"),
-				   (double)held[i]->held_longest_ns / 1e6);
-	free(held);
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		int64_t count = kind->count(at[i]);
+		rc = lt_buf_printf(out, "  %s at %s: %" PRId64 " %s, the longest %.3f ms so far\n", at[i]->method,
+				   at[i]->location, count, plural(count, kind->one, kind->many),
+				   (double)kind->longest_ns(at[i]) / 1e6);
+	}
+	free(at);
 	return rc;
 }
 
@@ -228,5 +253,5 @@ static int rings(const struct rp_report *r, struct lt_buf *out)
 
 int rp_write_text(const struct rp_report *r, struct lt_buf *out)
 {
-	return table(r, out) || held_now(r, out) || rings(r, out) ? -1 : 0;
+	return table(r, out) || in_progress(r, &held_kind, out) || in_progress(r, &waiting_kind, out) || rings(r, out) ? -1 : 0;
 }

@@ -540,7 +540,7 @@ namespace LockTime.Runtime
                 sinks[names[i]] = Stderr();
                 files.Remove(names[i]);
                 try {
-                    Stderr().WriteLine("LockTime: warning: LOCKTIME_OUTPUT=\"" + names[i] + "\" cannot be written (" +
+                    Stderr().WriteLine("LockTime: warning: " + Settings.OutputSetting(names[i]) + " cannot be written (" +
                                             error.GetType().Name + ": " + error.Message + "); using stderr");
                 } catch (Exception) {
                 }
@@ -619,7 +619,7 @@ namespace LockTime.Runtime
                 } catch (Exception ex) {
                     w = Stderr();
                     try {
-                        w.WriteLine("LockTime: warning: LOCKTIME_OUTPUT=\"" + sink + "\" cannot be opened (" +
+                        w.WriteLine("LockTime: warning: " + Settings.OutputSetting(sink) + " cannot be opened (" +
                                     ex.GetType().Name + ": " + ex.Message + "); using stderr");
                     } catch (Exception) {
                     }

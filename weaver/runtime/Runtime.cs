@@ -41,6 +41,7 @@ namespace LockTime.Runtime
         static object meter;               /* the process's Meter "LockTime", or null (Metrics.Start) */
         static Thread writerThread;        /* the owner's: the only thread that writes lines to their sinks (registry entry 4) */
         static bool writerStuck;           /* an exit gave up waiting for the writer thread: later ones do not wait */
+        static int writerStarted;          /* 1 once the writer thread is started (StartWriter) */
         static bool exitToo;               /* the exit handler registered now is OnExitToo, not OnExit (MoveExitLast) */
 
         /// <summary>
@@ -54,17 +55,6 @@ namespace LockTime.Runtime
         /// follow new instruments).
         /// </summary>
         internal const double LateStartS = 1;
-
-        /// <summary>
-        /// Seconds after the start at which the run-time's thread registers the SIGTERM handler (<see cref="Signals"/>):
-        /// early, since a process ended by SIGTERM before it writes no summary and no report (.NET 10 runs no
-        /// <c>ProcessExit</c> then), but after the program's first locks: the first look-up of a type by name in a
-        /// process (<c>Type.GetType</c>) takes 11-17 ms of CPU, and registering at the start lengthened the measured
-        /// holds of a woven program's first locks by up to 12 ms on a loaded 2-core machine (tests/integration/woven.sh,
-        /// 50 nested locks around a 20 ms sleep, failed 2 runs of 3). Not the writer thread's: a flood of lines, or a
-        /// sink that blocks, does not put it off.
-        /// </summary>
-        internal const double SignalStartS = 0.1;
 
         /// <summary>
         /// The longest an exit, crash or SIGTERM waits for the writer thread to take another line (<see cref="AwaitLines"/>),
@@ -296,26 +286,25 @@ namespace LockTime.Runtime
         /// <summary>
         /// The run-time's thread, which never writes to a sink (a sink that blocks stops only the writer thread): it
         /// starts the writer thread; every 10 ms it sweeps what the threads that ended left (<see cref="SweepDue"/>),
-        /// moves the exit handler last (<see cref="MoveExitLast"/>) and writes the periodic report; 0.1 s after the
-        /// start it registers the SIGTERM handler (<see cref="SignalStartS"/>), one second after it warns of
+        /// moves the exit handler last (<see cref="MoveExitLast"/>) and writes the periodic report; before all that it registers
+        /// the SIGTERM handler (<see cref="Signals"/>: first, since a process ended by SIGTERM before writes nothing, and
+        /// not in the start, which the program's first lock waits for: the first look-up of a type by name in a process
+        /// takes 11-17 ms of CPU), then starts the writer thread (<see cref="StartWriter"/>: a flood of lines, or a sink
+        /// that blocks, does not put the handler off, and a line written means the handler is there); one second after the start it warns of
         /// mistyped variable names (<see cref="CheckNames"/>) and creates the process's Meter (<see cref="LateStartS"/>).
         /// </summary>
         static void MainLoop()
         {
             OwnThread();
             try {
-                StartUnflowed(writerThread);
+                termination = Signals.Register();
             } catch (Exception) {
             }
-            long signalAt = Clock.Ticks() + (long)(SignalStartS * Clock.Frequency());
+            StartWriter();
             long lateAt = Clock.Ticks() + (long)(LateStartS * Clock.Frequency());
-            bool signalDone = false, lateDone = false;
+            bool lateDone = false;
             while (true) {
                 try {
-                    if (!signalDone && Clock.Ticks() >= signalAt) {
-                        signalDone = true;
-                        termination = Signals.Register();
-                    }
                     if (!lateDone && Clock.Ticks() >= lateAt) {
                         lateDone = true;
                         CheckNames(false);
@@ -332,6 +321,21 @@ namespace LockTime.Runtime
                 } catch (Exception) {
                     Thread.Sleep(100);
                 }
+            }
+        }
+
+        /// <summary>
+        /// Starts the writer thread unless it was started: the run-time's thread once the SIGTERM handler is registered (so
+        /// that a slow-lock line on a sink means the handler is there), or the exit, a crash or SIGTERM that comes first
+        /// (a short program's exit does not wait for the registering). Never throws.
+        /// </summary>
+        static void StartWriter()
+        {
+            if (Interlocked.CompareExchange(ref writerStarted, 1, 0) != 0)
+                return;
+            try {
+                StartUnflowed(writerThread);
+            } catch (Exception) {
             }
         }
 
@@ -474,6 +478,7 @@ namespace LockTime.Runtime
         static void Rewrite()
         {
             BecomeBusy();
+            StartWriter();
             AwaitLines(writer.Queued());
             WriteReport(Gather(), true);
         }
@@ -485,6 +490,7 @@ namespace LockTime.Runtime
         static void WriteAll()
         {
             Collector c = BecomeBusy();
+            StartWriter();
             CheckNames(true);
             List<SiteTotals> sites = Gather();
             int rows = c != null ? c.Settings.SummaryRows : 0;
@@ -574,7 +580,7 @@ namespace LockTime.Runtime
                 string error = Report.Write(path, Report.Format(p, sites, writer.Dropped(), order), pid);
                 if (error != null && !reportWarned) {
                     reportWarned = true;
-                    Warn("LockTime: warning: LOCKTIME_REPORT=\"" + c.Settings.ReportPath + "\": cannot write " + path +
+                    Warn("LockTime: warning: " + c.Settings.ReportSetting() + ": cannot write " + path +
                          " (" + error + "); using no report");
                     if (wait)
                         AwaitLines(writer.Queued()); /* the exit's: the process ends when it returns */

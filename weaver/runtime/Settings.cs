@@ -34,6 +34,8 @@ namespace LockTime.Runtime
         internal int SummaryRows = 10;
         /// <summary>The report path with {pid} not yet replaced; null = no report.</summary>
         internal string ReportPath;
+        /// <summary>Whether <see cref="ReportPath"/> is the build's (baked in), not LOCKTIME_REPORT's: a warning names the one it came from.</summary>
+        internal bool ReportBaked;
         /// <summary>Seconds between reports while running; 0 = at exit only.</summary>
         internal double ReportIntervalS;
         /// <summary>Whether the lock order is followed for potential deadlocks (LOCKTIME_LOCK_ORDER).</summary>
@@ -205,19 +207,51 @@ namespace LockTime.Runtime
             if (s.Number("LOCKTIME_SUMMARY", summary, SummaryMax, true, s.SummaryRows, null, out d))
                 s.SummaryRows = (int)d;
 
-            if (!IsEmpty(bakedReport))
+            if (!IsEmpty(bakedReport)) {
                 s.ReportPath = bakedReport;
-            if (!IsEmpty(report))
+                s.ReportBaked = true;
+            }
+            if (!IsEmpty(report)) {
                 s.ReportPath = report;
+                s.ReportBaked = false;
+            }
 
             if (s.Number("LOCKTIME_REPORT_INTERVAL_S", intervalS, IntervalMax, false, s.ReportIntervalS, "(a report at exit only)", out d))
                 s.ReportIntervalS = d;
             if (s.ReportIntervalS > 0 && s.ReportPath == null) {
                 s.Warnings.Add("LockTime: warning: LOCKTIME_REPORT_INTERVAL_S=\"" + intervalS.Trim() +
-                               "\" without a report path (LOCKTIME_REPORT); using no report");
+                               "\" without a report path (LOCKTIME_REPORT, or the build's LockTimeReport); using no report");
                 s.ReportIntervalS = 0;
             }
             return s;
+        }
+
+        /// <summary>
+        /// The report path as a warning names it, with where it came from: <c>LOCKTIME_REPORT="path"</c>, or the
+        /// build's <c>LockTimeReport="path"</c> (baked in by MSBuild, or by <c>locktime weave --report</c>).
+        /// </summary>
+        internal string ReportSetting()
+        {
+            return ReportBaked ? "LockTimeReport=\"" + ReportPath + "\" (baked in by the build, or by locktime weave --report)"
+                               : "LOCKTIME_REPORT=\"" + ReportPath + "\"";
+        }
+
+        /// <summary>
+        /// The sink <paramref name="sink"/> (a file path) as a warning names it, with where it came from: <c>LOCKTIME_OUTPUT="path"</c>
+        /// when that variable names it, else the build's <c>LockTimeOutput="path"</c> (baked in by MSBuild, or by
+        /// <c>locktime weave --output-sink</c>). The line writer knows a sink by its path only: whichever copy of the
+        /// run-time queued lines to it, the variable overrides the baked value in every copy.
+        /// </summary>
+        internal static string OutputSetting(string sink)
+        {
+            string variable = null;
+            try {
+                variable = Environment.GetEnvironmentVariable("LOCKTIME_OUTPUT");
+            } catch (Exception) {
+            }
+            if (!IsEmpty(variable) && Sink(variable) == sink)
+                return "LOCKTIME_OUTPUT=\"" + sink + "\"";
+            return "LockTimeOutput=\"" + sink + "\" (baked in by the build, or by locktime weave --output-sink)";
         }
 
         /// <summary>The report path with every <c>{pid}</c> replaced by <paramref name="pid"/>; null when none.</summary>

@@ -47,7 +47,8 @@ namespace LockTime.Runtime
             int shown = sites.Count < rows ? sites.Count : rows;
             if (shown > 0)
                 Table(lines, sites, shown);
-            HeldNow(lines, sites, rows);
+            InProgress(lines, sites, rows, false);
+            InProgress(lines, sites, rows, true);
             if (order != null)
                 Cycles(lines, order);
             return lines.ToArray();
@@ -101,22 +102,29 @@ namespace LockTime.Runtime
         }
 
         /// <summary>
-        /// The holds in progress as the summary is made (a service stopped while it holds a lock, threads
-        /// in a deadlock), longest first, at most <paramref name="rows"/> sites; nothing when there are none.
+        /// The holds (<paramref name="waiting"/> false: a service stopped while it holds a lock, threads in a deadlock) or
+        /// the waits (true: the threads of a deadlock, those behind a lock never released) in progress as the summary is
+        /// made, longest first, at most <paramref name="rows"/> sites; nothing when there are none.
         /// </summary>
-        static void HeldNow(List<string> lines, List<SiteTotals> sites, int rows)
+        static void InProgress(List<string> lines, List<SiteTotals> sites, int rows, bool waiting)
         {
-            List<SiteTotals> held = new List<SiteTotals>();
+            List<SiteTotals> now = new List<SiteTotals>();
             for (int i = 0; i < sites.Count; i++)
-                if (sites[i].HeldNow > 0)
-                    held.Add(sites[i]);
-            if (held.Count == 0 || rows <= 0)
+                if ((waiting ? sites[i].WaitingNow : sites[i].HeldNow) > 0)
+                    now.Add(sites[i]);
+            if (now.Count == 0 || rows <= 0)
                 return;
-            held.Sort(new System.Comparison<SiteTotals>(LongestHeldFirst));
-            lines.Add("LockTime: held now, as this summary was made (longest first):");
-            for (int i = 0; i < held.Count && i < rows; i++)
-                lines.Add("LockTime:   " + held[i].Method + " at " + held[i].Location + ": " + Count(held[i].HeldNow, "hold", "holds") +
-                          ", the longest " + LineWriter.Ms(held[i].LongestHeldNs) + " ms so far");
+            now.Sort(waiting ? new System.Comparison<SiteTotals>(LongestWaitingFirst) : new System.Comparison<SiteTotals>(LongestHeldFirst));
+            lines.Add(waiting ? "LockTime: waiting now, as this summary was made (longest first):" : "LockTime: held now, as this summary was made (longest first):");
+            for (int i = 0; i < now.Count && i < rows; i++)
+                lines.Add("LockTime:   " + now[i].Method + " at " + now[i].Location + ": " +
+                          (waiting ? Count(now[i].WaitingNow, "thread", "threads") : Count(now[i].HeldNow, "hold", "holds")) +
+                          ", the longest " + LineWriter.Ms(waiting ? now[i].LongestWaitingNs : now[i].LongestHeldNs) + " ms so far");
+        }
+
+        static int LongestWaitingFirst(SiteTotals a, SiteTotals b)
+        {
+            return b.LongestWaitingNs.CompareTo(a.LongestWaitingNs);
         }
 
         static int LongestHeldFirst(SiteTotals a, SiteTotals b)

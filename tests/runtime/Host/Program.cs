@@ -1,7 +1,7 @@
 // Program.cs - lock scenarios through hand-written call-site stubs, for tests/integration/runtime.sh.
 //   Host nested | threads | ended N | contended | waiters | waitblame | rewait | exit | library | many | interval REPORT
 //        | transfer | cycle3 | nocycle | libcycle | stress | metrics BEFORE SECONDS AFTER
-//        | rwlock | readers | semaphore | semorder | asyncwait | asyncgate | counting | spin | term plain|before|after | stuck REPORT COPY
+//        | rwlock | readers | semaphore | semorder | asyncwait | asyncgate | counting | spin | term plain|before|after|earlyMS[flood]|earlyline[flood] | stuck REPORT COPY
 //        | flood exit|throw|term|interval [REPORT COPY] | atexit
 using System;
 using System.IO;

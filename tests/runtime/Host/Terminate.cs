@@ -2,6 +2,7 @@
 // (.NET only: .NET Framework and Mono have no PosixSignalRegistration, and the run-time no SIGTERM handler there).
 #if NET
 using System;
+using System.IO;
 using System.Reflection;
 using System.Runtime.InteropServices;
 using System.Threading;
@@ -22,10 +23,12 @@ internal static class Terminate
     /// returns 0. "twice": the handler registered before cancels the first signal only; the program then takes
     /// 100 more locks, prints how many it took and "again", and waits for the second, which ends it. "flood":
     /// "ready" right after the first lock, then 4 threads take the lock until the process is killed (at
-    /// threshold 0, a flood of lines). "ready" is printed once the first lock is taken and the handlers are in place.
+    /// threshold 0, a flood of lines). "ready" is printed once the first lock is taken and the handlers are in place. "earlyMS[flood]", "earlyline[flood]": <see cref="Early"/>.
     /// </summary>
     public static int Run(string mode, Action start)
     {
+        if (mode.StartsWith("early", StringComparison.Ordinal))
+            return Early(mode.Substring(5), start);
         PosixSignalRegistration own = null;
         if (mode == "before" || mode == "twice")
             own = PosixSignalRegistration.Create(PosixSignal.SIGTERM, Cancel);
@@ -38,7 +41,7 @@ internal static class Terminate
         if (mode == "flood")
             return Flood(gate);
         Thread.Sleep(400);
-        HandlerRegistered(); // the run-time registers its handler from its own thread, 0.1 s after its start (Runtime.SignalStartS)
+        HandlerRegistered(); // the run-time registers its handler from its own thread, as soon as that thread runs
         if (mode == "after")
             own = PosixSignalRegistration.Create(PosixSignal.SIGTERM, Cancel);
         Console.WriteLine("ready");
@@ -65,6 +68,41 @@ internal static class Terminate
         return 0;
     }
 
+    /// <summary>
+    /// "earlyMS", "earlyline", each with "flood" after it or not: the first lock, then the process sends itself SIGTERM
+    /// MS ms later, or ("line") as soon as the sink file LOCKTIME_OUTPUT names has its first line (10 s at most), without
+    /// waiting for anything else; it goes on taking the lock ("flood": on 4 threads from the first lock on, at threshold 0
+    /// a flood of lines). Were it still alive 10 s later, it would return 3.
+    /// </summary>
+    private static int Early(string how, Action start)
+    {
+        bool flood = how.EndsWith("flood", StringComparison.Ordinal);
+        string when = flood ? how.Substring(0, how.Length - 5) : how;
+        start();
+        object gate = new object();
+        Stubs.Enter(gate, Count);
+        Stubs.Exit(gate);
+        for (int k = 0; flood && k < 4; k++)
+            new Thread(() => { while (true) { Stubs.Enter(gate, Count); Stubs.Exit(gate); } }) { IsBackground = true }.Start();
+        if (when == "line") {
+            string sink = Environment.GetEnvironmentVariable("LOCKTIME_OUTPUT");
+            for (int ms = 0; ms < 10_000 && !(File.Exists(sink) && new FileInfo(sink).Length > 0); ms++)
+                Thread.Sleep(1);
+        } else if (int.Parse(when) > 0) {
+            Thread.Sleep(int.Parse(when));
+        }
+        kill(Environment.ProcessId, 15);
+        for (int i = 0; i < 10_000; i++) {
+            Stubs.Enter(gate, Count);
+            Stubs.Exit(gate);
+            Thread.Sleep(1);
+        }
+        return 3;
+    }
+
+    [DllImport("libc", SetLastError = true)]
+    private static extern int kill(int pid, int signal);
+
     private static int Flood(object gate)
     {
         Console.WriteLine("ready");
@@ -76,9 +114,9 @@ internal static class Terminate
     }
 
     /// <summary>
-    /// Waits (10 s at most) until the run-time's SIGTERM handler is registered: 0.1 s after its start, and as long
-    /// as registering takes (11-40 ms, far more on a machine whose cores are all busy: a fixed 0.4 s was too short
-    /// about 1 run in 30 with three such programs at once on 2 cores).
+    /// Waits (10 s at most) until the run-time's SIGTERM handler is registered: as long as registering takes (11-40 ms,
+    /// far more on a machine whose cores are all busy). The "before" and "after" modes need it in place: "after"
+    /// registers the program's handler after the run-time's.
     /// </summary>
     private static void HandlerRegistered()
     {

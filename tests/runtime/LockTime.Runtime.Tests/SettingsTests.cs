@@ -102,7 +102,7 @@ public class SettingsTests
     public void AnIntervalWithoutAReportWarns()
     {
         var s = Parse(interval: "5");
-        Assert.Equal(new[] { "LockTime: warning: LOCKTIME_REPORT_INTERVAL_S=\"5\" without a report path (LOCKTIME_REPORT); using no report" },
+        Assert.Equal(new[] { "LockTime: warning: LOCKTIME_REPORT_INTERVAL_S=\"5\" without a report path (LOCKTIME_REPORT, or the build's LockTimeReport); using no report" },
                      s.Warnings);
         Assert.Equal(0, s.ReportIntervalS);
     }
