@@ -151,6 +151,13 @@ ltcheck() {
 	dotnet "$LT_LTCHECK" "$@"
 }
 
+# `locktime list` output (stdin) as TAB-separated fields: method, IL offset ("-" when woven), kind,
+# location ("" when none), "(woven)" or "".  A method name may hold spaces ("Main (lambda at
+# Program.cs:9)", "Run > Local"): each line is taken apart from its right end.
+list_fields() {
+	sed -E 's/^(.*) (IL_[0-9a-f]+|-) ([^ (][^ ]*)( [^ (][^ ]*)?( \(woven\))?$/\1\t\2\t\3\t\4\t\5/; s/\t /\t/g'
+}
+
 # corpus_programs: the corpus programs, one "NAME RUNNER PATH" line each, for example
 # "csharp/Release dotnet build/corpus/csharp/Release/LockCorpus.dll" or "mono/Debug mono ....exe"
 # (net48/: the C# corpus built for .NET Framework 4.8 by the .NET SDK, run under Mono).

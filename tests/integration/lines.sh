@@ -39,10 +39,9 @@ reported_at() { # REPORTS METHOD LOCATION
 woven_list_same() { # INPUT_LIST WOVEN_DLL
 	"$LT" list "$2" >"$LT_TMP/woven.list" || return 1
 	grep -vc ' (woven)$' "$LT_TMP/woven.list" | grep -qx 0 || { echo "unmarked:"; grep -v ' (woven)$' "$LT_TMP/woven.list"; return 1; }
-	# A site with no line reports its input offset: the input's list leaves that field out.  Names
-	# may hold spaces ("Run > Local", "(lambda at ...)"): the fields are taken from the right.
-	diff <(sed -E 's/^(.*) (IL_[0-9a-f]+) ([^ ]+)$/\1 \3 \2/; s/^(.*) IL_[0-9a-f]+ ([^ ]+) ([^ ]+)$/\1 \2 \3/' "$1") \
-		<(sed -E 's/^(.*) - ([^ ]+) ([^ ]+) \(woven\)$/\1 \2 \3/' "$LT_TMP/woven.list")
+	# A site with no line reports its input offset: the input's list leaves that field out.
+	diff <(list_fields <"$1" | awk -F'\t' '{ print $1, $3, ($4 != "" ? $4 : $2) }') \
+		<(list_fields <"$LT_TMP/woven.list" | awk -F'\t' '{ print $1, $3, $4 }')
 }
 
 single_sites="FirstStatement:first NotFirst:not-first NoBraces:no-braces MonitorBeside:monitor"

@@ -48,10 +48,11 @@ marked_sites() {
 # `list` FILE gives exactly the marked sites.
 listed_as_marked() { # FILE
 	"$LT" list "$1" >"$LT_TMP/list" || return 1
-	awk '{ print $3, $4 }' "$LT_TMP/list" | sort >"$LT_TMP/listed"
+	list_fields <"$LT_TMP/list" | awk -F'\t' '{ print $3, $4 }' | sort >"$LT_TMP/listed"
 	marked_sites >"$LT_TMP/marked"
 	echo "$(wc -l <"$LT_TMP/listed") sites listed, $(wc -l <"$LT_TMP/marked") marked"
-	diff "$LT_TMP/marked" "$LT_TMP/listed" && awk 'NF != 4 { print "not a site line: " $0; bad = 1 } END { exit bad }' "$LT_TMP/list"
+	diff "$LT_TMP/marked" "$LT_TMP/listed" &&
+		list_fields <"$LT_TMP/list" | awk -F'\t' 'NF != 5 || $4 == "" || $5 != "" { print "not a site line: " $0; bad = 1 } END { exit bad }'
 }
 
 # `list` and ltcheck's independent count agree.
@@ -67,10 +68,10 @@ count_agrees() { # FILE
 # the merged run-time's types (<LockTime>...).
 all_woven() { # INPUT WOVEN SAID
 	local n left
-	"$LT" list "$1" | awk '{ print $1, $3, $4 " (woven)" }' | sort >"$LT_TMP/sites.list"
+	"$LT" list "$1" | list_fields | awk -F'\t' '{ print $1, $3, $4, "(woven)" }' | sort >"$LT_TMP/sites.list"
 	n=$(wc -l <"$LT_TMP/sites.list")
 	grep -q "woven, $n lock sites timed" "$3" || { cat "$3"; return 1; }
-	"$LT" list "$2" | awk '{ print $1, $3, $4, $5 }' | sort >"$LT_TMP/woven.list" || return 1
+	"$LT" list "$2" | list_fields | awk -F'\t' '{ print $1, $3, $4, $5 }' | sort >"$LT_TMP/woven.list" || return 1
 	diff "$LT_TMP/sites.list" "$LT_TMP/woven.list" || return 1
 	left=$(ltcheck locks "$2" | grep -v '^total' | grep -vc '^<LockTime>')
 	echo "$n sites woven; lock calls left outside the stubs: $left"
@@ -79,7 +80,7 @@ all_woven() { # INPUT WOVEN SAID
 
 # The location `locktime list` gives INPUT's first site in METHOD.
 listed_at() { # INPUT METHOD
-	"$LT" list "$1" | awk -v m="$2" '$1 == m { print $4; exit }'
+	"$LT" list "$1" | list_fields | awk -F'\t' -v m="$2" '$1 == m { print $4; exit }'
 }
 
 # REPORTS has the holder's line at its listed location, held >= 50 ms, and the waiter's, waited >= 40 ms
@@ -112,7 +113,7 @@ gave_up_behind() { # REPORTS INPUT HOLDER-METHOD WAITER-METHOD
 # Monitor sites.
 order_cycle() { # REPORTS JSON INPUT
 	local lines
-	"$LT" list "$3" | awk '$1 == "Locks.Ordered::Run" { print $3, $4 }' >"$LT_TMP/ordered.sites"
+	"$LT" list "$3" | list_fields | awk -F'\t' '$1 == "Locks.Ordered::Run" { print $3, $4 }' >"$LT_TMP/ordered.sites"
 	lines=$(grep -c '^LockTime: potential deadlock: ' "$1")
 	echo "$lines potential deadlock line(s); sites: $(tr '\n' ' ' <"$LT_TMP/ordered.sites")"
 	[ "$lines" = 1 ] && grep '^LockTime: potential deadlock: ' "$1" | grep -qF '(Locks.Ordered::Run)' || return 1

@@ -21,13 +21,22 @@ check "corpus builds" corpus_build || exit 1
 
 # One report line: what the run-time writes (weaver/runtime/README.md), the holder when it is known,
 # nothing else on the line.
-REPORT_RE='^LockTime: [^ ]+ (held [0-9]+\.[0-9]{3} ms, waited [0-9]+\.[0-9]{3} ms|waited [0-9]+\.[0-9]{3} ms, not acquired) at [^ ]+( \(held by [^ ]+ at [^ ]+\))?$'
+REPORT_RE='^LockTime: [^ ].* (held [0-9]+\.[0-9]{3} ms, waited [0-9]+\.[0-9]{3} ms|waited [0-9]+\.[0-9]{3} ms, not acquired) at [^ ]+( \(held by [^ ].* at [^ ]+\))?$'
+
+# The slow-lock lines of REPORTS, TAB-separated: method, held ms ("" when not acquired), waited ms,
+# location.  A name may hold spaces ("Run (lambda at Closures.cs:67)", "Run > Local"): each line is
+# taken apart by its shape, not by spaces.
+slow_lines() { # REPORTS
+	sed -nE 's/^LockTime: (.+) held ([0-9.]+) ms, waited ([0-9.]+) ms at ([^ ]+)( \(held by .*\))?$/\1\t\2\t\3\t\4/p
+		s/^LockTime: (.+) waited ([0-9.]+) ms, not acquired at ([^ ]+)( \(held by .*\))?$/\1\t\t\2\t\3/p' "$1"
+}
 
 # Every acquisition site that `list` names appears in the reports, but the C# corpus's
 # Exceptions::Misuse, whose lock calls all throw (a null lock, a bad timeout...) and acquire nothing.
 all_sites_report() { # INPUT REPORTS
-	"$LT" list "$1" | awk '$1 !~ /::Misuse$/ { print $1 " at " (NF >= 4 ? $4 : $2) }' | sort -u >"$LT_TMP/listed" || return 1
-	sed -nE 's/^LockTime: ([^ ]+) (held|waited) [^(]* at ([^ ]+)( \(held by .*\))?$/\1 at \3/p' "$2" | sort -u >"$LT_TMP/reported"
+	"$LT" list "$1" | list_fields | awk -F'\t' '$1 !~ /::Misuse( |$)/ { print $1 " at " ($4 != "" ? $4 : $2) }' |
+		sort -u >"$LT_TMP/listed" || return 1
+	slow_lines "$2" | awk -F'\t' '{ print $1 " at " $4 }' | sort -u >"$LT_TMP/reported"
 	[ -s "$LT_TMP/listed" ] && comm -23 "$LT_TMP/listed" "$LT_TMP/reported" | tee "$LT_TMP/missing" && [ ! -s "$LT_TMP/missing" ]
 }
 
@@ -40,16 +49,18 @@ list_matches_count() { # FILE
 	[ "$ours" = "$theirs" ]
 }
 
-# Contended: one holder line with held >= 50 ms and one waiter line with waited >= 40 ms.
+# Contended: one holder line with held >= 50 ms and one waiter line with waited >= 40 ms, in METHOD
+# or a lambda of it.
 contended_reported() { # REPORTS METHOD
-	awk -v m="$2" '$2 == m && $3 == "held" { if ($4 + 0 >= 50) h = 1; if ($7 + 0 >= 40) w = 1 }
-		END { exit !(h && w) }' "$1" || { grep -F "$2" "$1"; return 1; }
+	slow_lines "$1" | awk -F'\t' -v m="$2" '{ sub(/ \(lambda( at [^)]*)?\)$/, "", $1) }
+		$1 == m && $2 != "" { if ($2 + 0 >= 50) h = 1; if ($3 + 0 >= 40) w = 1 }
+		END { exit !(h && w) }' || { grep -F "$2" "$1"; return 1; }
 }
 
 # Monitor.Wait inside a synchronized method: the ~100 ms spent waiting is not hold time.
 wait_not_held() { # REPORTS
-	awk '$2 ~ /SyncCounter::Wait(Static)?Ready$/ && $3 == "held" { n++; if ($4 + 0 >= 50) bad = 1 }
-		END { exit !(n == 2 && !bad) }' "$1" || { grep -F 'Ready held' "$1"; return 1; }
+	slow_lines "$1" | awk -F'\t' '$1 ~ /SyncCounter::Wait(Static)?Ready$/ && $2 != "" { n++; if ($2 + 0 >= 50) bad = 1 }
+		END { exit !(n == 2 && !bad) }' || { grep -F 'Ready held' "$1"; return 1; }
 }
 
 # The program's last check: another thread took and released every lock it knows.
@@ -121,7 +132,7 @@ output_file() {
 	echo "lines after one run: $n1, after two: $n2"
 	[ "$(head -n 1 "$log")" = "a line from before" ] && [ "$n2" -gt "$n1" ] || return 1
 	tail -n +2 "$log" | grep -vE "$REPORT_RE" | head -5 | tee "$LT_TMP/bad"
-	burst=$(grep -c '^LockTime: LockCorpus.Burst::Run held' "$log")
+	burst=$(grep -cE '^LockTime: LockCorpus\.Burst::Run \(lambda at Program\.cs:[0-9]+\) held' "$log")
 	echo "burst reports: $burst of 2000"
 	[ ! -s "$LT_TMP/bad" ] && [ "$burst" -eq 2000 ]
 }

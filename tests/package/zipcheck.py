@@ -40,10 +40,10 @@ def compare(orig, woven):
     if want != got:
         problems.append('entry names or order differ:\n  want %s\n  got  %s' % (want, got))
     changed = 0
-    woven = set()
+    rewritten = set()  # the woven assemblies' paths without their extension
     for x in a.infolist():
         if ASSEMBLY.match(x.filename) and x.filename in got and a.read(x) != b.read(b.getinfo(x.filename)):
-            woven.add(x.filename.rsplit('.', 1)[0].lower())
+            rewritten.add(x.filename.rsplit('.', 1)[0].lower())
     for x in a.infolist():
         if x.filename == SIGNATURE or x.filename not in got:
             continue
@@ -52,7 +52,7 @@ def compare(orig, woven):
             changed += a.read(x) != b.read(y)
             continue
         # The PDB beside a woven assembly is rewritten with it (ltcheck pdb checks it).
-        if x.filename.lower().endswith('.pdb') and x.filename.rsplit('.', 1)[0].lower() in woven:
+        if x.filename.lower().endswith('.pdb') and x.filename.rsplit('.', 1)[0].lower() in rewritten:
             continue
         for what in ('CRC', 'compress_type', 'date_time', 'external_attr', 'file_size', 'compress_size'):
             if getattr(x, what) != getattr(y, what):
