@@ -495,7 +495,11 @@ namespace LockTime.Runtime
             return Found(path);
         }
 
-        /// <summary>Keeps a new cycle (edges in order, the new one last) unless its sites were seen; returns its line, or null.</summary>
+        /// <summary>
+        /// Keeps a new cycle (edges in order, the new one last) unless its set of sites was seen; returns its
+        /// line, or null. Its edges' pairs of sites are remembered either way: an edge with one of them is
+        /// not followed again.
+        /// </summary>
         string Found(List<int> path)
         {
             int[] c = new int[path.Count * 3];
@@ -504,15 +508,14 @@ namespace LockTime.Runtime
                 c[i * 3 + 1] = graph.Acquired[path[i]];
                 c[i * 3 + 2] = graph.Thread[path[i]];
             }
+            for (int i = 0; i < path.Count; i++)
+                if (cyclePairs.Count < MaxCycleSets)
+                    cyclePairs[SitePair(c[i * 3], c[i * 3 + 1])] = true;
             string key = SiteKey(c);
             if (seen.ContainsKey(key))
                 return null;
-            if (seen.Count < MaxCycleSets) {
+            if (seen.Count < MaxCycleSets)
                 seen[key] = true;
-                for (int i = 0; i < path.Count; i++)
-                    if (cyclePairs.Count < MaxCycleSets)
-                        cyclePairs[SitePair(c[i * 3], c[i * 3 + 1])] = true;
-            }
             if (cycles.Count >= MaxCycles) {
                 moreCycles++;
                 return null;

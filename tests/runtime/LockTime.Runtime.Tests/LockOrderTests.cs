@@ -286,6 +286,24 @@ public class LockOrderTests
     }
 
     [Fact]
+    public void ACycleThroughASetAlreadyReportedStillTeachesItsPairsOfSites()
+    {
+        var lines = new List<string>();
+        var order = Make(lines);
+        object a = new(), b = new(), c = new(), d = new(), e = new(), f = new();
+        Both(order, a, 0, b, 1);
+        Both(order, b, 2, a, 3); // sites {0, 1, 2, 3}: pairs 0 -> 1 and 2 -> 3
+        Both(order, c, 0, d, 3);
+        Both(order, d, 2, c, 1); // the same sites by other pairs, 0 -> 3 and 2 -> 1: followed, no new line
+        Assert.Equal(new long[] { 8, 2 }, order.Work()); // each closing edge against the order: both ends, forward and backward
+        Both(order, e, 0, f, 3);
+        Both(order, f, 2, e, 1); // 2 -> 1 is known now: not followed
+        Assert.Equal(new long[] { 12, 2 }, order.Work());
+        Assert.Single(lines);
+        Assert.Single(order.Cycles());
+    }
+
+    [Fact]
     public void CyclesAreFoundAmongTheLocksLeftAfterSweeps()
     {
         var lines = new List<string>();
