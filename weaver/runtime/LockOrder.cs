@@ -7,108 +7,6 @@ using System.Threading;
 
 namespace LockTime.Runtime
 {
-    /// <summary>One lock a thread holds, for the lock order: object, site (process-wide id) and node.</summary>
-    [CompilerGenerated]
-    internal struct HeldLock
-    {
-        internal object Lock;
-        internal int Site;
-        internal int Node;   /* -1 until looked up (only when a lock is taken under it) */
-    }
-
-    /// <summary>The locks one thread holds, for the lock order, innermost last.</summary>
-    [CompilerGenerated]
-    internal sealed class HeldLocks
-    {
-        [ThreadStatic]
-        internal static HeldLocks Current;
-
-        internal HeldLock[] Locks = new HeldLock[8];
-        internal int Depth;
-
-        /// <summary>While the thread blocks in a lock call holding locks: the lock it waits for (<see cref="Deadlocks"/>), else null.</summary>
-        internal object WaitingFor;
-        /// <summary>The site of that wait, and the count of the thread's waits (its last one's number).</summary>
-        internal int WaitSite, WaitSeq;
-        internal readonly int ThreadId = Thread.CurrentThread.ManagedThreadId;
-
-        /// <summary>Pairs (held, acquired) not found among the known edges, added when the thread holds no lock.</summary>
-        internal const int MaxPending = 4096;
-        internal object[] PendingHeld, PendingAcquired;    /* made on the first pair, doubled up to MaxPending */
-        internal int[] PendingHeldSite, PendingSite;
-        internal int PendingN;
-
-        /// <summary>Room for one more pending pair; false when <see cref="MaxPending"/> are kept.</summary>
-        internal bool Room()
-        {
-            if (PendingHeld != null && PendingN < PendingHeld.Length)
-                return true;
-            int n = PendingHeld == null ? 16 : PendingHeld.Length * 2;
-            if (n > MaxPending)
-                return false;
-            Array.Resize(ref PendingHeld, n);
-            Array.Resize(ref PendingAcquired, n);
-            Array.Resize(ref PendingHeldSite, n);
-            Array.Resize(ref PendingSite, n);
-            return true;
-        }
-    }
-
-    /// <summary>
-    /// The tables readers use without a lock: lock objects to nodes (identity hash, open addressing,
-    /// weak references) and the known edges (<c>(from + 1) &lt;&lt; 32 | (to + 1)</c>, open addressing).
-    /// Entries are only added into free slots, under <see cref="LockOrder"/>'s gate; a sweep or growth
-    /// publishes new tables whole, so a reader sees one consistent set.
-    /// </summary>
-    [CompilerGenerated]
-    internal sealed class OrderTables
-    {
-        internal WeakReference[] Refs;
-        internal int[] Hashes;
-        internal int[] Ids;
-        internal long[] Edges;
-
-        internal OrderTables(int nodeSlots, int edgeSlots)
-        {
-            Refs = new WeakReference[nodeSlots];
-            Hashes = new int[nodeSlots];
-            Ids = new int[nodeSlots];
-            Edges = new long[edgeSlots];
-        }
-
-        /// <summary>The node of <paramref name="o"/> (whose identity hash is <paramref name="hash"/>), or -1.</summary>
-        internal int Node(object o, int hash)
-        {
-            int mask = Refs.Length - 1;
-            for (int i = hash & mask; ; i = (i + 1) & mask) {
-                WeakReference w = Volatile.Read(ref Refs[i]);
-                if (w == null)
-                    return -1;
-                if (Hashes[i] == hash && ReferenceEquals(w.Target, o))
-                    return Ids[i];
-            }
-        }
-
-        /// <summary>True when the edge <paramref name="key"/> is known.</summary>
-        internal bool HasEdge(long key)
-        {
-            int mask = Edges.Length - 1;
-            for (int i = Slot(key, mask); ; i = (i + 1) & mask) {
-                long k = Volatile.Read(ref Edges[i]);
-                if (k == 0)
-                    return false;
-                if (k == key)
-                    return true;
-            }
-        }
-
-        internal static int Slot(long key, int mask)
-        {
-            ulong h = (ulong)key * 0x9E3779B97F4A7C15UL;
-            return (int)(h >> 40) & mask;
-        }
-    }
-
     /// <summary>
     /// The lock-order graph of the process: nodes are lock objects (named by the sites that took them),
     /// an edge A -> B means "a thread acquired B while A was the innermost lock it held". An edge that closes a cycle is a
@@ -117,9 +15,12 @@ namespace LockTime.Runtime
     /// calls it through delegates (registry index 5) with process-wide site ids (<see cref="Join"/>).
     /// Cost: an acquisition with no lock held pushes onto the thread's list; one under held locks looks
     /// the (innermost held, new) pair up in <see cref="OrderTables"/> without a lock. A pair not known yet is kept
-    /// on the thread (<see cref="HeldLocks.PendingN"/>) and added - under the gate, with the cycle search
-    /// - when the thread next holds no lock, so no critical section waits for it (a thread that keeps
-    /// more than <see cref="HeldLocks.MaxPending"/> new pairs adds them then). Memory is bounded: <see cref="MaxLocks"/> nodes and <see cref="MaxEdges"/> edges; dead
+    /// on the thread (<see cref="HeldLocks.PendingN"/>) and added - under the gate - when the thread next
+    /// holds no lock, so no critical section waits for it (a thread that keeps more than
+    /// <see cref="HeldLocks.MaxPending"/> new pairs adds them then). The graph (<see cref="OrderGraph"/>) keeps a
+    /// topological order of its components: an edge that agrees with it costs no search; a cycle is followed
+    /// edge by edge only when the order says one closed and no cycle through the same pair of sites was
+    /// found before. Memory is bounded: <see cref="MaxLocks"/> nodes and <see cref="MaxEdges"/> edges; dead
     /// objects (weak references) are swept when the nodes are full; past a cap nothing new is tracked and
     /// the report says so.
     /// </summary>
@@ -131,6 +32,12 @@ namespace LockTime.Runtime
         internal const int MaxCycles = 100;
         /// <summary>Edges a cycle has at most (longer ones are not looked for).</summary>
         internal const int MaxCycleEdges = 10;
+        /// <summary>Nodes the search for a cycle's edges visits at most.</summary>
+        internal const int MaxCycleSearch = 4096;
+        /// <summary>GCs between two sweeps at most, while a cap holds and sweeps find no room.</summary>
+        internal const int MaxSweepGap = 64;
+        /// <summary>Sets of sites with a cycle (and their edges' pairs of sites) remembered at most, kept or not.</summary>
+        internal const int MaxCycleSets = 1024;
 
         readonly object gate = new object();
         readonly Deadlocks deadlocks = new Deadlocks();
@@ -140,16 +47,16 @@ namespace LockTime.Runtime
         int nodeCount;                                 /* live node ids: 0..nodeTop-1, minus free ones */
         int nodeTop;
         readonly List<int> freeNodes = new List<int>();
-        List<int>[] outEdges = new List<int>[32];       /* per node: edge ids */
-        readonly List<int> edgeFrom = new List<int>(), edgeTo = new List<int>();
-        readonly List<int> edgeHeld = new List<int>(), edgeAcquired = new List<int>(), edgeThread = new List<int>();
+        readonly OrderGraph graph = new OrderGraph();   /* nodes, edges and their topological order */
         int edgeCount;
-        readonly List<int> freeEdges = new List<int>();
-        int capGc = -1;                                /* GC count when a cap held after a sweep: no sweep again before the next GC */
+        int nextSweepGc;                               /* while a cap holds after a sweep: no sweep again before this GC count */
+        int sweepGap = 1;                              /* GCs between sweeps that found no room: doubled each time, up to MaxSweepGap */
         readonly List<string> methods = new List<string>(), locations = new List<string>();
-        readonly Dictionary<string, bool> seen = new Dictionary<string, bool>();
+        readonly Dictionary<string, bool> seen = new Dictionary<string, bool>();   /* sets of sites with a cycle */
+        readonly Dictionary<long, bool> cyclePairs = new Dictionary<long, bool>(); /* (held, acquired) sites of their edges */
         readonly List<int[]> cycles = new List<int[]>();  /* per cycle: held, acquired, thread per edge */
         int moreCycles;
+        long followed;                                 /* cycles followed edge by edge (Work) */
         bool locksCapped, edgesCapped;
         volatile bool full;                            /* a cap held after a sweep: callers skip the gate until a GC */
 
@@ -341,6 +248,7 @@ namespace LockTime.Runtime
         /// does not find through that chain, and would cost the acquisition a lookup per held lock while
         /// they are all held (50 nested locks lengthened the outer holds by 13 ms).
         /// </summary>
+        [MethodImpl((MethodImplOptions)Jit.Optimized)]
         void Lookup(HeldLocks h, object lockObject, int site)
         {
             if (Full())
@@ -353,13 +261,17 @@ namespace LockTime.Runtime
                 held[i].Node = t.Node(held[i].Lock, RuntimeHelpers.GetHashCode(held[i].Lock));
             int from = held[i].Node;
             if (from < 0 || to < 0 || (from != to && !t.HasEdge(Key(from, to))))
-                Pend(h, held[i].Lock, held[i].Site, lockObject, site);
+                Pend(h, held[i].Lock, held[i].Site, from, lockObject, site, to);
         }
 
-        /// <summary>Keeps the pair (<paramref name="held"/>, <paramref name="acquired"/>) once; when the thread keeps too many, adds them now.</summary>
-        void Pend(HeldLocks h, object held, int heldSite, object acquired, int site)
+        /// <summary>
+        /// Keeps the pair (<paramref name="held"/>, <paramref name="acquired"/>) with their nodes (-1: not known yet), unless it is among the last
+        /// few kept (a pair kept twice is added once); when the thread keeps too many, adds them now.
+        /// </summary>
+        [MethodImpl((MethodImplOptions)Jit.Optimized)]
+        void Pend(HeldLocks h, object held, int heldSite, int from, object acquired, int site, int to)
         {
-            for (int k = 0; k < h.PendingN; k++)
+            for (int k = Math.Max(0, h.PendingN - 8); k < h.PendingN; k++)
                 if (ReferenceEquals(h.PendingHeld[k], held) && ReferenceEquals(h.PendingAcquired[k], acquired))
                     return;
             if (!h.Room())
@@ -369,22 +281,46 @@ namespace LockTime.Runtime
             h.PendingAcquired[n] = acquired;
             h.PendingHeldSite[n] = heldSite;
             h.PendingSite[n] = site;
+            h.PendingFrom[n] = from;
+            h.PendingTo[n] = to;
             h.PendingN = n + 1;
         }
 
-        /// <summary>Adds the thread's kept pairs as nodes and edges (each new edge searched for a cycle), and forgets them.</summary>
+        /// <summary>
+        /// Adds the thread's kept pairs as nodes and edges, all under one hold of the gate (an edge that
+        /// goes against the order searched for a cycle), and forgets them; the lines of new cycles go out
+        /// after the gate is released.
+        /// </summary>
+        [MethodImpl((MethodImplOptions)Jit.Optimized)]
         void AddPending(HeldLocks h)
         {
             int n = h.PendingN;
             h.PendingN = 0;
-            for (int k = 0; k < n; k++) {
-                object held = h.PendingHeld[k], acquired = h.PendingAcquired[k];
-                h.PendingHeld[k] = null;
-                h.PendingAcquired[k] = null;
-                int from = Add(held), to = from < 0 ? -1 : Add(acquired);
-                if (from >= 0 && to >= 0 && from != to)
-                    NewEdge(from, to, h.PendingHeldSite[k], h.PendingSite[k]);
+            List<string> lines = null;
+            if (!Full()) {
+                lock (gate) {
+                    int thread = h.ThreadId;
+                    for (int k = 0; k < n && !Full(); k++) {
+                        /* a node looked up stays valid: its object, held here, is not swept */
+                        int from = h.PendingFrom[k], to = h.PendingTo[k];
+                        if (from < 0)
+                            from = AddLocked(h.PendingHeld[k]);
+                        if (from >= 0 && to < 0)
+                            to = AddLocked(h.PendingAcquired[k]);
+                        if (from < 0 || to < 0 || from == to)
+                            continue;
+                        string line = NewEdgeLocked(from, to, h.PendingHeldSite[k], h.PendingSite[k], thread);
+                        if (line != null)
+                            (lines ?? (lines = new List<string>())).Add(line);
+                    }
+                }
             }
+            Array.Clear(h.PendingHeld, 0, n);
+            Array.Clear(h.PendingAcquired, 0, n);
+            Action<string> report = CycleLine;
+            if (lines != null && report != null)
+                for (int k = 0; k < lines.Count; k++)
+                    report(lines[k]);
         }
 
         static long Key(int from, int to)
@@ -392,53 +328,46 @@ namespace LockTime.Runtime
             return ((long)(from + 1) << 32) | (uint)(to + 1);
         }
 
-        /// <summary>The node of <paramref name="o"/>, added under the gate; -1 when the nodes are full even after a sweep.</summary>
-        int Add(object o)
+        /// <summary>The node of <paramref name="o"/>, added when new (the gate held); -1 when the nodes are full even after a sweep.</summary>
+        [MethodImpl((MethodImplOptions)Jit.Optimized)]
+        int AddLocked(object o)
         {
-            if (Full())
-                return -1;
             int hash = RuntimeHelpers.GetHashCode(o);
-            int known = Volatile.Read(ref tables).Node(o, hash);
-            if (known >= 0)
-                return known;
-            lock (gate) {
-                int id = tables.Node(o, hash);
-                if (id >= 0)
-                    return id;
-                if (nodeCount >= MaxLocks && !Sweep()) {
-                    locksCapped = true;
-                    return -1;
-                }
-                if (freeNodes.Count > 0) {
-                    id = freeNodes[freeNodes.Count - 1];
-                    freeNodes.RemoveAt(freeNodes.Count - 1);
-                } else {
-                    id = nodeTop++;
-                    if (id == outEdges.Length) {
-                        List<int>[] grown = new List<int>[outEdges.Length * 2];
-                        Array.Copy(outEdges, grown, outEdges.Length);
-                        outEdges = grown;
-                    }
-                }
-                nodeCount++;
-                if (nodeCount * 2 > tables.Refs.Length)
-                    Rebuild(tables.Refs.Length * 2, tables.Edges.Length);
-                Insert(tables, o, hash, id);
+            int id = tables.Node(o, hash);
+            if (id >= 0)
                 return id;
+            if (nodeCount >= MaxLocks && !Sweep()) {
+                locksCapped = true;
+                return -1;
             }
+            if (freeNodes.Count > 0) {
+                id = freeNodes[freeNodes.Count - 1];
+                freeNodes.RemoveAt(freeNodes.Count - 1);
+            } else {
+                id = nodeTop++;
+            }
+            graph.AddNode(id);
+            nodeCount++;
+            if (nodeCount * 2 > tables.Nodes.Length)
+                Rebuild(tables.Nodes.Length * 2, tables.Edges.Length);
+            Insert(tables, new WeakReference(o), hash, id);
+            return id;
         }
 
-        static void Insert(OrderTables t, object o, int hash, int id)
+        [MethodImpl((MethodImplOptions)Jit.Optimized)]
+        static void Insert(OrderTables t, WeakReference w, int hash, int id)
         {
-            int mask = t.Refs.Length - 1;
+            NodeSlot[] nodes = t.Nodes;
+            int mask = nodes.Length - 1;
             int i = hash & mask;
-            while (t.Refs[i] != null)
+            while (nodes[i].Ref != null)
                 i = (i + 1) & mask;
-            t.Hashes[i] = hash;
-            t.Ids[i] = id;
-            Volatile.Write(ref t.Refs[i], new WeakReference(o));
+            nodes[i].Hash = hash;
+            nodes[i].Id = id;
+            Volatile.Write(ref nodes[i].Ref, w);
         }
 
+        [MethodImpl((MethodImplOptions)Jit.Optimized)]
         static void InsertEdge(OrderTables t, long key)
         {
             int mask = t.Edges.Length - 1;
@@ -452,192 +381,168 @@ namespace LockTime.Runtime
         /// New tables of the given sizes with every live node and edge (under the gate), published whole.
         /// A node whose object was collected is dropped, with its edges; its id is free again.
         /// </summary>
+        [MethodImpl((MethodImplOptions)Jit.Optimized)]
         void Rebuild(int nodeSlots, int edgeSlots)
         {
             OrderTables old = tables, t = new OrderTables(nodeSlots, edgeSlots);
             bool[] dead = new bool[nodeTop];
             bool[] live = new bool[nodeTop];
-            for (int i = 0; i < old.Refs.Length; i++) {
-                WeakReference w = old.Refs[i];
+            for (int i = 0; i < old.Nodes.Length; i++) {
+                WeakReference w = old.Nodes[i].Ref;
                 if (w == null)
                     continue;
-                object o = w.Target;
-                if (o == null) {
-                    dead[old.Ids[i]] = true;
+                if (w.Target == null) {
+                    dead[old.Nodes[i].Id] = true;
                     continue;
                 }
-                live[old.Ids[i]] = true;
-                Insert(t, o, old.Hashes[i], old.Ids[i]);
+                live[old.Nodes[i].Id] = true;
+                Insert(t, w, old.Nodes[i].Hash, old.Nodes[i].Id);
             }
+            bool any = false;
             for (int id = 0; id < nodeTop; id++) {
-                if (!dead[id] || live[id])
+                dead[id] = dead[id] && !live[id];
+                if (!dead[id])
                     continue;
                 freeNodes.Add(id);
                 nodeCount--;
-                outEdges[id] = null;
+                any = true;
             }
-            for (int e = 0; e < edgeFrom.Count; e++) {
-                int from = edgeFrom[e], to = edgeTo[e];
-                if (from < 0)
-                    continue;
-                if ((dead[from] && !live[from]) || (dead[to] && !live[to])) {
-                    edgeFrom[e] = -1;    /* a free edge id, skipped until reused */
-                    freeEdges.Add(e);
-                    edgeCount--;
-                    if (outEdges[from] != null)
-                        outEdges[from].Remove(e);
-                    continue;
-                }
-                InsertEdge(t, Key(from, to));
-            }
+            if (any)
+                edgeCount -= graph.Compact(dead, nodeTop);
+            InsertEdges(t);
+            Volatile.Write(ref tables, t);
+        }
+
+        /// <summary>The edges into <paramref name="t"/>'s edge table.</summary>
+        void InsertEdges(OrderTables t)
+        {
+            int[] from = graph.From, to = graph.To;
+            for (int e = 0; e < graph.EdgeTop; e++)
+                if (from[e] >= 0)
+                    InsertEdge(t, Key(from[e], to[e]));
+        }
+
+        /// <summary>The edge table twice as large, the nodes' table shared (its slots are only ever filled): under the gate, published whole.</summary>
+        void GrowEdges()
+        {
+            OrderTables t = new OrderTables(0, tables.Edges.Length * 2);
+            t.Nodes = tables.Nodes;
+            InsertEdges(t);
             Volatile.Write(ref tables, t);
         }
 
         /// <summary>
-        /// Drops the nodes of collected objects (when the nodes or edges are full), at most once per GC.
-        /// Returns true when there is room again; false sets <see cref="full"/> until the next GC.
+        /// Drops the nodes of collected objects (when the nodes or edges are full), at most once per GC, and
+        /// after sweeps that found no room, once per 2, 4 ... <see cref="MaxSweepGap"/> GCs (a program that
+        /// allocates much and keeps its locks pays a sweep of the whole graph only that often). Returns
+        /// true when there is room again; false sets <see cref="full"/> until then.
         /// </summary>
         bool Sweep()
         {
             int gc = GC.CollectionCount(0);
-            if (gc != capGc)
-                Rebuild(tables.Refs.Length, tables.Edges.Length);
+            bool swept = !full || gc >= nextSweepGc;
+            if (swept)
+                Rebuild(tables.Nodes.Length, tables.Edges.Length);
             if (nodeCount < MaxLocks && edgeCount < MaxEdges) {
                 full = false;
+                sweepGap = 1;
                 return true;
             }
-            capGc = gc;
+            if (swept) {
+                nextSweepGc = gc + sweepGap;
+                sweepGap = Math.Min(sweepGap * 2, MaxSweepGap);
+            }
             full = true;
             return false;
         }
 
-        /// <summary>True while a cap holds and no GC has run since the last sweep: nothing new can be tracked.</summary>
+        /// <summary>True while a cap holds and the GCs since the last sweep are too few for another: nothing new can be tracked.</summary>
         bool Full()
         {
-            return full && GC.CollectionCount(0) == capGc;
+            return full && GC.CollectionCount(0) < nextSweepGc;
         }
 
-        /// <summary>Adds edge <paramref name="from"/> -> <paramref name="to"/> (sites held, acquired) and reports a cycle it closes.</summary>
-        void NewEdge(int from, int to, int heldSite, int acquiredSite)
+        /// <summary>
+        /// Adds edge <paramref name="from"/> -> <paramref name="to"/> (sites held, acquired; the thread that
+        /// took them) under the gate; returns the line of a cycle it closes, or null. An edge that agrees
+        /// with the order closes none; one that closes a cycle is followed edge by edge (<see cref="OrderGraph.Path"/>)
+        /// unless a cycle through its pair of sites was already found.
+        /// </summary>
+        [MethodImpl((MethodImplOptions)Jit.Optimized)]
+        string NewEdgeLocked(int from, int to, int heldSite, int acquiredSite, int thread)
         {
-            if (Full())
-                return;
-            string line = null;
-            lock (gate) {
-                long key = Key(from, to);
-                if (tables.HasEdge(key))
-                    return;
-                if (edgeCount >= MaxEdges && !Sweep()) {
-                    edgesCapped = true;
-                    return;
-                }
-                int e;
-                if (freeEdges.Count > 0) {
-                    e = freeEdges[freeEdges.Count - 1];
-                    freeEdges.RemoveAt(freeEdges.Count - 1);
-                    edgeFrom[e] = from;
-                    edgeTo[e] = to;
-                    edgeHeld[e] = heldSite;
-                    edgeAcquired[e] = acquiredSite;
-                    edgeThread[e] = Thread.CurrentThread.ManagedThreadId;
-                } else {
-                    e = edgeFrom.Count;
-                    edgeFrom.Add(from);
-                    edgeTo.Add(to);
-                    edgeHeld.Add(heldSite);
-                    edgeAcquired.Add(acquiredSite);
-                    edgeThread.Add(Thread.CurrentThread.ManagedThreadId);
-                }
-                edgeCount++;
-                if (outEdges[from] == null)
-                    outEdges[from] = new List<int>();
-                outEdges[from].Add(e);
-                if (edgeCount * 2 > tables.Edges.Length)
-                    Rebuild(tables.Refs.Length, tables.Edges.Length * 2);
-                else
-                    InsertEdge(tables, key);
-                List<int> path = Path(to, from);
-                if (path != null) {
-                    path.Add(e);
-                    line = Found(path);
-                }
+            long key = Key(from, to);
+            if (tables.HasEdge(key))
+                return null;
+            if (edgeCount >= MaxEdges && !Sweep()) {
+                edgesCapped = true;
+                return null;
             }
-            Action<string> report = CycleLine;
-            if (line != null && report != null)
-                report(line);
+            bool cycle;
+            int e = graph.AddEdge(from, to, heldSite, acquiredSite, thread, out cycle);
+            edgeCount++;
+            if (edgeCount * 2 > tables.Edges.Length)
+                GrowEdges();
+            else
+                InsertEdge(tables, key);
+            if (!cycle || cyclePairs.ContainsKey(SitePair(heldSite, acquiredSite)))
+                return null;
+            followed++;
+            List<int> path = graph.Path(to, from, MaxCycleEdges - 1, MaxCycleSearch);
+            if (path == null)
+                return null;
+            path.Add(e);
+            return Found(path);
         }
 
-        /// <summary>The edges of a shortest path from <paramref name="start"/> to <paramref name="goal"/> (breadth first, at most <see cref="MaxCycleEdges"/> - 1), or null.</summary>
-        List<int> Path(int start, int goal)
-        {
-            Dictionary<int, int> via = new Dictionary<int, int>(); /* node -> the edge that reached it */
-            List<int> frontier = new List<int>();
-            frontier.Add(start);
-            via[start] = -1;
-            for (int step = 0; step < MaxCycleEdges - 1 && frontier.Count > 0; step++) {
-                List<int> next = new List<int>();
-                for (int k = 0; k < frontier.Count; k++) {
-                    List<int> outs = outEdges[frontier[k]];
-                    if (outs == null)
-                        continue;
-                    for (int j = 0; j < outs.Count; j++) {
-                        int e = outs[j], to = edgeTo[e];
-                        if (via.ContainsKey(to))
-                            continue;
-                        via[to] = e;
-                        if (to == goal) {
-                            List<int> path = new List<int>();
-                            for (int n = goal; via[n] >= 0; n = edgeFrom[via[n]])
-                                path.Insert(0, via[n]);
-                            return path;
-                        }
-                        next.Add(to);
-                    }
-                }
-                frontier = next;
-            }
-            return null;
-        }
-
-        /// <summary>Keeps a new cycle (edges in order, the new one last) unless its sites were seen; returns its line, or null.</summary>
+        /// <summary>
+        /// Keeps a new cycle (edges in order, the new one last) unless its set of sites was seen; returns its
+        /// line, or null. Its edges' pairs of sites are remembered either way: an edge with one of them is
+        /// not followed again.
+        /// </summary>
         string Found(List<int> path)
         {
             int[] c = new int[path.Count * 3];
             for (int i = 0; i < path.Count; i++) {
-                c[i * 3] = edgeHeld[path[i]];
-                c[i * 3 + 1] = edgeAcquired[path[i]];
-                c[i * 3 + 2] = edgeThread[path[i]];
+                c[i * 3] = graph.Held[path[i]];
+                c[i * 3 + 1] = graph.Acquired[path[i]];
+                c[i * 3 + 2] = graph.Thread[path[i]];
             }
+            for (int i = 0; i < path.Count; i++)
+                if (cyclePairs.Count < MaxCycleSets)
+                    cyclePairs[SitePair(c[i * 3], c[i * 3 + 1])] = true;
             string key = SiteKey(c);
             if (seen.ContainsKey(key))
                 return null;
+            if (seen.Count < MaxCycleSets)
+                seen[key] = true;
             if (cycles.Count >= MaxCycles) {
                 moreCycles++;
                 return null;
             }
-            seen[key] = true;
             cycles.Add(c);
             return Line(c);
         }
 
-        /// <summary>The cycle's sites, from its least rotation: the same sites in the same order are one cycle.</summary>
+        static long SitePair(int held, int acquired)
+        {
+            return ((long)held << 32) | (uint)acquired;
+        }
+
+        /// <summary>The cycle's set of sites (each once, in order of id): cycles through the same sites are one, whatever their length.</summary>
         static string SiteKey(int[] c)
         {
-            int n = c.Length / 3, best = 0;
-            for (int r = 1; r < n; r++)
-                for (int i = 0; i < n * 2; i++) {
-                    int a = c[((r * 2 + i) / 2 % n) * 3 + i % 2], b = c[((best * 2 + i) / 2 % n) * 3 + i % 2];
-                    if (a != b) {
-                        if (a < b)
-                            best = r;
-                        break;
-                    }
-                }
-            StringBuilder sb = new StringBuilder();
-            for (int i = 0; i < n; i++) {
-                int k = ((best + i) % n) * 3;
-                sb.Append(c[k]).Append('>').Append(c[k + 1]).Append(' ');
+            List<int> sites = new List<int>();
+            for (int i = 0; i < c.Length; i += 3) {
+                if (!sites.Contains(c[i]))
+                    sites.Add(c[i]);
+                if (!sites.Contains(c[i + 1]))
+                    sites.Add(c[i + 1]);
             }
+            sites.Sort();
+            StringBuilder sb = new StringBuilder();
+            for (int i = 0; i < sites.Count; i++)
+                sb.Append(sites[i]).Append(' ');
             return sb.ToString();
         }
 
@@ -686,6 +591,17 @@ namespace LockTime.Runtime
         {
             lock (gate)
                 return cycles.ToArray();
+        }
+
+        /// <summary>
+        /// The graph work so far: { components the reorders visited (<see cref="OrderGraph.Searched"/>),
+        /// cycles followed edge by edge (<see cref="OrderGraph.Path"/>) }. An edge that agrees with the
+        /// order adds to neither; one in a set of sites with a cycle already found adds to the first only.
+        /// </summary>
+        internal long[] Work()
+        {
+            lock (gate)
+                return new long[] { graph.Searched, followed };
         }
 
         /// <summary>What the report and summary say of the graph: { locks, edges, cycles not kept (past <see cref="MaxCycles"/>), 1 when the lock cap was reached, 1 when the edge cap was, deadlocks not kept (past <see cref="Deadlocks.MaxKept"/>) }.</summary>

@@ -213,6 +213,155 @@ public class LockOrderTests
     }
 
     [Fact]
+    public void CyclesThroughTheSameSitesAreOneLineWhateverTheirLength()
+    {
+        var lines = new List<string>();
+        var order = Make(lines);
+        var accounts = Enumerable.Range(0, 6).Select(_ => new object()).ToArray();
+        for (int i = 0; i + 1 < accounts.Length; i++)
+            Both(order, accounts[i], 0, accounts[i + 1], 1); // Transfer(a0, a1) ... Transfer(a4, a5): one order
+        Assert.Empty(lines);
+        // Back from the last to each other: cycles of 6, 5, 4, 3 and 2 edges, all through sites 0 and 1.
+        for (int i = 0; i + 1 < accounts.Length; i++)
+            Both(order, accounts[accounts.Length - 1], 0, accounts[i], 1);
+        Assert.Single(lines);
+        Assert.StartsWith("LockTime: potential deadlock: F.cs:10 then F.cs:11 (Bank::Transfer)", lines[0]);
+        Assert.Single(order.Cycles());
+        Assert.Equal(0, order.Counts()[2]); // none counted as not kept either
+        // Another site in the same cycle makes another set: its own line.
+        object x = new();
+        Both(order, accounts[0], 0, x, 1);
+        Both(order, x, 3, accounts[0], 1);
+        Assert.Equal(2, lines.Count);
+        Assert.Equal("LockTime: potential deadlock: F.cs:10 then F.cs:11 (Bank::Transfer), and in the other order at F.cs:13 then F.cs:11 (M3 then Bank::Transfer)", lines[1]);
+    }
+
+    [Fact]
+    public void AnEdgeThatAgreesWithTheOrderSearchesNothing()
+    {
+        var lines = new List<string>();
+        var order = Make(lines);
+        var chain = Enumerable.Range(0, 1000).Select(_ => new object()).ToArray();
+        for (int i = 0; i + 1 < chain.Length; i++)
+            Both(order, chain[i], 2, chain[i + 1], 3);
+        var random = new Random(7);
+        for (int k = 0; k < 2000; k++) // lower first, in any order: each agrees with the order
+        {
+            int i = random.Next(chain.Length - 1), j = random.Next(i + 1, chain.Length);
+            Both(order, chain[i], 2, chain[j], 3);
+        }
+        Assert.Equal(new long[] { 0, 0 }, order.Work());
+        // A lock first seen now, taken before the chain's first: against the order, one search of the
+        // places between (the whole chain forward, the new lock backward), then it agrees.
+        object first = new();
+        Both(order, first, 4, chain[0], 5);
+        Assert.Equal(new long[] { 1001, 0 }, order.Work());
+        Both(order, first, 4, chain[500], 5);
+        Assert.Equal(new long[] { 1001, 0 }, order.Work());
+        Assert.Empty(lines);
+        Assert.Empty(order.Cycles());
+    }
+
+    [Fact]
+    public void AfterACycleThroughASetOfSitesMoreEdgesInItAreNotFollowed()
+    {
+        var lines = new List<string>();
+        var order = Make(lines);
+        object global = new();
+        for (int i = 0; i < 3000; i++) // a fresh lock in both orders with one global lock: the case
+        {
+            object fresh = new();
+            Both(order, global, 2, fresh, 3);
+            Both(order, fresh, 4, global, 5);
+        }
+        Assert.Equal(["LockTime: potential deadlock: F.cs:12 then F.cs:13 (M2 then M3), and in the other order at F.cs:14 then F.cs:15 (M4 then M5)"], lines);
+        Assert.Equal(1, order.Work()[1]); // followed once: the first cycle
+        Assert.Equal(6000, order.Counts()[1]);
+        // Other sites close a cycle through the global lock: a new set, followed and reported.
+        object other = new();
+        Both(order, global, 6, other, 7);
+        Both(order, other, 6, global, 7);
+        Assert.Equal(2, lines.Count);
+        Assert.Equal(2, order.Work()[1]);
+    }
+
+    [Fact]
+    public void ACycleThroughASetAlreadyReportedStillTeachesItsPairsOfSites()
+    {
+        var lines = new List<string>();
+        var order = Make(lines);
+        object a = new(), b = new(), c = new(), d = new(), e = new(), f = new();
+        Both(order, a, 0, b, 1);
+        Both(order, b, 2, a, 3); // sites {0, 1, 2, 3}: pairs 0 -> 1 and 2 -> 3
+        Both(order, c, 0, d, 3);
+        Both(order, d, 2, c, 1); // the same sites by other pairs, 0 -> 3 and 2 -> 1: followed, no new line
+        Assert.Equal(new long[] { 8, 2 }, order.Work()); // each closing edge against the order: both ends, forward and backward
+        Both(order, e, 0, f, 3);
+        Both(order, f, 2, e, 1); // 2 -> 1 is known now: not followed
+        Assert.Equal(new long[] { 12, 2 }, order.Work());
+        Assert.Single(lines);
+        Assert.Single(order.Cycles());
+    }
+
+    [Fact]
+    public void CyclesAreFoundAmongTheLocksLeftAfterSweeps()
+    {
+        var lines = new List<string>();
+        var order = Make(lines);
+        object a = new(), b = new(), c = new();
+        Both(order, a, 2, b, 3);
+        Both(order, b, 2, a, 3); // a and b: one cycle, one component
+        Assert.Single(lines);
+        for (int round = 0; round < 3; round++) // dead locks beside them, past the node cap: swept
+        {
+            Pairs(order, LockOrder.MaxLocks / 4);
+            GC.Collect();
+        }
+        Assert.True(order.Counts()[0] <= LockOrder.MaxLocks, $"{order.Counts()[0]} nodes");
+        Assert.Equal(0, order.Counts()[3]);
+        Both(order, b, 4, c, 5);
+        Assert.Single(lines);
+        Both(order, c, 6, a, 7); // closes a -> b -> c -> a through the component the sweeps kept
+        Assert.Equal(2, lines.Count);
+        Assert.Equal("LockTime: potential deadlock: F.cs:12 then F.cs:13 (M2 then M3), F.cs:14 then F.cs:15 (M4 then M5), and F.cs:16 then F.cs:17 (M6 then M7)", lines[1]);
+        GC.KeepAlive(new[] { a, b, c });
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void FillTheNodes(LockOrder order)
+    {
+        var alive = new List<object>();
+        object outer = new();
+        alive.Add(outer);
+        order.Enter(outer, 2);
+        for (int i = 0; i < LockOrder.MaxLocks + 10; i++)
+        {
+            object o = new();
+            alive.Add(o);
+            order.Enter(o, 3);
+            order.Exit(o);
+        }
+        order.Exit(outer);
+        Assert.Equal(1, order.Counts()[3]); // all alive: the cap holds
+        GC.KeepAlive(alive);
+    }
+
+    [Fact]
+    public void OnceTheLocksAtTheCapAreCollectedNewOnesAreFollowedAgain()
+    {
+        var lines = new List<string>();
+        var order = Make(lines);
+        FillTheNodes(order);
+        for (int i = 0; i < 3; i++) // one sweep, or several GCs apart
+            GC.Collect();
+        object a = new(), b = new();
+        Both(order, a, 4, b, 5);
+        Both(order, b, 4, a, 5);
+        Assert.Single(lines); // the sweep made room: a and b are followed, their cycle found
+        Assert.True(order.Counts()[0] < 100, $"{order.Counts()[0]} nodes");
+    }
+
+    [Fact]
     public void SitesOfSeveralCopiesHaveTheirOwnIds()
     {
         var order = new LockOrder();
