@@ -653,20 +653,33 @@ static void emit_async(struct weave_helper *h, struct em *e, const struct callee
 	em_op(e, IL_RET);
 }
 
-/* Monitor.Wait stub: Api.WaitBegins(arg 0); t0 = Ticks(); r = original(args);
- * Api.Waited(arg 0, Ticks() - t0): the time inside is no hold. */
+/* Monitor.Wait stub: Api.WaitBegins(arg 0); t0 = Ticks(); try { r = original(args); }
+ * finally { Api.Waited(arg 0, Ticks() - t0); } return r: the time inside is no hold, however
+ * Wait ends - it returns, times out, or throws (Thread.Interrupt's ThreadInterruptedException,
+ * having taken the monitor back; any other exception): the exception goes on unchanged. */
 static void emit_wait(struct weave_helper *h, struct em *e, const struct callee *c, int returns)
 {
+	uint32_t done = em_label(e);
+	struct em_eh waited = { .kind = IL_EH_FINALLY, .try_start = em_label(e), .handler_start = em_label(e),
+				.handler_end = done };
+
+	waited.try_end = waited.handler_start;
 	emit_off(h, e, c);
 	em_ldarg(e, 0);
 	em_tok(e, IL_CALL, h->hook[HK_WAIT_BEGINS]);
 	emit_timestamp(h, e, W_T0);
+	em_mark(e, waited.try_start);
 	emit_original(e, c, returns);
+	em_br(e, IL_LEAVE, done);
+	em_mark(e, waited.handler_start);
 	em_ldarg(e, 0);
 	em_tok(e, IL_CALL, h->hook[HK_TICKS]);
 	em_ldloc(e, W_T0);
 	em_op(e, IL_SUB);
 	em_tok(e, IL_CALL, h->hook[HK_WAITED]);
+	em_op(e, IL_ENDFINALLY);
+	em_eh(e, &waited);
+	em_mark(e, done);
 	if (returns)
 		em_ldloc(e, W_RESULT);
 	em_op(e, IL_RET);

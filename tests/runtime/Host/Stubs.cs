@@ -44,8 +44,11 @@ namespace TestHost
             }
             Api.WaitBegins(o);
             long t0 = Clock.Ticks();
-            Monitor.Wait(o, timeoutMs);
-            Api.Waited(o, Clock.Ticks() - t0);
+            try {
+                Monitor.Wait(o, timeoutMs);
+            } finally { /* as the weaver's: an interrupted Wait ends the interval too */
+                Api.Waited(o, Clock.Ticks() - t0);
+            }
         }
 
         /// <summary>The stub of Monitor.Exit(object).</summary>
