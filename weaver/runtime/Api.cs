@@ -378,7 +378,8 @@ namespace LockTime.Runtime
                 ThreadRecord t = Recorder(c);
                 if (t == null)
                     return;
-                t.Push(lockObject, site, acquired, acquired - start, contended, mode);
+                if (t.Push(lockObject, site, acquired, acquired - start, contended, mode))
+                    return; /* a re-entry: the lock order has the lock already, no edge */
                 if (lockObject != null) {
                     DropStale(c, t);
                     c.OrderAcquired(t, lockObject, site);
@@ -430,7 +431,12 @@ namespace LockTime.Runtime
             Pop(null, Frame.Spin);
         }
 
-        /// <summary>What every release's entry point does: the innermost frame of the lock ended and recorded (<see cref="Collector.Released"/>, inlined), the lock order told.</summary>
+        /// <summary>
+        /// What every release's entry point does: the innermost frame of the lock ended and recorded (<see cref="Collector.Released"/>,
+        /// inlined), the lock order told. A re-entry's frame is counted only (<see cref="Collector.Reentered"/>): the outer
+        /// frame's hold is the hold. An outer frame released before a re-entry above it (a write lock before the read lock
+        /// taken inside it) leaves the lock held by that re-entry from now on (<see cref="ThreadRecord.Promote"/>).
+        /// </summary>
         [MethodImpl((MethodImplOptions)Jit.Optimized)]
         static void Pop(object lockObject, byte mode)
         {
@@ -446,8 +452,12 @@ namespace LockTime.Runtime
                 Frame f = t.Remove(i);
                 if (t.Busy)
                     return;
+                if (f.Reentry) {
+                    c.Reentered(t, f.Site);
+                    return;
+                }
                 c.Released(t, f, now);
-                if (f.Lock != null)
+                if (f.Lock != null && (i == t.Depth || !t.Promote(i, f.Lock, now)))
                     c.OrderReleased(t, f.Lock);
             } catch (Exception) {
             }
@@ -520,6 +530,8 @@ namespace LockTime.Runtime
                     if (!ReferenceEquals(t.Frames[i].Lock, lockObject) || t.Frames[i].InWait == pause)
                         continue;
                     t.Frames[i].Acquired += pause ? -now : now;
+                    if (t.Frames[i].Reentry)
+                        continue; /* never in the lock order */
                     if (pause)
                         c.OrderReleased(t, lockObject);
                     else if (!t.Busy)

@@ -261,6 +261,18 @@ namespace LockTime.Runtime
         }
 
         /// <summary>
+        /// Counts a re-entry of <paramref name="site"/> released (<see cref="Frame.Reentry"/>): the thread held the
+        /// lock already, so it neither waited nor held anything of its own - no acquisition, no wait, no hold, no line.
+        /// </summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        internal void Reentered(ThreadRecord t, int site)
+        {
+            SiteStats s = t.Stats(site);
+            if (s != null)
+                s.Reentries++;
+        }
+
+        /// <summary>
         /// Records an acquisition of <paramref name="site"/> whose hold is not measured (a counting
         /// semaphore: the thread that releases it need not be the one that took it): the wait only, and
         /// the line of a slow wait as a whole line, "hold not applicable".
@@ -483,7 +495,7 @@ namespace LockTime.Runtime
             int depth = t.Depth;
             for (int i = 0; i < depth && i < frames.Length; i++) {
                 Frame f;
-                if (!ThreadRecord.Read(frames, i, out f) || f.InWait || (f.Lock == null && f.Mode != Frame.Spin) ||
+                if (!ThreadRecord.Read(frames, i, out f) || f.InWait || f.Reentry || (f.Lock == null && f.Mode != Frame.Spin) ||
                     (uint)f.Site >= (uint)count.Length || (uint)f.Site >= (uint)longest.Length)
                     continue;
                 count[f.Site]++;
