@@ -175,7 +175,8 @@ sigterm
 # with recursion, a read lock inside a write lock exited after it (it holds the lock from then on); a SpinLock
 # with owner tracking taken again (LockRecursionException: no acquisition). Exact acquisitions and re-entries,
 # one slow-lock line per acquisition at threshold 0, every hold within what the program timed around it. A
-# Monitor.Wait ended by Thread.Interrupt: the time inside is no hold.
+# Monitor.Wait ended by Thread.Interrupt: the time inside is no hold. A SpinLock(false) entered on a thread that
+# lives on and exited by another: one hold, not held now in the report written at exit.
 reentry() { # NAME RUNNER DIR FILE PLAIN
 	local name=$1 runner=$2 dir=$3 file=$4 plain=$5
 	(cd "$plain" && timeout 120 "$runner" "$file" reentry >"$LT_TMP/reentry-plain.out" 2>/dev/null)
@@ -228,6 +229,11 @@ wait = site("WaitInterrupted")
 lock, inside, hold = took.get("interrupted wait's lock"), took.get("inside the interrupted Wait"), wait["hold_ms"]["total"]
 expect("WaitInterrupted: held %s ms of the lock statement's %s ms, %s ms of it inside the interrupted Wait" % (hold, lock, inside),
        wait["acquisitions"] == 1 and None not in (hold, lock, inside) and inside >= 100 and hold <= lock - 0.75 * inside)
+spin = site("SpinEnter")
+expect("SpinEnter: a SpinLock(false) exited by another thread: %s acquisition, held now %s, held %s ms of the hand-off's %s ms" %
+       (spin["acquisitions"], spin.get("held_now"), spin["hold_ms"]["total"], took.get("SpinLock hand-off")),
+       spin["acquisitions"] == 1 and spin.get("held_now", {}).get("count") == 0 and "SpinLock hand-off" in took and
+       spin["hold_ms"]["total"] <= took["SpinLock hand-off"])
 sys.exit(1 if bad else 0)
 PY
 	}

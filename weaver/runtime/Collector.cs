@@ -261,6 +261,38 @@ namespace LockTime.Runtime
         }
 
         /// <summary>
+        /// A SpinLock at address <paramref name="spin"/> that <paramref name="me"/> holds no frame of was exited by it (a
+        /// SpinLock without owner tracking may be exited by any thread): the frame of another listed thread with that
+        /// address ends - claimed by setting its <see cref="Frame.Ended"/>, so that it is no hold now and its owner drops
+        /// it (<see cref="ThreadRecord.DropEnded"/>) - and its hold, up to <paramref name="now"/>, is recorded on
+        /// <paramref name="me"/>'s record, as a semaphore's released elsewhere. False when no thread has one.
+        /// </summary>
+        internal bool EndSpinElsewhere(ThreadRecord me, long spin, long now)
+        {
+            object[] all = threads.Items();
+            for (int k = 0; k < all.Length; k++) {
+                ThreadRecord t = all[k] as ThreadRecord;
+                if (t == null)
+                    break;
+                if (ReferenceEquals(t, me))
+                    continue;
+                Frame[] frames = t.Frames;
+                int depth = t.Depth;
+                for (int i = depth - 1; i >= 0 && i < frames.Length; i--) {
+                    Frame f;
+                    if (!ThreadRecord.Read(frames, i, out f) || f.Mode != Frame.Spin || f.SpinAt != spin || f.Ended != 0 ||
+                        Interlocked.CompareExchange(ref frames[i].Ended, 1, 0) != 0)
+                        continue;
+                    Volatile.Write(ref t.SpinsEnded, 1);
+                    if (!me.Busy)
+                        Released(me, f, now);
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /// <summary>
         /// Counts a re-entry of <paramref name="site"/> released (<see cref="Frame.Reentry"/>): the thread held the
         /// lock already, so it neither waited nor held anything of its own - no acquisition, no wait, no hold, no line.
         /// </summary>
@@ -495,7 +527,7 @@ namespace LockTime.Runtime
             int depth = t.Depth;
             for (int i = 0; i < depth && i < frames.Length; i++) {
                 Frame f;
-                if (!ThreadRecord.Read(frames, i, out f) || f.InWait || f.Reentry || (f.Lock == null && f.Mode != Frame.Spin) ||
+                if (!ThreadRecord.Read(frames, i, out f) || f.InWait || f.Reentry || f.Ended != 0 || (f.Lock == null && f.Mode != Frame.Spin) ||
                     (uint)f.Site >= (uint)count.Length || (uint)f.Site >= (uint)longest.Length)
                     continue;
                 count[f.Site]++;

@@ -27,6 +27,13 @@ namespace LockTime.Runtime
         /// it again. No wait, no hold and no line of its own - the outer frame's hold is the hold - and no lock order.
         /// </summary>
         internal bool Reentry;
+        /// <summary>A SpinLock's frame: the SpinLock's address when it was entered (<see cref="Api.AcquiredSpin"/>), by which an Exit on another thread finds it.</summary>
+        internal long SpinAt;
+        /// <summary>
+        /// 1 when another thread exited this frame's SpinLock (<see cref="Collector.EndSpinElsewhere"/>), which recorded the hold:
+        /// no hold now, and the owner drops the frame (<see cref="ThreadRecord.DropEnded"/>). Set by that thread (Interlocked).
+        /// </summary>
+        internal int Ended;
 
         /// <summary>A lock no other thread shares while it is held (Monitor, Lock, a write lock, a Mutex).</summary>
         internal const byte Exclusive = 0;
@@ -119,6 +126,13 @@ namespace LockTime.Runtime
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         internal bool Push(object lockObject, int site, long acquired, long wait, bool contended, byte mode)
         {
+            return Push(lockObject, site, acquired, wait, contended, mode, 0);
+        }
+
+        /// <summary>As <see cref="Push(object, int, long, long, bool, byte)"/>, a SpinLock's frame with its address <paramref name="spin"/> (<see cref="Frame.SpinAt"/>).</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        internal bool Push(object lockObject, int site, long acquired, long wait, bool contended, byte mode, long spin)
+        {
             int d = Depth;
             Frame[] frames = Frames;
             bool again = d != 0 && lockObject != null && HeldAlready(d - 1, lockObject, mode);
@@ -132,6 +146,7 @@ namespace LockTime.Runtime
             f.Contended = contended;
             f.Mode = mode;
             f.Reentry = again;
+            f.SpinAt = spin;
             if (contended) { /* else Holder stays null: a free slot is cleared (Remove) */
                 f.Holder = Behind;
                 Behind = null;
@@ -260,14 +275,45 @@ namespace LockTime.Runtime
         static bool Ends(ref Frame f, object lockObject, byte mode)
         {
             byte m = f.Mode;
-            if (mode == Frame.Scope || mode == Frame.Spin)
+            if (mode == Frame.Spin)
+                return m == mode && f.Ended == 0;
+            if (mode == Frame.Scope)
                 return m == mode;
             return ReferenceEquals(f.Lock, lockObject) && (m == mode || (mode == Frame.Exclusive && m == Frame.Scope));
         }
 
         /// <summary>
+        /// The index of the innermost SpinLock frame of address <paramref name="spin"/> that no other thread ended, or -1
+        /// (a SpinLock entered on another thread, or moved by the GC since: its address is another).
+        /// </summary>
+        internal int FindSpin(long spin)
+        {
+            Frame[] frames = Frames;
+            for (int i = Depth - 1; i >= 0 && i < frames.Length; i--)
+                if (frames[i].Mode == Frame.Spin && frames[i].SpinAt == spin && Volatile.Read(ref frames[i].Ended) == 0)
+                    return i;
+            return -1;
+        }
+
+        /// <summary>
+        /// 1 (set by another thread, volatile) when it ended a SpinLock frame of this thread (<see cref="Frame.Ended"/>):
+        /// this thread drops such frames at its next SpinLock call (<see cref="DropEnded"/>).
+        /// </summary>
+        internal int SpinsEnded;
+
+        /// <summary>Removes the SpinLock frames that other threads ended (<see cref="SpinsEnded"/>), when there are any.</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        internal void DropEnded()
+        {
+            if (Volatile.Read(ref SpinsEnded) != 0 && Interlocked.Exchange(ref SpinsEnded, 0) != 0)
+                for (int i = Depth - 1; i >= 0; i--)
+                    if (Frames[i].Mode == Frame.Spin && Volatile.Read(ref Frames[i].Ended) != 0)
+                        Remove(i);
+        }
+
+        /// <summary>
         /// Slot <paramref name="i"/> of another thread's <paramref name="frames"/>, read without a lock into
-        /// <paramref name="copy"/> (its object, site, acquisition time, mode and wait flag): true only when its
+        /// <paramref name="copy"/> (its object, site, acquisition time, wait, holder, mode, flags and SpinLock address): true only when its
         /// sequence was even and the same around the reads (<see cref="Frame.Seq"/>), so a slot being written
         /// gives nothing rather than one frame's object with another's site.
         /// </summary>
@@ -284,6 +330,11 @@ namespace LockTime.Runtime
             copy.InWait = Volatile.Read(ref frames[i].InWait);
             copy.Mode = Volatile.Read(ref frames[i].Mode);
             copy.Reentry = Volatile.Read(ref frames[i].Reentry);
+            copy.SpinAt = Volatile.Read(ref frames[i].SpinAt);
+            copy.Ended = Volatile.Read(ref frames[i].Ended);
+            copy.Wait = Volatile.Read(ref frames[i].Wait);
+            copy.Contended = Volatile.Read(ref frames[i].Contended);
+            copy.Holder = Volatile.Read(ref frames[i].Holder);
             return Volatile.Read(ref frames[i].Seq) == seq;
         }
 
@@ -321,6 +372,7 @@ namespace LockTime.Runtime
             top.Holder = null;
             top.InWait = false;
             top.Reentry = false;
+            top.Ended = 0;
             End(ref top, seq);
             return f;
         }
@@ -340,6 +392,8 @@ namespace LockTime.Runtime
                 f.Holder = above.Holder;
                 f.InWait = above.InWait;
                 f.Reentry = above.Reentry;
+                f.SpinAt = above.SpinAt;
+                f.Ended = above.Ended;
                 Volatile.Write(ref f.Lock, above.Lock);
                 End(ref f, seq);
             }

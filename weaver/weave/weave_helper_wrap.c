@@ -338,12 +338,28 @@ static void emit_try(struct em *e, const struct callee *c, const struct kind_inf
 	}
 }
 
-/* Api.Acquired[Scope](lock, site, t0, t<acquired>, contended) */
+/* A SpinLock's kinds pass the run-time the SpinLock's address (the managed pointer `this`, conv.u:
+ * a number, not tracked by the GC), by which an Exit on another thread finds the frame of the thread
+ * that entered it (a SpinLock without owner tracking may be exited by any thread). */
+static int is_spin(enum weave_kind kind)
+{
+	return kind == WEAVE_SPIN_ENTER || kind == WEAVE_SPIN_TRYENTER || kind == WEAVE_SPIN_EXIT;
+}
+
+static void emit_spin_address(struct em *e)
+{
+	em_ldarg(e, 0);
+	em_op(e, IL_CONV_U);
+}
+
+/* Api.Acquired[Scope](lock, site, t0, t<acquired>, contended); a SpinLock's: AcquiredSpin(address, site, ...) */
 static void emit_acquired(struct weave_helper *h, struct em *e, const struct callee *c, enum weave_kind kind,
 			  uint32_t acquired_local, int contended)
 {
 	if (!kinds[kind].value)
 		em_ldarg(e, 0);
+	else if (is_spin(kind))
+		emit_spin_address(e);
 	em_ldarg(e, c->nargs);
 	em_ldloc(e, W_T0);
 	em_ldloc(e, acquired_local);
@@ -622,6 +638,8 @@ static void emit_release(struct weave_helper *h, struct em *e, const struct call
 	em_tok(e, IL_LDSFLD, h->hook[HK_OFF]);
 	em_br(e, IL_BRTRUE, done);
 	if (kinds[kind].value) {
+		if (is_spin(kind))
+			emit_spin_address(e);
 		em_tok(e, IL_CALL, h->hook[kinds[kind].hook]);
 	} else {
 		if (kinds[kind].waiting)

@@ -1,5 +1,6 @@
 // ReentryTests.cs - a lock taken again by the thread that holds it is no new hold: the recursion of a
-// Monitor and of ReaderWriterLockSlim's locks through a copy of the run-time's entry points, as the stubs call them.
+// Monitor and of ReaderWriterLockSlim's locks through a copy of the run-time's entry points, as the stubs call them;
+// and a SpinLock without owner tracking exited by another thread than the one that entered it.
 using System.Diagnostics;
 using System.Text.Json.Nodes;
 using Xunit;
@@ -208,6 +209,67 @@ public class ReentryTests : IDisposable
         Assert.True(held >= 10 && held <= took - (double)Site(0)["hold_ms"]!["total"]!,
                     $"read lock held {held} ms after the write lock's {Site(0)["hold_ms"]!["total"]} ms, of {took} ms (read only {readOnly} ms)");
         Assert.Equal(1, (long)Site(0)["acquisitions"]!);
+    }
+
+    // SpinLock.Enter's and Exit's stubs, given the SpinLock's address as the weaver's stubs pass it.
+    private static void SpinEnter(RuntimeCopy copy, ref SpinLock spin, IntPtr address, int site)
+    {
+        bool taken = false;
+        long t0 = copy.Ticks();
+        spin.Enter(ref taken);
+        copy.Call("Api", "AcquiredSpin", address, site, t0, t0, false);
+    }
+
+    private static void SpinExit(RuntimeCopy copy, ref SpinLock spin, IntPtr address)
+    {
+        spin.Exit();
+        copy.Call("Api", "ReleasedSpin", address);
+    }
+
+    private static SpinLock handed = new(false), kept = new(false);
+
+    [Fact]
+    public void ASpinLockExitedByAnotherThreadIsHeldNoMore()
+    {
+        var copy = Start(3);
+        IntPtr a = new(0x1000), b = new(0x2000); // two SpinLocks' addresses
+        using var entered = new ManualResetEventSlim();
+        using var exited = new ManualResetEventSlim();
+        using var done = new ManualResetEventSlim();
+        using var finished = new ManualResetEventSlim();
+        var watch = Stopwatch.StartNew();
+        var owner = new Thread(() =>
+        {
+            SpinEnter(copy, ref kept, b, 1);   // entered first, kept
+            SpinEnter(copy, ref handed, a, 0); // exited by the test's thread
+            entered.Set();
+            exited.Wait();
+            SpinEnter(copy, ref handed, a, 2); // taken again here, and exited here
+            SpinExit(copy, ref handed, a);
+            done.Set();
+            finished.Wait(); // alive, holding `kept`, while the report is made
+        });
+        owner.Start();
+        entered.Wait();
+        Thread.Sleep(10);
+        SpinExit(copy, ref handed, a);
+        double took = watch.Elapsed.TotalMilliseconds;
+        exited.Set();
+        done.Wait();
+        copy.Finish(); // the owner still holds `kept`
+        finished.Set();
+        owner.Join();
+
+        var handedOff = Site(0);
+        Assert.Equal(1, (long)handedOff["acquisitions"]!);
+        Assert.Equal(0, (long)handedOff["held_now"]!["count"]!);
+        double hold = (double)handedOff["hold_ms"]!["total"]!;
+        Assert.True(hold >= 10 && hold <= took, $"held {hold} ms, entered and exited within {took} ms");
+        Assert.Equal(1, (long)Site(2)["acquisitions"]!); // the owner's own Exit ended its own frame, not `kept`
+        Assert.Equal(0, (long)Site(2)["held_now"]!["count"]!);
+        var stillHeld = Site(1);
+        Assert.Equal(1, (long)stillHeld["held_now"]!["count"]!);
+        Assert.Equal(0, (long)stillHeld["acquisitions"]!);
     }
 
     [Theory]

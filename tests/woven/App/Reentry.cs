@@ -218,9 +218,11 @@ internal static class Reentry
             release.Wait(); // alive, no longer holding: another thread exited its SpinLock
         });
         owner.IsBackground = true;
+        watch.Restart();
         owner.Start();
         holder.Wait();
         SpinExit();
+        Took("SpinLock hand-off", watch);
         Console.WriteLine("SpinLock(false) exited by another thread");
         // The report is written at exit while the owner still runs.
     }
