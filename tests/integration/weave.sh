@@ -24,10 +24,18 @@ check "corpus builds" corpus_build || exit 1
 REPORT_RE='^LockTime: [^ ]+ (held [0-9]+\.[0-9]{3} ms, waited [0-9]+\.[0-9]{3} ms|waited [0-9]+\.[0-9]{3} ms, not acquired) at [^ ]+( \(held by [^ ]+ at [^ ]+\))?$'
 
 # Every acquisition site that `list` names appears in the reports, but the C# corpus's
-# Exceptions::Misuse, whose lock calls all throw (a null lock, a bad timeout...) and acquire nothing.
-all_sites_report() { # INPUT REPORTS
+# Exceptions::Misuse, whose lock calls all throw (a null lock, a bad timeout...) and acquire nothing;
+# a site whose every acquisition re-entered a lock its thread held (Nested's inner lock of the outer
+# lock's object) has no line - it is in the JSON report with its re-entries, no acquisition.
+all_sites_report() { # INPUT REPORTS REPORT.json
 	"$LT" list "$1" | awk '$1 !~ /::Misuse$/ { print $1 " at " (NF >= 4 ? $4 : $2) }' | sort -u >"$LT_TMP/listed" || return 1
-	sed -nE 's/^LockTime: ([^ ]+) (held|waited) [^(]* at ([^ ]+)( \(held by .*\))?$/\1 at \3/p' "$2" | sort -u >"$LT_TMP/reported"
+	{
+		sed -nE 's/^LockTime: ([^ ]+) (held|waited) [^(]* at ([^ ]+)( \(held by .*\))?$/\1 at \3/p' "$2"
+		python3 -c 'import json, sys
+for s in json.load(open(sys.argv[1]))["sites"]:
+    if s["acquisitions"] == 0 and s["failed"] == 0 and s.get("reentries", 0) > 0:
+        print(s["method"] + " at " + s["location"])' "$3"
+	} | sort -u >"$LT_TMP/reported"
 	[ -s "$LT_TMP/listed" ] && comm -23 "$LT_TMP/listed" "$LT_TMP/reported" | tee "$LT_TMP/missing" && [ ! -s "$LT_TMP/missing" ]
 }
 
@@ -77,9 +85,10 @@ while read -r name runner file; do
 	check "$name: weave" "$LT" weave --threshold-ms 0 "$out" || continue
 	check "$name: metadata reader accepts it" ltcheck verify "$out"
 	[ "$runner" = dotnet ] && check "$name: every method JIT-compiles" ltcheck jit "$out"
-	"$runner" "$out" >"$LT_TMP/actual" 2>"$LT_TMP/reports"
+	rm -f "$LT_TMP/run.json"
+	LOCKTIME_REPORT="$LT_TMP/run.json" "$runner" "$out" >"$LT_TMP/actual" 2>"$LT_TMP/reports"
 	check_same "$name: same stdout" "$LT_TMP/expected" "$LT_TMP/actual"
-	check "$name: every site reports at threshold 0" all_sites_report "$file" "$LT_TMP/reports"
+	check "$name: every site reports at threshold 0" all_sites_report "$file" "$LT_TMP/reports" "$LT_TMP/run.json"
 	case $name in csharp/* | net48/*)
 		check "$name: contended lock: hold and wait measured" contended_reported "$LT_TMP/reports" LockCorpus.Threads::Contended
 		check "$name: Monitor.Wait in a synchronized method is not hold time" wait_not_held "$LT_TMP/reports" ;;
