@@ -280,9 +280,14 @@ namespace LockTime.Runtime
                 int depth = t.Depth;
                 for (int i = depth - 1; i >= 0 && i < frames.Length; i--) {
                     Frame f;
+                    int seq = Volatile.Read(ref frames[i].Seq);
                     if (!ThreadRecord.Read(frames, i, out f) || f.Mode != Frame.Spin || f.SpinAt != spin || f.Ended != 0 ||
                         Interlocked.CompareExchange(ref frames[i].Ended, 1, 0) != 0)
                         continue;
+                    if (Volatile.Read(ref frames[i].Seq) != seq) { /* the owner rewrote the slot meanwhile: not that frame's mark */
+                        Volatile.Write(ref frames[i].Ended, 0);
+                        continue;
+                    }
                     Volatile.Write(ref t.SpinsEnded, 1);
                     if (!me.Busy)
                         Released(me, f, now);
