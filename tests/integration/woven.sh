@@ -16,6 +16,9 @@
 #     then): the summary and a valid report, the output and exit code (143) as without LockTime;
 #   - one summary at exit and one report (LOCKTIME_REPORT, {pid}) with both assemblies' sites,
 #     valid against docs/report-format.schema.json; the baked --summary and --report;
+#   - `App reentry`: a lock taken again by its holder (Monitor, Lock, ReaderWriterLockSlim recursion, a
+#     SpinLock with owner tracking) is one hold and one line with its re-entries counted apart, every hold
+#     within the program's own Stopwatch; a Monitor.Wait ended by Thread.Interrupt is no hold;
 #   - the program's output unchanged; every method, merged ones included, JIT-compiles;
 #   - `weave -v` says which get live metrics (docs/metrics.md): the .NET app, the netstandard
 #     library when the program runs on .NET 6+, not the .NET Framework app.
@@ -166,6 +169,79 @@ sigterm() {
 	check ".NET: SIGTERM: the report has the posts made while serving" python3 -c "import sys; sys.exit(not int('$(site "$LT_TMP/term.json" Woven.Lib.Ledger::Post acquisitions)') > 100)"
 }
 sigterm
+
+# `App reentry` (tests/woven/App/Reentry.cs): a lock taken again by the thread that holds it is no new hold - a
+# monitor 1,001 and 20,001 deep, a System.Threading.Lock (.NET), ReaderWriterLockSlim's write and read locks
+# with recursion, a read lock inside a write lock exited after it (it holds the lock from then on); a SpinLock
+# with owner tracking taken again (LockRecursionException: no acquisition). Exact acquisitions and re-entries,
+# one slow-lock line per acquisition at threshold 0, every hold within what the program timed around it. A
+# Monitor.Wait ended by Thread.Interrupt: the time inside is no hold. A SpinLock(false) entered on a thread that
+# lives on and exited by another: one hold, not held now in the report written at exit.
+reentry() { # NAME RUNNER DIR FILE PLAIN
+	local name=$1 runner=$2 dir=$3 file=$4 plain=$5
+	(cd "$plain" && timeout 120 "$runner" "$file" reentry >"$LT_TMP/reentry-plain.out" 2>/dev/null)
+	rm -f "$LT_TMP/reentry.json"
+	run_reentry() {
+		(cd "$dir" && env -u LOCKTIME_SUMMARY LOCKTIME_REPORT="$LT_TMP/reentry.json" timeout 120 "$runner" "$file" reentry \
+			>"$LT_TMP/out" 2>"$LT_TMP/err")
+	}
+	check "$name: reentry: runs" run_reentry || return
+	check_same "$name: reentry: same output" "$LT_TMP/reentry-plain.out" "$LT_TMP/out"
+	check "$name: reentry: the report validates against the schema" python3 -c "
+import json, jsonschema
+jsonschema.validate(json.load(open('$LT_TMP/reentry.json')), json.load(open('$LT_ROOT/docs/report-format.schema.json')))"
+	reentry_figures() { # [lock]: the figures checked, one line each
+		python3 - "$LT_TMP/reentry.json" "$LT_TMP/err" "$@" <<'PY'
+import json, re, sys
+report, err, scope = sys.argv[1], open(sys.argv[2]).read(), len(sys.argv) > 3
+sites = {s["method"]: s for s in json.load(open(report))["sites"]}
+took = {m.group(1): float(m.group(2)) for m in re.finditer(r"^App: (.*) took ([0-9.]+) ms$", err, re.M)}
+lines = {}
+for m in re.finditer(r"^LockTime: (Reentry::\w+) held ", err, re.M):
+    lines[m.group(1)] = lines.get(m.group(1), 0) + 1
+bad = []
+def expect(what, ok):
+    print(("ok   " if ok else "FAIL ") + what)
+    if not ok:
+        bad.append(what)
+def site(method):
+    return sites.get("Reentry::" + method) or {"acquisitions": None, "reentries": None, "hold_ms": {"total": None}}
+# method, scenario, acquisitions, re-entries, slept 10 ms inside
+cases = [("Recurse", "monitor recursion", 1, 1000, True), ("RecurseDeep", "deep monitor recursion", 1, 20000, False),
+         ("WriteRecurse", "write lock recursion", 1, 100, True), ("ReadInside", "write lock recursion", 0, 1, False),
+         ("ReadRecurse", "read lock recursion", 1, 100, True), ("Downgrade", "downgrade", 1, 0, False),
+         ("DowngradeRead", "downgrade", 1, 0, True), ("SpinAgain", "SpinLock re-entry", 1, 0, True)]
+if scope:
+    cases.append(("RecurseScope", "Lock recursion", 1, 1000, True))
+for method, scenario, acquisitions, reentries, slept in cases:
+    s = site(method)
+    hold = s["hold_ms"]["total"]
+    expect("%s: %s acquisitions (%s), %s re-entries (%s)" % (method, acquisitions, s["acquisitions"], reentries, s.get("reentries")),
+           s["acquisitions"] == acquisitions and s.get("reentries") == reentries)
+    expect("%s: held %s ms in all, within the %s ms the program timed%s" % (method, hold, took.get(scenario), ", and >= 10" if slept else ""),
+           hold is not None and scenario in took and hold <= took[scenario] and (not slept or hold >= 10))
+    expect("%s: %d slow-lock lines, one per acquisition" % (method, lines.get("Reentry::" + method, 0)),
+           lines.get("Reentry::" + method, 0) == acquisitions)
+down = site("Downgrade")["hold_ms"]["total"], site("DowngradeRead")["hold_ms"]["total"]
+expect("the write lock's hold and the read lock's after it (%s + %s ms) within the downgrade's %s ms" % (down + (took.get("downgrade"),)),
+       None not in down and sum(down) <= took.get("downgrade", 0))
+wait = site("WaitInterrupted")
+lock, inside, hold = took.get("interrupted wait's lock"), took.get("inside the interrupted Wait"), wait["hold_ms"]["total"]
+expect("WaitInterrupted: held %s ms of the lock statement's %s ms, %s ms of it inside the interrupted Wait" % (hold, lock, inside),
+       wait["acquisitions"] == 1 and None not in (hold, lock, inside) and inside >= 100 and hold <= lock - 0.75 * inside)
+spin = site("SpinEnter")
+expect("SpinEnter: a SpinLock(false) exited by another thread: %s acquisition, held now %s, held %s ms of the hand-off's %s ms" %
+       (spin["acquisitions"], spin.get("held_now"), spin["hold_ms"]["total"], took.get("SpinLock hand-off")),
+       spin["acquisitions"] == 1 and spin.get("held_now", {}).get("count") == 0 and "SpinLock hand-off" in took and
+       spin["hold_ms"]["total"] <= took["SpinLock hand-off"])
+sys.exit(1 if bad else 0)
+PY
+	}
+	check "$name: reentry: one hold per outermost acquisition, re-entries counted apart, no hold inside an interrupted Wait" \
+		reentry_figures $6
+}
+reentry ".NET" dotnet "$NET" App.dll "$LT_TMP/plain" lock
+reentry "Mono" mono "$FX" App.exe "$LT_TMP/plain48"
 
 # The baked defaults: a summary of 2 rows and a report path, no LOCKTIME_* given; LOCKTIME_SUMMARY
 # still overrides the rows.

@@ -228,6 +228,60 @@ static void test_stub_scope_dispose(void **state)
 	img_free(img);
 }
 
+/* The index in `body` of the instruction of id `id` (body->n for IL_ID_END or none). */
+static uint32_t index_of_id(const struct il_body *body, uint32_t id)
+{
+	for (uint32_t i = 0; i < body->n; i++)
+		if (body->ins[i].id == id)
+			return i;
+	return body->n;
+}
+
+/* The Monitor.Wait stub calls the original inside a try whose finally calls Api.Waited: a Wait that
+ * throws (Thread.Interrupt) ends the excluded interval as one that returns. */
+static void test_stub_wait_finally(void **state)
+{
+	struct img *img = load(NET_REF);
+	struct md_image *md = &img->md;
+	uint32_t runtime = md_token(MD_ASSEMBLYREF, assemblyref_row(md, "System.Runtime"));
+	uint32_t monitor = add_typeref(md, runtime, "System.Threading", "Monitor");
+	static const uint8_t monitor_wait[] = { SIG_CONV_DEFAULT, 2, SIG_BOOLEAN, SIG_OBJECT, SIG_I4 };
+	uint32_t m = add_memberref(md, monitor, "Wait", monitor_wait, sizeof monitor_wait), w, waited;
+	uint32_t original = UINT32_MAX, in_finally = 0, finallies = 0;
+	struct weave_helper *h;
+	const uint8_t *b;
+	size_t len;
+	struct il_body body;
+
+	(void)state;
+	ok(weave_helper_begin(img, &default_opts, no_sites(img), &h));
+	ok(weave_helper_wrapper(h, m, WEAVE_MONITOR_WAIT, 0, 0, &w));
+	ok(weave_helper_end(h));
+	waited = find_method(md, "<LockTime>Api", "Waited");
+	assert_int_not_equal(waited, 0);
+	assert_int_equal(img_method_body(img, md_token_row(w), &b, &len), 0);
+	assert_int_equal(il_decode(b, len, &body), 0);
+	for (uint32_t i = 0; i < body.n; i++)
+		if (body.ins[i].op == IL_CALL && body.ins[i].arg.token == m && i > 3) /* past the Off front's call */
+			original = i;
+	assert_int_not_equal(original, UINT32_MAX);
+	for (uint32_t k = 0; k < body.neh; k++) {
+		const struct il_eh *c = &body.eh[k];
+		uint32_t ts = index_of_id(&body, c->try_start), te = index_of_id(&body, c->try_end);
+		uint32_t hs = index_of_id(&body, c->handler_start), he = index_of_id(&body, c->handler_end);
+		if (c->kind != IL_EH_FINALLY)
+			continue;
+		finallies++;
+		assert_true(ts <= original && original < te);
+		for (uint32_t i = hs; i < he; i++)
+			in_finally += body.ins[i].op == IL_CALL && body.ins[i].arg.token == md_token(MD_METHODDEF, waited);
+	}
+	il_body_free(&body);
+	assert_int_equal(finallies, 1);
+	assert_int_equal(in_finally, 1);
+	img_free(img);
+}
+
 /* How many calls of MethodDef `callee` the body of MethodDef `row` makes. */
 static unsigned calls_of(struct img *img, uint32_t row, uint32_t callee)
 {
@@ -725,6 +779,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_helper_mono_system),
 		cmocka_unit_test(test_helper_lock_wrappers),
 		cmocka_unit_test(test_stub_scope_dispose),
+		cmocka_unit_test(test_stub_wait_finally),
 		cmocka_unit_test(test_stub_semaphore_in_async),
 		cmocka_unit_test(test_helper_baked_options),
 		cmocka_unit_test(test_helper_bad_options),

@@ -58,12 +58,22 @@ namespace LockTime.Runtime
 
         /// <summary>
         /// As <see cref="Acquired"/>, for a <c>SpinLock</c>: a struct, which the stub cannot pass as an
-        /// object, so the frame has none - no holder is found for its waiters, no lock order is followed;
-        /// <see cref="ReleasedSpin"/> ends the innermost SpinLock frame.
+        /// object, so the frame has none - no holder is found for its waiters, no lock order is followed. The stub
+        /// passes the SpinLock's address <paramref name="spin"/> (its managed pointer as a number, which the GC does
+        /// not follow): <see cref="ReleasedSpin"/> ends the frame of that address, on this thread or another.
         /// </summary>
-        internal static void AcquiredSpin(int site, long start, long acquired, bool contended)
+        [MethodImpl((MethodImplOptions)Jit.Optimized)]
+        internal static void AcquiredSpin(IntPtr spin, int site, long start, long acquired, bool contended)
         {
-            Push(null, site, start, acquired, contended, Frame.Spin);
+            try {
+                Collector c = Runtime.Current;
+                ThreadRecord t = Recorder(c);
+                if (t == null)
+                    return;
+                t.DropEnded();
+                t.Push(null, site, acquired, acquired - start, contended, Frame.Spin, (long)spin);
+            } catch (Exception) {
+            }
         }
 
         /// <summary>
@@ -378,7 +388,8 @@ namespace LockTime.Runtime
                 ThreadRecord t = Recorder(c);
                 if (t == null)
                     return;
-                t.Push(lockObject, site, acquired, acquired - start, contended, mode);
+                if (t.Push(lockObject, site, acquired, acquired - start, contended, mode))
+                    return; /* a re-entry: the lock order has the lock already, no edge */
                 if (lockObject != null) {
                     DropStale(c, t);
                     c.OrderAcquired(t, lockObject, site);
@@ -424,13 +435,41 @@ namespace LockTime.Runtime
             Pop(lockObject, Frame.Upgradeable);
         }
 
-        /// <summary>A <c>SpinLock</c> was released (<c>Exit</c>): the innermost SpinLock frame ends.</summary>
-        internal static void ReleasedSpin()
+        /// <summary>
+        /// The <c>SpinLock</c> at address <paramref name="spin"/> was released (<c>Exit</c>): the innermost frame of this
+        /// thread's with that address ends. None: a SpinLock without owner tracking entered on another thread and exited
+        /// here - that thread's frame of the address ends, its hold recorded here (<see cref="Collector.EndSpinElsewhere"/>);
+        /// else (a SpinLock the GC moved while held: its address changed) this thread's innermost SpinLock frame.
+        /// </summary>
+        internal static void ReleasedSpin(IntPtr spin)
         {
-            Pop(null, Frame.Spin);
+            try {
+                long now = Clock.Ticks();
+                Collector c = Runtime.Current;
+                if (c == null)
+                    return;
+                ThreadRecord t = c.Thread(); /* made here for a thread that exits a SpinLock it never entered */
+                t.DropEnded();
+                int i = t.FindSpin((long)spin);
+                if (i < 0 && c.EndSpinElsewhere(t, (long)spin, now))
+                    return;
+                if (i < 0)
+                    i = t.Find(null, Frame.Spin);
+                if (i < 0)
+                    return;
+                Frame f = t.Remove(i);
+                if (!t.Busy)
+                    c.Released(t, f, now);
+            } catch (Exception) {
+            }
         }
 
-        /// <summary>What every release's entry point does: the innermost frame of the lock ended and recorded (<see cref="Collector.Released"/>, inlined), the lock order told.</summary>
+        /// <summary>
+        /// What every release's entry point does: the innermost frame of the lock ended and recorded (<see cref="Collector.Released"/>,
+        /// inlined), the lock order told. A re-entry's frame is counted only (<see cref="Collector.Reentered"/>): the outer
+        /// frame's hold is the hold. An outer frame released before a re-entry above it (a write lock before the read lock
+        /// taken inside it) leaves the lock held by that re-entry from now on (<see cref="ThreadRecord.Promote"/>).
+        /// </summary>
         [MethodImpl((MethodImplOptions)Jit.Optimized)]
         static void Pop(object lockObject, byte mode)
         {
@@ -446,8 +485,12 @@ namespace LockTime.Runtime
                 Frame f = t.Remove(i);
                 if (t.Busy)
                     return;
+                if (f.Reentry) {
+                    c.Reentered(t, f.Site);
+                    return;
+                }
                 c.Released(t, f, now);
-                if (f.Lock != null)
+                if (f.Lock != null && (i == t.Depth || !t.Promote(i, f.Lock, now)))
                     c.OrderReleased(t, f.Lock);
             } catch (Exception) {
             }
@@ -520,6 +563,8 @@ namespace LockTime.Runtime
                     if (!ReferenceEquals(t.Frames[i].Lock, lockObject) || t.Frames[i].InWait == pause)
                         continue;
                     t.Frames[i].Acquired += pause ? -now : now;
+                    if (t.Frames[i].Reentry)
+                        continue; /* never in the lock order */
                     if (pause)
                         c.OrderReleased(t, lockObject);
                     else if (!t.Busy)

@@ -261,6 +261,55 @@ namespace LockTime.Runtime
         }
 
         /// <summary>
+        /// A SpinLock at address <paramref name="spin"/> that <paramref name="me"/> holds no frame of was exited by it (a
+        /// SpinLock without owner tracking may be exited by any thread): the frame of another listed thread with that
+        /// address ends - claimed by setting its <see cref="Frame.Ended"/>, so that it is no hold now and its owner drops
+        /// it (<see cref="ThreadRecord.DropEnded"/>) - and its hold, up to <paramref name="now"/>, is recorded on
+        /// <paramref name="me"/>'s record, as a semaphore's released elsewhere. False when no thread has one.
+        /// </summary>
+        internal bool EndSpinElsewhere(ThreadRecord me, long spin, long now)
+        {
+            object[] all = threads.Items();
+            for (int k = 0; k < all.Length; k++) {
+                ThreadRecord t = all[k] as ThreadRecord;
+                if (t == null)
+                    break;
+                if (ReferenceEquals(t, me))
+                    continue;
+                Frame[] frames = t.Frames;
+                int depth = t.Depth;
+                for (int i = depth - 1; i >= 0 && i < frames.Length; i--) {
+                    Frame f;
+                    int seq = Volatile.Read(ref frames[i].Seq);
+                    if (!ThreadRecord.Read(frames, i, out f) || f.Mode != Frame.Spin || f.SpinAt != spin || f.Ended != 0 ||
+                        Interlocked.CompareExchange(ref frames[i].Ended, 1, 0) != 0)
+                        continue;
+                    if (Volatile.Read(ref frames[i].Seq) != seq) { /* the owner rewrote the slot meanwhile: not that frame's mark */
+                        Volatile.Write(ref frames[i].Ended, 0);
+                        continue;
+                    }
+                    Volatile.Write(ref t.SpinsEnded, 1);
+                    if (!me.Busy)
+                        Released(me, f, now);
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /// <summary>
+        /// Counts a re-entry of <paramref name="site"/> released (<see cref="Frame.Reentry"/>): the thread held the
+        /// lock already, so it neither waited nor held anything of its own - no acquisition, no wait, no hold, no line.
+        /// </summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        internal void Reentered(ThreadRecord t, int site)
+        {
+            SiteStats s = t.Stats(site);
+            if (s != null)
+                s.Reentries++;
+        }
+
+        /// <summary>
         /// Records an acquisition of <paramref name="site"/> whose hold is not measured (a counting
         /// semaphore: the thread that releases it need not be the one that took it): the wait only, and
         /// the line of a slow wait as a whole line, "hold not applicable".
@@ -483,7 +532,7 @@ namespace LockTime.Runtime
             int depth = t.Depth;
             for (int i = 0; i < depth && i < frames.Length; i++) {
                 Frame f;
-                if (!ThreadRecord.Read(frames, i, out f) || f.InWait || (f.Lock == null && f.Mode != Frame.Spin) ||
+                if (!ThreadRecord.Read(frames, i, out f) || f.InWait || f.Reentry || f.Ended != 0 || (f.Lock == null && f.Mode != Frame.Spin) ||
                     (uint)f.Site >= (uint)count.Length || (uint)f.Site >= (uint)longest.Length)
                     continue;
                 count[f.Site]++;

@@ -148,6 +148,7 @@ namespace LockTime.Runtime
             Count(sb, "acquisitions", s.Stats.Acquisitions);
             Count(sb, "contended", s.Stats.Contended);
             Count(sb, "failed", s.Stats.Failed);
+            Count(sb, "reentries", s.Stats.Reentries);
             sb.Append(", ");
             Json.Key(sb, "wait_ms");
             Durations(sb, s.Stats.Wait);

@@ -17,6 +17,8 @@ namespace LockTime.Runtime
         internal long Acquisitions;
         internal long Contended;
         internal long Failed;
+        /// <summary>Acquisitions by a thread that held the lock already (<see cref="Frame.Reentry"/>): not in <see cref="Acquisitions"/>, no wait, no hold.</summary>
+        internal long Reentries;
         internal readonly Histogram Wait = new Histogram();
         internal readonly Histogram Hold = new Histogram();
 
@@ -35,6 +37,7 @@ namespace LockTime.Runtime
             Acquisitions += other.Acquisitions;
             Contended += other.Contended;
             Failed += other.Failed;
+            Reentries += other.Reentries;
             Wait.Add(other.Wait);
             Hold.Add(other.Hold);
             /* other may be another thread's, growing now: its arrays read once, each entry checked */
@@ -86,7 +89,7 @@ namespace LockTime.Runtime
         /// <summary>True when nothing was recorded.</summary>
         internal bool IsEmpty()
         {
-            return Acquisitions == 0 && Failed == 0;
+            return Acquisitions == 0 && Failed == 0 && Reentries == 0;
         }
     }
 }

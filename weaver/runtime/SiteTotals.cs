@@ -14,13 +14,14 @@ namespace LockTime.Runtime
     /// them, <c>behind</c> the holder sites waited behind as <c>object[] { string assembly, string method,
     /// string location, long[] { waitNs, count } }</c>, the last the holds in progress when the row was
     /// made (<see cref="Collector.HeldNow"/>), then <c>long[] { waitingNow, longestWaitingNs }</c>, the waits in
-    /// progress (<see cref="Collector.WaitingNow"/>; a deadlocked thread's site has one). Rows of 9 (without
-    /// <c>behind</c>), 10 (without the holds in progress) and 11 (without the waits), from older copies, are read too.
+    /// progress (<see cref="Collector.WaitingNow"/>; a deadlocked thread's site has one), then <c>long[] { reentries }</c>
+    /// (<see cref="SiteStats.Reentries"/>). Rows of 9 (without <c>behind</c>), 10 (without the holds in progress),
+    /// 11 (without the waits) and 12 (without the re-entries), from older copies, are read too.
     /// </summary>
     [CompilerGenerated]
     internal sealed class SiteTotals
     {
-        internal const int RowLength = 12;
+        internal const int RowLength = 13;
 
         internal string Assembly = "";
         internal string Method = "";
@@ -70,6 +71,9 @@ namespace LockTime.Runtime
             }
             row[9] = behind;
             row[10] = Pair(heldNow, longestHeldNs);
+            long[] again = new long[1];
+            again[0] = stats.Reentries;
+            row[12] = again;
             return row;
         }
 
@@ -113,6 +117,9 @@ namespace LockTime.Runtime
                 t.WaitingNow = waits[0];
                 t.LongestWaitingNs = waits[1];
             }
+            long[] again = r.Length >= 13 ? r[12] as long[] : null;
+            if (again != null && again.Length >= 1)
+                t.Stats.Reentries = again[0];
             object[] behind = r.Length >= 10 ? r[9] as object[] : null;
             for (int i = 0; behind != null && i < behind.Length; i++) {
                 object[] b = behind[i] as object[];

@@ -22,6 +22,18 @@ namespace LockTime.Runtime
         internal int Seq;
         /// <summary>True while the thread is inside <c>Monitor.Wait</c> on this lock: it holds the frame, not the lock.</summary>
         internal bool InWait;
+        /// <summary>
+        /// A re-entry: the thread held this lock already (an outer frame, <see cref="ThreadRecord.Push"/>) when it took
+        /// it again. No wait, no hold and no line of its own - the outer frame's hold is the hold - and no lock order.
+        /// </summary>
+        internal bool Reentry;
+        /// <summary>A SpinLock's frame: the SpinLock's address when it was entered (<see cref="Api.AcquiredSpin"/>), by which an Exit on another thread finds it.</summary>
+        internal long SpinAt;
+        /// <summary>
+        /// 1 when another thread exited this frame's SpinLock (<see cref="Collector.EndSpinElsewhere"/>), which recorded the hold:
+        /// no hold now, and the owner drops the frame (<see cref="ThreadRecord.DropEnded"/>). Set by that thread (Interlocked).
+        /// </summary>
+        internal int Ended;
 
         /// <summary>A lock no other thread shares while it is held (Monitor, Lock, a write lock, a Mutex).</summary>
         internal const byte Exclusive = 0;
@@ -107,13 +119,23 @@ namespace LockTime.Runtime
         /// <summary>
         /// Pushes a frame, doubling the stack when full. The slot is written between the two increments
         /// of its sequence (see <see cref="Begin"/>): a waiter reading this record from another thread
-        /// (<see cref="Collector.Holder"/>) takes an object with its own site or nothing.
+        /// (<see cref="Collector.Holder"/>) takes an object with its own site or nothing. Returns true for a
+        /// re-entry (<see cref="Frame.Reentry"/>): this thread holds <paramref name="lockObject"/> already in a mode
+        /// that covers <paramref name="mode"/> (<see cref="Covers"/>) - looked for only when it holds any lock.
         /// </summary>
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        internal void Push(object lockObject, int site, long acquired, long wait, bool contended, byte mode)
+        internal bool Push(object lockObject, int site, long acquired, long wait, bool contended, byte mode)
+        {
+            return Push(lockObject, site, acquired, wait, contended, mode, 0);
+        }
+
+        /// <summary>As <see cref="Push(object, int, long, long, bool, byte)"/>, a SpinLock's frame with its address <paramref name="spin"/> (<see cref="Frame.SpinAt"/>).</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        internal bool Push(object lockObject, int site, long acquired, long wait, bool contended, byte mode, long spin)
         {
             int d = Depth;
             Frame[] frames = Frames;
+            bool again = d != 0 && lockObject != null && HeldAlready(d - 1, lockObject, mode);
             if (d >= frames.Length)
                 frames = Grow();
             ref Frame f = ref frames[d];
@@ -123,6 +145,8 @@ namespace LockTime.Runtime
             f.Wait = wait;
             f.Contended = contended;
             f.Mode = mode;
+            f.Reentry = again;
+            f.SpinAt = spin;
             if (contended) { /* else Holder stays null: a free slot is cleared (Remove) */
                 f.Holder = Behind;
                 Behind = null;
@@ -131,6 +155,65 @@ namespace LockTime.Runtime
             Volatile.Write(ref f.Lock, lockObject);
             End(ref f, seq);
             Depth = d + 1;
+            return again;
+        }
+
+        /// <summary>
+        /// Whether a frame from <paramref name="i"/> down holds <paramref name="lockObject"/> in a mode that covers
+        /// <paramref name="mode"/> (<see cref="Covers"/>), not paused inside a wait: searched from the innermost, where a
+        /// recursion's last frame is, so a deep recursion costs one comparison per acquisition.
+        /// </summary>
+        bool HeldAlready(int i, object lockObject, byte mode)
+        {
+            Frame[] frames = Frames;
+            for (; i >= 0 && i < frames.Length; i--) {
+                ref Frame f = ref frames[i];
+                if (ReferenceEquals(f.Lock, lockObject) && !f.InWait && Covers(f.Mode, mode))
+                    return true;
+            }
+            return false;
+        }
+
+        /// <summary>
+        /// Whether a thread holding a lock in mode <paramref name="held"/> that takes it again in mode
+        /// <paramref name="taken"/> re-enters it (takes nothing it did not have): an exclusive hold covers every mode;
+        /// an upgradeable read lock covers a read and another upgradeable one (not a write lock: the upgrade waits
+        /// for the readers, a hold of its own); a read lock covers a read.
+        /// </summary>
+        internal static bool Covers(byte held, byte taken)
+        {
+            if (held == Frame.Exclusive || held == Frame.Scope)
+                return taken != Frame.Spin;
+            if (held == Frame.Upgradeable)
+                return taken == Frame.Read || taken == Frame.Upgradeable;
+            return held == Frame.Read && taken == Frame.Read;
+        }
+
+        /// <summary>
+        /// After the frame at <paramref name="i"/> that held <paramref name="lockObject"/> ended (the frames above it
+        /// moved down to <paramref name="i"/>): the first re-entry of the lock above it, unless a frame below still
+        /// covers it, holds the lock from <paramref name="now"/> on - a write lock released before the read lock taken
+        /// inside it, whose read lock goes on. True when one does: the ended frame's place in the lock order is its.
+        /// </summary>
+        internal bool Promote(int i, object lockObject, long now)
+        {
+            Frame[] frames = Frames;
+            for (int j = i; j < Depth && j < frames.Length; j++) {
+                ref Frame f = ref frames[j];
+                if (!f.Reentry || !ReferenceEquals(f.Lock, lockObject))
+                    continue;
+                if (i > 0 && HeldAlready(i - 1, lockObject, f.Mode))
+                    return false;
+                int seq = Begin(ref f);
+                f.Reentry = false;
+                f.Acquired = now;
+                f.Wait = 0;
+                f.Contended = false;
+                f.Holder = null;
+                End(ref f, seq);
+                return true;
+            }
+            return false;
         }
 
         /// <summary>This thread begins to wait at <paramref name="site"/> now (read by <see cref="Collector.WaitingNow"/>).</summary>
@@ -192,14 +275,45 @@ namespace LockTime.Runtime
         static bool Ends(ref Frame f, object lockObject, byte mode)
         {
             byte m = f.Mode;
-            if (mode == Frame.Scope || mode == Frame.Spin)
+            if (mode == Frame.Spin)
+                return m == mode && f.Ended == 0;
+            if (mode == Frame.Scope)
                 return m == mode;
             return ReferenceEquals(f.Lock, lockObject) && (m == mode || (mode == Frame.Exclusive && m == Frame.Scope));
         }
 
         /// <summary>
+        /// The index of the innermost SpinLock frame of address <paramref name="spin"/> that no other thread ended, or -1
+        /// (a SpinLock entered on another thread, or moved by the GC since: its address is another).
+        /// </summary>
+        internal int FindSpin(long spin)
+        {
+            Frame[] frames = Frames;
+            for (int i = Depth - 1; i >= 0 && i < frames.Length; i--)
+                if (frames[i].Mode == Frame.Spin && frames[i].SpinAt == spin && Volatile.Read(ref frames[i].Ended) == 0)
+                    return i;
+            return -1;
+        }
+
+        /// <summary>
+        /// 1 (set by another thread, volatile) when it ended a SpinLock frame of this thread (<see cref="Frame.Ended"/>):
+        /// this thread drops such frames at its next SpinLock call (<see cref="DropEnded"/>).
+        /// </summary>
+        internal int SpinsEnded;
+
+        /// <summary>Removes the SpinLock frames that other threads ended (<see cref="SpinsEnded"/>), when there are any.</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        internal void DropEnded()
+        {
+            if (Volatile.Read(ref SpinsEnded) != 0 && Interlocked.Exchange(ref SpinsEnded, 0) != 0)
+                for (int i = Depth - 1; i >= 0; i--)
+                    if (Frames[i].Mode == Frame.Spin && Volatile.Read(ref Frames[i].Ended) != 0)
+                        Remove(i);
+        }
+
+        /// <summary>
         /// Slot <paramref name="i"/> of another thread's <paramref name="frames"/>, read without a lock into
-        /// <paramref name="copy"/> (its object, site, acquisition time, mode and wait flag): true only when its
+        /// <paramref name="copy"/> (its object, site, acquisition time, wait, holder, mode, flags and SpinLock address): true only when its
         /// sequence was even and the same around the reads (<see cref="Frame.Seq"/>), so a slot being written
         /// gives nothing rather than one frame's object with another's site.
         /// </summary>
@@ -215,6 +329,12 @@ namespace LockTime.Runtime
             copy.Acquired = Volatile.Read(ref frames[i].Acquired);
             copy.InWait = Volatile.Read(ref frames[i].InWait);
             copy.Mode = Volatile.Read(ref frames[i].Mode);
+            copy.Reentry = Volatile.Read(ref frames[i].Reentry);
+            copy.SpinAt = Volatile.Read(ref frames[i].SpinAt);
+            copy.Ended = Volatile.Read(ref frames[i].Ended);
+            copy.Wait = Volatile.Read(ref frames[i].Wait);
+            copy.Contended = Volatile.Read(ref frames[i].Contended);
+            copy.Holder = Volatile.Read(ref frames[i].Holder);
             return Volatile.Read(ref frames[i].Seq) == seq;
         }
 
@@ -251,6 +371,8 @@ namespace LockTime.Runtime
             Volatile.Write(ref top.Lock, null);
             top.Holder = null;
             top.InWait = false;
+            top.Reentry = false;
+            top.Ended = 0;
             End(ref top, seq);
             return f;
         }
@@ -269,6 +391,9 @@ namespace LockTime.Runtime
                 f.Mode = above.Mode;
                 f.Holder = above.Holder;
                 f.InWait = above.InWait;
+                f.Reentry = above.Reentry;
+                f.SpinAt = above.SpinAt;
+                f.Ended = above.Ended;
                 Volatile.Write(ref f.Lock, above.Lock);
                 End(ref f, seq);
             }

@@ -38,8 +38,8 @@ enum hhook {
 	HK_ACQUIRED_WHEN_DONE,   /* void Api.AcquiredWhenDone(Task, object, int32 site, int64 start): WaitAsync */
 	HK_RELEASING_SEMAPHORE,  /* object Api.ReleasingSemaphore(object): before the original Release */
 	HK_RELEASED_SEMAPHORE,   /* void Api.ReleasedSemaphore(object): after it, given what that returned */
-	HK_ACQUIRED_SPIN,        /* void Api.AcquiredSpin(int32 site, int64 start, int64 acquired, bool contended): SpinLock, no object */
-	HK_RELEASED_SPIN,        /* void Api.ReleasedSpin() */
+	HK_ACQUIRED_SPIN,        /* void Api.AcquiredSpin(native int spin, int32 site, int64 start, int64 acquired, bool contended): SpinLock, its address */
+	HK_RELEASED_SPIN,        /* void Api.ReleasedSpin(native int spin) */
 	HK_IS_MUTEX,             /* bool Handles.IsMutex(object): a WaitHandle.WaitOne stub times only a Mutex's */
 	HK_ANY_MUTEX,            /* bool Handles.AnyMutex(object handles): a WaitAny / WaitAll stub times only arrays with a Mutex */
 	HK_ACQUIRED_ANY,         /* void Api.AcquiredAny(object handles, int32 index, int32 site, int64 start, int64 end) */

@@ -338,12 +338,28 @@ static void emit_try(struct em *e, const struct callee *c, const struct kind_inf
 	}
 }
 
-/* Api.Acquired[Scope](lock, site, t0, t<acquired>, contended) */
+/* A SpinLock's kinds pass the run-time the SpinLock's address (the managed pointer `this`, conv.u:
+ * a number, not tracked by the GC), by which an Exit on another thread finds the frame of the thread
+ * that entered it (a SpinLock without owner tracking may be exited by any thread). */
+static int is_spin(enum weave_kind kind)
+{
+	return kind == WEAVE_SPIN_ENTER || kind == WEAVE_SPIN_TRYENTER || kind == WEAVE_SPIN_EXIT;
+}
+
+static void emit_spin_address(struct em *e)
+{
+	em_ldarg(e, 0);
+	em_op(e, IL_CONV_U);
+}
+
+/* Api.Acquired[Scope](lock, site, t0, t<acquired>, contended); a SpinLock's: AcquiredSpin(address, site, ...) */
 static void emit_acquired(struct weave_helper *h, struct em *e, const struct callee *c, enum weave_kind kind,
 			  uint32_t acquired_local, int contended)
 {
 	if (!kinds[kind].value)
 		em_ldarg(e, 0);
+	else if (is_spin(kind))
+		emit_spin_address(e);
 	em_ldarg(e, c->nargs);
 	em_ldloc(e, W_T0);
 	em_ldloc(e, acquired_local);
@@ -622,6 +638,8 @@ static void emit_release(struct weave_helper *h, struct em *e, const struct call
 	em_tok(e, IL_LDSFLD, h->hook[HK_OFF]);
 	em_br(e, IL_BRTRUE, done);
 	if (kinds[kind].value) {
+		if (is_spin(kind))
+			emit_spin_address(e);
 		em_tok(e, IL_CALL, h->hook[kinds[kind].hook]);
 	} else {
 		if (kinds[kind].waiting)
@@ -653,20 +671,33 @@ static void emit_async(struct weave_helper *h, struct em *e, const struct callee
 	em_op(e, IL_RET);
 }
 
-/* Monitor.Wait stub: Api.WaitBegins(arg 0); t0 = Ticks(); r = original(args);
- * Api.Waited(arg 0, Ticks() - t0): the time inside is no hold. */
+/* Monitor.Wait stub: Api.WaitBegins(arg 0); t0 = Ticks(); try { r = original(args); }
+ * finally { Api.Waited(arg 0, Ticks() - t0); } return r: the time inside is no hold, however
+ * Wait ends - it returns, times out, or throws (Thread.Interrupt's ThreadInterruptedException,
+ * having taken the monitor back; any other exception): the exception goes on unchanged. */
 static void emit_wait(struct weave_helper *h, struct em *e, const struct callee *c, int returns)
 {
+	uint32_t done = em_label(e);
+	struct em_eh waited = { .kind = IL_EH_FINALLY, .try_start = em_label(e), .handler_start = em_label(e),
+				.handler_end = done };
+
+	waited.try_end = waited.handler_start;
 	emit_off(h, e, c);
 	em_ldarg(e, 0);
 	em_tok(e, IL_CALL, h->hook[HK_WAIT_BEGINS]);
 	emit_timestamp(h, e, W_T0);
+	em_mark(e, waited.try_start);
 	emit_original(e, c, returns);
+	em_br(e, IL_LEAVE, done);
+	em_mark(e, waited.handler_start);
 	em_ldarg(e, 0);
 	em_tok(e, IL_CALL, h->hook[HK_TICKS]);
 	em_ldloc(e, W_T0);
 	em_op(e, IL_SUB);
 	em_tok(e, IL_CALL, h->hook[HK_WAITED]);
+	em_op(e, IL_ENDFINALLY);
+	em_eh(e, &waited);
+	em_mark(e, done);
 	if (returns)
 		em_ldloc(e, W_RESULT);
 	em_op(e, IL_RET);

@@ -1,5 +1,6 @@
 // Stubs.cs - the call-site stubs the weaver will generate, written by hand, and the site table it will
 // bake; compiled into Host and HostLib, each with its own copy of the run-time (C# 7.3, like the template).
+using System;
 using System.Threading;
 using System.Threading.Tasks;
 using LockTime.Runtime;
@@ -44,8 +45,11 @@ namespace TestHost
             }
             Api.WaitBegins(o);
             long t0 = Clock.Ticks();
-            Monitor.Wait(o, timeoutMs);
-            Api.Waited(o, Clock.Ticks() - t0);
+            try {
+                Monitor.Wait(o, timeoutMs);
+            } finally { /* as the weaver's: an interrupted Wait ends the interval too */
+                Api.Waited(o, Clock.Ticks() - t0);
+            }
         }
 
         /// <summary>The stub of Monitor.Exit(object).</summary>
@@ -188,12 +192,19 @@ namespace TestHost
             long t0 = Clock.Ticks();
             spin.TryEnter(ref taken);
             if (taken) {
-                Api.AcquiredSpin(site, t0, t0, false);
+                Api.AcquiredSpin(Address(ref spin), site, t0, t0, false);
                 return;
             }
             spin.Enter(ref taken);
             if (taken)
-                Api.AcquiredSpin(site, t0, Clock.Ticks(), true);
+                Api.AcquiredSpin(Address(ref spin), site, t0, Clock.Ticks(), true);
+        }
+
+        /// <summary>The SpinLock's address, as the weaver's stubs pass it (<c>ldarg.0; conv.u</c>).</summary>
+        static unsafe IntPtr Address(ref SpinLock spin)
+        {
+            fixed (SpinLock* p = &spin)
+                return (IntPtr)p;
         }
 
         /// <summary>The stub of SpinLock.Exit().</summary>
@@ -201,7 +212,7 @@ namespace TestHost
         {
             spin.Exit();
             if (!Api.Off)
-                Api.ReleasedSpin();
+                Api.ReleasedSpin(Address(ref spin));
         }
     }
 }

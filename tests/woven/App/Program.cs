@@ -81,10 +81,15 @@ internal static class Program
             Nested(depth + 1);
     }
 
-    // With the argument "throw", Main ends in an unhandled exception after all the locks; with "serve" it
+    // With the argument "reentry", Main runs Reentry.cs's scenarios only. With the argument "throw", Main ends in an unhandled exception after all the locks; with "serve" it
     // goes on posting to the ledger until a signal ends the process (a service stopped by SIGTERM).
     private static void Main(string[] args)
     {
+        if (args.Length > 0 && args[0] == "reentry")
+        {
+            Reentry.Run();
+            return;
+        }
         for (int i = 0; i < nest.Length; i++)
             nest[i] = new object();
         // What the program itself times around the outermost lock statement (on stderr, beside the
