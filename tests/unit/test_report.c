@@ -708,6 +708,53 @@ static void test_waiting_now(void **state)
 	rp_free(&r);
 }
 
+/* "reentries" is read (absent: 0, an older report), added up across reports and on the totals line as
+ * the run-time's summary has it (only when there were any), and given to the page; a negative one is refused. */
+static void test_reentries(void **state)
+{
+	struct rp_report r = RP_REPORT_INIT;
+	struct lt_buf b = LT_BUF_INIT;
+	static const char *const again[] = { ", \"reentries\": 1000}", ", \"reentries\": 1}", "}" };
+	(void)state;
+	for (size_t i = 0; i < sizeof again / sizeof *again; i++) {
+		char *site = site_json("App.P::Deep", "P.cs:12", 1, 0, 0, NULL), *with = NULL, *json;
+		assert_true(asprintf(&with, "%.*s%s", (int)strlen(site) - 1, site, again[i]) > 0);
+		json = report_json(with, NULL);
+		assert_int_equal(add_text(&r, json), 0);
+		free(json);
+		free(with);
+		free(site);
+	}
+	rp_sort(&r);
+	assert_int_equal(r.n_sites, 1);
+	assert_int_equal(r.sites[0].reentries, 1001);
+	assert_int_equal(rp_write_text(&r, &b), 0);
+	assert_non_null(strstr(to_text(&b), "; 3 acquisitions, 3 contended, 0 failed tries, 1001 re-entries; wait "));
+	lt_buf_free(&b);
+	assert_int_equal(rp_write_html(&r, &b), 0);
+	assert_non_null(strstr(to_text(&b), "\"reentries\":1001"));
+	lt_buf_free(&b);
+	rp_free(&r);
+	/* none: nothing said */
+	char *site = site_json("App.P::Flat", "P.cs:12", 1, 0, 0, NULL), *json = report_json(site, NULL);
+	assert_int_equal(add_text(&r, json), 0);
+	assert_int_equal(rp_write_text(&r, &b), 0);
+	assert_null(strstr(to_text(&b), "re-entr"));
+	lt_buf_free(&b);
+	rp_free(&r);
+	free(json);
+	free(site);
+	char *bad = NULL;
+	site = site_json("App.P::Bad", "P.cs:12", 1, 0, 0, NULL);
+	assert_true(asprintf(&bad, "%.*s, \"reentries\": -1}", (int)strlen(site) - 1, site) > 0);
+	json = report_json(bad, NULL);
+	assert_int_not_equal(add_text(&r, json), 0);
+	rp_free(&r);
+	free(json);
+	free(bad);
+	free(site);
+}
+
 /* check: an LT202 line per deadlock, on the line where its first thread waits, else where the lock it
  * waits for was taken, else on the report file; none when deadlocks are not checked. */
 static void test_deadlocks_check(void **state)
@@ -795,6 +842,7 @@ int main(void)
 		cmocka_unit_test(test_deadlocks_read), cmocka_unit_test(test_deadlocks_merge),
 		cmocka_unit_test(test_deadlocks_text), cmocka_unit_test(test_deadlocks_check),
 		cmocka_unit_test(test_held_now),       cmocka_unit_test(test_waiting_now),
+		cmocka_unit_test(test_reentries),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

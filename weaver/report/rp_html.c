@@ -102,6 +102,7 @@ static json_t *site(const struct rp_site *s, int *ok)
 	put(o, "acquisitions", json_integer(s->acquisitions), ok);
 	put(o, "contended", json_integer(s->contended), ok);
 	put(o, "failed", json_integer(s->failed), ok);
+	put(o, "reentries", json_integer(s->reentries), ok);
 	put(o, "wait", durations(&s->wait, ok), ok);
 	put(o, "hold", durations(&s->hold, ok), ok);
 	put(o, "hold_applies", json_boolean(!s->hold_na), ok);

@@ -177,7 +177,8 @@ static int add_site(struct rp_site *a, struct rp_site *b)
 	int hold_na = !b->acquisitions ? a->hold_na : !a->acquisitions ? b->hold_na : a->hold_na && b->hold_na;
 	if (add(&a->acquisitions, b->acquisitions, RP_MAX_COUNT, a->method) ||
 	    add(&a->contended, b->contended, RP_MAX_COUNT, a->method) ||
-	    add(&a->failed, b->failed, RP_MAX_COUNT, a->method) || add_durations(&a->wait, &b->wait) ||
+	    add(&a->failed, b->failed, RP_MAX_COUNT, a->method) || add(&a->reentries, b->reentries, RP_MAX_COUNT, a->method) ||
+	    add_durations(&a->wait, &b->wait) ||
 	    add_durations(&a->hold, &b->hold) || add_blame(a, b) || add(&a->held_now, b->held_now, RP_MAX_COUNT, a->method) ||
 	    add(&a->waiting_now, b->waiting_now, RP_MAX_COUNT, a->method))
 		return -1;

@@ -208,7 +208,7 @@ static int get_in_progress(json_t *site, const char *key, const struct where *pa
 
 static int get_site(json_t *v, const struct where *w, struct rp_site *s)
 {
-	json_t *line;
+	json_t *line, *again;
 	if (!json_is_object(v))
 		return bad(w, "not an object");
 	if (get_string(v, "assembly", w, 0, &s->assembly) || get_string(v, "method", w, 0, &s->method) ||
@@ -222,6 +222,12 @@ static int get_site(json_t *v, const struct where *w, struct rp_site *s)
 			return -1;
 		if (s->line < 1 || s->line > INT32_MAX)
 			return bad(&wl, "not a line number");
+	}
+	again = json_object_get(v, "reentries"); /* added later in version 1: absent is 0 */
+	if (again) {
+		struct where wr = at(w, "reentries", -1);
+		if (as_count(again, &wr, &s->reentries))
+			return -1;
 	}
 	if (get_count(v, "acquisitions", w, &s->acquisitions) || get_count(v, "contended", w, &s->contended) ||
 	    get_count(v, "failed", w, &s->failed) || get_durations(v, "wait_ms", w, &s->wait) ||

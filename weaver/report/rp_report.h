@@ -46,6 +46,7 @@ struct rp_site {
 	int64_t line; /* 0 when unknown */
 	char *kind;
 	int64_t acquisitions, contended, failed;
+	int64_t reentries;       /* "reentries": acquisitions of a lock the thread held already (0 when absent) */
 	struct rp_durations wait, hold;
 	int hold_na;             /* "hold_applies": false - the hold is not measured (a counting semaphore): hold is zeros */
 	int has_blame;           /* "blamed_wait_ms" given: the waits others spent behind this site */

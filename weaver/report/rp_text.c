@@ -80,7 +80,7 @@ static int row(struct lt_buf *out, const char *const text[COLUMNS], const size_t
 /* The totals line, then (when there are sites) the table. */
 static int table(const struct rp_report *r, struct lt_buf *out)
 {
-	int64_t acq = 0, cont = 0, failed = 0, wait = 0, hold = 0;
+	int64_t acq = 0, cont = 0, failed = 0, again = 0, wait = 0, hold = 0;
 	size_t assemblies = 0, width[COLUMNS];
 	char cells[COLUMNS][32];
 
@@ -90,6 +90,7 @@ static int table(const struct rp_report *r, struct lt_buf *out)
 		acq += s->acquisitions;
 		cont += s->contended;
 		failed += s->failed;
+		again += s->reentries;
 		wait += s->wait.total;
 		hold += s->hold.total;
 		for (size_t k = 0; k < i && !seen; k++)
@@ -97,12 +98,13 @@ static int table(const struct rp_report *r, struct lt_buf *out)
 		assemblies += !seen;
 	}
 	if (lt_buf_printf(out, "summary: %zu %s in %zu %s from %zu %s; %" PRId64 " %s, %" PRId64 " contended, %" PRId64
-			  " failed %s; wait %.3f ms, hold %.3f ms",
-			  r->n_sites, plural((int64_t)r->n_sites, "site", "sites"), assemblies,
+			  " failed %s", r->n_sites, plural((int64_t)r->n_sites, "site", "sites"), assemblies,
 			  plural((int64_t)assemblies, "assembly", "assemblies"), r->n_processes,
 			  plural((int64_t)r->n_processes, "process", "processes"), acq,
-			  plural(acq, "acquisition", "acquisitions"), cont, failed, plural(failed, "try", "tries"),
-			  (double)wait / 1e6, (double)hold / 1e6))
+			  plural(acq, "acquisition", "acquisitions"), cont, failed, plural(failed, "try", "tries")) ||
+	    /* as Summary.cs: re-entries, when there were any, are counted apart */
+	    (again && lt_buf_printf(out, ", %" PRId64 " %s", again, plural(again, "re-entry", "re-entries"))) ||
+	    lt_buf_printf(out, "; wait %.3f ms, hold %.3f ms", (double)wait / 1e6, (double)hold / 1e6))
 		return -1;
 	if (r->dropped_lines && lt_buf_printf(out, "; %" PRId64 " %s dropped (queue full)", r->dropped_lines,
 					      plural(r->dropped_lines, "line", "lines")))

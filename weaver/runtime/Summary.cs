@@ -24,13 +24,14 @@ namespace LockTime.Runtime
         internal static string[] Format(List<SiteTotals> sites, int rows, long droppedLines, LockOrder order)
         {
             List<string> lines = new List<string>();
-            long acquisitions = 0, contended = 0, failed = 0, wait = 0, hold = 0;
+            long acquisitions = 0, contended = 0, failed = 0, reentries = 0, wait = 0, hold = 0;
             List<string> assemblies = new List<string>();
             for (int i = 0; i < sites.Count; i++) {
                 SiteStats s = sites[i].Stats;
                 acquisitions += s.Acquisitions;
                 contended += s.Contended;
                 failed += s.Failed;
+                reentries += s.Reentries;
                 wait += s.Wait.Total;
                 hold += s.Hold.Total;
                 if (!assemblies.Contains(sites[i].Assembly))
@@ -40,6 +41,8 @@ namespace LockTime.Runtime
             head.Append(Count(sites.Count, "site", "sites")).Append(" in ").Append(Count(assemblies.Count, "assembly", "assemblies"));
             head.Append("; ").Append(Count(acquisitions, "acquisition", "acquisitions"));
             head.Append(", ").Append(N(contended)).Append(" contended, ").Append(Count(failed, "failed try", "failed tries"));
+            if (reentries > 0)
+                head.Append(", ").Append(Count(reentries, "re-entry", "re-entries"));
             head.Append("; wait ").Append(LineWriter.Ms(wait)).Append(" ms, hold ").Append(LineWriter.Ms(hold)).Append(" ms");
             if (droppedLines > 0)
                 head.Append("; ").Append(Count(droppedLines, "line", "lines")).Append(" dropped (queue full)");
