@@ -28,7 +28,7 @@ source "$(dirname "$0")/../msbuild_lib.sh" "$@"
 
 package_files() {
 	unzip -Z1 "$NUPKG" | grep -vE '^(_rels/|package/|\[Content_Types\]\.xml$|LockTime\.nuspec$)' | LC_ALL=C sort >"$LT_TMP/files"
-	printf '%s\n' LICENSE README.md THIRD-PARTY-NOTICES.txt build/LockTime.Gate.targets build/LockTime.Host.targets build/LockTime.Host.xbuild.targets \
+	printf '%s\n' LICENSE README.md THIRD-PARTY-NOTICES.txt build/LockTime.Gate.Mtp.cs build/LockTime.Gate.targets build/LockTime.Host.targets build/LockTime.Host.xbuild.targets \
 		build/LockTime.Numbers.targets build/LockTime.Packages.targets build/LockTime.props build/LockTime.targets tools/linux-arm64/locktime \
 		tools/linux-x64/locktime tools/win-x64/locktime.exe | diff - "$LT_TMP/files"
 }
