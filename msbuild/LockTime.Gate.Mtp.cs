@@ -63,6 +63,7 @@ namespace LockTime.TestingPlatform
         /// <summary>Hidden: the verdict goes to this file, for LockTime.Gate.targets to turn into build errors after the VSTest bridge's run, and the run is not failed here.</summary>
         internal const string GateFile = "locktime-gate-file";
 
+        /// <summary>The extension's identity, as MTP lists it.</summary>
         public string Uid => "LockTime.TestingPlatform.GateOptions";
         public string Version => "1.0.0";
         public string DisplayName => "LockTime lock gate";
@@ -105,22 +106,28 @@ namespace LockTime.TestingPlatform
             this.services = services;
         }
 
+        /// <summary>The extension's identity, as MTP lists it.</summary>
         public string Uid => "LockTime.TestingPlatform.GateHandler";
         public string Version => "1.0.0";
         public string DisplayName => "LockTime lock gate";
         public string Description => "Fails the test run on a lock held or waited for too long (LockTime).";
+        /// <summary>What it publishes: the failed tests of the limits broken, and the verdict's file.</summary>
         public Type[] DataTypesProduced => new[] { typeof(TestNodeUpdateMessage), typeof(SessionFileArtifact) };
 
         /// <summary>Enabled always: with no limit it does nothing at the end of the session.</summary>
         public Task<bool> IsEnabledAsync() => Task.FromResult(true);
 
 #if LOCKTIME_MTP1
+        /// <summary>Nothing at the start: the run-time measures from the first lock on.</summary>
         public Task OnTestSessionStartingAsync(SessionUid sessionUid, CancellationToken cancellationToken) => Task.CompletedTask;
 
+        /// <summary>The check, once the tests have run (<see cref="Finish"/>).</summary>
         public Task OnTestSessionFinishingAsync(SessionUid sessionUid, CancellationToken cancellationToken) => Finish(sessionUid, cancellationToken);
 #else
+        /// <summary>Nothing at the start: the run-time measures from the first lock on.</summary>
         public Task OnTestSessionStartingAsync(ITestSessionContext testSessionContext) => Task.CompletedTask;
 
+        /// <summary>The check, once the tests have run (<see cref="Finish"/>).</summary>
         public Task OnTestSessionFinishingAsync(ITestSessionContext testSessionContext) => Finish(testSessionContext.SessionUid, testSessionContext.CancellationToken);
 #endif
 
