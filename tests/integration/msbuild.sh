@@ -9,7 +9,8 @@
 #        without the package; reference assemblies left alone;
 #     2. incremental: a no-change build runs no weave; touching a source weaves once; clean removes the stamp;
 #     3. net48;net10.0: each woven against its own framework, net48 run under Mono;
-#     4. library + app: both woven, and so are what dotnet pack and dotnet publish ship;
+#     4. library + app: both woven, and so are what dotnet pack and dotnet publish ship; over a library whose
+#        output is not woven, the app's build warns LT109 naming it and its sites;
 #     5. VB and F#;
 #     6. a classic project importing the package as packages.config projects do, built by Mono's xbuild;
 #        signed with SignAssembly: sn -vf verifies the woven output (and so for the console app);
@@ -28,8 +29,8 @@ source "$(dirname "$0")/../msbuild_lib.sh" "$@"
 
 package_files() {
 	unzip -Z1 "$NUPKG" | grep -vE '^(_rels/|package/|\[Content_Types\]\.xml$|LockTime\.nuspec$)' | LC_ALL=C sort >"$LT_TMP/files"
-	printf '%s\n' LICENSE README.md THIRD-PARTY-NOTICES.txt build/LockTime.Gate.targets build/LockTime.Host.targets build/LockTime.Host.xbuild.targets \
-		build/LockTime.Numbers.targets build/LockTime.Packages.targets build/LockTime.props build/LockTime.targets tools/linux-arm64/locktime \
+	printf '%s\n' LICENSE README.md THIRD-PARTY-NOTICES.txt build/LockTime.Gate.Mtp.cs build/LockTime.Gate.targets build/LockTime.Host.targets build/LockTime.Host.xbuild.targets \
+		build/LockTime.Numbers.targets build/LockTime.Packages.targets build/LockTime.References.targets build/LockTime.props build/LockTime.targets tools/linux-arm64/locktime \
 		tools/linux-x64/locktime tools/win-x64/locktime.exe | diff - "$LT_TMP/files"
 }
 notices() { # THIRD-PARTY-NOTICES.txt names every library linked, and holds the licence texts it points to
@@ -311,6 +312,16 @@ library_and_app() {
 	check "lib+app: published library woven" is_woven "$LT_TMP/published/Lib.dll"
 	run_app dotnet "$LT_TMP/published/App.dll"
 	check "lib+app: the published app reports" reports "$err" Lib.Counter::Add
+	check "lib+app: both woven: no LT109" not grep -q 'LT109' "$LT_TMP/l1.log"
+	# The library's output not woven (as without the package in it): the app's build says so, LT109.
+	check "lib+app: the library built without weaving" dn "$LT_TMP/l4.log" build "$work/Lib" -p:LockTimeEnabled=false
+	check "lib+app: the library's output is not woven" not_woven "$work/Lib/bin/Debug/net10.0/Lib.dll"
+	check "lib+app: the app over an unwoven library builds" dn "$LT_TMP/l5.log" build "$a" -p:BuildProjectReferences=false
+	check "lib+app: warning LT109 names the library, its site count and the fix" \
+		grep -q "warning LT109: LockTime: Lib, which App references, has 1 lock site(s) that are not woven: .* Add the package to Lib too" "$LT_TMP/l5.log"
+	check "lib+app: LockTimeCheckReferences=false" dn "$LT_TMP/l6.log" build "$a" -p:BuildProjectReferences=false -p:LockTimeCheckReferences=false
+	check "lib+app: LockTimeCheckReferences=false: no LT109" not grep -q 'LT109' "$LT_TMP/l6.log"
+	check "lib+app: the library woven again" dn "$LT_TMP/l7.log" build "$work/Lib"
 }
 
 # 5. VB and F#.
