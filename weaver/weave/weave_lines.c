@@ -269,13 +269,19 @@ static int points_of(const struct wlines *lines, uint32_t methoddef, const struc
 	if (m->row != methoddef) {
 		pdb_seq_free(&m->seq);
 		m->row = methoddef;
-		m->ok = md_blob(md, md_get(md, MD_METHODDEBUGINFORMATION, methoddef, MD_METHODDEBUGINFORMATION_SEQUENCEPOINTS),
-				&blob, &len) == 0 && len > 0 &&
-			pdb_seq_decode(blob, len, md_get(md, MD_METHODDEBUGINFORMATION, methoddef,
-							 MD_METHODDEBUGINFORMATION_DOCUMENT), &m->seq) == 0;
-		if (!m->ok && lt_error_last()->code == LT_E_NOMEM) {
-			m->row = 0;
-			return -1;
+		m->ok = 0;
+		/* A method without points (an empty blob) sets no error: only a failure's own counts. */
+		if (md_blob(md, md_get(md, MD_METHODDEBUGINFORMATION, methoddef, MD_METHODDEBUGINFORMATION_SEQUENCEPOINTS),
+			    &blob, &len) < 0 ||
+		    (len > 0 && pdb_seq_decode(blob, len, md_get(md, MD_METHODDEBUGINFORMATION, methoddef,
+								 MD_METHODDEBUGINFORMATION_DOCUMENT), &m->seq) < 0)) {
+			if (lt_error_last()->code == LT_E_NOMEM) {
+				m->row = 0;
+				return -1;
+			}
+			lt_error_clear();
+		} else {
+			m->ok = len > 0;
 		}
 	}
 	*out = &m->seq;

@@ -34,7 +34,7 @@ void weave_input_body_free(struct weave_input_body *ib)
 static int statement_ends_between(const struct img *img, struct weave_input_body *ib, uint32_t row, uint32_t from,
 				  uint32_t to)
 {
-	int ends = 0, stop = 0, pops, pushes;
+	int ends = 0, stop = 0, failed = 0, pops, pushes;
 	uint32_t i, lo = 0, hi;
 
 	if (ib->row != row) {
@@ -55,7 +55,7 @@ static int statement_ends_between(const struct img *img, struct weave_input_body
 		const struct il_instr *in = &ib->b.ins[i];
 		const struct il_opcode_info *info = il_op_info(in->op);
 		if (in->op == IL_CALL || in->op == IL_CALLVIRT) {
-			stop = img_stack_effect((void *)img, in->arg.token, in->op, &pops, &pushes) < 0;
+			stop = failed = img_stack_effect((void *)img, in->arg.token, in->op, &pops, &pushes) < 0;
 			ends = !stop && pushes == 0;
 		} else if (in->op == IL_LEAVE || in->op == IL_LEAVE_S || info->flow == IL_FLOW_RETURN ||
 			   info->flow == IL_FLOW_THROW) {
@@ -67,8 +67,10 @@ static int statement_ends_between(const struct img *img, struct weave_input_body
 			ends = info->pushes == 0;
 		}
 	}
-	if (stop && lt_error_last()->code == LT_E_NOMEM)
+	/* Only a failure's own error counts: a branch stops the walk with none. */
+	if (failed && lt_error_last()->code == LT_E_NOMEM)
 		return -1;
+	lt_error_clear();
 	return ends && !stop;
 }
 
