@@ -58,6 +58,9 @@ has() { # TEXT FILE: FILE has a line holding TEXT; else its LockTime lines and d
 line_has() { # TEXT WORD FILE: a line of FILE holds TEXT and WORD
 	grep -F -- "$1" "$3" | grep -qF -- "$2"
 }
+row_has() { # REGEX FILE: FILE has a summary row matching REGEX; else its LockTime lines are shown
+	grep -qE -- "$1" "$2" || { grep -E 'LockTime|LT[0-9]{3}|method +location' "$2"; return 1; }
+}
 # The errors the gate must give at 50 ms: "<source>(<line>): error LT20N: ..." on each lock's line.
 xhold="$x/StockTests.cs($(line_of "$x/StockTests.cs" '// held 120 ms')): error LT200: lock held "
 nhold="$n/OrderTests.cs($(line_of "$n/OrderTests.cs" '// held 120 ms')): error LT200: lock held "
@@ -119,7 +122,7 @@ grep -E ': error LT20[01]: ' "$LT_TMP/g4.log" | sort -u >"$LT_TMP/g4.errors"
 check "gate: 50 ms: xunit.v3 (MTP, VSTest bridge): LT200 on the line of the lock held 120 ms" has "$vhold" "$LT_TMP/g4.log"
 check "gate: 50 ms: xunit.v3 (MTP, VSTest bridge): the error names the test method" line_has "$vhold" 'ShelfTests::HoldsTheShelfLock' "$LT_TMP/g4.log"
 check "gate: 50 ms: xunit.v3 (MTP, VSTest bridge): its tests passed" grep -q 'Tests succeeded: .*XunitV3Gate.dll' "$LT_TMP/g4.log"
-check "gate: 50 ms: xunit.v3 (MTP, VSTest bridge): the summary table above" grep -qE '^ +ShelfTests::HoldsTheShelfLock +.*ShelfTests\.cs:[0-9]+ +Monitor\.Enter ' "$LT_TMP/g4.log"
+check "gate: 50 ms: xunit.v3 (MTP, VSTest bridge): the summary table above" row_has '^ +ShelfTests::HoldsTheShelfLock +.*ShelfTests\.cs:[0-9]+ +Monitor\.Enter ' "$LT_TMP/g4.log"
 check "gate: 50 ms: four gate errors in all" count_is 4 . "$LT_TMP/g4.errors"
 check "gate: 50 ms: the summary table reaches the console" grep -qE '^ +StockTests::HoldsTheStockLock +.*StockTests\.cs:[0-9]+ +Monitor\.Enter ' "$LT_TMP/g4.log"
 check "gate: 50 ms: a report per test host" bash -c "ls '$xreports'/report.[0-9]*.json"
@@ -169,7 +172,7 @@ check "gate app: MSTest apphost at --locktime-max-wait-ms 50 fails" \
 check "gate app: MSTest apphost: the TRX report records the gate's failed test" \
 	grep -qE 'testName="LockTime LT201: [^"]*LedgerTests\.cs:[0-9]+ [^"]*" .*outcome="Failed"' "$ms/bin/Debug/net10.0/TestResults/gate.trx"
 check "gate app: MSTest apphost: LT201 on the line of the wait" has "$mswait" "$LT_TMP/a1.log"
-check "gate app: MSTest apphost: the summary table above the error" grep -qE '^ +LedgerTests::WaitsForTheLedger +.*LedgerTests\.cs:[0-9]+ +Monitor\.Enter ' "$LT_TMP/a1.log"
+check "gate app: MSTest apphost: the summary table above the error" row_has '^ +LedgerTests::WaitsForTheLedger +.*LedgerTests\.cs:[0-9]+ +Monitor\.Enter ' "$LT_TMP/a1.log"
 check "gate app: MSTest apphost under the build's 500 ms passes" exits 0 app "$LT_TMP/a2.log" "${msdll%.dll}"
 check "gate app: MSTest apphost under the limits: says the gate passed" grep -q 'LockTime: lock gate passed for MstestGate.dll: no lock held 500 ms or longer, no wait of 500 ms or longer' "$LT_TMP/a2.log"
 check "gate app: MSTest dotnet exec at --locktime-max-hold-ms 50 fails" exits 2 app "$LT_TMP/a3.log" dotnet exec "$msdll" --locktime-max-hold-ms 50
