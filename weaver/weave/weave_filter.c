@@ -146,6 +146,7 @@ int weave_sites_filter(const struct weave_names *names, const struct wlines *lin
 {
 	struct ignored ig;
 	struct lt_buf method = LT_BUF_INIT, shown = LT_BUF_INIT;
+	struct weave_within within;
 	size_t kept = 0, i = 0, j;
 	int rc = -1;
 
@@ -155,8 +156,14 @@ int weave_sites_filter(const struct weave_names *names, const struct wlines *lin
 		uint32_t row = sites->calls[i].methoddef;
 		for (j = i; j < sites->n && sites->calls[j].methoddef == row; j++)
 			;
-		if (weave_site_method(names, lines, row, &method, NULL) < 0 || weave_site_name(names, lines, row, &shown) < 0)
+		/* Named once: the method, then the same text with what the code is. */
+		if (weave_site_method(names, lines, row, &method, &within) < 0)
 			goto done;
+		shown.len = 0;
+		if (lt_buf_put(&shown, method.data, method.len) < 0 || weave_within_append(lines, &within, &shown) < 0 ||
+		    lt_buf_reserve(&shown, 1) < 0)
+			goto done;
+		shown.data[shown.len] = '\0';
 		/* A method's calls stay or go together: an Enter and its Exit. */
 		if (!left_alone(names, &ig, opts, row, (const char *)method.data, (const char *)shown.data)) {
 			memmove(&sites->calls[kept], &sites->calls[i], (j - i) * sizeof *sites->calls);

@@ -276,16 +276,20 @@ int weave_site_method(const struct weave_names *names, const struct wlines *line
 int weave_site_name(const struct weave_names *names, const struct wlines *lines, uint32_t row, struct lt_buf *out)
 {
 	struct weave_within w;
+
+	return weave_site_method(names, lines, row, out, &w) < 0 ? -1 : weave_within_append(lines, &w, out);
+}
+
+int weave_within_append(const struct wlines *lines, const struct weave_within *w, struct lt_buf *out)
+{
 	char at[sizeof ((struct weave_site *)0)->location];
 	int rc;
 
-	if (weave_site_method(names, lines, row, out, &w) < 0)
-		return -1;
-	if (w.kind == WEAVE_WITHIN_LOCAL)
-		rc = lt_buf_put(out, " > ", 3) < 0 || weave_escape(out, w.local, w.local_len) < 0 ? -1 : 0;
-	else if (w.kind == WEAVE_WITHIN_LAMBDA && w.line && wlines_format(lines, w.doc, w.line, 0, at, sizeof at))
+	if (w->kind == WEAVE_WITHIN_LOCAL)
+		rc = lt_buf_put(out, " > ", 3) < 0 || weave_escape(out, w->local, w->local_len) < 0 ? -1 : 0;
+	else if (w->kind == WEAVE_WITHIN_LAMBDA && w->line && wlines_format(lines, w->doc, w->line, 0, at, sizeof at))
 		rc = lt_buf_printf(out, " (lambda at %s)", at);
-	else if (w.kind == WEAVE_WITHIN_LAMBDA)
+	else if (w->kind == WEAVE_WITHIN_LAMBDA)
 		rc = lt_buf_put(out, " (lambda)", 9);
 	else
 		return 0;

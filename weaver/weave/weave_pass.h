@@ -299,4 +299,8 @@ int weave_site_method(const struct weave_names *names, const struct wlines *line
  * weave_site_method. */
 int weave_site_name(const struct weave_names *names, const struct wlines *lines, uint32_t row, struct lt_buf *out);
 
+/* Append what w says the code is (weave_site_name's part after the
+ * method) to out, NUL-terminated.  Returns 0, or -1 with LT_E_NOMEM. */
+int weave_within_append(const struct wlines *lines, const struct weave_within *w, struct lt_buf *out);
+
 #endif
