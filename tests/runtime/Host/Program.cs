@@ -4,6 +4,7 @@
 //        | rwlock | readers | semaphore | semorder | asyncwait | asyncgate | counting | spin | term plain|before|after|earlyMS[flood]|earlyline[flood] | stuck REPORT COPY
 //        | flood exit|throw|term|interval [REPORT COPY] | atexit
 using System;
+using System.Diagnostics;
 using System.IO;
 using System.Threading;
 using LockTime.Runtime;
@@ -58,6 +59,14 @@ internal static class Program
         t.Join();
     }
 
+    // One line "measured: WHAT INNER OUTER" on stdout, in ms (Stopwatch ticks converted), for the test to bound the report's figures with.
+    private static void Measured(string what, long inner, long outer)
+    {
+        lock (Names)
+            Console.WriteLine(string.Format(System.Globalization.CultureInfo.InvariantCulture, "measured: {0} {1:F6} {2:F6}", what,
+                                            inner * 1000.0 / Stopwatch.Frequency, outer * 1000.0 / Stopwatch.Frequency));
+    }
+
     private static int Main(string[] args)
     {
 #if NET
@@ -101,14 +110,33 @@ internal static class Program
         }
         case "contended": // a holder at Program.cs:12 holds 100 ms while a waiter at :13 waits
         case "waiters": { // the same with three waiters
+            // Each thread measures its own hold or wait around the stubs and prints it (ms): the hold
+            // between the Enter's return and the Exit's call (inner) and around both calls (outer), the
+            // wait around the Enter - what the run-time reports lies within them.
             object l = new object();
             using var held = new ManualResetEventSlim();
-            var holder = new Thread(() => { Enter(l, 2); held.Set(); Thread.Sleep(100); Exit(l); });
+            var holder = new Thread(() => {
+                long h0 = Stopwatch.GetTimestamp();
+                Enter(l, 2);
+                long h1 = Stopwatch.GetTimestamp();
+                held.Set();
+                Thread.Sleep(100);
+                long h2 = Stopwatch.GetTimestamp();
+                Exit(l);
+                long h3 = Stopwatch.GetTimestamp();
+                Measured("hold", h2 - h1, h3 - h0);
+            });
             holder.Start();
             held.Wait();
             var waiters = new Thread[args[0] == "waiters" ? 3 : 1];
             for (int k = 0; k < waiters.Length; k++) {
-                waiters[k] = new Thread(() => { Enter(l, 3); Exit(l); });
+                waiters[k] = new Thread(() => {
+                    long w0 = Stopwatch.GetTimestamp();
+                    Enter(l, 3);
+                    long w1 = Stopwatch.GetTimestamp();
+                    Exit(l);
+                    Measured("wait", 0, w1 - w0);
+                });
                 waiters[k].Start();
             }
             foreach (var t in waiters)

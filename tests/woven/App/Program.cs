@@ -4,6 +4,7 @@
 // thread holds its lock 50 ms (GiveUp), the library's lock (Ledger.Post), and two potential
 // deadlocks: Transfer both ways, and the app's and the library's locks in both orders.
 using System;
+using System.Diagnostics;
 using System.Threading;
 using Woven.Lib;
 
@@ -46,13 +47,25 @@ internal static class Program
                 count++;
     }
 
+    // The hold as the program measures it (on stderr, "App: measured hold INNER OUTER" in ms): inside the
+    // lock statement, and around it; the run-time's hold lies between (woven.sh).
     private static void Hold(ManualResetEventSlim held)
     {
+        long inner, outer = Stopwatch.GetTimestamp();
         lock (contended)
         {
+            inner = Stopwatch.GetTimestamp();
             held.Set();
             Thread.Sleep(60);
+            inner = Stopwatch.GetTimestamp() - inner;
         }
+        Measured("hold", inner, Stopwatch.GetTimestamp() - outer);
+    }
+
+    private static void Measured(string what, long inner, long outer)
+    {
+        Console.Error.WriteLine(string.Format(System.Globalization.CultureInfo.InvariantCulture, "App: measured {0} {1:F6} {2:F6}", what,
+                                              inner * 1000.0 / Stopwatch.Frequency, outer * 1000.0 / Stopwatch.Frequency));
     }
 
     // Fails: another thread holds the lock 50 ms.
@@ -64,10 +77,16 @@ internal static class Program
         return true;
     }
 
+    // The wait as the program measures it: from before the lock statement to inside it ("App: measured wait 0 OUTER").
     private static void Wait()
     {
+        long outer = Stopwatch.GetTimestamp();
         lock (contended)
+        {
+            outer = Stopwatch.GetTimestamp() - outer;
             count++;
+        }
+        Measured("wait", 0, outer);
     }
 
     private static void Nested(int depth)
@@ -94,7 +113,7 @@ internal static class Program
             nest[i] = new object();
         // What the program itself times around the outermost lock statement (on stderr, beside the
         // run-time's lines): no hold the run-time reports may be longer (woven.sh).
-        var nestedTime = System.Diagnostics.Stopwatch.StartNew();
+        var nestedTime = Stopwatch.StartNew();
         Nested(0);
         Console.Error.WriteLine("App: nested locks took " + nestedTime.Elapsed.TotalMilliseconds.ToString("F3", System.Globalization.CultureInfo.InvariantCulture) + " ms");
         var threads = new Thread[16];
