@@ -143,17 +143,21 @@ wait = waiter["wait_ms"]["total"]
 assert waiter["acquisitions"] == n and waiter["contended"] == n, waiter
 assert sum(waits) - 3 * n <= wait <= sum(waits) + 0.001, (wait, waits)
 assert waiter["wait_ms"]["max"] <= max(waits) + 0.001, (waiter["wait_ms"], waits)
+# Each wait behind the holder; a waiter after the first also behind the waiters that had the lock before it
+# (their own site): the shares add up to the waits, less the hand-overs between holds (no one's: 3 ms each at most).
 behind = waiter["waited_behind"]
-assert [(w["method"], w["location"], w["count"]) for w in behind] == [("Host.Program::Hold", "Program.cs:12", n)], behind
-assert abs(behind[0]["wait_ms"] - wait) <= 0.001 * n, (behind, wait)
+assert [(w["method"], w["count"]) for w in behind if w["location"] == "Program.cs:12"] == [("Host.Program::Hold", n)], behind
+assert all(w["location"] == "Program.cs:13" and w["count"] <= n - 1 for w in behind if w["location"] != "Program.cs:12"), behind
+assert wait - 3 * n <= sum(w["wait_ms"] for w in behind) <= wait + 0.001 * len(behind), (behind, wait)
 charged = sum(w["wait_ms"] for s in sites.values() for w in s["waited_behind"] if w["location"] == "Program.cs:12")
 assert abs(holder["blamed_wait_ms"] - charged) <= 0.001 * n and holder["blamed_wait_ms"] <= n * hold + 0.001, (holder["blamed_wait_ms"], charged, hold)
 print("hold %.3f in [%.3f, %.3f]; wait %.3f against measured %.3f; blamed %.3f" % (hold, inner, outer, wait, sum(waits), holder["blamed_wait_ms"]))
 PY
 }
 LOCKTIME_REPORT="$LT_TMP/c.json" host "$LT_TMP/c.out" "$LT_TMP/c.err" contended
-expect "contended: hold, wait and blame within the program's own measures" 'blame_bounds "$LT_TMP/c.json" "$LT_TMP/c.out" 1 >"$LT_TMP/c.bounds" 2>&1' \
-	"$(cat "$LT_TMP/c.bounds" "$LT_TMP/c.out" "$LT_TMP/c.json" 2>&1)"
+bounds=$(blame_bounds "$LT_TMP/c.json" "$LT_TMP/c.out" 1 2>&1)
+bounds_rc=$?
+expect "contended: hold, wait and blame within the program's own measures" '[ $bounds_rc -eq 0 ]' "$bounds $(cat "$LT_TMP/c.out" "$LT_TMP/c.json")"
 
 # Holder blame: the waiter's line names the holder's method and line.
 holder_line='^LockTime: Host\.Program::Wait held [0-9]+\.[0-9]{3} ms, waited [0-9]+\.[0-9]{3} ms at Program\.cs:13 \(held by Host\.Program::Hold at Program\.cs:12\)$'
@@ -163,8 +167,10 @@ expect "blame: the summary has the column made others wait" 'grep -qE "^LockTime
 # Three waiters behind one holder: each is charged to it.
 LOCKTIME_REPORT="$LT_TMP/w.json" host "$LT_TMP/w.out" "$LT_TMP/w.err" waiters
 expect "blame: three waiters, three lines naming the holder" '[ "$(grep -cE "$holder_line" "$LT_TMP/w.err")" -eq 3 ]' "$(cat "$LT_TMP/w.err")"
-expect "blame: three waiters, each charged to the holder once, within the program's own measures" \
-	'blame_bounds "$LT_TMP/w.json" "$LT_TMP/w.out" 3 >"$LT_TMP/w.bounds" 2>&1' "$(cat "$LT_TMP/w.bounds" "$LT_TMP/w.out" "$LT_TMP/w.json" 2>&1)"
+bounds=$(blame_bounds "$LT_TMP/w.json" "$LT_TMP/w.out" 3 2>&1)
+bounds_rc=$?
+expect "blame: three waiters, each charged to the holder once, within the program's own measures" '[ $bounds_rc -eq 0 ]' \
+	"$bounds $(cat "$LT_TMP/w.out" "$LT_TMP/w.json")"
 
 # A thread inside Monitor.Wait on the lock (at Program.cs:16) is not blamed: the thread that took it meanwhile is.
 LOCKTIME_REPORT="$LT_TMP/wb.json" host "$LT_TMP/wb.out" "$LT_TMP/wb.err" waitblame
@@ -330,7 +336,8 @@ taken = int(open(sys.argv[2]).read().split(\"locks taken: \")[1])
 sites = r[\"sites\"]
 behind = [w for s in sites for w in s[\"waited_behind\"]]
 assert sum(s[\"acquisitions\"] for s in sites) == taken == 64 * 40000 * 3, taken
-assert all(s[\"contended\"] <= s[\"acquisitions\"] and sum(w[\"count\"] for w in s[\"waited_behind\"]) <= s[\"contended\"] for s in sites)
+assert all(s[\"contended\"] <= s[\"acquisitions\"] and all(w[\"count\"] <= s[\"contended\"] for w in s[\"waited_behind\"]) for s in sites)
+assert all(sum(w[\"wait_ms\"] for w in s[\"waited_behind\"]) <= s[\"wait_ms\"][\"total\"] + 0.001 * (1 + len(s[\"waited_behind\"])) for s in sites)
 assert abs(sum(s[\"blamed_wait_ms\"] for s in sites) - sum(w[\"wait_ms\"] for w in behind)) < 0.001 * (1 + len(sites) + len(behind))
 assert {w[\"location\"] for w in behind} <= {s[\"location\"] for s in sites}
 assert r[\"lock_order_cycles\"] == [] and r[\"lock_order\"][\"locks\"] == 8

@@ -2,7 +2,8 @@
 // Task.Run work items, await between and around locks, a work item that throws inside a lock, and a pool
 // of two threads so that each thread runs many work items in turn (a thread's state must not leak from
 // one item to the next). Prints what it did as "name value" lines, which pool.sh compares with the report:
-// counts exact, each hold and wait within the program's own Stopwatch around it.
+// counts exact, each hold and wait within the program's own Stopwatch around it. With the argument "handoff",
+// only the handoffs of four kinds of lock on the pool as it comes (AllHandoffs).
 using System;
 using System.Diagnostics;
 using System.Threading;
@@ -70,8 +71,44 @@ static class Pool
         lock (Thrower) { throw new InvalidOperationException("inside the lock"); } // Thrower site
     }
 
-    static int Main()
+    static readonly Lock Scoped = new Lock();
+    static readonly ReaderWriterLockSlim Rw = new ReaderWriterLockSlim();
+    static readonly SemaphoreSlim One = new SemaphoreSlim(1, 1);
+    const int Handoffs = 10, HandoffMs = 40;
+
+    // Handoffs work items at once on the pool as it comes (no SetMinThreads: it grows a thread at a time, as in
+    // a service), each holding the lock HandoffMs, the even ones at their A site, the odd ones at their B site:
+    // a waiter waits through several holds in turn, of both sites, and a thread just handed the lock has not
+    // yet recorded it when the next one begins to wait.
+    static void Handoff(Action a, Action b)
     {
+        var all = new Task[Handoffs];
+        for (int i = 0; i < Handoffs; i++)
+            all[i] = Task.Run(i % 2 == 0 ? a : b);
+        Task.WaitAll(all);
+    }
+
+    static void AllHandoffs()
+    {
+        Handoff(() => { lock (Gate) { Thread.Sleep(HandoffMs); } },                                   // Monitor A site
+                () => { lock (Gate) { Thread.Sleep(HandoffMs); } });                                  // Monitor B site
+        Handoff(() => { lock (Scoped) { Thread.Sleep(HandoffMs); } },                                 // Lock A site
+                () => { lock (Scoped) { Thread.Sleep(HandoffMs); } });                                // Lock B site
+        Handoff(() => { Rw.EnterWriteLock(); try { Thread.Sleep(HandoffMs); } finally { Rw.ExitWriteLock(); } }, // Writer A site
+                () => { Rw.EnterWriteLock(); try { Thread.Sleep(HandoffMs); } finally { Rw.ExitWriteLock(); } }); // Writer B site
+        Handoff(() => { One.Wait(); try { Thread.Sleep(HandoffMs); } finally { One.Release(); } },   // Semaphore A site
+                () => { One.Wait(); try { Thread.Sleep(HandoffMs); } finally { One.Release(); } });  // Semaphore B site
+        Console.WriteLine($"handoffs {Handoffs}");
+        Console.WriteLine($"handoff_ms {HandoffMs}");
+    }
+
+    static int Main(string[] args)
+    {
+        if (args.Length > 0 && args[0] == "handoff")
+        {
+            AllHandoffs();
+            return 0;
+        }
         ThreadPool.SetMinThreads(2, 2);
         ThreadPool.SetMaxThreads(2, 2);
         var (hold, wait) = HolderAndWaiter();

@@ -117,9 +117,13 @@ namespace LockTime.Runtime
                 if (t == null)
                     return;
                 string[] behind = contended ? t.Behind : null;
+                int wait = contended && t.WaitingSince != 0 ? t.WaitSeq : 0;
                 t.Behind = null;
-                t.EndWait();
-                Kept(c, t, semaphore, site, start, acquired, contended, behind, order);
+                if (wait != 0)
+                    t.WaitAcquired(acquired);
+                else
+                    t.EndWait();
+                Kept(c, t, semaphore, site, start, acquired, contended, behind, wait, order);
             } catch (Exception) {
             }
         }
@@ -143,7 +147,7 @@ namespace LockTime.Runtime
                     return;
                 if (task.IsCompleted) {
                     if (PendingWait.Acquired(task))
-                        Kept(c, t, semaphore, site, start, start, false, null, OutOfOrder);
+                        Kept(c, t, semaphore, site, start, start, false, null, 0, OutOfOrder);
                     else
                         c.Failed(t, site, Clock.Ticks() - start, null);
                     return;
@@ -173,7 +177,7 @@ namespace LockTime.Runtime
             Collector c = Runtime.Current;
             ThreadRecord t = Recorder(c);
             if (t != null)
-                Kept(c, t, semaphore, site, start, acquired, contended, behind, ordered ? HeldInOrder : OutOfOrder);
+                Kept(c, t, semaphore, site, start, acquired, contended, behind, 0, ordered ? HeldInOrder : OutOfOrder);
         }
 
         /// <summary>
@@ -182,10 +186,12 @@ namespace LockTime.Runtime
         /// it, so it enters the lock order, and this thread keeps it to leave the order when another thread
         /// releases it (<see cref="OrderedSemaphores.DropStale"/>); <see cref="EdgeInOrder"/>: it enters and
         /// leaves the order at once, the edge from what the thread holds now given; <see cref="OutOfOrder"/>: not.
-        /// A signal (<see cref="SemaphoreState.Signal"/>) is never in the order.
+        /// A signal (<see cref="SemaphoreState.Signal"/>) is never in the order. <paramref name="wait"/>: the number of the
+        /// thread's wait before a contended acquisition (0: none), whose holders told their shares before they released
+        /// (<see cref="ReleasingSemaphore"/>): charged now (<see cref="Blame.Charge"/>), the hold released perhaps elsewhere.
         /// </summary>
         static void Kept(Collector c, ThreadRecord t, object semaphore, int site, long start, long acquired, bool contended,
-                         string[] behind, byte order)
+                         string[] behind, int wait, byte order)
         {
             if (semaphore == null)
                 return;
@@ -193,6 +199,12 @@ namespace LockTime.Runtime
             if (!s.IsLock) {
                 c.WaitOnly(t, site, acquired - start, contended, behind);
                 return;
+            }
+            if (wait != 0) {
+                SiteStats stats = t.Stats(site);
+                if (stats != null)
+                    behind = Blame.Charge(c, t, wait, stats, acquired - start, behind);
+                t.Charged(wait);
             }
             bool ordered = !s.Signal && c.OrderEnter != null;
             OrderedSemaphores mine = null;
@@ -205,6 +217,7 @@ namespace LockTime.Runtime
             s.Hold.Acquired = acquired >= s.Known ? acquired : s.Known; /* not before the run-time knew it (SemaphoreState.Known) */
             s.Hold.Wait = acquired - start;
             s.Hold.Contended = contended;
+            s.Hold.WaitSeq = wait != 0 ? -1 : 0; /* -1: charged here, Collector.Released names the holder only */
             if (behind != null || s.Hold.Holder != null) /* the references only when they change: no write barrier else */
                 s.Hold.Holder = behind;
             ThreadRecord orderer = mine == null ? null : t;
@@ -261,6 +274,7 @@ namespace LockTime.Runtime
                 t.Releasing.Acquired = s.Hold.Acquired;
                 t.Releasing.Wait = s.Hold.Wait;
                 t.Releasing.Contended = s.Hold.Contended;
+                t.Releasing.WaitSeq = s.Hold.WaitSeq;
                 string[] holder = s.Hold.Holder;
                 if (holder != null || t.Releasing.Holder != null)
                     t.Releasing.Holder = holder;
@@ -271,6 +285,8 @@ namespace LockTime.Runtime
                     else if (t.Ordered != null)
                         t.Ordered.Left(s, c, t);
                 }
+                if (Volatile.Read(ref Blame.WaitersNow) != 0) /* told before the release: a waiter that takes it finds the share */
+                    Blame.Released(c, t, semaphore, t.Releasing.Site, Frame.Exclusive, t.Releasing.Acquired, Clock.Ticks());
                 return t;
             } catch (Exception) {
                 return null;
@@ -366,7 +382,7 @@ namespace LockTime.Runtime
                 if (t == null)
                     return;
                 t.Behind = c.FindHolder(lockObject, mode);
-                t.BeginWait(site);
+                t.BeginWait(site, lockObject, mode);
                 if (lockObject != null) {
                     DropStale(c, t);
                     c.OrderWaiting(t, lockObject, site, blocks);
@@ -490,8 +506,11 @@ namespace LockTime.Runtime
                     return;
                 }
                 c.Released(t, f, now);
-                if (f.Lock != null && (i == t.Depth || !t.Promote(i, f.Lock, now)))
+                if (f.Lock != null && (i == t.Depth || !t.Promote(i, f.Lock, now))) {
                     c.OrderReleased(t, f.Lock);
+                    if (Volatile.Read(ref Blame.WaitersNow) != 0)
+                        Blame.Released(c, t, f.Lock, f.Site, f.Mode, f.Acquired, now);
+                }
             } catch (Exception) {
             }
         }

@@ -184,14 +184,7 @@ namespace LockTime.Runtime
                 int held = Semaphores.HeldAt(lockObject);
                 if ((uint)held < (uint)HolderNames.Length)
                     return HolderNames[held];
-                object[] all = threads.Items();
-                ThreadRecord me = ThreadRecord.Current;
-                for (int k = 0; k < all.Length; k++) {
-                    ThreadRecord t = all[k] as ThreadRecord;
-                    if (t == null)
-                        break;
-                    if (ReferenceEquals(t, me))
-                        continue;
+                foreach (ThreadRecord t in Others(ThreadRecord.Current)) {
                     Frame[] frames = t.Frames;
                     int depth = t.Depth;
                     for (int i = 0; i < depth && i < frames.Length; i++) {
@@ -254,10 +247,13 @@ namespace LockTime.Runtime
                 s.Contended++;
             s.Wait.Record(waitNs);
             s.Hold.Record(holdNs);
-            if (f.Holder != null)
-                s.WaitedBehind(f.Holder, waitNs, 1);
+            string[] behind = f.Holder;
+            if (f.Contended && f.WaitSeq >= 0) {
+                behind = Blame.Charge(this, t, f.WaitSeq, s, f.Wait, f.Holder);
+                t.Charged(f.WaitSeq);
+            }
             if (hold >= ThresholdTicks || f.Wait >= ThresholdTicks)
-                Slow(f.Site, holdNs, waitNs, f.Holder);
+                Slow(f.Site, holdNs, waitNs, behind);
         }
 
         /// <summary>
@@ -269,13 +265,7 @@ namespace LockTime.Runtime
         /// </summary>
         internal bool EndSpinElsewhere(ThreadRecord me, long spin, long now)
         {
-            object[] all = threads.Items();
-            for (int k = 0; k < all.Length; k++) {
-                ThreadRecord t = all[k] as ThreadRecord;
-                if (t == null)
-                    break;
-                if (ReferenceEquals(t, me))
-                    continue;
+            foreach (ThreadRecord t in Others(me)) {
                 Frame[] frames = t.Frames;
                 int depth = t.Depth;
                 for (int i = depth - 1; i >= 0 && i < frames.Length; i--) {
@@ -451,8 +441,15 @@ namespace LockTime.Runtime
             for (int i = 0; i < t.Depth; i++)
                 if (!Handles.IsMutex(t.Frames[i].Lock))
                     return false;
+            t.EndWait(); /* a thread that ended in a wait (one that threw) waits no more */
             Add(ended, t.Sites);
             return true;
+        }
+
+        /// <summary>The listed thread records but <paramref name="me"/>'s, read without a lock (a record listed meanwhile may be missed): for <c>foreach</c>, no allocation.</summary>
+        internal OtherThreads Others(ThreadRecord me)
+        {
+            return new OtherThreads(threads.Items(), me);
         }
 
         /// <summary>The number of thread records listed now (a sweep takes those of threads that ended off).</summary>
@@ -551,6 +548,44 @@ namespace LockTime.Runtime
             count[site]++;
             if (now - since > longest[site])
                 longest[site] = now - since;
+        }
+    }
+
+    /// <summary>An enumeration of the thread records of a list (<see cref="ThreadList.Items"/>: records, then nulls) but one (<see cref="Collector.Others"/>).</summary>
+    [CompilerGenerated]
+    internal struct OtherThreads
+    {
+        readonly object[] all;
+        readonly ThreadRecord me;
+        int k;
+
+        internal OtherThreads(object[] all, ThreadRecord me)
+        {
+            this.all = all;
+            this.me = me;
+            k = -1;
+        }
+
+        public OtherThreads GetEnumerator()
+        {
+            return this;
+        }
+
+        public ThreadRecord Current
+        {
+            get { return (ThreadRecord)all[k]; }
+        }
+
+        public bool MoveNext()
+        {
+            while (++k < all.Length) {
+                ThreadRecord t = all[k] as ThreadRecord;
+                if (t == null)
+                    return false;
+                if (!ReferenceEquals(t, me))
+                    return true;
+            }
+            return false;
         }
     }
 }

@@ -34,6 +34,8 @@ namespace LockTime.Runtime
         /// no hold now, and the owner drops the frame (<see cref="ThreadRecord.DropEnded"/>). Set by that thread (Interlocked).
         /// </summary>
         internal int Ended;
+        /// <summary>Contended: the number of the wait that preceded the acquisition (<see cref="ThreadRecord.WaitSeq"/>), whose holders' shares <see cref="Blame.Charge"/> takes; 0 for none.</summary>
+        internal int WaitSeq;
 
         /// <summary>A lock no other thread shares while it is held (Monitor, Lock, a write lock, a Mutex).</summary>
         internal const byte Exclusive = 0;
@@ -87,6 +89,21 @@ namespace LockTime.Runtime
         /// </summary>
         internal int WaitingSite;
         internal long WaitingSince;
+
+        /// <summary>
+        /// The lock of the thread's last wait (<see cref="BeginWait"/>), kept until the wait is charged to its holders
+        /// (<see cref="Charged"/>: at the release of the lock it waited for, when the last holder has told its share), the
+        /// mode it was asked in, the wait's number (counted from 1), its start and its end (the acquisition; 0 while it
+        /// waits), in ticks: what a holder that releases the lock reads to post its share (<see cref="Blame.Released"/>).
+        /// </summary>
+        internal object WaitingFor;
+        internal byte WaitingMode;
+        internal int WaitSeq;
+        internal long WaitBegan, WaitEnded;
+
+        /// <summary>The holders' shares of this thread's waits (<see cref="Blame.Posts"/> slots, made at its first wait), written by the holders' threads; the next slot to write.</summary>
+        internal BlamePost[] Posts;
+        internal int PostNext;
 
         /// <summary>The hold of a semaphore this thread is releasing (<see cref="Api.ReleasingSemaphore"/>), until <see cref="Api.ReleasedSemaphore"/> records it.</summary>
         internal Frame Releasing;
@@ -150,7 +167,11 @@ namespace LockTime.Runtime
             if (contended) { /* else Holder stays null: a free slot is cleared (Remove) */
                 f.Holder = Behind;
                 Behind = null;
-                WaitingSince = 0;
+                f.WaitSeq = 0;
+                if (WaitingSince != 0) {
+                    f.WaitSeq = WaitSeq;
+                    WaitAcquired(acquired);
+                }
             }
             Volatile.Write(ref f.Lock, lockObject);
             End(ref f, seq);
@@ -216,17 +237,54 @@ namespace LockTime.Runtime
             return false;
         }
 
-        /// <summary>This thread begins to wait at <paramref name="site"/> now (read by <see cref="Collector.WaitingNow"/>).</summary>
-        internal void BeginWait(int site)
+        /// <summary>
+        /// This thread begins to wait at <paramref name="site"/> now for <paramref name="lockObject"/> in <paramref name="mode"/>
+        /// (read by <see cref="Collector.WaitingNow"/>, and by the holders that release it meanwhile: <see cref="Blame.Released"/>).
+        /// </summary>
+        internal void BeginWait(int site, object lockObject, byte mode)
         {
+            if (Posts == null)
+                Posts = new BlamePost[Blame.Posts];
+            long now = Math.Max(1, Clock.Ticks());
+            int seq = WaitSeq + 1;
+            Volatile.Write(ref WaitSeq, seq > 0 ? seq : 1);
+            WaitingMode = mode;
+            WaitBegan = now;
+            WaitEnded = 0;
+            if (WaitingFor == null && lockObject != null)
+                Interlocked.Increment(ref Blame.WaitersNow);
+            else if (WaitingFor != null && lockObject == null)
+                Interlocked.Decrement(ref Blame.WaitersNow);
+            Volatile.Write(ref WaitingFor, lockObject);
             WaitingSite = site;
-            Volatile.Write(ref WaitingSince, Math.Max(1, Clock.Ticks()));
+            Volatile.Write(ref WaitingSince, now);
         }
 
-        /// <summary>This thread waits no more: it has the lock, or the try failed or threw.</summary>
+        /// <summary>
+        /// This thread's wait ended in the acquisition at <paramref name="acquired"/> (ticks): it waits no more, but the
+        /// wait's lock stays known to the holders that release it until the wait is <see cref="Charged"/>.
+        /// </summary>
+        internal void WaitAcquired(long acquired)
+        {
+            Volatile.Write(ref WaitEnded, Math.Max(1, acquired));
+            Volatile.Write(ref WaitingSince, 0);
+        }
+
+        /// <summary>The wait numbered <paramref name="seq"/> is charged to its holders (<see cref="Blame.Charge"/>): when it is the last, holders are told of it no more.</summary>
+        internal void Charged(int seq)
+        {
+            if (seq == WaitSeq && WaitingFor != null) {
+                Volatile.Write(ref WaitingFor, null);
+                Interlocked.Decrement(ref Blame.WaitersNow);
+            }
+        }
+
+        /// <summary>This thread waits no more and acquired nothing: the try failed or threw (or the thread ended: <see cref="Collector"/>'s sweep).</summary>
         internal void EndWait()
         {
-            Volatile.Write(ref WaitingSince, 0);
+            if (WaitingSince != 0)
+                Volatile.Write(ref WaitingSince, 0);
+            Charged(WaitSeq);
         }
 
         /// <summary>Looks <see cref="Held"/> up (the thread's first lock with the lock order on) and returns it.</summary>
@@ -394,6 +452,7 @@ namespace LockTime.Runtime
                 f.Reentry = above.Reentry;
                 f.SpinAt = above.SpinAt;
                 f.Ended = above.Ended;
+                f.WaitSeq = above.WaitSeq;
                 Volatile.Write(ref f.Lock, above.Lock);
                 End(ref f, seq);
             }

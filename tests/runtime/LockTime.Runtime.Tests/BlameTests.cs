@@ -1,0 +1,96 @@
+// BlameTests.cs - a contended wait shared among the holders that told their part of it (Blame).
+using LockTime.Runtime;
+using Xunit;
+
+namespace LockTime.Runtime.Tests;
+
+public class BlameTests
+{
+    const long Ms = 1_000_000; // ticks of the tests' collectors (1 ns) and of Clock on Linux
+
+    // The calling thread begins to wait for `gate` at site `site` (its record listed in c); returns when the wait began (ticks).
+    static (ThreadRecord w, long began) Wait(Collector c, object gate, int site, byte mode = Frame.Exclusive)
+    {
+        ThreadRecord w = c.Thread();
+        w.BeginWait(site, gate, mode);
+        return (w, w.WaitBegan);
+    }
+
+    [Fact]
+    public void AWaitThroughThreeHoldsInTurnIsSharedAmongThemAndNamesTheLongest()
+    {
+        var lines = new List<object[]>();
+        var c = CollectorTests.Make(4, 0, lines);
+        object gate = new();
+        var (w, began) = Wait(c, gate, 3);
+        var other = new ThreadRecord(4); // the holders' thread: any record but the waiter's
+        Blame.Released(c, other, gate, 0, Frame.Exclusive, began - 5 * Ms, began + 10 * Ms); // held before the wait began: 10 ms of it
+        Blame.Released(c, other, gate, 1, Frame.Exclusive, began + 10 * Ms, began + 40 * Ms); // 30 ms
+        w.Push(gate, 3, began + 60 * Ms, 60 * Ms, true, Frame.Exclusive); // the waiter has it, before the last holder told
+        Blame.Released(c, other, gate, 2, Frame.Exclusive, began + 40 * Ms, began + 61 * Ms); // 20 ms: to the acquisition, not its release
+        Blame.Released(c, other, gate, 0, Frame.Exclusive, began + 62 * Ms, began + 70 * Ms); // held after the waiter: nothing
+        Frame f = w.Remove(w.Find(gate, Frame.Exclusive));
+        c.Released(w, f, began + 61 * Ms);
+
+        SiteStats s = w.Stats(3);
+        var shares = Enumerable.Range(0, s.HolderN).ToDictionary(i => s.Holders[i][2], i => (s.HolderWait[i] / Ms, s.HolderCount[i]));
+        Assert.Equal(new Dictionary<string, (long, long)> { ["F.cs:1"] = (10, 1), ["F.cs:2"] = (30, 1), ["F.cs:3"] = (20, 1) }, shares);
+        Assert.Equal(new[] { "LockTime: T::M3 held 1.000 ms, waited 60.000 ms at F.cs:4 (held by T::M1 at F.cs:2)" },
+                     lines.Select(LineWriter.Format).ToArray());
+        Assert.Null(w.WaitingFor); // charged: the next holders tell it nothing
+    }
+
+    [Fact]
+    public void ReadersHoldingTogetherShareTheWaitScaledToIt()
+    {
+        var lines = new List<object[]>();
+        var c = CollectorTests.Make(3, 1000, lines);
+        object rw = new();
+        var (w, began) = Wait(c, rw, 2); // a writer
+        var other = new ThreadRecord(3);
+        Blame.Released(c, other, rw, 0, Frame.Read, began - Ms, began + 10 * Ms);
+        Blame.Released(c, other, rw, 1, Frame.Read, began - Ms, began + 10 * Ms);
+        w.Push(rw, 2, began + 10 * Ms, 10 * Ms, true, Frame.Exclusive);
+        c.Released(w, w.Remove(w.Find(rw, Frame.Exclusive)), began + 11 * Ms);
+
+        SiteStats s = w.Stats(2);
+        Assert.Equal(2, s.HolderN);
+        Assert.Equal(10 * Ms, s.HolderWait[0] + s.HolderWait[1]); // 10 + 10 told, the wait 10
+        Assert.Equal((1L, 1L), (s.HolderCount[0], s.HolderCount[1]));
+    }
+
+    [Fact]
+    public void AReaderWaitsBehindAWriterNotBehindReaders()
+    {
+        var c = CollectorTests.Make(3, 1000, new List<object[]>());
+        object rw = new();
+        var (w, began) = Wait(c, rw, 2, Frame.Read);
+        var other = new ThreadRecord(3);
+        Blame.Released(c, other, rw, 0, Frame.Read, began, began + 5 * Ms);      // a reader does not block a reader
+        Blame.Released(c, other, new object(), 1, Frame.Exclusive, began, began + 5 * Ms); // another lock
+        Blame.Released(c, other, rw, 1, Frame.Exclusive, began, began + 8 * Ms); // the writer
+        w.Push(rw, 2, began + 8 * Ms, 8 * Ms, true, Frame.Read);
+        c.Released(w, w.Remove(w.Find(rw, Frame.Read)), began + 9 * Ms);
+
+        SiteStats s = w.Stats(2);
+        Assert.Equal(1, s.HolderN);
+        Assert.Equal(("F.cs:2", 8 * Ms, 1L), (s.Holders[0][2], s.HolderWait[0], s.HolderCount[0]));
+    }
+
+    [Fact]
+    public void WhatNoHolderToldGoesToTheHolderFoundAtTheStart()
+    {
+        var lines = new List<object[]>();
+        var c = CollectorTests.Make(3, 1000, lines);
+        object gate = new();
+        var (w, began) = Wait(c, gate, 2);
+        w.Behind = c.HolderNames[0]; // found as the wait began (a holder in another woven assembly tells nothing)
+        Blame.Released(c, new ThreadRecord(3), gate, 1, Frame.Exclusive, began + 4 * Ms, began + 10 * Ms);
+        w.Push(gate, 2, began + 10 * Ms, 10 * Ms, true, Frame.Exclusive);
+        c.Released(w, w.Remove(w.Find(gate, Frame.Exclusive)), began + 11 * Ms);
+
+        SiteStats s = w.Stats(2);
+        var shares = Enumerable.Range(0, s.HolderN).ToDictionary(i => s.Holders[i][2], i => (s.HolderWait[i] / Ms, s.HolderCount[i]));
+        Assert.Equal(new Dictionary<string, (long, long)> { ["F.cs:2"] = (6, 1), ["F.cs:1"] = (4, 1) }, shares);
+    }
+}
