@@ -125,7 +125,7 @@ expect "ended: memory after GC with 20000 threads within 4 MB of 2000 threads'" 
 # between the inner and outer measure, each wait within 3 ms below the waiter's own measure (what the
 # stub's prologue and a preemption before its clock read may take) and never above it; every wait is
 # charged to the holder once - waited_behind's total is the waiters' wait, the holder's blamed_wait_ms
-# that total, and no more than waiters x hold.
+# that total, and no more than the waiters measured they waited.
 blame_bounds() { # REPORT OUT WAITERS: exits non-zero with what is out of bounds
 	python3 - "$@" <<'PY'
 import json, sys
@@ -144,13 +144,13 @@ assert waiter["acquisitions"] == n and waiter["contended"] == n, waiter
 assert sum(waits) - 3 * n <= wait <= sum(waits) + 0.001, (wait, waits)
 assert waiter["wait_ms"]["max"] <= max(waits) + 0.001, (waiter["wait_ms"], waits)
 # Each wait behind the holder; a waiter after the first also behind the waiters that had the lock before it
-# (their own site): the shares add up to the waits, less the hand-overs between holds (no one's: 3 ms each at most).
+# (their own site): the shares add up to the waits (a hand-over after a release is the releasing holder's).
 behind = waiter["waited_behind"]
 assert [(w["method"], w["count"]) for w in behind if w["location"] == "Program.cs:12"] == [("Host.Program::Hold", n)], behind
 assert all(w["location"] == "Program.cs:13" and w["count"] <= n - 1 for w in behind if w["location"] != "Program.cs:12"), behind
-assert wait - 3 * n <= sum(w["wait_ms"] for w in behind) <= wait + 0.001 * len(behind), (behind, wait)
+assert abs(sum(w["wait_ms"] for w in behind) - wait) <= 0.001 * len(behind), (behind, wait)
 charged = sum(w["wait_ms"] for s in sites.values() for w in s["waited_behind"] if w["location"] == "Program.cs:12")
-assert abs(holder["blamed_wait_ms"] - charged) <= 0.001 * n and holder["blamed_wait_ms"] <= n * hold + 0.001, (holder["blamed_wait_ms"], charged, hold)
+assert abs(holder["blamed_wait_ms"] - charged) <= 0.001 * n and holder["blamed_wait_ms"] <= sum(waits) + 0.001, (holder["blamed_wait_ms"], charged, waits)
 print("hold %.3f in [%.3f, %.3f]; wait %.3f against measured %.3f; blamed %.3f" % (hold, inner, outer, wait, sum(waits), holder["blamed_wait_ms"]))
 PY
 }
@@ -336,7 +336,7 @@ taken = int(open(sys.argv[2]).read().split(\"locks taken: \")[1])
 sites = r[\"sites\"]
 behind = [w for s in sites for w in s[\"waited_behind\"]]
 assert sum(s[\"acquisitions\"] for s in sites) == taken == 64 * 40000 * 3, taken
-assert all(s[\"contended\"] <= s[\"acquisitions\"] and all(w[\"count\"] <= s[\"contended\"] for w in s[\"waited_behind\"]) for s in sites)
+assert all(s[\"contended\"] <= s[\"acquisitions\"] and sum(w[\"count\"] for w in s[\"waited_behind\"]) <= s[\"contended\"] for s in sites)
 assert all(sum(w[\"wait_ms\"] for w in s[\"waited_behind\"]) <= s[\"wait_ms\"][\"total\"] + 0.001 * (1 + len(s[\"waited_behind\"])) for s in sites)
 assert abs(sum(s[\"blamed_wait_ms\"] for s in sites) - sum(w[\"wait_ms\"] for w in behind)) < 0.001 * (1 + len(sites) + len(behind))
 assert {w[\"location\"] for w in behind} <= {s[\"location\"] for s in sites}

@@ -8,15 +8,15 @@ namespace LockTime.Runtime
     /// <summary>
     /// One holder's share of a wait, posted into the waiting thread's record (<see cref="ThreadRecord.Posts"/>)
     /// by the thread that released the lock: for wait number <see cref="Seq"/> of that thread, the holder's
-    /// site name and how long of the wait it held the lock. <see cref="Seq"/> is written last (0: free,
-    /// -1: being written), so the waiter takes a post whole or not at all.
+    /// site name, how long of the wait it held the lock and when that part ended (ticks). <see cref="Seq"/> is
+    /// written last (0: free, -1: being written), so the waiter takes a post whole or not at all.
     /// </summary>
     [CompilerGenerated]
     internal struct BlamePost
     {
         internal int Seq;
         internal string[] Holder;
-        internal long Ticks;
+        internal long Ticks, End;
     }
 
     /// <summary>
@@ -61,7 +61,7 @@ namespace LockTime.Runtime
                     continue;
                 long from = Math.Max(acquired, began), to = ended != 0 ? Math.Min(now, ended) : now;
                 if (to > from)
-                    Post(w, seq, c.HolderNames[site], to - from);
+                    Post(w, seq, c.HolderNames[site], to - from, to);
             }
         }
 
@@ -69,7 +69,7 @@ namespace LockTime.Runtime
         /// Puts a share of <paramref name="ticks"/> by <paramref name="holder"/> into <paramref name="w"/>'s posts for its
         /// wait <paramref name="seq"/>; a slot another holder is writing at the same moment is left to it (the share is lost).
         /// </summary>
-        static void Post(ThreadRecord w, int seq, string[] holder, long ticks)
+        static void Post(ThreadRecord w, int seq, string[] holder, long ticks, long end)
         {
             BlamePost[] posts = w.Posts;
             if (posts == null)
@@ -80,65 +80,95 @@ namespace LockTime.Runtime
                 return;
             posts[i].Holder = holder;
             posts[i].Ticks = ticks;
+            posts[i].End = end;
             Volatile.Write(ref posts[i].Seq, seq);
         }
 
-        /// <summary>Whether a post before slot <paramref name="i"/> of wait <paramref name="seq"/> names the site <paramref name="holder"/>: a wait counts once per holder site.</summary>
-        static bool Told(BlamePost[] posts, int i, int seq, string[] holder)
+        /// <summary>
+        /// Copies the whole posts of wait <paramref name="seq"/> out of <paramref name="w"/>'s ring into its
+        /// <see cref="ThreadRecord.Taken"/> (the calling thread's own: a holder late to tell may overwrite a slot
+        /// meanwhile) and returns how many.
+        /// </summary>
+        static int Take(ThreadRecord w, int seq)
         {
-            for (int j = 0; j < i; j++)
-                if (Volatile.Read(ref posts[j].Seq) == seq && posts[j].Holder != null && SiteStats.Same(posts[j].Holder, holder))
-                    return true;
-            return false;
+            BlamePost[] posts = w.Posts;
+            if (seq == 0 || posts == null)
+                return 0;
+            BlamePost[] taken = w.Taken ?? (w.Taken = new BlamePost[Posts]);
+            int n = 0;
+            for (int i = 0; i < posts.Length && n < taken.Length; i++) {
+                if (Volatile.Read(ref posts[i].Seq) != seq)
+                    continue;
+                taken[n].Holder = posts[i].Holder;
+                taken[n].Ticks = posts[i].Ticks;
+                taken[n].End = posts[i].End;
+                if (Volatile.Read(ref posts[i].Seq) == seq && taken[n].Holder != null && taken[n].Ticks > 0)
+                    n++;
+            }
+            return n;
         }
 
         /// <summary>
-        /// Charges wait number <paramref name="seq"/> of <paramref name="w"/> (the calling thread, or the one that
+        /// Charges wait number <paramref name="seq"/> of <paramref name="w"/> (the calling thread, the one that
         /// waited), <paramref name="waitTicks"/> long, to its holders in <paramref name="s"/>'s
-        /// <see cref="SiteStats.WaitedBehind"/> (one count per holder site): each holder that told its share (scaled down when the shares exceed
-        /// the wait), the rest to <paramref name="found"/>, the holder found as the wait began, when it told nothing (it is in
-        /// another copy: else the rest is the hand-over between holds, no one's).
-        /// <paramref name="seq"/> 0 (no wait begun): all to <paramref name="found"/>. Returns the holder waited behind
-        /// longest, or null.
+        /// <see cref="SiteStats.WaitedBehind"/> (the wait counted once, to the holder it waited behind longest): each holder that told its share (scaled down when
+        /// the shares exceed the wait), the rest to <paramref name="found"/>, the holder found as the wait began, when it told
+        /// nothing (it is in another copy), else to the holder that released last: the hand-over after its release (the waiter
+        /// woken) is its. <paramref name="seq"/> 0 (no wait begun): all to <paramref name="found"/>. Returns the holder waited
+        /// behind longest, or null.
         /// </summary>
         internal static string[] Charge(Collector c, ThreadRecord w, int seq, SiteStats s, long waitTicks, string[] found)
         {
-            BlamePost[] posts = w.Posts;
+            int n = Take(w, seq);
+            BlamePost[] taken = w.Taken;
             long told = 0;
-            if (seq != 0 && posts != null)
-                for (int i = 0; i < posts.Length; i++)
-                    if (Volatile.Read(ref posts[i].Seq) == seq)
-                        told += posts[i].Ticks;
+            for (int i = 0; i < n; i++)
+                told += taken[i].Ticks;
             if (told <= 0) {
                 if (found != null)
                     s.WaitedBehind(found, c.Ns(waitTicks), 1);
                 return found;
             }
             double scale = told > waitTicks ? (double)waitTicks / told : 1;
-            long charged = 0, longestTicks = 0;
-            string[] longest = null;
+            long charged = 0, longestTicks = 0, lastEnd = long.MinValue;
+            string[] longest = null, last = null;
             bool foundTold = false;
-            for (int i = 0; i < posts.Length; i++) {
-                if (Volatile.Read(ref posts[i].Seq) != seq)
-                    continue;
-                string[] holder = posts[i].Holder;
-                long share = Math.Min((long)(posts[i].Ticks * scale), waitTicks - charged);
-                if (holder == null || Volatile.Read(ref posts[i].Seq) != seq || share <= 0)
-                    continue;
-                s.WaitedBehind(holder, c.Ns(share), Told(posts, i, seq, holder) ? 0 : 1);
-                charged += share;
-                foundTold |= found != null && SiteStats.Same(holder, found);
-                if (share > longestTicks) {
-                    longestTicks = share;
-                    longest = holder;
+            for (int i = 0; i < n; i++) {
+                long share = Math.Min((long)(taken[i].Ticks * scale), waitTicks - charged);
+                taken[i].Ticks = share > 0 ? share : 0;
+                charged += taken[i].Ticks;
+                if (taken[i].Ticks > 0 && taken[i].End > lastEnd) {
+                    lastEnd = taken[i].End;
+                    last = taken[i].Holder;
                 }
+                foundTold |= found != null && SiteStats.Same(taken[i].Holder, found);
             }
             long rest = waitTicks - charged;
-            if (rest > 0 && found != null && !foundTold) {
-                s.WaitedBehind(found, c.Ns(rest), 1);
-                if (rest > longestTicks)
-                    longest = found;
+            string[] restTo = found != null && !foundTold ? found : last;
+            for (int i = 0; i < n; i++)
+                if (ReferenceEquals(taken[i].Holder, restTo)) {
+                    taken[i].Ticks += rest; /* the hand-over after the last release */
+                    rest = 0;
+                    break;
+                }
+            for (int i = 0; i < n; i++)
+                if (taken[i].Ticks > longestTicks) {
+                    longestTicks = taken[i].Ticks;
+                    longest = taken[i].Holder;
+                }
+            if (rest > 0 && restTo != null && rest > longestTicks)
+                longest = restTo;
+            long counted = 1; /* the wait counts once, to the first share of the holder it waited behind longest */
+            for (int i = 0; i < n; i++) {
+                if (taken[i].Ticks > 0) {
+                    long count = ReferenceEquals(taken[i].Holder, longest) ? counted : 0;
+                    s.WaitedBehind(taken[i].Holder, c.Ns(taken[i].Ticks), count);
+                    counted -= count;
+                }
+                taken[i].Holder = null;
             }
+            if (rest > 0 && restTo != null)
+                s.WaitedBehind(restTo, c.Ns(rest), ReferenceEquals(restTo, longest) ? counted : 0);
             return longest;
         }
     }

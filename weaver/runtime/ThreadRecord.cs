@@ -104,6 +104,8 @@ namespace LockTime.Runtime
         /// <summary>The holders' shares of this thread's waits (<see cref="Blame.Posts"/> slots, made at its first wait), written by the holders' threads; the next slot to write.</summary>
         internal BlamePost[] Posts;
         internal int PostNext;
+        /// <summary>The posts of the wait being charged, copied out of <see cref="Posts"/> (<see cref="Blame.Charge"/>, on this thread only).</summary>
+        internal BlamePost[] Taken;
 
         /// <summary>The hold of a semaphore this thread is releasing (<see cref="Api.ReleasingSemaphore"/>), until <see cref="Api.ReleasedSemaphore"/> records it.</summary>
         internal Frame Releasing;
