@@ -586,19 +586,13 @@ expect "mistyped names: one warning before Environment.Exit, 8 runs of 8" '[ "$e
 # wait at most the site's max). LOCKTIME_METRICS=0: none (dotnet-counters then writes `"Events": ]`).
 COUNTERS=$LT_BUILD/dotnet-tools/dotnet-counters
 COUNTERS_VERSION=10.0.750501
-counters_install() {
-	[ -x "$COUNTERS" ] && "$COUNTERS" --version 2>/dev/null | grep -q "^${COUNTERS_VERSION%.*}" && return 0
-	rm -rf "$LT_BUILD/dotnet-tools"
-	dotnet tool install dotnet-counters --version "$COUNTERS_VERSION" --tool-path "$LT_BUILD/dotnet-tools" >"$LT_TMP/counters.log" 2>&1 ||
-		{ cat "$LT_TMP/counters.log"; return 1; }
-}
 # The report is written every 0.5 s: dotnet-counters may end the program it started while its exit
 # handler still writes (a report's temporary file left behind), and the last one while idle has it all.
 counters() { # OUT.json REPORT.json METRICS BEFORE SECONDS AFTER: dotnet-counters collect around the host's metrics scenario
 	LOCKTIME_REPORT=$2 LOCKTIME_REPORT_INTERVAL_S=0.5 LOCKTIME_METRICS=$3 timeout 120 "$COUNTERS" collect --counters LockTime --refresh-interval 1 --format json -o "$1" \
 		-- dotnet "$LT_TMP/host/Host.dll" metrics "$4" "$5" "$6" >"$1.log" 2>&1
 }
-if check "dotnet-counters installs (a dotnet tool)" counters_install; then
+if check "dotnet-counters installs (a dotnet tool)" dotnet_tool dotnet-counters "$COUNTERS_VERSION" "$LT_BUILD/dotnet-tools"; then
 	counters "$LT_TMP/counters.json" "$LT_TMP/mc.json" "" 4 3 3
 	expect "metrics: dotnet-counters gives each site's counts and times, tagged, as the report has them" \
 		'python3 - "$LT_TMP/counters.json" "$LT_TMP/mc.json" <<"PY"
