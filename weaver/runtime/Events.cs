@@ -23,8 +23,8 @@ namespace LockTime.Runtime
     /// A slow lock released before its copy joined (the process's first ~50 ms: making the source took
     /// 35 ms and a join 10 ms of a fresh process here) gives no event. The template is netstandard2.0
     /// and merges into frameworks whose <c>EventSource</c> the merger cannot name (it lives outside
-    /// System.Runtime), so the source and its methods are found by reflection; where the framework has
-    /// no self-describing <c>EventSource</c> (Mono) nothing happens. When no session listens, an event
+    /// System.Runtime), so the source and its methods are found by reflection; a framework without them
+    /// gives no events, and Mono (no EventPipe) none that a tool records: nothing else changes. When no session listens, an event
     /// costs one call to <c>EventSource.IsEnabled()</c>; nothing is added to the lock's path: only slow
     /// locks (after the release), and cycles, once each, give events.
     /// </para>
