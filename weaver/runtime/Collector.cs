@@ -39,6 +39,8 @@ namespace LockTime.Runtime
         internal readonly object[] LineSource;
         /// <summary>The thread that writes lines: its locks are not recorded (<see cref="NewThread"/>).</summary>
         internal Thread Writer;
+        /// <summary>This copy's way to the process's EventSource (<see cref="LockTime.Runtime.Events"/>); null: no events.</summary>
+        internal Events Events;
 
         /// <summary>The process's holder finders (every copy's <see cref="Holder"/>); lock it to use it. Null: none.</summary>
         internal List<Func<object, string[]>> Finders;
@@ -346,9 +348,12 @@ namespace LockTime.Runtime
                 Slow(site, -1, waitNs, holder);
         }
 
-        /// <summary>Queues the line of a slow lock; <paramref name="holdNs"/> -1 = not acquired; <paramref name="holder"/> the site it waited behind, or null.</summary>
+        /// <summary>Gives the event of a slow lock and queues its line; <paramref name="holdNs"/> -1 = not acquired; <paramref name="holder"/> the site it waited behind, or null.</summary>
         void Slow(int site, long holdNs, long waitNs, string[] holder)
         {
+            Events events = Events;
+            if (events != null)
+                events.Slow(site, holdNs, waitNs, holder);
             Action<object, int, long, long, object> records = Records;
             if (records != null) {
                 records(LineSource, site, holdNs, waitNs, holder);
