@@ -172,6 +172,56 @@ int rp_describe_deadlock(const struct rp_deadlock *d, struct lt_buf *out)
 	return 0;
 }
 
+/* Sites of the table whose top stacks are shown at most, and callers shown per stack (Summary.StackSites, StackCallers). */
+#define STACK_SITES 3
+#define STACK_CALLERS 4
+
+/* A file's name without its folders ('/' or '\\'). */
+static const char *base_name(const char *path)
+{
+	const char *b = path;
+	for (const char *p = path; *p; p++)
+		if (*p == '/' || *p == '\\')
+			b = p + 1;
+	return b;
+}
+
+/* As Summary.StackLine: "M at L: waited 276.541 ms in 3 from A (Program.cs:21) < B (Program.cs:30) < ...". */
+static int stack_line(const struct rp_site *s, const struct rp_stack *st, struct lt_buf *out)
+{
+	if (lt_buf_printf(out, "  %s at %s: %s %.3f ms in %" PRId64, s->method, s->location, st->role == RP_WAITER ? "waited" : "held",
+			  (double)rp_stack_cost(st) / 1e6, st->count))
+		return -1;
+	if (st->n_frames < 2)
+		return lt_buf_printf(out, " (no caller seen)\n");
+	for (size_t k = 1; k < st->n_frames && k <= STACK_CALLERS; k++) {
+		const struct rp_frame *f = &st->frames[k];
+		if (lt_buf_printf(out, "%s%s", k == 1 ? " from " : " < ", f->method))
+			return -1;
+		if (f->line > 0 && lt_buf_printf(out, " (%s:%" PRId64 ")", base_name(f->file ? f->file : ""), f->line))
+			return -1;
+	}
+	return lt_buf_printf(out, "%s\n", st->n_frames > STACK_CALLERS + 1 ? " < ..." : "");
+}
+
+/* After the table, as Summary.TopStacks: for the first STACK_SITES sites with stacks, the stack of the
+ * longest waits and the one of the longest holds. */
+static int top_stacks(const struct rp_report *r, struct lt_buf *out)
+{
+	size_t told = 0;
+	for (size_t i = 0; i < r->n_sites && told < STACK_SITES; i++) {
+		const struct rp_stack *w = rp_stacks_top(&r->sites[i], RP_WAITER), *h = rp_stacks_top(&r->sites[i], RP_HOLDER);
+		if (!w && !h)
+			continue;
+		if (told++ == 0 &&
+		    lt_buf_printf(out, "top stacks (of each top site, the stack of the longest waits and of the longest holds; callers innermost first):\n"))
+			return -1;
+		if ((w && stack_line(&r->sites[i], w, out)) || (h && stack_line(&r->sites[i], h, out)))
+			return -1;
+	}
+	return 0;
+}
+
 /* A site's holds or waits in progress as the report was written: how many, and the longest so far. */
 struct in_progress {
 	const char *heading; /* "held now" */
@@ -255,5 +305,6 @@ static int rings(const struct rp_report *r, struct lt_buf *out)
 
 int rp_write_text(const struct rp_report *r, struct lt_buf *out)
 {
-	return table(r, out) || in_progress(r, &held_kind, out) || in_progress(r, &waiting_kind, out) || rings(r, out) ? -1 : 0;
+	return table(r, out) || top_stacks(r, out) || in_progress(r, &held_kind, out) || in_progress(r, &waiting_kind, out) ||
+			       rings(r, out) ? -1 : 0;
 }

@@ -50,6 +50,7 @@ namespace LockTime.Runtime
             int shown = sites.Count < rows ? sites.Count : rows;
             if (shown > 0)
                 Table(lines, sites, shown);
+            TopStacks(lines, sites, shown);
             InProgress(lines, sites, rows, false);
             InProgress(lines, sites, rows, true);
             if (order != null)
@@ -102,6 +103,68 @@ namespace LockTime.Runtime
                 }
                 lines.Add(sb.ToString());
             }
+        }
+
+        /// <summary>Sites of the table whose top stacks the summary shows at most, and callers shown per stack.</summary>
+        internal const int StackSites = 3, StackCallers = 4;
+
+        /// <summary>
+        /// After the table: for the first <see cref="StackSites"/> of its <paramref name="shown"/> sites that have stacks,
+        /// the stack of the longest waits and the one of the longest holds, each a line with its callers
+        /// (<see cref="StackLine"/>); nothing when no site has one.
+        /// </summary>
+        static void TopStacks(List<string> lines, List<SiteTotals> sites, int shown)
+        {
+            int told = 0;
+            for (int i = 0; i < shown && told < StackSites; i++) {
+                StackSet set = sites[i].Stats.Stacks;
+                StackEntry waiter = set == null ? null : Top(set, StackSet.Waiter), holder = set == null ? null : Top(set, StackSet.Holder);
+                if (waiter == null && holder == null)
+                    continue;
+                if (told++ == 0)
+                    lines.Add("LockTime: top stacks (of each top site, the stack of the longest waits and of the longest holds; callers innermost first):");
+                if (waiter != null)
+                    lines.Add("LockTime:   " + StackLine(sites[i], waiter));
+                if (holder != null)
+                    lines.Add("LockTime:   " + StackLine(sites[i], holder));
+            }
+        }
+
+        /// <summary>The captured stack of <paramref name="role"/> with the largest wait (a waiter) or hold (a holder) total; null when none.</summary>
+        internal static StackEntry Top(StackSet set, int role)
+        {
+            StackEntry top = null;
+            for (int i = 0; i < set.N; i++) {
+                StackEntry e = set.Entries[i];
+                if (e.Role == role && e.What == StackSet.Captured && (top == null || Cost(e) > Cost(top)))
+                    top = e;
+            }
+            return top;
+        }
+
+        static long Cost(StackEntry e)
+        {
+            return e.Role == StackSet.Waiter ? e.WaitNs : e.HoldNs;
+        }
+
+        /// <summary>
+        /// <c>M at L: waited 276.541 ms in 3 from A (Program.cs:21) &lt; B (Program.cs:30) &lt; ...</c> (or <c>held</c>): the
+        /// stack's total, its count, and its first <see cref="StackCallers"/> callers (the frames after the site's own).
+        /// </summary>
+        internal static string StackLine(SiteTotals site, StackEntry e)
+        {
+            StringBuilder sb = new StringBuilder(site.Method).Append(" at ").Append(site.Location).Append(": ");
+            sb.Append(e.Role == StackSet.Waiter ? "waited " : "held ").Append(LineWriter.Ms(Cost(e))).Append(" ms in ").Append(N(e.Count));
+            if (e.Methods.Length < 2)
+                return sb.Append(" (no caller seen)").ToString();
+            for (int k = 1; k < e.Methods.Length && k <= StackCallers; k++) {
+                sb.Append(k == 1 ? " from " : " < ").Append(e.Methods[k]);
+                if (e.Lines[k] > 0)
+                    sb.Append(" (").Append(System.IO.Path.GetFileName(e.Files[k] ?? "")).Append(':').Append(N(e.Lines[k])).Append(')');
+            }
+            if (e.Methods.Length > StackCallers + 1)
+                sb.Append(" < ...");
+            return sb.ToString();
         }
 
         /// <summary>

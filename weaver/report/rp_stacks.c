@@ -1,0 +1,54 @@
+/* rp_stacks.c - a site's call stacks (its "stacks"): ordered, the top one found, freed (added up in rp_merge.c). */
+#include "rp_report.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int by_cost(const void *pa, const void *pb)
+{
+	const struct rp_stack *a = pa, *b = pb;
+	int64_t ca = a->wait_ns + a->hold_ns, cb = b->wait_ns + b->hold_ns;
+	if (a->role != b->role)
+		return a->role < b->role ? -1 : 1;
+	if (a->what != b->what)
+		return a->what < b->what ? -1 : 1;
+	if (ca != cb)
+		return ca > cb ? -1 : 1;
+	return a->count > b->count ? -1 : a->count < b->count;
+}
+
+void rp_stacks_sort(struct rp_site *s)
+{
+	if (s->n_stacks > 1)
+		qsort(s->stacks, s->n_stacks, sizeof *s->stacks, by_cost);
+}
+
+int64_t rp_stack_cost(const struct rp_stack *st)
+{
+	return st->role == RP_WAITER ? st->wait_ns : st->hold_ns;
+}
+
+const struct rp_stack *rp_stacks_top(const struct rp_site *s, enum rp_role role)
+{
+	const struct rp_stack *top = NULL;
+	for (size_t i = 0; i < s->n_stacks; i++) {
+		const struct rp_stack *st = &s->stacks[i];
+		if (st->role == role && st->what == RP_STACK && (!top || rp_stack_cost(st) > rp_stack_cost(top)))
+			top = st;
+	}
+	return top;
+}
+
+void rp_stacks_free(struct rp_site *s)
+{
+	for (size_t i = 0; i < s->n_stacks; i++) {
+		for (size_t k = 0; k < s->stacks[i].n_frames; k++) {
+			free(s->stacks[i].frames[k].method);
+			free(s->stacks[i].frames[k].file);
+		}
+		free(s->stacks[i].frames);
+	}
+	free(s->stacks);
+	s->stacks = NULL;
+	s->n_stacks = 0;
+}
