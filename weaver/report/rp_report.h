@@ -78,7 +78,7 @@ struct rp_site {
 	int64_t held_longest_ns; /* "held_now.longest_ms": how long the longest of them had been held */
 	int64_t waiting_now;     /* "waiting_now.count": threads blocked in a lock call here as the report was written (a deadlock's) */
 	int64_t waiting_longest_ns; /* "waiting_now.longest_ms": how long the longest of them had waited */
-	struct rp_stack *stacks; /* "stacks" (none in version 1 reports); after rp_sort, by role, then wait plus hold */
+	struct rp_stack *stacks; /* "stacks" (none in version 1 reports); after rp_sort in rp_stacks_sort's order */
 	size_t n_stacks;
 };
 
@@ -167,15 +167,12 @@ int64_t rp_bucket_lower(int64_t upper_ns);
  * boundary, as any limit of two significant digits is).  Returns 0, or -1 when d has no histogram. */
 int rp_count_over(const struct rp_durations *d, int64_t limit_ns, int64_t *at_least, int64_t *at_most);
 
-/* Order s's stacks as the run-time does: waiters then holders, stacks before other and not captured,
- * each by wait plus hold, largest first. */
-void rp_stacks_sort(struct rp_site *s);
-
 /* What a stack cost: a waiter's its wait total, a holder's its hold total (ns). */
 int64_t rp_stack_cost(const struct rp_stack *st);
 
-/* The captured stack of `role` that cost the most (rp_stack_cost) among s's; NULL when none. */
-const struct rp_stack *rp_stacks_top(const struct rp_site *s, enum rp_role role);
+/* Order s's stacks as the run-time does (StackSet.Sorted): waiters then holders, captured stacks before
+ * other and not captured, each by rp_stack_cost, largest first. */
+void rp_stacks_sort(struct rp_site *s);
 
 /* Release s's stacks. */
 void rp_stacks_free(struct rp_site *s);

@@ -1,13 +1,18 @@
-/* rp_stacks.c - a site's call stacks (its "stacks"): ordered, the top one found, freed (added up in rp_merge.c). */
+/* rp_stacks.c - a site's call stacks (its "stacks"): ordered, freed (added up in rp_merge.c). */
 #include "rp_report.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+int64_t rp_stack_cost(const struct rp_stack *st)
+{
+	return st->role == RP_WAITER ? st->wait_ns : st->hold_ns;
+}
+
 static int by_cost(const void *pa, const void *pb)
 {
 	const struct rp_stack *a = pa, *b = pb;
-	int64_t ca = a->wait_ns + a->hold_ns, cb = b->wait_ns + b->hold_ns;
+	int64_t ca = rp_stack_cost(a), cb = rp_stack_cost(b);
 	if (a->role != b->role)
 		return a->role < b->role ? -1 : 1;
 	if (a->what != b->what)
@@ -21,22 +26,6 @@ void rp_stacks_sort(struct rp_site *s)
 {
 	if (s->n_stacks > 1)
 		qsort(s->stacks, s->n_stacks, sizeof *s->stacks, by_cost);
-}
-
-int64_t rp_stack_cost(const struct rp_stack *st)
-{
-	return st->role == RP_WAITER ? st->wait_ns : st->hold_ns;
-}
-
-const struct rp_stack *rp_stacks_top(const struct rp_site *s, enum rp_role role)
-{
-	const struct rp_stack *top = NULL;
-	for (size_t i = 0; i < s->n_stacks; i++) {
-		const struct rp_stack *st = &s->stacks[i];
-		if (st->role == role && st->what == RP_STACK && (!top || rp_stack_cost(st) > rp_stack_cost(top)))
-			top = st;
-	}
-	return top;
 }
 
 void rp_stacks_free(struct rp_site *s)

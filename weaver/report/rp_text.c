@@ -172,8 +172,9 @@ int rp_describe_deadlock(const struct rp_deadlock *d, struct lt_buf *out)
 	return 0;
 }
 
-/* Sites of the table whose top stacks are shown at most, and callers shown per stack (Summary.StackSites, StackCallers). */
+/* Sites whose top stacks are shown at most, stacks per role, callers per stack (Summary.StackSites, StacksPerRole, StackCallers). */
 #define STACK_SITES 3
+#define STACKS_PER_ROLE 2
 #define STACK_CALLERS 4
 
 /* A file's name without its folders ('/' or '\\'). */
@@ -204,20 +205,25 @@ static int stack_line(const struct rp_site *s, const struct rp_stack *st, struct
 	return lt_buf_printf(out, "%s\n", st->n_frames > STACK_CALLERS + 1 ? " < ..." : "");
 }
 
-/* After the table, as Summary.TopStacks: for the first STACK_SITES sites with stacks, the stack of the
- * longest waits and the one of the longest holds. */
+/* After the table, as Summary.TopStacks: for the first STACK_SITES sites with stacks, the STACKS_PER_ROLE
+ * costliest stacks of the waits, then of the holds (the order rp_sort gave them). */
 static int top_stacks(const struct rp_report *r, struct lt_buf *out)
 {
 	size_t told = 0;
 	for (size_t i = 0; i < r->n_sites && told < STACK_SITES; i++) {
-		const struct rp_stack *w = rp_stacks_top(&r->sites[i], RP_WAITER), *h = rp_stacks_top(&r->sites[i], RP_HOLDER);
-		if (!w && !h)
-			continue;
-		if (told++ == 0 &&
-		    lt_buf_printf(out, "top stacks (of each top site, the stack of the longest waits and of the longest holds; callers innermost first):\n"))
-			return -1;
-		if ((w && stack_line(&r->sites[i], w, out)) || (h && stack_line(&r->sites[i], h, out)))
-			return -1;
+		int per_role[2] = { 0, 0 };
+		for (size_t k = 0; k < r->sites[i].n_stacks; k++) {
+			const struct rp_stack *st = &r->sites[i].stacks[k];
+			if (st->what != RP_STACK || per_role[st->role]++ >= STACKS_PER_ROLE)
+				continue;
+			if (told == 0 && lt_buf_printf(out, "top stacks (of each top site, the stacks of the longest waits, then of the "
+							   "longest holds; callers innermost first):\n"))
+				return -1;
+			if (per_role[0] + per_role[1] == 1)
+				told++;
+			if (stack_line(&r->sites[i], st, out))
+				return -1;
+		}
 	}
 	return 0;
 }

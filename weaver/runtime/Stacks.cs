@@ -124,7 +124,7 @@ namespace LockTime.Runtime
             return kept;
         }
 
-        /// <summary>The entries in the order outputs show them: waiters, then holders; each by wait plus hold, largest first; others and not captured last.</summary>
+        /// <summary>The entries in the order outputs show them: waiters, then holders; captured stacks first, each by its cost (<see cref="Cost"/>), largest first; then other, then not captured.</summary>
         internal StackEntry[] Sorted()
         {
             StackEntry[] all = new StackEntry[N];
@@ -139,10 +139,16 @@ namespace LockTime.Runtime
             if (c == 0)
                 c = a.What.CompareTo(b.What);
             if (c == 0)
-                c = (b.WaitNs + b.HoldNs).CompareTo(a.WaitNs + a.HoldNs);
+                c = Cost(b).CompareTo(Cost(a));
             if (c == 0)
                 c = string.CompareOrdinal(a.Key, b.Key);
             return c;
+        }
+
+        /// <summary>What a stack cost: a waiter's its wait total, a holder's its hold total, in ns.</summary>
+        internal static long Cost(StackEntry e)
+        {
+            return e.Role == Waiter ? e.WaitNs : e.HoldNs;
         }
 
         /// <summary>

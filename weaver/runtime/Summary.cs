@@ -105,46 +105,32 @@ namespace LockTime.Runtime
             }
         }
 
-        /// <summary>Sites of the table whose top stacks the summary shows at most, and callers shown per stack.</summary>
-        internal const int StackSites = 3, StackCallers = 4;
+        /// <summary>Sites of the table whose top stacks the summary shows at most, stacks per role, and callers shown per stack.</summary>
+        internal const int StackSites = 3, StacksPerRole = 2, StackCallers = 4;
 
         /// <summary>
         /// After the table: for the first <see cref="StackSites"/> of its <paramref name="shown"/> sites that have stacks,
-        /// the stack of the longest waits and the one of the longest holds, each a line with its callers
-        /// (<see cref="StackLine"/>); nothing when no site has one.
+        /// the <see cref="StacksPerRole"/> costliest stacks of the waits, then of the holds (<see cref="StackSet.Sorted"/>),
+        /// each a line with its callers (<see cref="StackLine"/>); nothing when no site has one.
         /// </summary>
         static void TopStacks(List<string> lines, List<SiteTotals> sites, int shown)
         {
             int told = 0;
             for (int i = 0; i < shown && told < StackSites; i++) {
                 StackSet set = sites[i].Stats.Stacks;
-                StackEntry waiter = set == null ? null : Top(set, StackSet.Waiter), holder = set == null ? null : Top(set, StackSet.Holder);
-                if (waiter == null && holder == null)
-                    continue;
-                if (told++ == 0)
-                    lines.Add("LockTime: top stacks (of each top site, the stack of the longest waits and of the longest holds; callers innermost first):");
-                if (waiter != null)
-                    lines.Add("LockTime:   " + StackLine(sites[i], waiter));
-                if (holder != null)
-                    lines.Add("LockTime:   " + StackLine(sites[i], holder));
+                StackEntry[] all = set == null ? new StackEntry[0] : set.Sorted();
+                int[] perRole = new int[2];
+                for (int k = 0; k < all.Length; k++) {
+                    StackEntry e = all[k];
+                    if (e.What != StackSet.Captured || perRole[e.Role]++ >= StacksPerRole)
+                        continue;
+                    if (told == 0)
+                        lines.Add("LockTime: top stacks (of each top site, the stacks of the longest waits, then of the longest holds; callers innermost first):");
+                    if (perRole[0] + perRole[1] == 1)
+                        told++;
+                    lines.Add("LockTime:   " + StackLine(sites[i], e));
+                }
             }
-        }
-
-        /// <summary>The captured stack of <paramref name="role"/> with the largest wait (a waiter) or hold (a holder) total; null when none.</summary>
-        internal static StackEntry Top(StackSet set, int role)
-        {
-            StackEntry top = null;
-            for (int i = 0; i < set.N; i++) {
-                StackEntry e = set.Entries[i];
-                if (e.Role == role && e.What == StackSet.Captured && (top == null || Cost(e) > Cost(top)))
-                    top = e;
-            }
-            return top;
-        }
-
-        static long Cost(StackEntry e)
-        {
-            return e.Role == StackSet.Waiter ? e.WaitNs : e.HoldNs;
         }
 
         /// <summary>
@@ -154,7 +140,7 @@ namespace LockTime.Runtime
         internal static string StackLine(SiteTotals site, StackEntry e)
         {
             StringBuilder sb = new StringBuilder(site.Method).Append(" at ").Append(site.Location).Append(": ");
-            sb.Append(e.Role == StackSet.Waiter ? "waited " : "held ").Append(LineWriter.Ms(Cost(e))).Append(" ms in ").Append(N(e.Count));
+            sb.Append(e.Role == StackSet.Waiter ? "waited " : "held ").Append(LineWriter.Ms(StackSet.Cost(e))).Append(" ms in ").Append(N(e.Count));
             if (e.Methods.Length < 2)
                 return sb.Append(" (no caller seen)").ToString();
             for (int k = 1; k < e.Methods.Length && k <= StackCallers; k++) {
