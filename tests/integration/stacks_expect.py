@@ -88,23 +88,24 @@ for kind in ("delay", "hold"):
 
 # text and the summary at exit: both callers, each role
 def stack_lines(text, prefix=""):
-    return [l for l in text.splitlines() if re.match(prefix + r"  Shop\.Inventory::Reserve at Program\.cs:\d+: (waited|held) ", l)]
+    return [l for l in text.splitlines() if re.match(prefix + r"  Shop\.Inventory::Reserve at Program\.cs:\d+: \d+ slow (wait|hold)", l)]
 
 for what, lines in (("--format text", stack_lines(read("text.out"))), ("the summary at exit", stack_lines(read("one.err"), "LockTime: "))):
-    for verb, role in (("waited", "waiter"), ("held", "holder")):
+    for verb, role in (("wait", "waiter"), ("hold", "holder")):
         for name in ("Checkout", "Restock"):
             st = [x for x in stacks if x["role"] == role and caller(x) == "Shop.Program::" + name][0]
             cost = st["wait_ms"] if role == "waiter" else st["hold_ms"]
-            want = "%s %.3f ms in %d from Shop.Program::%s (Program.cs:%d) < Shop.Program::Main (lambda) (Program.cs:%d)" % (
-                verb, cost, st["count"], name, line[name], line["Main"])
-            ok("%s: %s from %s, with the report's count and time" % (what, verb, name), any(want in l for l in lines), "\n".join([want] + lines))
+            want = "%d slow %s%s, %.3f ms, from Shop.Program::%s (Program.cs:%d) < Shop.Program::Main (lambda) (Program.cs:%d)" % (
+                st["count"], verb, "" if st["count"] == 1 else "s", cost, name, line[name], line["Main"])
+            ok("%s: slow %ss from %s, with the report's count and time" % (what, verb, name), any(want in l for l in lines),
+               "\n".join([want] + lines))
 
 # merged: two runs add up
 two = json.load(open(os.path.join(tmp, "two.json")))
 both = stack_lines(read("both.out"))
 for name in ("Checkout", "Restock"):
     st = [x for r in (one, two) for x in site(r)["stacks"] if x["role"] == "holder" and caller(x) == "Shop.Program::" + name]
-    want = "held %.3f ms in %d from Shop.Program::%s" % (sum(x["hold_ms"] for x in st), sum(x["count"] for x in st), name)
+    want = "%d slow holds, %.3f ms, from Shop.Program::%s" % (sum(x["count"] for x in st), sum(x["hold_ms"] for x in st), name)
     ok("two reports: the holder stack from %s added up" % name, any(want in l for l in both), "\n".join([want] + both))
 ok("a version 1 report (no stacks) is read, and shows none", read("v1.rc").strip() == "0" and "top stacks" not in read("v1.out")
    and "Shop.Inventory::Reserve" in read("v1.out"), read("v1.out"))

@@ -187,14 +187,16 @@ static const char *base_name(const char *path)
 	return b;
 }
 
-/* As Summary.StackLine: "M at L: waited 276.541 ms in 3 from A (Program.cs:21) < B (Program.cs:30) < ...". */
+/* As Summary.StackLine: "M at L: 3 slow waits, 276.541 ms, from A (Program.cs:21) < B (Program.cs:30) < ...". */
 static int stack_line(const struct rp_site *s, const struct rp_stack *st, struct lt_buf *out)
 {
-	if (lt_buf_printf(out, "  %s at %s: %s %.3f ms in %" PRId64, s->method, s->location, st->role == RP_WAITER ? "waited" : "held",
-			  (double)rp_stack_cost(st) / 1e6, st->count))
+	int waits = st->role == RP_WAITER;
+	if (lt_buf_printf(out, "  %s at %s: %" PRId64 " %s, %.3f ms,", s->method, s->location, st->count,
+			  plural(st->count, waits ? "slow wait" : "slow hold", waits ? "slow waits" : "slow holds"),
+			  (double)rp_stack_cost(st) / 1e6))
 		return -1;
 	if (st->n_frames < 2)
-		return lt_buf_printf(out, " (no caller seen)\n");
+		return lt_buf_printf(out, " no caller seen\n");
 	for (size_t k = 1; k < st->n_frames && k <= STACK_CALLERS; k++) {
 		const struct rp_frame *f = &st->frames[k];
 		if (lt_buf_printf(out, "%s%s", k == 1 ? " from " : " < ", f->method))

@@ -134,15 +134,17 @@ namespace LockTime.Runtime
         }
 
         /// <summary>
-        /// <c>M at L: waited 276.541 ms in 3 from A (Program.cs:21) &lt; B (Program.cs:30) &lt; ...</c> (or <c>held</c>): the
-        /// stack's total, its count, and its first <see cref="StackCallers"/> callers (the frames after the site's own).
+        /// <c>M at L: 3 slow waits, 276.541 ms, from A (Program.cs:21) &lt; B (Program.cs:30) &lt; ...</c> (or <c>slow holds</c>):
+        /// the stack's count, its total (wait or hold), and its first <see cref="StackCallers"/> callers (the frames after the
+        /// site's own). Neither "held" nor "waited": a slow-lock line's words, which its readers look for.
         /// </summary>
         internal static string StackLine(SiteTotals site, StackEntry e)
         {
             StringBuilder sb = new StringBuilder(site.Method).Append(" at ").Append(site.Location).Append(": ");
-            sb.Append(e.Role == StackSet.Waiter ? "waited " : "held ").Append(LineWriter.Ms(StackSet.Cost(e))).Append(" ms in ").Append(N(e.Count));
+            sb.Append(e.Role == StackSet.Waiter ? Count(e.Count, "slow wait", "slow waits") : Count(e.Count, "slow hold", "slow holds"));
+            sb.Append(", ").Append(LineWriter.Ms(StackSet.Cost(e))).Append(" ms,");
             if (e.Methods.Length < 2)
-                return sb.Append(" (no caller seen)").ToString();
+                return sb.Append(" no caller seen").ToString();
             for (int k = 1; k < e.Methods.Length && k <= StackCallers; k++) {
                 sb.Append(k == 1 ? " from " : " < ").Append(e.Methods[k]);
                 if (e.Lines[k] > 0)
