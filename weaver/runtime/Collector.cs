@@ -413,7 +413,7 @@ namespace LockTime.Runtime
                 }
             }
             if (e == null)
-                e = StackSet.Special(StackSet.NotCaptured);
+                e = StackSet.Uncaptured;
             StackSet set = s.StacksMade();
             if (asWaiter)
                 Keep(set, StackSet.Waiter, e, waitNs, holdNs);

@@ -93,6 +93,9 @@ namespace LockTime.Runtime
             x.HoldNs += holdNs;
         }
 
+        /// <summary>The stack of every slow acquisition not captured, as <see cref="Add"/> takes it (read only: one for all).</summary>
+        internal static readonly StackEntry Uncaptured = Special(NotCaptured);
+
         /// <summary>An entry of kind <paramref name="what"/> without frames (<see cref="Other"/>, <see cref="NotCaptured"/>).</summary>
         internal static StackEntry Special(int what)
         {
