@@ -450,6 +450,24 @@ static void test_html_escapes(void **state)
 }
 
 /* The profile, unzipped and decoded, holds each site's figures under the three sample types. */
+/* r's pprof profile (written into b: gzip, checked) unpacked; free with rp__profile__free_unpacked. */
+static Rp__Profile *pprof_of(const struct rp_report *r, struct lt_buf *b)
+{
+	assert_int_equal(rp_write_pprof(r, b), 0);
+	assert_true(b->len > 2 && b->data[0] == 0x1f && b->data[1] == 0x8b);
+	uLongf size = 1 << 20;
+	uint8_t *raw = malloc(size);
+	assert_non_null(raw);
+	z_stream z = { .next_in = b->data, .avail_in = (uInt)b->len, .next_out = raw, .avail_out = (uInt)size };
+	assert_int_equal(inflateInit2(&z, 15 + 16), Z_OK);
+	assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
+	Rp__Profile *p = rp__profile__unpack(NULL, z.total_out, raw);
+	inflateEnd(&z);
+	free(raw);
+	assert_non_null(p);
+	return p;
+}
+
 static void test_pprof(void **state)
 {
 	struct rp_report r = RP_REPORT_INIT;
@@ -458,16 +476,7 @@ static void test_pprof(void **state)
 	one_site(&r, "App.P::Run", 3, 30, 12, NULL);
 	one_site(&r, "App.P::Other", 1, 7.25, 7.25, NULL);
 	rp_sort(&r);
-	assert_int_equal(rp_write_pprof(&r, &b), 0);
-	assert_true(b.len > 2 && b.data[0] == 0x1f && b.data[1] == 0x8b);
-	uLongf size = 1 << 20;
-	uint8_t *raw = malloc(size);
-	z_stream z = { .next_in = b.data, .avail_in = (uInt)b.len, .next_out = raw, .avail_out = (uInt)size };
-	assert_int_equal(inflateInit2(&z, 15 + 16), Z_OK);
-	assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
-	Rp__Profile *p = rp__profile__unpack(NULL, z.total_out, raw);
-	inflateEnd(&z);
-	assert_non_null(p);
+	Rp__Profile *p = pprof_of(&r, &b);
 	assert_string_equal(p->string_table[0], "");
 	assert_int_equal(p->n_sample_type, 3);
 	const char *names[3][2] = { { "contentions", "count" }, { "delay", "nanoseconds" }, { "hold", "nanoseconds" } };
@@ -490,7 +499,6 @@ static void test_pprof(void **state)
 		assert_string_equal(p->string_table[f->filename], s->file);
 	}
 	rp__profile__free_unpacked(p, NULL);
-	free(raw);
 	lt_buf_free(&b);
 	rp_free(&r);
 }
@@ -573,15 +581,7 @@ static void test_stacks_pprof(void **state)
 	struct lt_buf b = LT_BUF_INIT;
 	(void)state;
 	stacks_report(&r);
-	assert_int_equal(rp_write_pprof(&r, &b), 0);
-	uLongf size = 1 << 20;
-	uint8_t *raw = malloc(size);
-	z_stream z = { .next_in = b.data, .avail_in = (uInt)b.len, .next_out = raw, .avail_out = (uInt)size };
-	assert_int_equal(inflateInit2(&z, 15 + 16), Z_OK);
-	assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
-	Rp__Profile *p = rp__profile__unpack(NULL, z.total_out, raw);
-	inflateEnd(&z);
-	assert_non_null(p);
+	Rp__Profile *p = pprof_of(&r, &b);
 	assert_int_equal(p->n_sample, 3);
 	const struct rp_site *s = &r.sites[0];
 	const int64_t want[3][3] = { { 2, 4000000, 0 }, { 0, 0, 1500000 }, { s->contended - 2, s->wait.total - 4000000, s->hold.total - 1500000 } };
@@ -607,7 +607,6 @@ static void test_stacks_pprof(void **state)
 	assert_int_equal(sum[1], s->wait.total);
 	assert_int_equal(sum[2], s->hold.total);
 	rp__profile__free_unpacked(p, NULL);
-	free(raw);
 	lt_buf_free(&b);
 	rp_free(&r);
 }

@@ -347,7 +347,7 @@ namespace LockTime.Runtime
                 lines(LineWriter.TextEntry(Settings.Output, "LockTime: " + Sites.Methods[site] + " waited " + LineWriter.Ms(waitNs) +
                                        " ms at " + Sites.Locations[site] + " (hold not applicable)" +
                                        (holder == null ? "" : " (held by " + holder[1] + " at " + holder[2] + ")")));
-            Capture(t, s, site, waitNs, 0, true, false);
+            Capture(t, s, site, waitNs, 0, waitNs > 0, false);
         }
 
         /// <summary>
@@ -375,7 +375,8 @@ namespace LockTime.Runtime
         /// <summary>
         /// Queues the line of a slow lock of <paramref name="site"/> and records its stack on <paramref name="t"/>'s
         /// <paramref name="s"/> (<see cref="Capture"/>); <paramref name="holdNs"/> -1 = not acquired; <paramref name="holder"/>
-        /// the site it waited behind, or null; <paramref name="slowWait"/>, <paramref name="slowHold"/>: the wait, the hold reached the threshold.
+        /// the site it waited behind, or null; <paramref name="slowWait"/>, <paramref name="slowHold"/>: the wait, the hold reached the
+        /// threshold (a wait or hold of 0, slow only at threshold 0, gives no stack of its role: nothing was waited or held).
         /// </summary>
         void Slow(ThreadRecord t, SiteStats s, int site, long holdNs, long waitNs, string[] holder, bool slowWait, bool slowHold)
         {
@@ -385,7 +386,7 @@ namespace LockTime.Runtime
                 records(LineSource, site, holdNs, waitNs, holder);
             else if (lines != null)
                 lines(LineWriter.Entry(Settings.Output, Sites.Methods[site], Sites.Locations[site], holdNs, waitNs, holder));
-            Capture(t, s, site, waitNs, holdNs < 0 ? 0 : holdNs, slowWait, slowHold);
+            Capture(t, s, site, waitNs, holdNs < 0 ? 0 : holdNs, slowWait && waitNs > 0, slowHold && holdNs > 0);
         }
 
         /// <summary>
