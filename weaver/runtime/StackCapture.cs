@@ -25,6 +25,7 @@ namespace LockTime.Runtime
         /// <paramref name="siteLine"/> or 0), the line of the acquisition rather than the release's. Never throws. Costs
         /// tens of microseconds: slow locks only.
         /// </summary>
+        [System.Diagnostics.CodeAnalysis.UnconditionalSuppressMessage("Trimming", "IL2026", Justification = "StackFrame.GetMethod gives null for a method whose metadata was trimmed: that frame is left out")]
         internal static StackEntry Take(int depth, string siteMethod, string siteFile, int siteLine)
         {
             try {
