@@ -105,14 +105,17 @@ namespace LockTime.Runtime
             return e;
         }
 
-        /// <summary>Adds every entry of <paramref name="other"/> (another thread's, maybe growing now: read once, each entry checked).</summary>
+        /// <summary>
+        /// Adds every entry of <paramref name="other"/> (another thread's, maybe growing now: read once, each entry checked; one
+        /// whose frames are not all seen yet is passed over).
+        /// </summary>
         internal void AddAll(StackSet other)
         {
             StackEntry[] entries = other.Entries;
             int n = other.N;
             for (int i = 0; i < n && i < entries.Length; i++) {
                 StackEntry e = entries[i];
-                if (e != null)
+                if (e != null && (e.What != Captured || (e.Methods != null && e.Files != null && e.Lines != null)))
                     Add(e.Role, e, e.Count, e.WaitNs, e.HoldNs, true);
             }
         }
