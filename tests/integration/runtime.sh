@@ -30,7 +30,7 @@ export MSBUILDDISABLENODEREUSE=1 DOTNET_CLI_USE_MSBUILD_SERVER=0
 DOTNET_OPTS=(-c Release -nologo -v q -nodeReuse:false -p:UseSharedCompilation=false)
 # The LOCKTIME_* variables of the caller must not change what the scenarios expect.
 unset LOCKTIME_DISABLED LOCKTIME_THRESHOLD_MS LOCKTIME_OUTPUT LOCKTIME_SUMMARY LOCKTIME_REPORT LOCKTIME_REPORT_INTERVAL_S LOCKTIME_LOCK_ORDER \
-	LOCKTIME_METRICS
+	LOCKTIME_METRICS LOCKTIME_STACK_DEPTH
 
 check "ltcheck builds" tools_build || exit 1
 # ltcheck without the corpus (lib.sh's ltcheck builds the corpus first; nothing here reads it).
@@ -99,7 +99,7 @@ expect "threads: report file named with the pid" '[[ "$report" =~ /run-[0-9]+\.j
 report_field() { # FILE SITE-LOCATION PYTHON-EXPRESSION-OF-s: prints the value
 	python3 -c 'import json, sys
 r = json.load(open(sys.argv[1]))
-assert r["format"] == "locktime-report" and r["version"] == 1
+assert r["format"] == "locktime-report" and r["version"] == 2
 s = [x for x in r["sites"] if x["location"] == sys.argv[2]][0]
 print(eval(sys.argv[3]))' "$@"
 }
@@ -354,7 +354,7 @@ LOCKTIME_THRESHOLD_MS=0 LOCKTIME_OUTPUT="$LT_TMP/nested.log" host "$LT_TMP/n.out
 holds=$(sed -nE 's/^LockTime: Host.Program::Nested held ([0-9]+\.[0-9]{3}) ms, waited [0-9]+\.[0-9]{3} ms at Program.cs:10$/\1/p' "$LT_TMP/nested.log")
 expect "nested: 100 whole lines in the file sink, none on stderr" '[ "$(wc -l <<<"$holds")" -eq 100 ] && [ ! -s "$LT_TMP/n.err" ]' \
 	"$(head -n 5 "$LT_TMP/nested.log"; cat "$LT_TMP/n.err")"
-expect "nested: the summary follows the lines in the file" 'tail -n 3 "$LT_TMP/nested.log" | grep -q "^LockTime: top 1 site"' "$(tail -n 5 "$LT_TMP/nested.log")"
+expect "nested: the summary follows the lines in the file" 'tail -n 6 "$LT_TMP/nested.log" | grep -q "^LockTime: top 1 site"' "$(tail -n 8 "$LT_TMP/nested.log")"
 expect "nested: outer holds are not lengthened by reporting or by known lock-order pairs" \
 	'tail -n 50 <<<"$holds" | awk "NR == 1 { lo = \$1; hi = \$1 } { if (\$1 < lo) lo = \$1; if (\$1 > hi) hi = \$1 } END { exit !(lo >= 20 && hi - lo < 5) }"' \
 	"holds (ms): $(tr '\n' ' ' <<<"$holds")"
@@ -376,8 +376,8 @@ whole=$(grep -cE '^LockTime: Host.Program::Count held [0-9]+\.[0-9]{3} ms, waite
 dropped=$(sed -nE 's/^LockTime: summary: .*; ([0-9]+) lines? dropped.*/\1/p' "$LT_TMP/many.log")
 expect "many threads: 32000 acquisitions" 'grep -q "^LockTime: summary: 1 site in 1 assembly; 32000 acquisitions" "$LT_TMP/many.log"' "$(tail -n 4 "$LT_TMP/many.log")"
 expect "many threads: every line whole, all 32000, none dropped" \
-	'[ "$whole" -eq 32000 ] && [ -z "$dropped" ] && [ "$(grep -cvE "^LockTime: (Host.Program::Count held|summary: |top 1 site|  )" "$LT_TMP/many.log")" -eq 0 ]' \
-	"$whole whole lines, ${dropped:-0} dropped; other lines: $(grep -vE '^LockTime: (Host.Program::Count held|summary: |top 1 site|  )' "$LT_TMP/many.log" | head -n 3)"
+	'[ "$whole" -eq 32000 ] && [ -z "$dropped" ] && [ "$(grep -cvE "^LockTime: (Host.Program::Count held|summary: |top 1 site|top stacks |  )" "$LT_TMP/many.log")" -eq 0 ]' \
+	"$whole whole lines, ${dropped:-0} dropped; other lines: $(grep -vE '^LockTime: (Host.Program::Count held|summary: |top 1 site|top stacks |  )' "$LT_TMP/many.log" | head -n 3)"
 
 # Environment.Exit: the summary still appears, and the exit code is the program's.
 host "$LT_TMP/e.out" "$LT_TMP/e.err" exit
@@ -596,7 +596,7 @@ expect "bad values: nothing else warns" '[ "$(grep -c "warning" "$LT_TMP/b.err")
 LOCKTIME_DISABLE=1 LOCKTIME_REPROT="$LT_TMP/t.json" LOCKTIME_COLOUR=red host "$LT_TMP/t.out" "$LT_TMP/t.err" library
 for w in 'LOCKTIME_DISABLE is not a LockTime variable (did you mean LOCKTIME_DISABLED?); ignored' \
 	'LOCKTIME_REPROT is not a LockTime variable (did you mean LOCKTIME_REPORT?); ignored' \
-	'LOCKTIME_COLOUR is not a LockTime variable (they are LOCKTIME_DISABLED, LOCKTIME_THRESHOLD_MS, LOCKTIME_OUTPUT, LOCKTIME_SUMMARY, LOCKTIME_REPORT, LOCKTIME_REPORT_INTERVAL_S, LOCKTIME_LOCK_ORDER, LOCKTIME_METRICS); ignored'; do
+	'LOCKTIME_COLOUR is not a LockTime variable (they are LOCKTIME_DISABLED, LOCKTIME_THRESHOLD_MS, LOCKTIME_OUTPUT, LOCKTIME_SUMMARY, LOCKTIME_REPORT, LOCKTIME_REPORT_INTERVAL_S, LOCKTIME_LOCK_ORDER, LOCKTIME_METRICS, LOCKTIME_STACK_DEPTH); ignored'; do
 	expect "mistyped names: one warning for two copies: ${w%% *}" '[ "$(grep -cxF "LockTime: warning: $w" "$LT_TMP/t.err")" -eq 1 ]' "$(cat "$LT_TMP/t.err")"
 done
 expect "mistyped names: nothing else warns, timing stays on, no report" \
