@@ -100,27 +100,6 @@ static int before(const struct cs_pos *p, uint32_t line, uint32_t column)
 	return p->line < line || (p->line == line && p->column < column);
 }
 
-/* Move p, at the start of a line, to the start of line `line` (or to the end of the text): only line
- * ends are looked for (memchr), the bytes between them are not stepped through one by one - a site's
- * search starts at the statement before it, which in a large file lies far from the top. */
-static void skip_lines(const struct cs_text *t, struct cs_pos *p, uint32_t line)
-{
-	while (p->i < t->len && p->line < line) {
-		const uint8_t *from = t->s + p->i, *lf = memchr(from, '\n', t->len - p->i);
-		size_t end = lf ? (size_t)(lf - t->s) : t->len;
-		const uint8_t *cr = memchr(from, '\r', end - p->i);
-
-		if (!cr && !lf) {
-			p->i = t->len;
-			return;
-		}
-		/* "\r\n", "\r" and "\n" each end a line (C# 6.4.2), as in step. */
-		p->i = cr ? (size_t)(cr - t->s) + 1 + (cr + 1 == lf) : end + 1;
-		p->line++;
-		p->column = 1;
-	}
-}
-
 /* Whether '(' follows p, past white space and comments. */
 static int paren_follows(const struct cs_text *t, struct cs_pos p)
 {
@@ -142,7 +121,6 @@ int weave_csharp_last_lock(const uint8_t *text, size_t len, uint32_t from_line, 
 	int found = 0;
 	uint8_t prev = 0;
 
-	skip_lines(&t, &p, from_line);
 	while (p.i < len && before(&p, from_line, from_column))
 		step(&t, &p);
 	while (p.i < len && before(&p, to_line, to_column)) {
