@@ -355,12 +355,16 @@ static int document_hash_alg(const uint8_t guid[16], enum lt_hash_alg *alg)
 /* Where each line of s->text starts, into s->line_start: a lock's search
  * starts at the statement before it, far down a large file, and stepping
  * there from the top took a tenth of weaving a library of 200 such files.
+ * A text of 4 GiB or more (no file lt_file_read reads) gets no index.
  * Returns 0, or -1 with LT_E_NOMEM. */
 static int index_lines(struct wlines_source *s)
 {
 	size_t cap = 0;
+	uint32_t *fit;
 
 	s->nlines = 0;
+	if (s->len >= UINT32_MAX)
+		return 0;
 	if (lt_grow(&s->line_start, &cap, 1, sizeof *s->line_start) < 0)
 		return -1;
 	s->line_start[s->nlines++] = 0;
@@ -378,12 +382,13 @@ static int index_lines(struct wlines_source *s)
 		c = s->text[i];
 		if (c != '\n' && (c != '\r' || (i + 1 < s->len && s->text[i + 1] == '\n')))
 			continue;
-		if (s->nlines == UINT32_MAX)
-			break; /* lines past 2^32 are no sequence point's */
 		if (s->nlines == cap && lt_grow(&s->line_start, &cap, (size_t)s->nlines + 1, sizeof *s->line_start) < 0)
 			return -1;
-		s->line_start[s->nlines++] = i + 1;
+		s->line_start[s->nlines++] = (uint32_t)(i + 1);
 	}
+	/* Kept while the weave runs: no room to spare (a library's sources hold 10^5 lines and more). */
+	if ((fit = lt_realloc(s->line_start, (size_t)s->nlines * sizeof *fit)) != NULL)
+		s->line_start = fit;
 	return 0;
 }
 

@@ -23,7 +23,7 @@ struct wlines_source {
 	int state;      /* 0 not read yet, 1 text holds it, -1 missing or changed since the build */
 	uint8_t *text;  /* the file's bytes (owned) */
 	size_t len;
-	size_t *line_start; /* byte index in text where each line starts, [line - 1] (owned) */
+	uint32_t *line_start; /* byte index in text where each line starts, [line - 1] (owned) */
 	uint32_t nlines;    /* entries in line_start */
 };
 
