@@ -31,7 +31,7 @@ HDRS    := $(wildcard weaver/*/*.h) build/gen/rp_profile.pb-c.h
 UNIT    := $(sort $(wildcard tests/unit/test_*.c))
 TOOLS   := $(sort $(wildcard tests/tools/*.c))
 
-DEB_PKGS := gcc make pkg-config libzip-dev libmxml-dev zlib1g-dev libmbedtls-dev libjansson-dev libprotobuf-c-dev protobuf-c-compiler libcmocka-dev mono-devel mono-utils mono-xbuild clang libclang-rt-dev strace cmake dpkg-dev unzip python3 golang-go chromium nodejs python3-jsonschema \
+DEB_PKGS := gcc make pkg-config libzip-dev libmxml-dev zlib1g-dev libmbedtls-dev libjansson-dev libprotobuf-c-dev protobuf-c-compiler libcmocka-dev mono-devel mono-utils mono-xbuild clang libclang-rt-dev strace cmake dpkg-dev unzip python3 golang-go chromium nodejs python3-jsonschema prometheus \
 	file gcc-aarch64-linux-gnu libc6-dev-arm64-cross libmxml-dev:arm64 zlib1g-dev:arm64 libmbedtls-dev:arm64 libjansson-dev:arm64 libprotobuf-c-dev:arm64 \
 	gcc-mingw-w64-x86-64 mingw-w64-x86-64-dev qemu-user-static wine wine64
 

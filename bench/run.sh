@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # make bench: every benchmark, one after another, then their figures into BENCHMARKS.md.
-#   bench/run.sh [weave] [scaling] [calls] [lockmethods] [build] [runtime] [size] [sink] [lockorder]  (default: all nine)
+#   bench/run.sh [weave] [scaling] [calls] [lockmethods] [build] [runtime] [size] [sink] [lockorder] [stacks]  (default: all ten)
 #   calls: one method of 1,000 to 32,000 lock calls (verified, not JIT-compiled: the JIT takes
 #   minutes on such a method; BENCHMARKS.md has a one-off JIT check at 20,000), lockmethods:
 #   10,000 to 100,000 methods that all hold a lock, JIT-compiled; each fitted with a line.
 # Each part prints one summary line per figure ("weave: ...", "fit: ...", "build: ...",
-# "runtime: ...", "size: ...", "lockorder: ..."); its whole output goes to build/bench/<part>.log.  The machine, the date, the
+# "runtime: ...", "size: ...", "lockorder: ...", "stacks: ..."); its whole output goes to build/bench/<part>.log.  The machine, the date, the
 # commands and those lines replace the part of BENCHMARKS.md between its "results" markers; the
 # text around them (what the figures mean, targets met or missed) is kept.
 # Before the weave part, bench/cecil/check.sh checks that the Cecil reference weaver does the same job
@@ -14,7 +14,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 parts=("$@")
-[ ${#parts[@]} -gt 0 ] || parts=(weave scaling calls lockmethods build runtime size sink lockorder)
+[ ${#parts[@]} -gt 0 ] || parts=(weave scaling calls lockmethods build runtime size sink lockorder stacks)
 mkdir -p build/bench
 
 make -s build/locktime build/static/locktime
@@ -28,6 +28,7 @@ declare -A cmd=(
 	[size]="bash bench/size/run.sh"
 	[sink]="bash bench/sink/run.sh"
 	[lockorder]="bash bench/lockorder/run.sh"
+	[stacks]="bash bench/stacks/run.sh"
 )
 status=0
 # The weave figures compare like with like only if the reference weaver does locktime's job.

@@ -134,6 +134,16 @@ tools_build() {
 	bash "$LT_ROOT/tests/tools/build.sh"
 }
 
+# dotnet_tool NAME VERSION DIR: installs the dotnet tool NAME at VERSION into DIR (--tool-path, from the
+# configured NuGet sources) unless DIR/NAME is that version already.
+dotnet_tool() {
+	local name=$1 version=$2 dir=$3
+	[ -x "$dir/$name" ] && "$dir/$name" --version 2>/dev/null | grep -q "^${version%.*}" && return 0
+	rm -rf "$dir"
+	dotnet tool install "$name" --version "$version" --tool-path "$dir" >"$LT_TMP/$name-install.log" 2>&1 ||
+		{ cat "$LT_TMP/$name-install.log"; return 1; }
+}
+
 # corpus_build: builds the corpus unless it is up to date (tests/corpus/build.sh decides).
 corpus_build() {
 	bash "$LT_ROOT/tests/corpus/build.sh"

@@ -268,7 +268,7 @@ renamed() { [ "$(sha256sum <"$kdir/a.dll")" = "$new_sum" ]; }
 
 if strace -f -qq -o /dev/null true 2>/dev/null; then
 	check "kill in the write of the temporary: old file kept, no stray file after a later run" \
-		killed_in "write" temp_created -e trace=write -e inject=write:delay_enter=10000000:when=1
+		killed_in "write" temp_created -e trace=writev -e inject=writev:delay_enter=10000000:when=1
 	check "kill after writing the temporary, before fsync and rename: old file kept, no stray file after" \
 		killed_in "fsync" temp_exists -e trace=fsync -e inject=fsync:delay_enter=10000000:when=1
 	check "kill after the rename, before the folder's fsync: new file, no stray file after" \

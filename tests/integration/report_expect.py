@@ -11,6 +11,7 @@
     report_expect.py page-deadlocks PAGE.json FILE...   the page's deadlocks section against the files'
     report_expect.py deadlock-origin FILE...       where check puts each deadlock of the files, added up
 """
+import itertools
 import json
 import math
 import re
@@ -75,7 +76,7 @@ def text(out_path, files):
     ok("text: the totals line adds up the files",
        lines and lines[0].startswith("summary: %d sites in " % len(sites)) and
        (" from %d processes; %d acquisitions, " % (len(files), acq)) in lines[0], lines[:1])
-    rows = [l for l in lines[3:]]
+    rows = list(itertools.takewhile(lambda l: not l.startswith("top stacks "), lines[3:]))  # then the stacks
     ok("text: one row per site", len(rows) == len(sites), "\n".join(lines))
     for s, row in zip(sites, rows):
         cells = row.split()
@@ -88,8 +89,8 @@ def text(out_path, files):
            "want %s ... %s ... %s\n got %s" % (want, hold, ms3(s["blamed"]), cells))
     na = [row.split()[:2] for s, row in zip(sites, rows) if s.get("hold_na") and row.split()[9:12] == ["n/a"] * 3]
     ok("text: the hold of a counting semaphore (hold_applies false) is n/a", len(na) == 1, "\n".join(lines))
-    widths = {len(l) for l in lines[2:]}
-    ok("text: columns aligned (every table line as wide)", len(widths) == 1, "\n".join(lines[2:]))
+    widths = {len(l) for l in lines[2:3 + len(rows)]}
+    ok("text: columns aligned (every table line as wide)", len(widths) == 1, "\n".join(lines[2:3 + len(rows)]))
 
 
 def over_count(d, limit_ns):
@@ -135,7 +136,7 @@ def pprof(top_dir, files):
         rows = {}
         for line in top.splitlines():
             m = re.match(r"^\s*([0-9.]+)(ns)?\s+[0-9.]+%\s+[0-9.]+%\s+[0-9.]+(ns)?\s+[0-9.]+%\s+(\S+) (\S+):(\d+)$", line)
-            if m:
+            if m and float(m.group(1)) > 0:  # the callers in the samples' stacks have no value of their own
                 rows[(m.group(4), m.group(5), int(m.group(6)))] = float(m.group(1))
         want = {(s["method"], s["file"], s["line"]): value(s) for s in sites if value(s) > 0}
         ok("pprof -top -sample_index=%s: Type: %s" % (kind, kind), ("Type: %s" % kind) in top, top)

@@ -4,7 +4,7 @@
 // uncaught exceptions, and takes a screenshot.
 //   node report_page.js PAGE.html SCREENSHOT.png COLUMN-KEY FILTER-TEXT
 // Prints one JSON object: {errors, rows, sorted, sorted_again, filtered, detail, layout} (detail: also the
-// blame, cycles and deadlocks sections, the first section shown and the header's cards; layout, at
+// selected site's call stacks (summary, open, frames, frames shown), the blame, cycles and deadlocks sections, the first section shown and the header's cards; layout, at
 // 1280 px, for the first site and the last: how far the table overflows its box sideways and which
 // texts of the charts overlap).
 "use strict";
@@ -135,6 +135,9 @@ async function main() {
 			Array.from(li.children).map((div) => div.textContent)),
 		deadlocks_text: document.getElementById("deadlocks").hidden ? null : document.getElementById("deadlocks").textContent,
 		now: document.getElementById("now").hidden ? null : Array.from(document.querySelectorAll("#now li")).map((li) => li.textContent),
+		stacks: Array.from(document.querySelectorAll("#detail details.stack")).map((d) => ({ summary: d.querySelector("summary").textContent,
+			open: d.open, frames: Array.from(d.querySelectorAll("ol.frames li")).map((li) => li.textContent),
+			visible: Array.from(d.querySelectorAll("ol.frames li")).filter((li) => li.checkVisibility()).length })),
 		first_section: document.querySelector("main > section:not([hidden])").id,
 		cards: Array.from(document.querySelectorAll("#cards .card")).map((c) => ({ text: c.textContent, alarm: c.classList.contains("alarm") })),
 		scripts: document.scripts.length, images: document.images.length })`);

@@ -30,7 +30,7 @@ export MSBUILDDISABLENODEREUSE=1 DOTNET_CLI_USE_MSBUILD_SERVER=0
 DOTNET_OPTS=(-c Release -nologo -v q -nodeReuse:false -p:UseSharedCompilation=false)
 # The LOCKTIME_* variables of the caller must not change what the scenarios expect.
 unset LOCKTIME_DISABLED LOCKTIME_THRESHOLD_MS LOCKTIME_OUTPUT LOCKTIME_SUMMARY LOCKTIME_REPORT LOCKTIME_REPORT_INTERVAL_S LOCKTIME_LOCK_ORDER \
-	LOCKTIME_METRICS
+	LOCKTIME_METRICS LOCKTIME_STACK_DEPTH
 
 check "ltcheck builds" tools_build || exit 1
 # ltcheck without the corpus (lib.sh's ltcheck builds the corpus first; nothing here reads it).
@@ -99,7 +99,7 @@ expect "threads: report file named with the pid" '[[ "$report" =~ /run-[0-9]+\.j
 report_field() { # FILE SITE-LOCATION PYTHON-EXPRESSION-OF-s: prints the value
 	python3 -c 'import json, sys
 r = json.load(open(sys.argv[1]))
-assert r["format"] == "locktime-report" and r["version"] == 1
+assert r["format"] == "locktime-report" and r["version"] == 2
 s = [x for x in r["sites"] if x["location"] == sys.argv[2]][0]
 print(eval(sys.argv[3]))' "$@"
 }
@@ -354,7 +354,7 @@ LOCKTIME_THRESHOLD_MS=0 LOCKTIME_OUTPUT="$LT_TMP/nested.log" host "$LT_TMP/n.out
 holds=$(sed -nE 's/^LockTime: Host.Program::Nested held ([0-9]+\.[0-9]{3}) ms, waited [0-9]+\.[0-9]{3} ms at Program.cs:10$/\1/p' "$LT_TMP/nested.log")
 expect "nested: 100 whole lines in the file sink, none on stderr" '[ "$(wc -l <<<"$holds")" -eq 100 ] && [ ! -s "$LT_TMP/n.err" ]' \
 	"$(head -n 5 "$LT_TMP/nested.log"; cat "$LT_TMP/n.err")"
-expect "nested: the summary follows the lines in the file" 'tail -n 3 "$LT_TMP/nested.log" | grep -q "^LockTime: top 1 site"' "$(tail -n 5 "$LT_TMP/nested.log")"
+expect "nested: the summary follows the lines in the file" 'tail -n 6 "$LT_TMP/nested.log" | grep -q "^LockTime: top 1 site"' "$(tail -n 8 "$LT_TMP/nested.log")"
 expect "nested: outer holds are not lengthened by reporting or by known lock-order pairs" \
 	'tail -n 50 <<<"$holds" | awk "NR == 1 { lo = \$1; hi = \$1 } { if (\$1 < lo) lo = \$1; if (\$1 > hi) hi = \$1 } END { exit !(lo >= 20 && hi - lo < 5) }"' \
 	"holds (ms): $(tr '\n' ' ' <<<"$holds")"
@@ -376,8 +376,8 @@ whole=$(grep -cE '^LockTime: Host.Program::Count held [0-9]+\.[0-9]{3} ms, waite
 dropped=$(sed -nE 's/^LockTime: summary: .*; ([0-9]+) lines? dropped.*/\1/p' "$LT_TMP/many.log")
 expect "many threads: 32000 acquisitions" 'grep -q "^LockTime: summary: 1 site in 1 assembly; 32000 acquisitions" "$LT_TMP/many.log"' "$(tail -n 4 "$LT_TMP/many.log")"
 expect "many threads: every line whole, all 32000, none dropped" \
-	'[ "$whole" -eq 32000 ] && [ -z "$dropped" ] && [ "$(grep -cvE "^LockTime: (Host.Program::Count held|summary: |top 1 site|  )" "$LT_TMP/many.log")" -eq 0 ]' \
-	"$whole whole lines, ${dropped:-0} dropped; other lines: $(grep -vE '^LockTime: (Host.Program::Count held|summary: |top 1 site|  )' "$LT_TMP/many.log" | head -n 3)"
+	'[ "$whole" -eq 32000 ] && [ -z "$dropped" ] && [ "$(grep -cvE "^LockTime: (Host.Program::Count held|summary: |top 1 site|top stacks |  )" "$LT_TMP/many.log")" -eq 0 ]' \
+	"$whole whole lines, ${dropped:-0} dropped; other lines: $(grep -vE '^LockTime: (Host.Program::Count held|summary: |top 1 site|top stacks |  )' "$LT_TMP/many.log" | head -n 3)"
 
 # Environment.Exit: the summary still appears, and the exit code is the program's.
 host "$LT_TMP/e.out" "$LT_TMP/e.err" exit
@@ -596,7 +596,7 @@ expect "bad values: nothing else warns" '[ "$(grep -c "warning" "$LT_TMP/b.err")
 LOCKTIME_DISABLE=1 LOCKTIME_REPROT="$LT_TMP/t.json" LOCKTIME_COLOUR=red host "$LT_TMP/t.out" "$LT_TMP/t.err" library
 for w in 'LOCKTIME_DISABLE is not a LockTime variable (did you mean LOCKTIME_DISABLED?); ignored' \
 	'LOCKTIME_REPROT is not a LockTime variable (did you mean LOCKTIME_REPORT?); ignored' \
-	'LOCKTIME_COLOUR is not a LockTime variable (they are LOCKTIME_DISABLED, LOCKTIME_THRESHOLD_MS, LOCKTIME_OUTPUT, LOCKTIME_SUMMARY, LOCKTIME_REPORT, LOCKTIME_REPORT_INTERVAL_S, LOCKTIME_LOCK_ORDER, LOCKTIME_METRICS); ignored'; do
+	'LOCKTIME_COLOUR is not a LockTime variable (they are LOCKTIME_DISABLED, LOCKTIME_THRESHOLD_MS, LOCKTIME_OUTPUT, LOCKTIME_SUMMARY, LOCKTIME_REPORT, LOCKTIME_REPORT_INTERVAL_S, LOCKTIME_LOCK_ORDER, LOCKTIME_METRICS, LOCKTIME_STACK_DEPTH); ignored'; do
 	expect "mistyped names: one warning for two copies: ${w%% *}" '[ "$(grep -cxF "LockTime: warning: $w" "$LT_TMP/t.err")" -eq 1 ]' "$(cat "$LT_TMP/t.err")"
 done
 expect "mistyped names: nothing else warns, timing stays on, no report" \
@@ -616,32 +616,31 @@ expect "mistyped names: one warning before Environment.Exit, 8 runs of 8" '[ "$e
 # Live metrics: dotnet-counters (installed into build/, from the configured NuGet sources) collects the Meter
 # "LockTime" of the host while 4 threads lock; its rates per second, summed over the run, are the report's
 # totals less what its first collection saw: one acquisition a site, taken before (uncontended, its hold and
-# wait at most the site's max). LOCKTIME_METRICS=0: none (dotnet-counters then writes `"Events": ]`).
+# wait at most the site's max); the histograms give p50, p95 and p99 of each site, the hold p50 of the site
+# that sleeps 1 ms inside its lock the report's (within 5%) while the threads lock, never above its hold max. LOCKTIME_METRICS=0: none (dotnet-counters then writes `"Events": ]`).
 COUNTERS=$LT_BUILD/dotnet-tools/dotnet-counters
 COUNTERS_VERSION=10.0.750501
-counters_install() {
-	[ -x "$COUNTERS" ] && "$COUNTERS" --version 2>/dev/null | grep -q "^${COUNTERS_VERSION%.*}" && return 0
-	rm -rf "$LT_BUILD/dotnet-tools"
-	dotnet tool install dotnet-counters --version "$COUNTERS_VERSION" --tool-path "$LT_BUILD/dotnet-tools" >"$LT_TMP/counters.log" 2>&1 ||
-		{ cat "$LT_TMP/counters.log"; return 1; }
-}
 # The report is written every 0.5 s: dotnet-counters may end the program it started while its exit
 # handler still writes (a report's temporary file left behind), and the last one while idle has it all.
 counters() { # OUT.json REPORT.json METRICS BEFORE SECONDS AFTER: dotnet-counters collect around the host's metrics scenario
 	LOCKTIME_REPORT=$2 LOCKTIME_REPORT_INTERVAL_S=0.5 LOCKTIME_METRICS=$3 timeout 120 "$COUNTERS" collect --counters LockTime --refresh-interval 1 --format json -o "$1" \
 		-- dotnet "$LT_TMP/host/Host.dll" metrics "$4" "$5" "$6" >"$1.log" 2>&1
 }
-if check "dotnet-counters installs (a dotnet tool)" counters_install; then
+if check "dotnet-counters installs (a dotnet tool)" dotnet_tool dotnet-counters "$COUNTERS_VERSION" "$LT_BUILD/dotnet-tools"; then
 	counters "$LT_TMP/counters.json" "$LT_TMP/mc.json" "" 4 3 3
-	expect "metrics: dotnet-counters gives each site's counts and times, tagged, as the report has them" \
+	expect "metrics: dotnet-counters gives each site's counts and times, tagged, as the report has them, and the histograms' percentiles" \
 		'python3 - "$LT_TMP/counters.json" "$LT_TMP/mc.json" <<"PY"
 import collections, json, sys
 events = json.load(open(sys.argv[1]))["Events"]
 report = json.load(open(sys.argv[2]))
-sums = collections.defaultdict(float)
+sums, hist = collections.defaultdict(float), collections.defaultdict(list)
 for e in events:
-    assert e["provider"] == "LockTime" and e["counterType"] == "Rate", e
+    assert e["provider"] == "LockTime", e
     tags = dict(t.split("=", 1) for t in e["tags"].split(","))
+    if e["counterType"] == "Metric": # a histogram: its percentiles over the interval
+        hist[(e["name"].split(" ")[0], tags["code.function.name"], tags["Percentile"])].append(e["value"])
+        continue
+    assert e["counterType"] == "Rate", e
     sums[(e["name"].split(" ")[0], tags["code.function.name"], tags["code.file.path"], int(tags["code.line.number"]))] += e["value"]
 sites = report["sites"]
 assert len(sites) == 3 and len(sums) == 4 * 3, sorted(sums)
@@ -653,6 +652,11 @@ for s in sites:
         got, total, first = sums[(name,) + k] * 1000, s[field]["total"], s[field]["max"]
         assert total - first - 1e-6 * total - 0.001 <= got <= total + 1e-6 * total + 0.001, (k, name, got, total, first)
 assert sum(s["contended"] for s in sites) > 0 and [s for s in sites if s["location"] == "Program.cs:12"][0]["hold_ms"]["total"] > 1000
+assert {k[0] for k in hist} == {"locktime.wait.duration", "locktime.hold.duration"} and {k[2] for k in hist} == {"50", "95", "99"}, sorted(hist)
+assert {k[1] for k in hist} == {s["method"] for s in sites}, sorted(hist)
+held = [s for s in sites if s["location"] == "Program.cs:12"][0] # sleeps 1 ms inside the lock
+p50, want = hist[("locktime.hold.duration", held["method"], "50")], held["hold_ms"]["p50"] / 1000
+assert max(p50) <= held["hold_ms"]["max"] / 1000 * 1.05 and any(abs(v - want) <= 0.05 * want for v in p50), (p50, held["hold_ms"])
 PY' "$(cat "$LT_TMP/counters.json.log"; head -c 2000 "$LT_TMP/counters.json" 2>/dev/null)"
 	counters "$LT_TMP/counters-off.json" "$LT_TMP/mc-off.json" 0 1 1 2
 	expect "metrics: LOCKTIME_METRICS=0 gives dotnet-counters nothing" \

@@ -128,6 +128,33 @@ static void test_write_atomic_pieces(void **state)
 	free(p);
 }
 
+/* More pieces than one writev call gathers (1024): 3,000 of them - a byte, an
+ * empty piece, a zero run of up to 9,000 bytes - land in order. */
+static void test_write_atomic_many_pieces(void **state)
+{
+	char *p = join(*state, "a.dll");
+	static uint8_t counting[256];
+	struct lt_iov parts[3000];
+	uint8_t *data;
+	size_t size, at = 0, want = 0;
+
+	for (size_t k = 0; k < 256; k++)
+		counting[k] = (uint8_t)k;
+	for (size_t k = 0; k < 3000; k++) {
+		size_t len = k % 3 == 0 ? 1 : k % 3 == 1 ? 0 : k * 3;
+		parts[k] = (struct lt_iov){ k % 3 == 2 ? NULL : counting + k % 256, len };
+		want += len;
+	}
+	assert_int_equal(lt_file_write_atomic_v(p, parts, 3000), 0);
+	assert_int_equal(lt_file_read(p, &data, &size), 0);
+	assert_int_equal(size, want);
+	for (size_t k = 0; k < 3000; k++)
+		for (size_t b = 0; b < parts[k].len; b++, at++)
+			assert_int_equal(data[at], parts[k].data ? parts[k].data[b] : 0);
+	free(data);
+	free(p);
+}
+
 /* Through a symbolic link the file it points at is replaced and the link
  * stays; a FIFO (like a device) is refused and left as it is. */
 static void test_write_atomic_link_and_fifo(void **state)
@@ -313,6 +340,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_read_missing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_folder, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_atomic, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_atomic_many_pieces, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_atomic_pieces, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_atomic_link_and_fifo, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_atomic_no_folder, setup, teardown),

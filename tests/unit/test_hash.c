@@ -1,5 +1,5 @@
 /* test_hash.c - lt_hash: the FIPS 180-4 example digests ("abc" and the two-block
- * message of the FIPS 180-2 appendices), incremental updates in odd pieces, and the
+ * message of the FIPS 180-2 appendices, a million 'a'), incremental updates in odd pieces, and the
  * PdbChecksum algorithm names. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -69,6 +69,29 @@ static void test_pieces(void **state)
 	lt_hash_free(NULL);
 }
 
+/* FIPS 180-2 B.3: a million 'a' (15,625 blocks), fed whole and in pieces of 1 to 200
+ * bytes that end inside, at and across block boundaries. */
+static void test_million(void **state)
+{
+	static char a[1000000];
+	uint8_t whole[LT_HASH_MAX], pieces[LT_HASH_MAX];
+	char hex[2 * LT_HASH_MAX + 1];
+	struct lt_hash *h;
+	size_t at = 0, step = 1;
+
+	(void)state;
+	memset(a, 'a', sizeof a);
+	assert_int_equal(lt_hash_buf(LT_HASH_SHA256, a, sizeof a, whole), 0);
+	to_hex(whole, 32, hex);
+	assert_string_equal(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+	assert_int_equal(lt_hash_new(&h, LT_HASH_SHA256), 0);
+	for (; at < sizeof a; at += step, step = step % 200 + 1)
+		assert_int_equal(lt_hash_update(h, a + at, at + step <= sizeof a ? step : sizeof a - at), 0);
+	assert_int_equal(lt_hash_final(h, pieces), 0);
+	lt_hash_free(h);
+	assert_memory_equal(whole, pieces, 32);
+}
+
 /* PdbChecksum names (PE-COFF.md): SHA256/384/512 only, exact case; others fail naming the name. */
 static void test_names(void **state)
 {
@@ -92,6 +115,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_abc),
 		cmocka_unit_test(test_pieces),
+		cmocka_unit_test(test_million),
 		cmocka_unit_test(test_names),
 	};
 	if (argc > 1)

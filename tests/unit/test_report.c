@@ -220,7 +220,7 @@ static void test_hostile(void **state)
 	refused("{\"format\": \"locktime-report\"", LT_E_REPORT, "line 1");
 	refused("[1, 2]", LT_E_REPORT, "not a JSON object");
 	refused("{\"format\": \"other\", \"version\": 1}", LT_E_REPORT, "not a LockTime report");
-	refused("{\"format\": \"locktime-report\", \"version\": 2}", LT_E_REPORT, "another version");
+	refused("{\"format\": \"locktime-report\", \"version\": 3}", LT_E_REPORT, "another version");
 	refused("{\"format\": \"locktime-report\", \"version\": \"1\"}", LT_E_REPORT, "version");
 	/* wrong types, missing fields */
 	refused_site("\"acquisitions\": 5", "\"acquisitions\": \"5\"", "sites[0].acquisitions: not a whole number");
@@ -450,6 +450,24 @@ static void test_html_escapes(void **state)
 }
 
 /* The profile, unzipped and decoded, holds each site's figures under the three sample types. */
+/* r's pprof profile (written into b: gzip, checked) unpacked; free with rp__profile__free_unpacked. */
+static Rp__Profile *pprof_of(const struct rp_report *r, struct lt_buf *b)
+{
+	assert_int_equal(rp_write_pprof(r, b), 0);
+	assert_true(b->len > 2 && b->data[0] == 0x1f && b->data[1] == 0x8b);
+	uLongf size = 1 << 20;
+	uint8_t *raw = malloc(size);
+	assert_non_null(raw);
+	z_stream z = { .next_in = b->data, .avail_in = (uInt)b->len, .next_out = raw, .avail_out = (uInt)size };
+	assert_int_equal(inflateInit2(&z, 15 + 16), Z_OK);
+	assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
+	Rp__Profile *p = rp__profile__unpack(NULL, z.total_out, raw);
+	inflateEnd(&z);
+	free(raw);
+	assert_non_null(p);
+	return p;
+}
+
 static void test_pprof(void **state)
 {
 	struct rp_report r = RP_REPORT_INIT;
@@ -458,16 +476,7 @@ static void test_pprof(void **state)
 	one_site(&r, "App.P::Run", 3, 30, 12, NULL);
 	one_site(&r, "App.P::Other", 1, 7.25, 7.25, NULL);
 	rp_sort(&r);
-	assert_int_equal(rp_write_pprof(&r, &b), 0);
-	assert_true(b.len > 2 && b.data[0] == 0x1f && b.data[1] == 0x8b);
-	uLongf size = 1 << 20;
-	uint8_t *raw = malloc(size);
-	z_stream z = { .next_in = b.data, .avail_in = (uInt)b.len, .next_out = raw, .avail_out = (uInt)size };
-	assert_int_equal(inflateInit2(&z, 15 + 16), Z_OK);
-	assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
-	Rp__Profile *p = rp__profile__unpack(NULL, z.total_out, raw);
-	inflateEnd(&z);
-	assert_non_null(p);
+	Rp__Profile *p = pprof_of(&r, &b);
 	assert_string_equal(p->string_table[0], "");
 	assert_int_equal(p->n_sample_type, 3);
 	const char *names[3][2] = { { "contentions", "count" }, { "delay", "nanoseconds" }, { "hold", "nanoseconds" } };
@@ -490,7 +499,131 @@ static void test_pprof(void **state)
 		assert_string_equal(p->string_table[f->filename], s->file);
 	}
 	rp__profile__free_unpacked(p, NULL);
-	free(raw);
+	lt_buf_free(&b);
+	rp_free(&r);
+}
+
+/* A site's "stacks": one waiter stack from A, one holder stack from B, holds not captured. */
+static const char stacks_field[] =
+	"\"failed\": 0, \"stacks\": ["
+	"{\"role\": \"waiter\", \"what\": \"stack\", \"count\": 1, \"wait_ms\": 2, \"hold_ms\": 0.5, \"frames\": ["
+	"{\"method\": \"App.P::Run\", \"file\": \"/src/App/P.cs\", \"line\": 12}, {\"method\": \"App.P::A\", \"file\": \"/src/App/P.cs\", \"line\": 40}]}, "
+	"{\"role\": \"holder\", \"what\": \"stack\", \"count\": 2, \"wait_ms\": 0, \"hold_ms\": 0.75, \"frames\": ["
+	"{\"method\": \"App.P::Run\", \"file\": \"/src/App/P.cs\", \"line\": 12}, {\"method\": \"App.P::B\", \"file\": null, \"line\": null}]}, "
+	"{\"role\": \"holder\", \"what\": \"not_captured\", \"count\": 1, \"wait_ms\": 0, \"hold_ms\": 0.5, \"frames\": []}]";
+
+/* Two reports of a site with stacks_field, added up and sorted. */
+static void stacks_report(struct rp_report *r)
+{
+	char *site = site_json("App.P::Run", "P.cs:12", 5, 3, 1, "[0.0001, 1]"), *changed = NULL, *at = strstr(site, "\"failed\": 0");
+	assert_non_null(at);
+	assert_true(asprintf(&changed, "%.*s%s%s", (int)(at - site), site, stacks_field, at + strlen("\"failed\": 0")) > 0);
+	char *json = report_json(changed, NULL);
+	assert_int_equal(add_text(r, json), 0);
+	assert_int_equal(add_text(r, json), 0);
+	rp_sort(r);
+	free(site);
+	free(changed);
+	free(json);
+}
+
+/* Stacks read, added up (the same role, kind and frames), ordered; refused when malformed. */
+static void test_stacks_read(void **state)
+{
+	struct rp_report r = RP_REPORT_INIT;
+	(void)state;
+	stacks_report(&r);
+	assert_int_equal(r.n_sites, 1);
+	const struct rp_site *s = &r.sites[0];
+	assert_int_equal(s->n_stacks, 3);
+	assert_int_equal(s->stacks[0].role, RP_WAITER);
+	assert_int_equal(s->stacks[0].count, 2);
+	assert_int_equal(s->stacks[0].wait_ns, 4000000);
+	assert_int_equal(s->stacks[0].n_frames, 2);
+	assert_string_equal(s->stacks[0].frames[1].method, "App.P::A");
+	assert_int_equal(s->stacks[0].frames[1].line, 40);
+	assert_int_equal(s->stacks[1].role, RP_HOLDER);
+	assert_int_equal(s->stacks[1].what, RP_STACK);
+	assert_int_equal(s->stacks[1].hold_ns, 1500000);
+	assert_null(s->stacks[1].frames[1].file);
+	assert_int_equal(s->stacks[1].frames[1].line, 0);
+	assert_int_equal(s->stacks[2].what, RP_NOT_CAPTURED);
+	assert_int_equal(s->stacks[2].count, 2);
+	rp_free(&r);
+	static const struct {
+		const char *stacks, *where;
+	} bad[] = {
+		{ "\"failed\": 0, \"stacks\": {}", "sites[0].stacks: not an array" },
+		{ "\"failed\": 0, \"stacks\": [3]", "sites[0].stacks[0]: not an object" },
+		{ "\"failed\": 0, \"stacks\": [{\"role\": \"owner\"}]", "sites[0].stacks[0].role: not waiter or holder" },
+		{ "\"failed\": 0, \"stacks\": [{\"role\": \"waiter\", \"what\": \"all\"}]", "sites[0].stacks[0].what: not stack, other" },
+		{ "\"failed\": 0, \"stacks\": [{\"role\": \"waiter\", \"what\": \"stack\", \"count\": -1}]", "sites[0].stacks[0].count: out of range" },
+		{ "\"failed\": 0, \"stacks\": [{\"role\": \"waiter\", \"what\": \"stack\", \"count\": 1, \"wait_ms\": 1, \"hold_ms\": 0}]",
+		  "sites[0].stacks[0].frames: missing" },
+		{ "\"failed\": 0, \"stacks\": [{\"role\": \"waiter\", \"what\": \"stack\", \"count\": 1, \"wait_ms\": 1, \"hold_ms\": 0, \"frames\": []}]",
+		  "sites[0].stacks[0].frames: no frames" },
+		{ "\"failed\": 0, \"stacks\": [{\"role\": \"waiter\", \"what\": \"other\", \"count\": 1, \"wait_ms\": 1, \"hold_ms\": 0, "
+		  "\"frames\": [{\"method\": \"M\", \"file\": null, \"line\": null}]}]", "sites[0].stacks[0].frames: frames for a count" },
+		{ "\"failed\": 0, \"stacks\": [{\"role\": \"holder\", \"what\": \"stack\", \"count\": 1, \"wait_ms\": 1, \"hold_ms\": 0, "
+		  "\"frames\": [{\"method\": \"M\", \"file\": null, \"line\": 0}]}]", "sites[0].stacks[0].frames[0].line: not a line number" },
+		{ "\"failed\": 0, \"stacks\": [{\"role\": \"holder\", \"what\": \"stack\", \"count\": 1, \"wait_ms\": 1, \"hold_ms\": 0, "
+		  "\"frames\": [{\"file\": null, \"line\": 3}]}]", "sites[0].stacks[0].frames[0].method: missing" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		refused_site("\"failed\": 0", bad[i].stacks, bad[i].where);
+}
+
+/* pprof: a sample per captured stack with its frames, leaf first (a waiter's as contentions and delay, a holder's
+ * as hold), then the site's own with the rest; each sample type adds up to the site's totals. */
+static void test_stacks_pprof(void **state)
+{
+	struct rp_report r = RP_REPORT_INIT;
+	struct lt_buf b = LT_BUF_INIT;
+	(void)state;
+	stacks_report(&r);
+	Rp__Profile *p = pprof_of(&r, &b);
+	assert_int_equal(p->n_sample, 3);
+	const struct rp_site *s = &r.sites[0];
+	const int64_t want[3][3] = { { 2, 4000000, 0 }, { 0, 0, 1500000 }, { s->contended - 2, s->wait.total - 4000000, s->hold.total - 1500000 } };
+	const char *leaf_caller[3] = { "App.P::A", "App.P::B", NULL };
+	int64_t sum[3] = { 0, 0, 0 };
+	for (size_t i = 0; i < 3; i++) {
+		const Rp__Sample *smp = p->sample[i];
+		for (int k = 0; k < 3; k++) {
+			assert_int_equal(smp->value[k], want[i][k]);
+			sum[k] += smp->value[k];
+		}
+		assert_int_equal(smp->n_location_id, leaf_caller[i] ? 2 : 1);
+		const Rp__Location *leaf = p->location[smp->location_id[0] - 1];
+		assert_string_equal(p->string_table[p->function[leaf->line[0]->function_id - 1]->name], "App.P::Run");
+		assert_int_equal(leaf->line[0]->line, 12);
+		if (leaf_caller[i]) {
+			const Rp__Location *up = p->location[smp->location_id[1] - 1];
+			assert_string_equal(p->string_table[p->function[up->line[0]->function_id - 1]->name], leaf_caller[i]);
+			assert_int_equal(up->line[0]->line, i == 0 ? 40 : 0);
+		}
+	}
+	assert_int_equal(sum[0], s->contended);
+	assert_int_equal(sum[1], s->wait.total);
+	assert_int_equal(sum[2], s->hold.total);
+	rp__profile__free_unpacked(p, NULL);
+	lt_buf_free(&b);
+	rp_free(&r);
+}
+
+/* text: the top stacks after the table, as the run-time's summary gives them. */
+static void test_stacks_text(void **state)
+{
+	struct rp_report r = RP_REPORT_INIT;
+	struct lt_buf b = LT_BUF_INIT;
+	(void)state;
+	stacks_report(&r);
+	assert_int_equal(rp_write_text(&r, &b), 0);
+	char *t = to_text(&b);
+	assert_non_null(strstr(t, "top stacks (of each top site, the stacks of the longest waits, then of the longest holds; callers innermost first):\n"
+				  "  App.P::Run at P.cs:12: 2 slow waits, 4.000 ms, from App.P::A (P.cs:40)\n"
+				  "  App.P::Run at P.cs:12: 4 slow holds, 1.500 ms, from App.P::B\n"));
+	assert_null(strstr(t, "not_captured"));
 	lt_buf_free(&b);
 	rp_free(&r);
 }
@@ -837,6 +970,8 @@ int main(void)
 		cmocka_unit_test(test_merge),          cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_deep_nesting),   cmocka_unit_test(test_unknown_fields),
 		cmocka_unit_test(test_html_escapes),   cmocka_unit_test(test_pprof),
+		cmocka_unit_test(test_stacks_read),    cmocka_unit_test(test_stacks_pprof),
+		cmocka_unit_test(test_stacks_text),
 		cmocka_unit_test(test_check),          cmocka_unit_test(test_check_hold_not_measured),
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_deadlocks_read), cmocka_unit_test(test_deadlocks_merge),

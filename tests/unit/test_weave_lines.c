@@ -223,7 +223,7 @@ static void test_format_and_source(void **state)
 	char buf[128];
 	int found_sub = 0, found_top = 0;
 	const uint8_t *text;
-	size_t len;
+	size_t len, at;
 
 	(void)state;
 	open_lines(&l, &f, img, CORPUS_DLL);
@@ -235,6 +235,13 @@ static void test_format_and_source(void **state)
 			assert_string_equal(buf, "Shop/Lines.cs:7:3");
 			assert_int_equal(wlines_source(&l, d, &text, &len), 1);
 			assert_true(len > 100 && memcmp(text, "// Where a lock is reported", 27) == 0);
+			/* lines start after each line end; none past the last */
+			assert_int_equal(wlines_line_start(&l, d, 1, &at), 1);
+			assert_int_equal(at, 0);
+			assert_int_equal(wlines_line_start(&l, d, 2, &at), 1);
+			assert_int_equal(at, (size_t)((const uint8_t *)memchr(text, '\n', len) - text) + 1);
+			assert_int_equal(wlines_line_start(&l, d, 0, &at), 0);
+			assert_int_equal(wlines_line_start(&l, d, 100000, &at), 0);
 		}
 		found_top |= strcmp(buf, "Program.cs:7") == 0;
 	}

@@ -4,16 +4,31 @@
 #include "lt_mem.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #define LT_SET_MAX_CAP (1u << 31)
 
+/* Eight bytes a step (a byte at a time, as FNV-1a was, took 5% of a weave: every
+ * entry of the input heaps is hashed once): each word xored in, multiplied by
+ * 2^64 / the golden ratio and its high bits folded down; the tail word carries
+ * the tail's length, and the last fold gives the low 32 bits, which pick the
+ * slot, every input bit. */
 uint32_t lt_set_hash(uint32_t h, const void *p, size_t n)
 {
+	const uint64_t k = 0x9E3779B97F4A7C15u;
 	const uint8_t *b = p;
+	uint64_t x = h, w;
 
-	while (n--)
-		h = (h ^ *b++) * 16777619u;
-	return h;
+	for (; n >= 8; n -= 8, b += 8) {
+		memcpy(&w, b, 8);
+		x = (x ^ w) * k;
+		x ^= x >> 29;
+	}
+	w = (uint64_t)n << 56;
+	for (size_t i = 0; i < n; i++)
+		w |= (uint64_t)b[i] << (8 * i);
+	x = (x ^ w) * k;
+	return (uint32_t)(x ^ x >> 32);
 }
 
 uint32_t lt_set_find(const struct lt_set *s, uint32_t hash, lt_set_eq_fn eq, const void *ctx)

@@ -22,7 +22,8 @@ struct lt_set {
 #define LT_SET_INIT { NULL, 0, 0 }
 #define LT_SET_HASH_INIT 2166136261u
 
-/* FNV-1a of p[0..n) continued from h (start with LT_SET_HASH_INIT). */
+/* A hash of p[0..n) continued from h (start with LT_SET_HASH_INIT); a key hashed
+ * in pieces must be hashed in the same pieces everywhere. */
 uint32_t lt_set_hash(uint32_t h, const void *p, size_t n);
 
 /* Whether id's key equals the one looked for (1 or 0); ctx is the caller's. */

@@ -84,6 +84,29 @@ static json_t *end(const char *method, const char *location, int *ok)
 	return o;
 }
 
+/* A site's stacks for the page: {role, what, count, wait_ms, hold_ms, frames: [{method, file, line}]}, in rp_sort's order. */
+static json_t *stacks(const struct rp_site *s, int *ok)
+{
+	static const char *const roles[] = { "waiter", "holder" }, *const whats[] = { "stack", "other", "not_captured" };
+	json_t *list = json_array();
+	for (size_t i = 0; list && i < s->n_stacks; i++) {
+		const struct rp_stack *st = &s->stacks[i];
+		json_t *frames = json_array();
+		for (size_t k = 0; frames && k < st->n_frames; k++) {
+			const struct rp_frame *f = &st->frames[k];
+			push(frames, json_pack("{soso}", "method", json_string(f->method), "file", text_or_null(f->file)), ok);
+			json_t *last = json_array_get(frames, json_array_size(frames) - 1);
+			if (last)
+				put(last, "line", f->line ? json_integer(f->line) : json_null(), ok);
+		}
+		push(list, json_pack("{sssssIsfsfso}", "role", roles[st->role], "what", whats[st->what], "count", (json_int_t)st->count,
+				     "wait_ms", ms(st->wait_ns), "hold_ms", ms(st->hold_ns), "frames", frames ? frames : json_null()), ok);
+	}
+	if (!list)
+		*ok = 0;
+	return list;
+}
+
 static json_t *site(const struct rp_site *s, int *ok)
 {
 	json_t *o = json_object(), *behind = json_array();
@@ -117,6 +140,7 @@ static json_t *site(const struct rp_site *s, int *ok)
 		push(behind, e, ok);
 	}
 	put(o, "waited_behind", behind, ok);
+	put(o, "stacks", stacks(s, ok), ok);
 	put(o, "held_now", json_pack("{sIsf}", "count", (json_int_t)s->held_now, "longest_ms", ms(s->held_longest_ns)), ok);
 	put(o, "waiting_now", json_pack("{sIsf}", "count", (json_int_t)s->waiting_now, "longest_ms", ms(s->waiting_longest_ns)), ok);
 	return o;

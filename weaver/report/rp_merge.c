@@ -1,4 +1,4 @@
-/* rp_merge.c - adding reports up (sites of the same assembly, method and location become one),
+/* rp_merge.c - adding reports up (sites of the same assembly, method and location become one, their stacks too),
  * the histogram arithmetic the run-time uses (weaver/runtime/Histogram.cs), ordering, freeing. */
 #include "rp_report.h"
 #include "lt_error.h"
@@ -140,6 +140,20 @@ static void free_blame(struct rp_blame *b)
 	free(b->location);
 }
 
+/* Element e (`size` bytes) moved to the end of the array *arr of *n: *arr grown by one, e zeroed (what
+ * it owned is the array's now).  -1 with LT_E_NOMEM (the array as before). */
+static int append(void **arr, size_t *n, void *e, size_t size)
+{
+	char *grown = lt_realloc(*arr, (*n + 1) * size);
+	if (!grown)
+		return lt_nomem(NULL);
+	*arr = grown;
+	memcpy(grown + *n * size, e, size);
+	(*n)++;
+	memset(e, 0, size);
+	return 0;
+}
+
 /* b's waited_behind entries added to a's (the same holder method and location adds up); b's
  * strings move into a. */
 static int add_blame(struct rp_site *a, struct rp_site *b)
@@ -160,12 +174,47 @@ static int add_blame(struct rp_site *a, struct rp_site *b)
 				return -1;
 			continue;
 		}
-		struct rp_blame *grown = lt_realloc(a->behind, (a->n_behind + 1) * sizeof *grown);
-		if (!grown)
-			return lt_nomem(NULL);
-		a->behind = grown;
-		a->behind[a->n_behind++] = *e;
-		memset(e, 0, sizeof *e);
+		if (append((void **)&a->behind, &a->n_behind, e, sizeof *e))
+			return -1;
+	}
+	return 0;
+}
+
+/* Two optional strings equal (NULL equals NULL only). */
+static int same_text(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* Whether a and b are the same stack of the same role: what they are, and every frame. */
+static int same_stack(const struct rp_stack *a, const struct rp_stack *b)
+{
+	if (a->role != b->role || a->what != b->what || a->n_frames != b->n_frames)
+		return 0;
+	for (size_t i = 0; i < a->n_frames; i++)
+		if (!same_text(a->frames[i].method, b->frames[i].method) || !same_text(a->frames[i].file, b->frames[i].file) ||
+		    a->frames[i].line != b->frames[i].line)
+			return 0;
+	return 1;
+}
+
+/* b's stacks added to a's: the same role, kind and frames add up, others are appended; b's strings
+ * move into a. */
+static int add_stacks(struct rp_site *a, struct rp_site *b)
+{
+	for (size_t k = 0; k < b->n_stacks; k++) {
+		struct rp_stack *e = &b->stacks[k], *same = NULL;
+		for (size_t i = 0; i < a->n_stacks && !same; i++)
+			if (same_stack(&a->stacks[i], e))
+				same = &a->stacks[i];
+		if (same) {
+			if (add(&same->count, e->count, RP_MAX_COUNT, "stacks") || add(&same->wait_ns, e->wait_ns, NS_LIMIT, "stacks") ||
+			    add(&same->hold_ns, e->hold_ns, NS_LIMIT, "stacks"))
+				return -1;
+			continue;
+		}
+		if (append((void **)&a->stacks, &a->n_stacks, e, sizeof *e))
+			return -1;
 	}
 	return 0;
 }
@@ -180,7 +229,7 @@ static int add_site(struct rp_site *a, struct rp_site *b)
 	    add(&a->failed, b->failed, RP_MAX_COUNT, a->method) || add(&a->reentries, b->reentries, RP_MAX_COUNT, a->method) ||
 	    add_durations(&a->wait, &b->wait) ||
 	    add_durations(&a->hold, &b->hold) || add_blame(a, b) || add(&a->held_now, b->held_now, RP_MAX_COUNT, a->method) ||
-	    add(&a->waiting_now, b->waiting_now, RP_MAX_COUNT, a->method))
+	    add(&a->waiting_now, b->waiting_now, RP_MAX_COUNT, a->method) || add_stacks(a, b))
 		return -1;
 	if (b->held_longest_ns > a->held_longest_ns)
 		a->held_longest_ns = b->held_longest_ns;
@@ -222,6 +271,7 @@ static void free_site(struct rp_site *s)
 	for (size_t i = 0; i < s->n_behind; i++)
 		free_blame(&s->behind[i]);
 	free(s->behind);
+	rp_stacks_free(s);
 }
 
 static void free_cycle(struct rp_cycle *c)
@@ -299,17 +349,12 @@ static int add_new(void **to, size_t *n_to, void *from, size_t n_from, size_t si
 		   int (*same)(const void *, const void *))
 {
 	for (size_t k = 0; k < n_from; k++) {
-		char *item = (char *)from + k * size, *grown;
+		char *item = (char *)from + k * size;
 		int known = 0;
 		for (size_t i = 0; i < *n_to && !known; i++)
 			known = same((const char *)*to + i * size, item);
-		if (known)
-			continue;
-		if (!(grown = lt_realloc(*to, (*n_to + 1) * size)))
-			return lt_nomem(NULL);
-		*to = grown;
-		memcpy(grown + (*n_to)++ * size, item, size);
-		memset(item, 0, size);
+		if (!known && append(to, n_to, item, size))
+			return -1;
 	}
 	return 0;
 }
@@ -393,6 +438,8 @@ void rp_sort(struct rp_report *r)
 {
 	if (r->n_sites)
 		qsort(r->sites, r->n_sites, sizeof *r->sites, by_cost);
+	for (size_t i = 0; i < r->n_sites; i++)
+		rp_stacks_sort(&r->sites[i]);
 }
 
 void rp_free(struct rp_report *r)

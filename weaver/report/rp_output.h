@@ -28,8 +28,13 @@ int rp_describe_deadlock(const struct rp_deadlock *d, struct lt_buf *out);
 int rp_write_html(const struct rp_report *r, struct lt_buf *out);
 
 /* A gzipped pprof profile (profile.proto): sample types contentions/count, delay/nanoseconds and
- * hold/nanoseconds, one sample per site, each method a Function (filename = the site's file) and each
- * site a Location with its line.  Returns 0, or -1 with LT_E_NOMEM. */
+ * hold/nanoseconds.  Per site, one sample per captured stack with its frames as Locations, leaf first
+ * (a waiter stack: its slow waits as contentions and delay, hold 0 - the waiter profile, as Go's block
+ * profile; a holder stack: its slow holds as hold only - the holder profile, as Go's mutex profile),
+ * then one sample on the site's own frame with the rest of its contentions, delay and hold (fast
+ * acquisitions, stacks not captured or not kept), so that each sample type adds up to the site's totals.
+ * Each method and file is a Function, each frame a Location with its line.  Returns 0, or -1 with
+ * LT_E_NOMEM. */
 int rp_write_pprof(const struct rp_report *r, struct lt_buf *out);
 
 /* Diagnostic codes of `locktime check` (docs/diagnostics.md). */

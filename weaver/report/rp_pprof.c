@@ -78,24 +78,26 @@ static int gzip(const uint8_t *in, size_t n, struct lt_buf *out)
 	return rc == Z_STREAM_END ? 0 : lt_error_set(LT_E_NOMEM, "zlib: compression failed");
 }
 
-/* Everything the profile points into, freed together. */
+/* Everything the profile points into, freed together: n samples over m frames in all. */
 struct parts {
 	Rp__ValueType types[3], period;
 	Rp__ValueType *type_ptrs[3];
 	Rp__Sample *samples, **sample_ptrs;
-	Rp__Location *locations, **location_ptrs;
+	Rp__Location *locations, **location_ptrs;   /* one per frame of every sample */
 	Rp__Line *lines, **line_ptrs;
 	Rp__Function *functions, **function_ptrs;
 	uint64_t *location_ids;
 	int64_t *values;
-	char **keys; /* "method\nfile" per site, for the functions */
+	char **keys; /* "method\nfile" per frame, for the functions */
+	size_t n_samples, n_frames;  /* used so far */
 };
 
-static int alloc_parts(struct parts *p, size_t n)
+static int alloc_parts(struct parts *p, size_t n, size_t m)
 {
-	size_t m = n ? n : 1;
-	p->samples = lt_calloc(m, sizeof *p->samples);
-	p->sample_ptrs = lt_calloc(m, sizeof *p->sample_ptrs);
+	n = n ? n : 1;
+	m = m ? m : 1;
+	p->samples = lt_calloc(n, sizeof *p->samples);
+	p->sample_ptrs = lt_calloc(n, sizeof *p->sample_ptrs);
 	p->locations = lt_calloc(m, sizeof *p->locations);
 	p->location_ptrs = lt_calloc(m, sizeof *p->location_ptrs);
 	p->lines = lt_calloc(m, sizeof *p->lines);
@@ -103,7 +105,7 @@ static int alloc_parts(struct parts *p, size_t n)
 	p->functions = lt_calloc(m, sizeof *p->functions);
 	p->function_ptrs = lt_calloc(m, sizeof *p->function_ptrs);
 	p->location_ids = lt_calloc(m, sizeof *p->location_ids);
-	p->values = lt_calloc(3 * m, sizeof *p->values);
+	p->values = lt_calloc(3 * n, sizeof *p->values);
 	p->keys = lt_calloc(m, sizeof *p->keys);
 	if (!p->samples || !p->sample_ptrs || !p->locations || !p->location_ptrs || !p->lines || !p->line_ptrs ||
 	    !p->functions || !p->function_ptrs || !p->location_ids || !p->values || !p->keys)
@@ -111,10 +113,10 @@ static int alloc_parts(struct parts *p, size_t n)
 	return 0;
 }
 
-static void free_parts(struct parts *p, size_t n)
+static void free_parts(struct parts *p)
 {
 	if (p->keys)
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < p->n_frames; i++)
 			free(p->keys[i]);
 	free(p->keys);
 	free(p->samples);
@@ -131,10 +133,90 @@ static void free_parts(struct parts *p, size_t n)
 
 static char fixed[][16] = { "", "contentions", "count", "delay", "nanoseconds", "hold" };
 
+/* A Location for one frame (method in file at line; file NULL: none), its Function made when new. */
+static int add_frame(struct parts *p, struct intern *strs, struct intern *funcs, const char *method, const char *file, int64_t line)
+{
+	size_t k = p->n_frames;
+	size_t lm = strlen(method), lf = file ? strlen(file) : 0;
+	int64_t fi;
+	if (!(p->keys[k] = lt_malloc(lm + lf + 2)))
+		return lt_nomem(NULL);
+	p->n_frames++;
+	memcpy(p->keys[k], method, lm);
+	p->keys[k][lm] = '\n';
+	memcpy(p->keys[k] + lm + 1, file ? file : "", lf + 1);
+	fi = intern(funcs, p->keys[k]);
+	if ((size_t)fi + 1 == funcs->n) { /* a new function */
+		Rp__Function *f = &p->functions[fi];
+		rp__function__init(f);
+		f->id = (uint64_t)fi + 1;
+		f->name = f->system_name = intern(strs, (char *)method);
+		f->filename = file ? intern(strs, (char *)file) : 0;
+		p->function_ptrs[fi] = f;
+	}
+	Rp__Line *ln = &p->lines[k];
+	rp__line__init(ln);
+	ln->function_id = (uint64_t)fi + 1;
+	ln->line = line;
+	p->line_ptrs[k] = ln;
+	Rp__Location *loc = &p->locations[k];
+	rp__location__init(loc);
+	loc->id = k + 1;
+	loc->n_line = 1;
+	loc->line = &p->line_ptrs[k];
+	p->location_ptrs[k] = loc;
+	p->location_ids[k] = k + 1;
+	return 0;
+}
+
+/* A sample of the frames added since `first` (leaf first) with values contentions, delay, hold. */
+static void add_sample(struct parts *p, size_t first, int64_t contentions, int64_t delay, int64_t hold)
+{
+	size_t i = p->n_samples++;
+	Rp__Sample *smp = &p->samples[i];
+	rp__sample__init(smp);
+	smp->n_location_id = p->n_frames - first;
+	smp->location_id = &p->location_ids[first];
+	p->values[3 * i] = contentions;
+	p->values[3 * i + 1] = delay;
+	p->values[3 * i + 2] = hold;
+	smp->n_value = 3;
+	smp->value = &p->values[3 * i];
+	p->sample_ptrs[i] = smp;
+}
+
+/* Site s's samples: one per captured stack (a waiter's: its slow waits' count and delay; a holder's: its
+ * slow holds' hold), then the rest of the site's contentions, delay and hold on the site's one frame. */
+static int site_samples(struct parts *p, struct intern *strs, struct intern *funcs, const struct rp_site *s)
+{
+	int64_t contentions = s->contended, delay = s->wait.total, hold = s->hold.total;
+	for (size_t k = 0; k < s->n_stacks; k++) {
+		const struct rp_stack *st = &s->stacks[k];
+		size_t first = p->n_frames;
+		if (st->what != RP_STACK)
+			continue;
+		for (size_t f = 0; f < st->n_frames; f++)
+			if (add_frame(p, strs, funcs, st->frames[f].method, st->frames[f].file, st->frames[f].line))
+				return -1;
+		if (st->role == RP_WAITER) {
+			add_sample(p, first, st->count, st->wait_ns, 0);
+			contentions -= st->count;
+			delay -= st->wait_ns;
+		} else {
+			add_sample(p, first, 0, 0, st->hold_ns);
+			hold -= st->hold_ns;
+		}
+	}
+	size_t first = p->n_frames;
+	if (add_frame(p, strs, funcs, s->method, s->file ? s->file : s->location, s->line))
+		return -1;
+	add_sample(p, first, contentions > 0 ? contentions : 0, delay > 0 ? delay : 0, hold > 0 ? hold : 0);
+	return 0;
+}
+
 /* The profile of r into prof (pointing into p and the strings of r). */
 static int build(const struct rp_report *r, Rp__Profile *prof, struct parts *p, struct intern *strs, struct intern *funcs)
 {
-	size_t n = r->n_sites;
 	int64_t duration = 0;
 	for (size_t k = 0; k < sizeof fixed / sizeof fixed[0]; k++)
 		intern(strs, fixed[k]);
@@ -152,54 +234,16 @@ static int build(const struct rp_report *r, Rp__Profile *prof, struct parts *p, 
 	prof->period_type = &p->period;
 	prof->period = 1;
 	prof->default_sample_type = 3;
-	for (size_t i = 0; i < n; i++) {
-		const struct rp_site *s = &r->sites[i];
-		const char *file = s->file ? s->file : s->location;
-		size_t lm = strlen(s->method), lf = strlen(file);
-		int64_t fi;
-		if (!(p->keys[i] = lt_malloc(lm + lf + 2)))
-			return lt_nomem(NULL);
-		memcpy(p->keys[i], s->method, lm);
-		p->keys[i][lm] = '\n';
-		memcpy(p->keys[i] + lm + 1, file, lf + 1);
-		fi = intern(funcs, p->keys[i]);
-		if ((size_t)fi + 1 == funcs->n) { /* a new function */
-			Rp__Function *f = &p->functions[fi];
-			rp__function__init(f);
-			f->id = (uint64_t)fi + 1;
-			f->name = f->system_name = intern(strs, s->method);
-			f->filename = intern(strs, (char *)file);
-			p->function_ptrs[fi] = f;
-		}
-		Rp__Line *line = &p->lines[i];
-		rp__line__init(line);
-		line->function_id = (uint64_t)fi + 1;
-		line->line = s->line;
-		p->line_ptrs[i] = line;
-		Rp__Location *loc = &p->locations[i];
-		rp__location__init(loc);
-		loc->id = i + 1;
-		loc->n_line = 1;
-		loc->line = &p->line_ptrs[i];
-		p->location_ptrs[i] = loc;
-		Rp__Sample *smp = &p->samples[i];
-		rp__sample__init(smp);
-		p->location_ids[i] = i + 1;
-		smp->n_location_id = 1;
-		smp->location_id = &p->location_ids[i];
-		p->values[3 * i] = s->contended;
-		p->values[3 * i + 1] = s->wait.total;
-		p->values[3 * i + 2] = s->hold.total;
-		smp->n_value = 3;
-		smp->value = &p->values[3 * i];
-		p->sample_ptrs[i] = smp;
-	}
+	for (size_t i = 0; i < r->n_sites; i++)
+		if (site_samples(p, strs, funcs, &r->sites[i]))
+			return -1;
 	for (size_t i = 0; i < r->n_processes; i++)
 		if (r->processes[i].duration_ns > duration)
 			duration = r->processes[i].duration_ns;
 	prof->duration_nanos = duration;
-	prof->n_sample = prof->n_location = n;
+	prof->n_sample = p->n_samples;
 	prof->sample = p->sample_ptrs;
+	prof->n_location = p->n_frames;
 	prof->location = p->location_ptrs;
 	prof->n_function = funcs->n;
 	prof->function = p->function_ptrs;
@@ -216,9 +260,16 @@ int rp_write_pprof(const struct rp_report *r, struct lt_buf *out)
 	uint8_t *packed = NULL;
 	int rc = -1;
 
+	size_t n = r->n_sites, m = r->n_sites;
+	for (size_t i = 0; i < r->n_sites; i++)
+		for (size_t k = 0; k < r->sites[i].n_stacks; k++)
+			if (r->sites[i].stacks[k].what == RP_STACK) {
+				n++;
+				m += r->sites[i].stacks[k].n_frames;
+			}
 	memset(&p, 0, sizeof p);
-	if (!alloc_parts(&p, r->n_sites) && !intern_init(&strs, 2 * r->n_sites + 8) &&
-	    !intern_init(&funcs, r->n_sites) && !build(r, &prof, &p, &strs, &funcs)) {
+	if (!alloc_parts(&p, n, m) && !intern_init(&strs, 2 * m + 8) &&
+	    !intern_init(&funcs, m) && !build(r, &prof, &p, &strs, &funcs)) {
 		size_t size = rp__profile__get_packed_size(&prof);
 		if (!(packed = lt_malloc(size ? size : 1)))
 			lt_nomem(NULL);
@@ -228,6 +279,6 @@ int rp_write_pprof(const struct rp_report *r, struct lt_buf *out)
 	free(packed);
 	intern_free(&strs);
 	intern_free(&funcs);
-	free_parts(&p, r->n_sites);
+	free_parts(&p);
 	return rc;
 }

@@ -206,6 +206,95 @@ static int get_in_progress(json_t *site, const char *key, const struct where *pa
 	return get_count(v, "count", &w, count) || get_ms(v, "longest_ms", &w, longest_ns) ? -1 : 0;
 }
 
+/* One frame of a stack: {"method", "file" (null: unknown), "line" (null: unknown)}. */
+static int get_frame(json_t *v, const struct where *w, struct rp_frame *f)
+{
+	json_t *line;
+	if (!json_is_object(v))
+		return bad(w, "not an object");
+	if (get_string(v, "method", w, 0, &f->method) || get_string(v, "file", w, 1, &f->file))
+		return -1;
+	line = json_object_get(v, "line");
+	if (!line || json_is_null(line))
+		return 0;
+	struct where wl = at(w, "line", -1);
+	if (as_count(line, &wl, &f->line))
+		return -1;
+	return f->line < 1 || f->line > INT32_MAX ? bad(&wl, "not a line number") : 0;
+}
+
+/* A name among `names` (NULL-terminated) as its index into *out. */
+static int get_enum(json_t *obj, const char *key, const struct where *parent, const char *const *names, const char *what, int *out)
+{
+	json_t *v = json_object_get(obj, key);
+	struct where w = at(parent, key, -1);
+	if (!v)
+		return bad(&w, "missing");
+	for (int i = 0; names[i]; i++)
+		if (json_is_string(v) && !strcmp(json_string_value(v), names[i])) {
+			*out = i;
+			return 0;
+		}
+	return bad(&w, what);
+}
+
+/* One entry of "stacks": role, what, count, wait and hold totals, frames (only for what "stack"). */
+static int get_stack(json_t *v, const struct where *w, struct rp_stack *st)
+{
+	static const char *const roles[] = { "waiter", "holder", NULL };
+	static const char *const whats[] = { "stack", "other", "not_captured", NULL };
+	int role, what;
+	if (!json_is_object(v))
+		return bad(w, "not an object");
+	if (get_enum(v, "role", w, roles, "not waiter or holder", &role) ||
+	    get_enum(v, "what", w, whats, "not stack, other or not_captured", &what) || get_count(v, "count", w, &st->count) ||
+	    get_ms(v, "wait_ms", w, &st->wait_ns) || get_ms(v, "hold_ms", w, &st->hold_ns))
+		return -1;
+	st->role = (enum rp_role)role;
+	st->what = (enum rp_what)what;
+	json_t *frames = json_object_get(v, "frames");
+	struct where wf = at(w, "frames", -1);
+	if (!frames || !json_is_array(frames))
+		return bad(&wf, frames ? "not an array" : "missing");
+	size_t n = json_array_size(frames);
+	if (n > 0 && st->what != RP_STACK)
+		return bad(&wf, "frames for a count of stacks not kept");
+	if (n == 0)
+		return st->what == RP_STACK ? bad(&wf, "no frames") : 0;
+	if (!(st->frames = lt_calloc(n, sizeof *st->frames)))
+		return lt_nomem(NULL);
+	for (size_t i = 0; i < n; i++) {
+		struct where wi = at(w, "frames", (long)i);
+		st->n_frames++;
+		if (get_frame(json_array_get(frames, i), &wi, &st->frames[i]))
+			return -1;
+	}
+	return 0;
+}
+
+/* "stacks" (version 2; absent: none). */
+static int get_stacks(json_t *site, const struct where *parent, struct rp_site *s)
+{
+	json_t *v = json_object_get(site, "stacks");
+	struct where w = at(parent, "stacks", -1);
+	if (!v)
+		return 0;
+	if (!json_is_array(v))
+		return bad(&w, "not an array");
+	size_t n = json_array_size(v);
+	if (n == 0)
+		return 0;
+	if (!(s->stacks = lt_calloc(n, sizeof *s->stacks)))
+		return lt_nomem(NULL);
+	for (size_t i = 0; i < n; i++) {
+		struct where wi = at(parent, "stacks", (long)i);
+		s->n_stacks++;
+		if (get_stack(json_array_get(v, i), &wi, &s->stacks[i]))
+			return -1;
+	}
+	return 0;
+}
+
 static int get_site(json_t *v, const struct where *w, struct rp_site *s)
 {
 	json_t *line, *again;
@@ -235,7 +324,7 @@ static int get_site(json_t *v, const struct where *w, struct rp_site *s)
 	    get_histogram(v, "hold_histogram", w, &s->hold) || get_blame(v, w, s) ||
 	    get_in_progress(v, "held_now", w, &s->held_now, &s->held_longest_ns) ||
 	    get_in_progress(v, "waiting_now", w, &s->waiting_now, &s->waiting_longest_ns) ||
-	    get_hold_applies(v, w, s))
+	    get_hold_applies(v, w, s) || get_stacks(v, w, s))
 		return -1;
 	return 0;
 }
@@ -387,8 +476,8 @@ static int get_report(json_t *root, struct rp_report *one)
 	if (!v || !json_is_string(v) || strcmp(json_string_value(v), "locktime-report"))
 		return lt_error_set(LT_E_REPORT, "format: not \"locktime-report\" (not a LockTime report)");
 	v = json_object_get(root, "version");
-	if (!v || !json_is_integer(v) || json_integer_value(v) != 1)
-		return lt_error_set(LT_E_REPORT, "version: not 1 (a report of another version)");
+	if (!v || !json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 2)
+		return lt_error_set(LT_E_REPORT, "version: not 1 or 2 (a report of another version)");
 	proc = json_object_get(root, "process");
 	struct where wp = at(NULL, "process", -1);
 	if (!proc)

@@ -1,6 +1,7 @@
 /* rp_report.h - LockTime reports (docs/report-format.md) read into memory and merged.
  *
- * A report is the JSON file a woven program writes (format "locktime-report", version 1).  Several
+ * A report is the JSON file a woven program writes (format "locktime-report", version 1 or 2: 2 adds
+ * each site's "stacks").  Several
  * files read into one rp_report add up: sites with the same assembly, method and location become one
  * (counts and totals added, maxima the larger, histograms added, percentiles taken again from the
  * added histogram).  Durations are kept in nanoseconds.  Nothing here knows of HTML, pprof or text:
@@ -40,6 +41,26 @@ struct rp_blame {
 	int64_t count;
 };
 
+/* One frame of a stack, innermost first: method as reports name them, file NULL and line 0 when unknown. */
+struct rp_frame {
+	char *method;
+	char *file;
+	int64_t line;
+};
+
+enum rp_role { RP_WAITER, RP_HOLDER };                     /* "role": a slow wait's stack, a slow hold's */
+enum rp_what { RP_STACK, RP_OTHER, RP_NOT_CAPTURED };      /* "what": frames, stacks past those kept, not captured */
+
+/* One aggregated stack of a site's slow acquisitions ("stacks"): its slow acquisitions of that role
+ * with those frames, their count and wait and hold totals; frames only for RP_STACK. */
+struct rp_stack {
+	enum rp_role role;
+	enum rp_what what;
+	int64_t count, wait_ns, hold_ns;
+	struct rp_frame *frames;
+	size_t n_frames;
+};
+
 struct rp_site {
 	char *assembly, *method, *location;
 	char *file;   /* full path; NULL when unknown */
@@ -57,6 +78,8 @@ struct rp_site {
 	int64_t held_longest_ns; /* "held_now.longest_ms": how long the longest of them had been held */
 	int64_t waiting_now;     /* "waiting_now.count": threads blocked in a lock call here as the report was written (a deadlock's) */
 	int64_t waiting_longest_ns; /* "waiting_now.longest_ms": how long the longest of them had waited */
+	struct rp_stack *stacks; /* "stacks" (none in version 1 reports); after rp_sort in rp_stacks_sort's order */
+	size_t n_stacks;
 };
 
 /* One edge of a lock-order cycle: `thread` acquired at `acquired` while holding the lock it took at `held`. */
@@ -143,6 +166,16 @@ int64_t rp_bucket_lower(int64_t upper_ns);
  * wholly at or over it, *at_most adds the one the limit falls inside (equal when the limit is a bucket
  * boundary, as any limit of two significant digits is).  Returns 0, or -1 when d has no histogram. */
 int rp_count_over(const struct rp_durations *d, int64_t limit_ns, int64_t *at_least, int64_t *at_most);
+
+/* What a stack cost: a waiter's its wait total, a holder's its hold total (ns). */
+int64_t rp_stack_cost(const struct rp_stack *st);
+
+/* Order s's stacks as the run-time does (StackSet.Sorted): waiters then holders, captured stacks before
+ * other and not captured, each by rp_stack_cost, largest first. */
+void rp_stacks_sort(struct rp_site *s);
+
+/* Release s's stacks. */
+void rp_stacks_free(struct rp_site *s);
 
 /* Release everything `r` holds; it is empty (RP_REPORT_INIT) afterwards. */
 void rp_free(struct rp_report *r);

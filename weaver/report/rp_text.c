@@ -172,6 +172,64 @@ int rp_describe_deadlock(const struct rp_deadlock *d, struct lt_buf *out)
 	return 0;
 }
 
+/* Sites whose top stacks are shown at most, stacks per role, callers per stack (Summary.StackSites, StacksPerRole, StackCallers). */
+#define STACK_SITES 3
+#define STACKS_PER_ROLE 2
+#define STACK_CALLERS 4
+
+/* A file's name without its folders ('/' or '\\'). */
+static const char *base_name(const char *path)
+{
+	const char *b = path;
+	for (const char *p = path; *p; p++)
+		if (*p == '/' || *p == '\\')
+			b = p + 1;
+	return b;
+}
+
+/* As Summary.StackLine: "M at L: 3 slow waits, 276.541 ms, from A (Program.cs:21) < B (Program.cs:30) < ...". */
+static int stack_line(const struct rp_site *s, const struct rp_stack *st, struct lt_buf *out)
+{
+	int waits = st->role == RP_WAITER;
+	if (lt_buf_printf(out, "  %s at %s: %" PRId64 " %s, %.3f ms,", s->method, s->location, st->count,
+			  plural(st->count, waits ? "slow wait" : "slow hold", waits ? "slow waits" : "slow holds"),
+			  (double)rp_stack_cost(st) / 1e6))
+		return -1;
+	if (st->n_frames < 2)
+		return lt_buf_printf(out, " no caller seen\n");
+	for (size_t k = 1; k < st->n_frames && k <= STACK_CALLERS; k++) {
+		const struct rp_frame *f = &st->frames[k];
+		if (lt_buf_printf(out, "%s%s", k == 1 ? " from " : " < ", f->method))
+			return -1;
+		if (f->line > 0 && lt_buf_printf(out, " (%s:%" PRId64 ")", base_name(f->file ? f->file : ""), f->line))
+			return -1;
+	}
+	return lt_buf_printf(out, "%s\n", st->n_frames > STACK_CALLERS + 1 ? " < ..." : "");
+}
+
+/* After the table, as Summary.TopStacks: for the first STACK_SITES sites with stacks, the STACKS_PER_ROLE
+ * costliest stacks of the waits, then of the holds (the order rp_sort gave them). */
+static int top_stacks(const struct rp_report *r, struct lt_buf *out)
+{
+	size_t told = 0;
+	for (size_t i = 0; i < r->n_sites && told < STACK_SITES; i++) {
+		int per_role[2] = { 0, 0 };
+		for (size_t k = 0; k < r->sites[i].n_stacks; k++) {
+			const struct rp_stack *st = &r->sites[i].stacks[k];
+			if (st->what != RP_STACK || per_role[st->role]++ >= STACKS_PER_ROLE)
+				continue;
+			if (told == 0 && lt_buf_printf(out, "top stacks (of each top site, the stacks of the longest waits, then of the "
+							   "longest holds; callers innermost first):\n"))
+				return -1;
+			if (per_role[0] + per_role[1] == 1)
+				told++;
+			if (stack_line(&r->sites[i], st, out))
+				return -1;
+		}
+	}
+	return 0;
+}
+
 /* A site's holds or waits in progress as the report was written: how many, and the longest so far. */
 struct in_progress {
 	const char *heading; /* "held now" */
@@ -255,5 +313,6 @@ static int rings(const struct rp_report *r, struct lt_buf *out)
 
 int rp_write_text(const struct rp_report *r, struct lt_buf *out)
 {
-	return table(r, out) || in_progress(r, &held_kind, out) || in_progress(r, &waiting_kind, out) || rings(r, out) ? -1 : 0;
+	return table(r, out) || top_stacks(r, out) || in_progress(r, &held_kind, out) || in_progress(r, &waiting_kind, out) ||
+			       rings(r, out) ? -1 : 0;
 }

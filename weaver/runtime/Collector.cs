@@ -39,6 +39,8 @@ namespace LockTime.Runtime
         internal readonly object[] LineSource;
         /// <summary>The thread that writes lines: its locks are not recorded (<see cref="NewThread"/>).</summary>
         internal Thread Writer;
+        /// <summary>This copy's way to the process's EventSource (<see cref="LockTime.Runtime.Events"/>); null: no events.</summary>
+        internal Events Events;
 
         /// <summary>The process's holder finders (every copy's <see cref="Holder"/>); lock it to use it. Null: none.</summary>
         internal List<Func<object, string[]>> Finders;
@@ -67,6 +69,17 @@ namespace LockTime.Runtime
         readonly SiteStats[] ended;
         readonly Func<object, bool> fold;
 
+        /// <summary>Stacks captured a second per site at most (<see cref="Capture"/>).</summary>
+        internal const int CapturesPerSecond = 20;
+        /// <summary>Distinct stacks kept in this copy's thread records at most (the threads that ended folded in are counted off).</summary>
+        internal const int MaxStacks = 4096;
+        /// <summary>Per site id, the second (<see cref="Clock"/> ticks / <see cref="ticksPerSecond"/>) of the captures counted in <see cref="captureCount"/>.</summary>
+        readonly long[] captureSecond;
+        readonly int[] captureCount;
+        readonly long ticksPerSecond;
+        /// <summary>Distinct stacks in the listed thread records (<see cref="Keep"/>, <see cref="Fold"/>).</summary>
+        int stacksKept;
+
         internal Collector(SiteTable sites, Settings settings, long frequency)
         {
             Sites = sites;
@@ -81,6 +94,9 @@ namespace LockTime.Runtime
             HolderNames = new string[sites.Count()][];
             ended = new SiteStats[sites.Count()];
             fold = new Func<object, bool>(Fold);
+            ticksPerSecond = frequency;
+            captureSecond = new long[sites.Count()];
+            captureCount = new int[sites.Count()];
             for (int i = 0; i < HolderNames.Length; i++) {
                 string[] name = new string[3];
                 name[0] = sites.Assembly;
@@ -253,7 +269,7 @@ namespace LockTime.Runtime
                 t.Charged(f.WaitSeq);
             }
             if (hold >= ThresholdTicks || f.Wait >= ThresholdTicks)
-                Slow(f.Site, holdNs, waitNs, behind);
+                Slow(t, s, f.Site, holdNs, waitNs, behind, f.Wait >= ThresholdTicks, hold >= ThresholdTicks);
         }
 
         /// <summary>
@@ -316,12 +332,14 @@ namespace LockTime.Runtime
             s.Wait.Record(waitNs);
             if (holder != null)
                 s.WaitedBehind(holder, waitNs, 1);
-            Action<object[]> lines = Lines;
-            if (waitTicks < ThresholdTicks || lines == null)
+            if (waitTicks < ThresholdTicks)
                 return;
-            lines(LineWriter.TextEntry(Settings.Output, "LockTime: " + Sites.Methods[site] + " waited " + LineWriter.Ms(waitNs) +
+            Action<object[]> lines = Lines;
+            if (lines != null)
+                lines(LineWriter.TextEntry(Settings.Output, "LockTime: " + Sites.Methods[site] + " waited " + LineWriter.Ms(waitNs) +
                                        " ms at " + Sites.Locations[site] + " (hold not applicable)" +
                                        (holder == null ? "" : " (held by " + holder[1] + " at " + holder[2] + ")")));
+            Capture(t, s, site, waitNs, 0, waitNs > 0, false);
         }
 
         /// <summary>
@@ -343,20 +361,81 @@ namespace LockTime.Runtime
             if (holder != null)
                 s.WaitedBehind(holder, waitNs, 1);
             if (waitTicks >= ThresholdTicks)
-                Slow(site, -1, waitNs, holder);
+                Slow(t, s, site, -1, waitNs, holder, true, false);
         }
 
-        /// <summary>Queues the line of a slow lock; <paramref name="holdNs"/> -1 = not acquired; <paramref name="holder"/> the site it waited behind, or null.</summary>
-        void Slow(int site, long holdNs, long waitNs, string[] holder)
+        /// <summary>
+        /// Gives the event of a slow lock of <paramref name="site"/> (<see cref="Events"/>), queues its line and records its stack on <paramref name="t"/>'s
+        /// <paramref name="s"/> (<see cref="Capture"/>); <paramref name="holdNs"/> -1 = not acquired; <paramref name="holder"/>
+        /// the site it waited behind, or null; <paramref name="slowWait"/>, <paramref name="slowHold"/>: the wait, the hold reached the
+        /// threshold (a wait or hold of 0, slow only at threshold 0, gives no stack of its role: nothing was waited or held).
+        /// </summary>
+        void Slow(ThreadRecord t, SiteStats s, int site, long holdNs, long waitNs, string[] holder, bool slowWait, bool slowHold)
         {
+            Events events = Events;
+            if (events != null)
+                events.Slow(site, holdNs, waitNs, holder);
             Action<object, int, long, long, object> records = Records;
-            if (records != null) {
-                records(LineSource, site, holdNs, waitNs, holder);
-                return;
-            }
             Action<object[]> lines = Lines;
-            if (lines != null)
+            if (records != null)
+                records(LineSource, site, holdNs, waitNs, holder);
+            else if (lines != null)
                 lines(LineWriter.Entry(Settings.Output, Sites.Methods[site], Sites.Locations[site], holdNs, waitNs, holder));
+            Capture(t, s, site, waitNs, holdNs < 0 ? 0 : holdNs, slowWait && waitNs > 0, slowHold && holdNs > 0);
+        }
+
+        /// <summary>
+        /// Records the calling thread's stack for a slow acquisition of <paramref name="site"/> on <paramref name="s"/>
+        /// (its thread's statistics): as a waiter's when <paramref name="asWaiter"/>, as a holder's when
+        /// <paramref name="asHolder"/> (both: the one stack under each role), with its wait and hold in ns. Called on the
+        /// lock's thread after the release or the failed try, never on a fast acquisition. At most
+        /// <see cref="CapturesPerSecond"/> captures a second per site, and <see cref="MaxStacks"/> distinct stacks in
+        /// this copy's thread records: the others counted as not captured, or as other stacks. Off when the stack depth
+        /// is 0 (<c>LOCKTIME_STACK_DEPTH</c>).
+        /// </summary>
+        internal void Capture(ThreadRecord t, SiteStats s, int site, long waitNs, long holdNs, bool asWaiter, bool asHolder)
+        {
+            int depth = Settings.StackDepth;
+            if (depth <= 0 || (!asWaiter && !asHolder))
+                return;
+            StackEntry e = null;
+            if (MayCapture(site)) {
+                bool busy = t.Busy;
+                t.Busy = true; /* the capture's own locks (a woven framework's) are not the program's */
+                try {
+                    e = StackCapture.Take(depth, Sites.Methods[site], Sites.Files[site], Sites.Lines[site]);
+                } finally {
+                    t.Busy = busy;
+                }
+            }
+            if (e == null)
+                e = StackSet.Uncaptured;
+            StackSet set = s.StacksMade();
+            if (asWaiter)
+                Keep(set, StackSet.Waiter, e, waitNs, holdNs);
+            if (asHolder)
+                Keep(set, StackSet.Holder, e, waitNs, holdNs);
+        }
+
+        /// <summary>Adds one acquisition of <paramref name="role"/> with stack <paramref name="e"/> to <paramref name="set"/>, a new stack only within <see cref="MaxStacks"/>.</summary>
+        void Keep(StackSet set, int role, StackEntry e, long waitNs, long holdNs)
+        {
+            bool room = Volatile.Read(ref stacksKept) < MaxStacks;
+            if (set.Add(role, e, 1, waitNs, holdNs, room))
+                Interlocked.Increment(ref stacksKept);
+        }
+
+        /// <summary>Whether a stack of <paramref name="site"/> may be captured now: fewer than <see cref="CapturesPerSecond"/> this second (a race may let a few more through).</summary>
+        bool MayCapture(int site)
+        {
+            if ((uint)site >= (uint)captureSecond.Length)
+                return false;
+            long second = Clock.Ticks() / ticksPerSecond;
+            if (Volatile.Read(ref captureSecond[site]) != second) {
+                Volatile.Write(ref captureCount[site], 0);
+                Volatile.Write(ref captureSecond[site], second);
+            }
+            return Interlocked.Increment(ref captureCount[site]) <= CapturesPerSecond;
         }
 
         /// <summary>
@@ -443,6 +522,9 @@ namespace LockTime.Runtime
                     return false;
             t.EndWait(); /* a thread that ended in a wait (one that threw) waits no more */
             Add(ended, t.Sites);
+            for (int site = 0; site < t.Sites.Length; site++)
+                if (t.Sites[site] != null && t.Sites[site].Stacks != null)
+                    Interlocked.Add(ref stacksKept, -t.Sites[site].Stacks.Kept());
             return true;
         }
 

@@ -131,11 +131,19 @@ namespace LockTime.Runtime
                         continue;
                     if (d == Decades - 1 && k == PerDecade - 1 && Max >= unit * 100)
                         return Max; /* the last bucket also holds everything from 1000 s: open-ended */
-                    long middle = (k + 10) * unit + unit / 2;
-                    return System.Math.Min(middle, Max);
+                    return System.Math.Min(Middle(d, k), Max);
                 }
             }
             return Max;
+        }
+
+        /// <summary>The middle of bucket <paramref name="k"/> (0..89) of decade <paramref name="d"/> (0..9), in nanoseconds: <c>(k + 10.5) * 10^(d+1)</c>.</summary>
+        internal static long Middle(int d, int k)
+        {
+            long unit = 10;
+            for (int i = 0; i < d; i++)
+                unit *= 10;
+            return (k + 10) * unit + unit / 2;
         }
 
         /// <summary>The histogram as framework data: count, total, max, low, then the 900 buckets.</summary>

@@ -62,6 +62,8 @@ namespace LockTime.Runtime
 
         /// <summary>Where a new cycle's line goes (the owner's sink); null: nowhere.</summary>
         internal Action<string> CycleLine;
+        /// <summary>Gives the event of a potential deadlock (false) or a deadlock (true) with its line (<see cref="Events.Cycle"/>); null: none.</summary>
+        internal Action<bool, string> CycleEvent;
 
         /// <summary>
         /// Registers a copy's sites (their methods and locations, by site id) and returns the process-wide
@@ -159,8 +161,14 @@ namespace LockTime.Runtime
                 return;
             int[] d = deadlocks.Begin(h, lockObject, site);
             Action<string> report = CycleLine;
-            if (d != null && report != null)
-                report("LockTime: deadlock: " + Deadlocks.Describe(d, this));
+            if (d == null)
+                return;
+            string line = "LockTime: deadlock: " + Deadlocks.Describe(d, this);
+            Action<bool, string> ev = CycleEvent;
+            if (ev != null)
+                ev(true, line);
+            if (report != null)
+                report(line);
         }
 
         /// <summary>
@@ -318,9 +326,13 @@ namespace LockTime.Runtime
             Array.Clear(h.PendingHeld, 0, n);
             Array.Clear(h.PendingAcquired, 0, n);
             Action<string> report = CycleLine;
-            if (lines != null && report != null)
-                for (int k = 0; k < lines.Count; k++)
+            Action<bool, string> ev = CycleEvent;
+            for (int k = 0; lines != null && k < lines.Count; k++) {
+                if (ev != null)
+                    ev(false, lines[k]);
+                if (report != null)
                     report(lines[k]);
+            }
         }
 
         static long Key(int from, int to)

@@ -11,7 +11,7 @@ namespace LockTime.Runtime
     /// The live metrics of the process (docs/metrics.md): a <c>System.Diagnostics.Metrics.Meter</c> named
     /// <c>LockTime</c> with four observable counters - <c>locktime.acquisitions</c>,
     /// <c>locktime.contentions</c>, <c>locktime.wait.time</c> and <c>locktime.hold.time</c> (seconds) -
-    /// one series per site, tagged with OpenTelemetry's <c>code.function.name</c>, <c>code.file.path</c>
+    /// and two histograms (<see cref="MeterHistograms"/>), one series per site, tagged with OpenTelemetry's <c>code.function.name</c>, <c>code.file.path</c>
     /// and <c>code.line.number</c>. The template is netstandard2.0 and merges into frameworks that have
     /// no Meter (Mono's mscorlib, net48), so everything of <c>System.Diagnostics.Metrics</c> is reached
     /// through reflection; without it there is nothing, silently. The callbacks run only when a listener
@@ -58,6 +58,8 @@ namespace LockTime.Runtime
         readonly long[] acquired, contended;
         readonly double[] waitS, holdS;
         readonly bool[] observed = new bool[Instruments];
+        /// <summary>The histograms of wait and hold, recorded at each <see cref="Refresh"/>; null when the framework has none.</summary>
+        MeterHistograms histograms;
 
         Metrics(Collector owner, int maxSeries, ConstructorInfo longMeasurement, ConstructorInfo doubleMeasurement)
         {
@@ -118,6 +120,7 @@ namespace LockTime.Runtime
                 object[] args = new object[1];
                 args[0] = MeterName;
                 object meter = create.Invoke(args);
+                m.histograms = MeterHistograms.Create(meterType, meter);
                 Add(meter, longCounter, cast, Lazy(selectMany, range, new Func<int, IEnumerable<object>>(m.ObserveAcquisitions)),
                     "locktime.acquisitions", "{acquisition}", "Locks acquired (and released) at the site");
                 Add(meter, longCounter, cast, Lazy(selectMany, range, new Func<int, IEnumerable<object>>(m.ObserveContentions)),
@@ -253,7 +256,7 @@ namespace LockTime.Runtime
             }
         }
 
-        /// <summary>A new snapshot of every copy's sites, summed into the series (new series as room allows).</summary>
+        /// <summary>A new snapshot of every copy's sites, summed into the series (new series as room allows), and recorded into the histograms.</summary>
         void Refresh()
         {
             for (int i = 0; i < Instruments; i++)
@@ -263,6 +266,7 @@ namespace LockTime.Runtime
             Array.Clear(waitS, 0, maxSeries);
             Array.Clear(holdS, 0, maxSeries);
             List<SiteTotals> sites = Runtime.Gather();
+            Histogram[] wait = histograms != null ? new Histogram[maxSeries] : null, hold = histograms != null ? new Histogram[maxSeries] : null;
             for (int k = 0; k < sites.Count; k++) {
                 SiteTotals s = sites[k];
                 string key = s.Method + "\n" + s.File + "\n" + s.Line.ToString(CultureInfo.InvariantCulture);
@@ -278,7 +282,14 @@ namespace LockTime.Runtime
                 contended[i] += s.Stats.Contended;
                 waitS[i] += s.Stats.Wait.Total / 1e9;
                 holdS[i] += s.Stats.Hold.Total / 1e9;
+                if (wait != null) {
+                    (wait[i] ?? (wait[i] = new Histogram())).Add(s.Stats.Wait);
+                    (hold[i] ?? (hold[i] = new Histogram())).Add(s.Stats.Hold);
+                }
             }
+            for (int i = 0; wait != null && i < tags.Count; i++)
+                if (wait[i] != null)
+                    histograms.Record(i, tags[i], wait[i], hold[i]);
         }
 
         /// <summary>A site's tags: its method, and its source file and line when known (a site without a PDB has only the method).</summary>

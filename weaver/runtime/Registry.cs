@@ -21,12 +21,14 @@ namespace LockTime.Runtime
     /// <item>[7] <c>List&lt;Action&gt;</c> every copy's "the calling thread works for the run-time" (<see cref="Collector.MarkBusy"/>): the owner calls them all on the thread that writes the summary and report; lock it to use it</item>
     /// <item>[8] <c>Action&lt;object, int, long, long, object&gt;</c> queues a slow-lock line as a record (<see cref="LineWriter.Record"/>): the copy's line source, site, hold and wait in ns, holder</item>
     /// <item>[9] <c>List&lt;Func&lt;bool, int&gt;&gt;</c> every copy's sweep of the records of threads that ended (<see cref="Collector.Sweep"/>): the owner's line writer calls them all; lock it to use it</item>
+    /// <item>[10] <c>object[] { EventSource source, List&lt;Action&lt;object&gt;&gt; joins }</c>: the process's <c>EventSource</c> "LockTime" once the owner's run-time thread made it (null until then, or when the framework has none), and the copies' <see cref="Events.Join"/>s that thread has yet to call with it (<see cref="Events"/>); lock the list to use it</item>
     /// </list>
-    /// Entries 5 to 9 came after the first layout of version 1: a registry without them is still
+    /// Entries 5 to 10 came after the first layout of version 1: a registry without them is still
     /// version 1, and its copies follow no lock order, find holders only in their own copy, a copy
     /// that does not own it records the locks the exit's writing takes (a woven framework's), they
     /// queue slow-lock lines as entries through entry 1, and a copy that does not own it sweeps the
-    /// records of ended threads only when a summary, report or metrics reading merges them.
+    /// records of ended threads only when a summary, report or metrics reading merges them, and a copy
+    /// gives no events (<see cref="Events"/>) when its registry has no entry 10.
     /// The first copy to start creates it and owns the writer, the summary and the report; later
     /// copies add their snapshot. Joining locks the <c>AppDomain</c> object, once per copy.
     /// </summary>
@@ -37,7 +39,7 @@ namespace LockTime.Runtime
         internal const int Version = 1;
         internal const int Length = 5;
         /// <summary>The length with every entry this layout defines (the later ones optional, see above).</summary>
-        internal const int FullLength = 10;
+        internal const int FullLength = 11;
 
         /// <summary>A new registry of version 1 around <paramref name="writer"/> (its thread not yet started) and <paramref name="order"/>.</summary>
         internal static object[] Create(LineWriter writer, Thread writerThread, LockOrder order)
@@ -58,6 +60,9 @@ namespace LockTime.Runtime
             r[7] = new List<Action>();
             r[8] = new Action<object, int, long, long, object>(writer.Record);
             r[9] = new List<Func<bool, int>>();
+            object[] events = new object[2];
+            events[1] = new List<Action<object>>();
+            r[10] = events;
             return r;
         }
 
@@ -93,6 +98,13 @@ namespace LockTime.Runtime
         internal static List<Func<bool, int>> Sweeps(object[] registry)
         {
             return registry.Length > 9 ? registry[9] as List<Func<bool, int>> : null;
+        }
+
+        /// <summary>The process's EventSource and the joins to call (entry 10), or null when the registry has none.</summary>
+        internal static object[] Events(object[] registry)
+        {
+            object[] events = registry.Length > 10 ? registry[10] as object[] : null;
+            return events != null && events.Length == 2 && events[1] is List<Action<object>> ? events : null;
         }
 
         /// <summary>True when <paramref name="data"/> is a registry of this version.</summary>

@@ -21,7 +21,7 @@ namespace LockTime.Runtime
         internal long UnwrittenLines;
     }
 
-    /// <summary>The report: format "locktime-report", version 1 (docs/report-format.md, docs/report-format.schema.json).</summary>
+    /// <summary>The report: format "locktime-report", version 2 (docs/report-format.md, docs/report-format.schema.json).</summary>
     [CompilerGenerated]
     internal static class Report
     {
@@ -29,13 +29,11 @@ namespace LockTime.Runtime
         internal static string Format(ProcessInfo process, List<SiteTotals> sites, long droppedLines, LockOrder order)
         {
             StringBuilder sb = new StringBuilder();
-            sb.Append("{\"format\": \"locktime-report\", \"version\": 1,\n \"process\": {");
+            sb.Append("{\"format\": \"locktime-report\", \"version\": 2,\n \"process\": {");
             Text(sb, "name", process.Name, false);
             Count(sb, "pid", process.Pid);
             Text(sb, "start_utc", process.StartUtc.ToString("yyyy-MM-dd'T'HH:mm:ss.fff'Z'", System.Globalization.CultureInfo.InvariantCulture), true);
-            sb.Append(", ");
-            Json.Key(sb, "duration_ms");
-            Json.Ms(sb, process.DurationNs);
+            Millis(sb, "duration_ms", process.DurationNs);
             sb.Append("},\n ");
             Json.Key(sb, "dropped_lines");
             Json.Integer(sb, droppedLines);
@@ -162,9 +160,7 @@ namespace LockTime.Runtime
             }
             InProgress(sb, "held_now", s.HeldNow, s.LongestHeldNs);
             InProgress(sb, "waiting_now", s.WaitingNow, s.LongestWaitingNs);
-            sb.Append(", ");
-            Json.Key(sb, "blamed_wait_ms");
-            Json.Ms(sb, s.BlamedNs);
+            Millis(sb, "blamed_wait_ms", s.BlamedNs);
             sb.Append(", ");
             Json.Key(sb, "waited_behind");
             sb.Append('[');
@@ -172,9 +168,7 @@ namespace LockTime.Runtime
                 sb.Append(i == 0 ? "{" : ", {");
                 Text(sb, "method", s.Stats.Holders[i][1], false);
                 Text(sb, "location", s.Stats.Holders[i][2], true);
-                sb.Append(", ");
-                Json.Key(sb, "wait_ms");
-                Json.Ms(sb, s.Stats.HolderWait[i]);
+                Millis(sb, "wait_ms", s.Stats.HolderWait[i]);
                 Count(sb, "count", s.Stats.HolderCount[i]);
                 sb.Append('}');
             }
@@ -184,7 +178,46 @@ namespace LockTime.Runtime
             sb.Append(", ");
             Json.Key(sb, "hold_histogram");
             Buckets(sb, s.Stats.Hold);
+            Stacks(sb, s.Stats.Stacks);
             sb.Append('}');
+        }
+
+        /// <summary>
+        /// Appends <c>, "stacks": [...]</c>: the site's slow acquisitions by call stack (<see cref="StackSet.Sorted"/>),
+        /// each with its role, what it is, count, wait and hold totals and frames innermost first.
+        /// </summary>
+        static void Stacks(StringBuilder sb, StackSet set)
+        {
+            StackEntry[] all = set == null ? new StackEntry[0] : set.Sorted();
+            sb.Append(", ");
+            Json.Key(sb, "stacks");
+            sb.Append('[');
+            for (int i = 0; i < all.Length; i++) {
+                StackEntry e = all[i];
+                sb.Append(i == 0 ? "\n   {" : ",\n   {");
+                Text(sb, "role", StackSet.RoleName(e.Role), false);
+                Text(sb, "what", StackSet.WhatName(e.What), true);
+                Count(sb, "count", e.Count);
+                Millis(sb, "wait_ms", e.WaitNs);
+                Millis(sb, "hold_ms", e.HoldNs);
+                sb.Append(", ");
+                Json.Key(sb, "frames");
+                sb.Append('[');
+                for (int k = 0; e.Methods != null && k < e.Methods.Length; k++) {
+                    sb.Append(k == 0 ? "{" : ", {");
+                    Text(sb, "method", e.Methods[k], false);
+                    Text(sb, "file", e.Files[k], true);
+                    sb.Append(", ");
+                    Json.Key(sb, "line");
+                    if (e.Lines[k] > 0)
+                        Json.Integer(sb, e.Lines[k]);
+                    else
+                        sb.Append("null");
+                    sb.Append('}');
+                }
+                sb.Append("]}");
+            }
+            sb.Append(']');
         }
 
         /// <summary>Appends <c>, "name": "value"</c> (without the comma when <paramref name="comma"/> is false).</summary>
@@ -194,6 +227,14 @@ namespace LockTime.Runtime
                 sb.Append(", ");
             Json.Key(sb, name);
             Json.String(sb, value);
+        }
+
+        /// <summary>Appends <c>, "name": x</c>, <paramref name="ns"/> nanoseconds as milliseconds.</summary>
+        static void Millis(StringBuilder sb, string name, long ns)
+        {
+            sb.Append(", ");
+            Json.Key(sb, name);
+            Json.Ms(sb, ns);
         }
 
         /// <summary>Appends <c>, "name": n</c>.</summary>
@@ -212,9 +253,7 @@ namespace LockTime.Runtime
             sb.Append('{');
             Json.Key(sb, "count");
             Json.Integer(sb, count);
-            sb.Append(", ");
-            Json.Key(sb, "longest_ms");
-            Json.Ms(sb, longestNs);
+            Millis(sb, "longest_ms", longestNs);
             sb.Append('}');
         }
 

@@ -125,6 +125,15 @@ namespace LockTime.Runtime
                 c.Lines = (Action<object[]>)registry[1];
                 c.Records = Registry.Records(registry);
                 c.Writer = (Thread)registry[4];
+                object[] events = Registry.Events(registry);
+                if (events != null) {
+                    c.Events = new Events(sites);
+                    List<Action<object>> joins = (List<Action<object>>)events[1];
+                    lock (joins)
+                        joins.Add(new Action<object>(c.Events.Join));
+                }
+                if (order != null && c.Events != null) /* the owner: the lock order's cycles give their events through it */
+                    order.CycleEvent = new Action<bool, string>(c.Events.Cycle);
                 Registry.AddSource(registry, new Func<object[]>(c.Snapshot));
                 List<Action> markers = Registry.Markers(registry);
                 if (markers != null)
@@ -301,6 +310,7 @@ namespace LockTime.Runtime
             } catch (Exception) {
             }
             StartWriter();
+            MakeEvents();
             long lateAt = Clock.Ticks() + (long)(LateStartS * Clock.Frequency());
             bool lateDone = false;
             while (true) {
@@ -310,6 +320,7 @@ namespace LockTime.Runtime
                         CheckNames(false);
                         meter = Metrics.Start(metricsOwner, metricsOwner.Settings.MetricsSites);
                     }
+                    JoinEvents();
                     SweepDue();
                     MoveExitLast();
                     if (intervalTicks > 0 && Clock.Ticks() >= nextReport) {
@@ -321,6 +332,46 @@ namespace LockTime.Runtime
                 } catch (Exception) {
                     Thread.Sleep(100);
                 }
+            }
+        }
+
+        /// <summary>
+        /// Makes the process's EventSource (<see cref="Events.Create"/>) into the registry's entry 10, on the run-time's
+        /// thread after the SIGTERM handler: a session started with the process (dotnet-trace's) sees the events from
+        /// then on. Never throws.
+        /// </summary>
+        static void MakeEvents()
+        {
+            try {
+                object[] events = Registry.Events(registry);
+                if (events != null)
+                    events[0] = Events.Create();
+            } catch (Exception) {
+            }
+        }
+
+        /// <summary>
+        /// Calls the joins the copies added to the registry's entry 10 since the last call with the process's EventSource
+        /// (<see cref="Events.Join"/>), if there is one: on the run-time's thread every 10 ms, so that the reflection over
+        /// the source never runs on a lock's thread. Never throws.
+        /// </summary>
+        static void JoinEvents()
+        {
+            try {
+                object[] events = Registry.Events(registry);
+                if (events == null || events[0] == null)
+                    return;
+                List<Action<object>> joins = (List<Action<object>>)events[1];
+                Action<object>[] due;
+                lock (joins) {
+                    if (joins.Count == 0)
+                        return;
+                    due = joins.ToArray();
+                    joins.Clear();
+                }
+                for (int i = 0; i < due.Length; i++)
+                    due[i](events[0]);
+            } catch (Exception) {
             }
         }
 

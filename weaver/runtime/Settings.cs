@@ -26,6 +26,9 @@ namespace LockTime.Runtime
         /// <summary>The most sites the Meter gives a series of their own (LOCKTIME_METRICS): the default and the largest accepted.</summary>
         internal const int MetricsDefault = 20;
         internal const int MetricsMax = 1000;
+        /// <summary>The frames of a slow lock's stack (LOCKTIME_STACK_DEPTH): the default and the largest accepted.</summary>
+        internal const int StackDepthDefault = 32;
+        internal const int StackDepthMax = 256;
 
         internal bool Disabled;
         internal double ThresholdMs = 1;
@@ -42,12 +45,14 @@ namespace LockTime.Runtime
         internal bool LockOrder = true;
         /// <summary>The most sites the Meter "LockTime" tags (LOCKTIME_METRICS); 0 = no Meter.</summary>
         internal int MetricsSites = MetricsDefault;
+        /// <summary>The most frames a slow lock's call stack keeps (LOCKTIME_STACK_DEPTH); 0 = no stacks.</summary>
+        internal int StackDepth = StackDepthDefault;
         internal readonly List<string> Warnings = new List<string>();
 
         /// <summary>Every variable the run-time reads (<see cref="FromEnvironment"/>).</summary>
         internal static readonly string[] Known = {
             "LOCKTIME_DISABLED", "LOCKTIME_THRESHOLD_MS", "LOCKTIME_OUTPUT", "LOCKTIME_SUMMARY", "LOCKTIME_REPORT",
-            "LOCKTIME_REPORT_INTERVAL_S", "LOCKTIME_LOCK_ORDER", "LOCKTIME_METRICS",
+            "LOCKTIME_REPORT_INTERVAL_S", "LOCKTIME_LOCK_ORDER", "LOCKTIME_METRICS", "LOCKTIME_STACK_DEPTH",
         };
 
         /// <summary>The prefix of the run-time's variables: any other name with it is taken for a mistyped one.</summary>
@@ -79,6 +84,7 @@ namespace LockTime.Runtime
                          Baked.ThresholdMs(), Baked.Output(), Baked.Summary(), Baked.Report());
             s.ParseLockOrder(Environment.GetEnvironmentVariable("LOCKTIME_LOCK_ORDER"), Baked.LockOrder());
             s.ParseMetrics(Environment.GetEnvironmentVariable("LOCKTIME_METRICS"));
+            s.ParseStackDepth(Environment.GetEnvironmentVariable("LOCKTIME_STACK_DEPTH"));
             return s;
         }
 
@@ -178,6 +184,14 @@ namespace LockTime.Runtime
             double d;
             if (Number("LOCKTIME_METRICS", value, MetricsMax, true, MetricsSites, null, out d))
                 MetricsSites = (int)d;
+        }
+
+        /// <summary><see cref="StackDepth"/> from LOCKTIME_STACK_DEPTH: a whole number of frames, 0 = no stacks.</summary>
+        internal void ParseStackDepth(string value)
+        {
+            double d;
+            if (Number("LOCKTIME_STACK_DEPTH", value, StackDepthMax, true, StackDepth, null, out d))
+                StackDepth = (int)d;
         }
 
         /// <summary>

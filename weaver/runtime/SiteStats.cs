@@ -31,6 +31,9 @@ namespace LockTime.Runtime
         internal long[] HolderCount;
         internal int HolderN;
 
+        /// <summary>The call stacks of the slow acquisitions (<see cref="Collector.Capture"/>); null until the first.</summary>
+        internal StackSet Stacks;
+
         /// <summary>Adds every count of <paramref name="other"/>.</summary>
         internal void Add(SiteStats other)
         {
@@ -47,6 +50,17 @@ namespace LockTime.Runtime
             for (int i = 0; holders != null && i < n && i < holders.Length && i < wait.Length && i < count.Length; i++)
                 if (holders[i] != null)
                     WaitedBehind(holders[i], wait[i], count[i]);
+            StackSet stacks = other.Stacks;
+            if (stacks != null)
+                StacksMade().AddAll(stacks);
+        }
+
+        /// <summary>The site's <see cref="Stacks"/>, made on first use.</summary>
+        internal StackSet StacksMade()
+        {
+            if (Stacks == null)
+                Stacks = new StackSet();
+            return Stacks;
         }
 
         /// <summary>Adds <paramref name="count"/> waits of <paramref name="waitNs"/> in all behind <paramref name="holder"/> (equal names are one holder).</summary>

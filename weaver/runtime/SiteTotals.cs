@@ -15,13 +15,14 @@ namespace LockTime.Runtime
     /// string location, long[] { waitNs, count } }</c>, the last the holds in progress when the row was
     /// made (<see cref="Collector.HeldNow"/>), then <c>long[] { waitingNow, longestWaitingNs }</c>, the waits in
     /// progress (<see cref="Collector.WaitingNow"/>; a deadlocked thread's site has one), then <c>long[] { reentries }</c>
-    /// (<see cref="SiteStats.Reentries"/>). Rows of 9 (without <c>behind</c>), 10 (without the holds in progress),
+    /// (<see cref="SiteStats.Reentries"/>), then <c>object[]</c> the stacks of the slow acquisitions (<see cref="StackSet.ToRow"/>).
+    /// Rows of 13 (without the stacks), 9 (without <c>behind</c>), 10 (without the holds in progress),
     /// 11 (without the waits) and 12 (without the re-entries), from older copies, are read too.
     /// </summary>
     [CompilerGenerated]
     internal sealed class SiteTotals
     {
-        internal const int RowLength = 13;
+        internal const int RowLength = 14;
 
         internal string Assembly = "";
         internal string Method = "";
@@ -74,6 +75,7 @@ namespace LockTime.Runtime
             long[] again = new long[1];
             again[0] = stats.Reentries;
             row[12] = again;
+            row[13] = stats.Stacks == null ? new object[0] : stats.Stacks.ToRow();
             return row;
         }
 
@@ -120,6 +122,9 @@ namespace LockTime.Runtime
             long[] again = r.Length >= 13 ? r[12] as long[] : null;
             if (again != null && again.Length >= 1)
                 t.Stats.Reentries = again[0];
+            object[] stacks = r.Length >= 14 ? r[13] as object[] : null;
+            if (stacks != null && stacks.Length > 0)
+                t.Stats.StacksMade().AddRow(stacks);
             object[] behind = r.Length >= 10 ? r[9] as object[] : null;
             for (int i = 0; behind != null && i < behind.Length; i++) {
                 object[] b = behind[i] as object[];

@@ -50,6 +50,7 @@ namespace LockTime.Runtime
             int shown = sites.Count < rows ? sites.Count : rows;
             if (shown > 0)
                 Table(lines, sites, shown);
+            TopStacks(lines, sites, shown);
             InProgress(lines, sites, rows, false);
             InProgress(lines, sites, rows, true);
             if (order != null)
@@ -102,6 +103,56 @@ namespace LockTime.Runtime
                 }
                 lines.Add(sb.ToString());
             }
+        }
+
+        /// <summary>Sites of the table whose top stacks the summary shows at most, stacks per role, and callers shown per stack.</summary>
+        internal const int StackSites = 3, StacksPerRole = 2, StackCallers = 4;
+
+        /// <summary>
+        /// After the table: for the first <see cref="StackSites"/> of its <paramref name="shown"/> sites that have stacks,
+        /// the <see cref="StacksPerRole"/> costliest stacks of the waits, then of the holds (<see cref="StackSet.Sorted"/>),
+        /// each a line with its callers (<see cref="StackLine"/>); nothing when no site has one.
+        /// </summary>
+        static void TopStacks(List<string> lines, List<SiteTotals> sites, int shown)
+        {
+            int told = 0;
+            for (int i = 0; i < shown && told < StackSites; i++) {
+                StackSet set = sites[i].Stats.Stacks;
+                StackEntry[] all = set == null ? new StackEntry[0] : set.Sorted();
+                int[] perRole = new int[2];
+                for (int k = 0; k < all.Length; k++) {
+                    StackEntry e = all[k];
+                    if (e.What != StackSet.Captured || perRole[e.Role]++ >= StacksPerRole)
+                        continue;
+                    if (told == 0)
+                        lines.Add("LockTime: top stacks (of each top site, the stacks of the longest waits, then of the longest holds; callers innermost first):");
+                    if (perRole[0] + perRole[1] == 1)
+                        told++;
+                    lines.Add("LockTime:   " + StackLine(sites[i], e));
+                }
+            }
+        }
+
+        /// <summary>
+        /// <c>M at L: 3 slow waits, 276.541 ms, from A (Program.cs:21) &lt; B (Program.cs:30) &lt; ...</c> (or <c>slow holds</c>):
+        /// the stack's count, its total (wait or hold), and its first <see cref="StackCallers"/> callers (the frames after the
+        /// site's own). Neither "held" nor "waited": a slow-lock line's words, which its readers look for.
+        /// </summary>
+        internal static string StackLine(SiteTotals site, StackEntry e)
+        {
+            StringBuilder sb = new StringBuilder(site.Method).Append(" at ").Append(site.Location).Append(": ");
+            sb.Append(e.Role == StackSet.Waiter ? Count(e.Count, "slow wait", "slow waits") : Count(e.Count, "slow hold", "slow holds"));
+            sb.Append(", ").Append(LineWriter.Ms(StackSet.Cost(e))).Append(" ms,");
+            if (e.Methods.Length < 2)
+                return sb.Append(" no caller seen").ToString();
+            for (int k = 1; k < e.Methods.Length && k <= StackCallers; k++) {
+                sb.Append(k == 1 ? " from " : " < ").Append(e.Methods[k]);
+                if (e.Lines[k] > 0)
+                    sb.Append(" (").Append(System.IO.Path.GetFileName(e.Files[k] ?? "")).Append(':').Append(N(e.Lines[k])).Append(')');
+            }
+            if (e.Methods.Length > StackCallers + 1)
+                sb.Append(" < ...");
+            return sb.ToString();
         }
 
         /// <summary>

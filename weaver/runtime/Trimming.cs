@@ -28,13 +28,18 @@ namespace System.Diagnostics.CodeAnalysis
     }
 
     /// <summary>
-    /// Keeps a member of another assembly that the code reaches by reflection (named as documentation
-    /// comment IDs name it), so that a trimmed app still has it; merged as <see cref="UnconditionalSuppressMessageAttribute"/> is.
+    /// Keeps a member that the code reaches by reflection (named as documentation comment IDs name it), of
+    /// another assembly or of the same type, so that a trimmed app still has it; merged as <see cref="UnconditionalSuppressMessageAttribute"/> is.
     /// </summary>
-    [AttributeUsage(AttributeTargets.Method, AllowMultiple = true)]
+    [AttributeUsage(AttributeTargets.Constructor | AttributeTargets.Method, AllowMultiple = true)]
     internal sealed class DynamicDependencyAttribute : Attribute
     {
         internal DynamicDependencyAttribute(string memberSignature, string typeName, string assemblyName)
+        {
+        }
+
+        /// <summary>Keeps a member of the type that declares the member this is on (a property read by reflection).</summary>
+        internal DynamicDependencyAttribute(string memberSignature)
         {
         }
     }

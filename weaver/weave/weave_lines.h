@@ -23,6 +23,8 @@ struct wlines_source {
 	int state;      /* 0 not read yet, 1 text holds it, -1 missing or changed since the build */
 	uint8_t *text;  /* the file's bytes (owned) */
 	size_t len;
+	uint32_t *line_start; /* byte index in text where each line starts, [line - 1] (owned) */
+	uint32_t nlines;    /* entries in line_start */
 };
 
 /* The portable PDB or Mono .mdb of an assembly, or nothing (has_pdb 0). */
@@ -89,6 +91,12 @@ int wlines_path(const struct wlines *lines, uint32_t doc, char *buf, size_t n);
  * and *len bytes, or 0 when there is none (a moved or edited file, a path
  * map, a hash LockTime does not compute), or -1 with LT_E_NOMEM. */
 int wlines_source(const struct wlines *lines, uint32_t doc, const uint8_t **text, size_t *len);
+
+/* The byte index in the text wlines_source gives for Document row `doc` where
+ * its line `line` (1-based; "\r\n", "\r" and "\n" end a line, as the
+ * compilers count them for sequence points) starts, into *at.  Returns 1, or
+ * 0 when the text has no such line or wlines_source gives none. */
+int wlines_line_start(const struct wlines *lines, uint32_t doc, uint32_t line, size_t *at);
 
 /* The source lines MethodDef `methoddef`'s visible sequence points cover in
  * the document of its first one: *doc gets that Document row, *first and

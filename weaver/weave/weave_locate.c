@@ -89,15 +89,21 @@ static int lock_statement(const struct img *img, const struct wlines *lines, str
 			   struct weave_call *out)
 {
 	const uint8_t *text;
-	size_t len;
+	size_t len, from = 0;
 	int same_doc = have_prev && prev->document == next->document, rc;
+	int from_prev = same_doc && prev->start_line; /* else from the top of the file */
+	uint32_t line = from_prev ? prev->start_line : 1, column = from_prev ? prev->start_column : 1;
 
 	out->doc = next->document;
 	if ((rc = wlines_source(lines, next->document, &text, &len)) < 0)
 		return -1;
-	if (rc && weave_csharp_last_lock(text, len, same_doc ? prev->start_line : 1, same_doc ? prev->start_column : 1,
-					 next->start_line, next->start_column, &out->line, &out->column))
+	/* Searched from the start of the line of the point before: lines counted from there. */
+	if (rc && next->start_line >= line && wlines_line_start(lines, next->document, line, &from) &&
+	    weave_csharp_last_lock(text + from, len - from, 1, column, next->start_line - line + 1, next->start_column,
+				   &out->line, &out->column)) {
+		out->line += line - 1;
 		return 0;
+	}
 	if (have_prev && !is_brace(prev)) {
 		if ((rc = statement_ends_between(img, ib, c->methoddef, prev->offset, c->il_offset)) < 0)
 			return -1;

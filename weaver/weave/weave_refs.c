@@ -203,6 +203,8 @@ static const struct home runtime_homes[] = {
 	{ "System.Collections.Concurrent", "ConcurrentDictionary`2", "System.Collections.Concurrent", NULL },
 	{ "System.Text", "UTF8Encoding", "System.Text.Encoding.Extensions", NULL },
 	{ "System.Diagnostics", "Stopwatch", NULL, "System.Runtime.Extensions" },
+	{ "System.Diagnostics", "StackTrace", "System.Diagnostics.StackTrace", NULL },
+	{ "System.Diagnostics", "StackFrame", "System.Diagnostics.StackTrace", NULL },
 	{ "System", "Environment", NULL, "System.Runtime.Extensions" },
 	{ "System.IO", "File", NULL, "System.IO.FileSystem" },
 	{ "System.IO", "FileInfo", NULL, "System.IO.FileSystem" },

@@ -342,8 +342,9 @@ static int classify(const struct weave_names *n, uint32_t token, size_t *out)
 	}
 	if (md_string(md, name_ix, &name) < 0)
 		return lt_error_prefix("method token 0x%08x: ", token);
+	/* Most names miss at the first letter: no call to strcmp for them. */
 	for (i = 0; i < NAPIS && !named; i++)
-		named = strcmp(lock_apis[i].method, name) == 0;
+		named = lock_apis[i].method[0] == name[0] && strcmp(lock_apis[i].method, name) == 0;
 	if (!named || md_token_row(type) == 0)
 		return 0;
 	if (type_name(n, type, tname) < 0)

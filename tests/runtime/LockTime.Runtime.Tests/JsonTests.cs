@@ -100,7 +100,7 @@ public class JsonTests
         Validate(json);
         var doc = JsonNode.Parse(json)!;
         Assert.Equal("locktime-report", (string?)doc["format"]);
-        Assert.Equal(1, (int)doc["version"]!);
+        Assert.Equal(2, (int)doc["version"]!);
         Assert.Equal("app \"x\"", (string?)doc["process"]!["name"]);
         Assert.Equal(1234, (int)doc["process"]!["pid"]!);
         Assert.Equal("2026-12-01T09:30:00.005Z", (string?)doc["process"]!["start_utc"]);

@@ -36,18 +36,34 @@ internal sealed class MetricsReader : IDisposable
             points.Add(new Point(i, value, t));
     }
 
-    /// <summary>One collection: instrument name -> method -> point, for the methods starting with <paramref name="prefix"/>.</summary>
+    /// <summary>What the histograms recorded in the last collection: instrument name -> method -> the points, in order.</summary>
+    public Dictionary<string, Dictionary<string, List<Point>>> Recorded = [];
+
+    /// <summary>
+    /// One collection: instrument name -> method -> point of the counters, for the methods starting with
+    /// <paramref name="prefix"/>; the histograms' values, recorded as the counters are read, in <see cref="Recorded"/>.
+    /// </summary>
     public Dictionary<string, Dictionary<string, Point>> Collect(string prefix)
     {
         lock (points)
             points.Clear();
         listener.RecordObservableInstruments();
         var result = new Dictionary<string, Dictionary<string, Point>>();
+        Recorded = [];
         lock (points)
             foreach (var point in points)
                 if (point.Tags.TryGetValue("code.function.name", out var f) && f is string method && method.StartsWith(prefix))
                 {
                     string name = point.Instrument.Name;
+                    if (point.Instrument is Histogram<double>)
+                    {
+                        if (!Recorded.TryGetValue(name, out var values))
+                            Recorded[name] = values = [];
+                        if (!values.TryGetValue(method, out var list))
+                            values[method] = list = [];
+                        list.Add(point);
+                        continue;
+                    }
                     if (!result.TryGetValue(name, out var byMethod))
                         result[name] = byMethod = [];
                     Assert.False(byMethod.ContainsKey(method), $"two series of {name} for {method}");
@@ -179,6 +195,63 @@ public class MetricsTests : IDisposable
         foreach (var byMethod in m.Values)
             Assert.Equal(["MetCap.Type::M1", "MetCap.Type::M2"], byMethod.Keys.Order());
         Assert.Equal(2, m["locktime.acquisitions"]["MetCap.Type::M1"].Value);
+        copy.Finish();
+    }
+
+    /// <summary>The durations a histogram given as the run-time's data (count, total, max, low, buckets) holds, as its buckets' middles in seconds.</summary>
+    private static List<double> Middles(long[] histogram)
+    {
+        var values = new List<double>();
+        for (int b = 3; b < histogram.Length; b++)
+        {
+            int d = (b - 4) / 90, k = (b - 4) % 90;
+            double ns = b == 3 ? 50 : (k + 10.5) * Math.Pow(10, d + 1);
+            for (long i = 0; i < histogram[b]; i++)
+                values.Add(ns / 1e9);
+        }
+        return values;
+    }
+
+    [Fact]
+    public void HistogramsRecordEachAcquisitionOnceWithTheBoundariesAdvised()
+    {
+        string sink = Path.Combine(dir, "hist.log");
+        var copy = new RuntimeCopy("metrics-hist");
+        Assert.False(copy.Start("Hist", 1, slot, sink, summary: "0"));
+        object l = new();
+        double[] holdsMs = [0.5, 2, 3, 40];
+        foreach (double ms in holdsMs)
+            copy.Lock(l, 0, holdMs: ms);
+        using var reader = new MetricsReader();
+        reader.First("Hist");
+        var points = reader.Recorded["locktime.hold.duration"]["Hist.Type::M0"];
+        var hold = points.Select(p => p.Value).ToList();
+        var wait = reader.Recorded["locktime.wait.duration"]["Hist.Type::M0"].Select(p => p.Value).ToList();
+        var row = Snapshot()["Hist.Type::M0"];
+        // each acquisition once, as the middle of its bucket of the run-time's histogram: within 5% of the hold
+        Assert.Equal(Middles((long[])row[8]), hold.Order());
+        Assert.Equal(Middles((long[])row[7]), wait.Order());
+        Assert.Equal(4, hold.Count);
+        foreach (var (recorded, ms) in hold.Order().Zip(holdsMs))
+            Assert.InRange(recorded, ms / 1000 * 0.95, ms / 1000 * 1.05 + 0.005); // and the time the test took to release (the first: its calls compiled)
+        Assert.All(wait, w => Assert.Equal(50e-9, w)); // uncontended: below 100 ns
+        Assert.Equal("Hist.Type::M0", points[0].Tags["code.function.name"]);
+        Assert.Equal(1, points[0].Tags["code.line.number"]);
+
+        // seconds, with the boundaries 1, 2 and 5 per decade from 1 us to 10 s
+        var histogram = (Histogram<double>)points[0].Instrument;
+        Assert.Equal("s", histogram.Unit);
+        double[] boundaries = Enumerable.Range(-6, 7).SelectMany(e => new[] { 1, 2, 5 }.Select(m => m * Math.Pow(10, e))).Append(10).ToArray();
+        Assert.Equal(boundaries, histogram.Advice!.HistogramBucketBoundaries!, (a, b) => Math.Abs(a - b) <= 1e-12 * b);
+
+        copy.Lock(l, 0, holdMs: 7);
+        copy.Lock(l, 0, holdMs: 9);
+        reader.Collect("Hist");
+        var later = reader.Recorded["locktime.hold.duration"]["Hist.Type::M0"].Select(p => p.Value).Order().ToArray();
+        Assert.Equal(2, later.Length); // only what came since
+        Assert.InRange(later[1], 0.009 * 0.95, 0.009 * 1.05 + 0.005);
+        reader.Collect("Hist");
+        Assert.False(reader.Recorded.ContainsKey("locktime.hold.duration"));
         copy.Finish();
     }
 

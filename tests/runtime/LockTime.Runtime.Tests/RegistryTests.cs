@@ -99,7 +99,9 @@ public class RegistryTests : IDisposable
         Assert.True(head > 0, "no summary in:\n" + string.Join("\n", lines.TakeLast(10)));
         Assert.Equal(1, lines.Count(l => l.StartsWith("LockTime: summary: ")));
         Assert.StartsWith("LockTime: summary: 3 sites in 2 assemblies; 1101 acquisitions, 1 contended, 0 failed tries; wait ", lines[head]);
-        Assert.Equal(lines.Length - 1, head + 2 + 3); // header, title, column names, three sites: the last lines
+        var after = lines.Skip(head + 6).ToArray(); // header, title, column names, three sites; then their top stacks
+        Assert.StartsWith("LockTime: top stacks ", after[0]);
+        Assert.All(after.Skip(1), l => Assert.Matches(@"^LockTime:   (App|Lib)\.Type::M\d at F\d\.cs:\d: \d+ slow (wait|hold)s?, \d+\.\d{3} ms, ", l));
         Assert.StartsWith("LockTime:   App.Type::M1 ", lines[head + 3]); // most wait first
         Assert.StartsWith("LockTime:   Lib.Type::M0 ", lines[head + 4]); // then most hold
         Assert.StartsWith("LockTime:   App.Type::M0 ", lines[head + 5]);
@@ -125,7 +127,7 @@ public class RegistryTests : IDisposable
         RuntimeCopy owner = new("older-owner"), copy = new("newer-copy");
         Assert.False(owner.Start("Old", 1, slot, sink, threshold: "0"));
         var full = (object[])AppDomain.CurrentDomain.GetData(slot)!;
-        Assert.Equal(10, full.Length);
+        Assert.Equal(11, full.Length);
         AppDomain.CurrentDomain.SetData(slot, full[..8]);
         Assert.False(copy.Start("New", 1, slot, sink, threshold: "0"));
         Assert.Null(copy.Field("Runtime", "Current")!.GetType().GetField("Records", BindingFlags.Instance | BindingFlags.NonPublic)!

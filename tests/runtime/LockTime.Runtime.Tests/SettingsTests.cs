@@ -170,6 +170,24 @@ public class SettingsTests
     }
 
     [Theory]
+    [InlineData(null, 32, null)]
+    [InlineData("0", 0, null)]
+    [InlineData("8", 8, null)]
+    [InlineData("256", 256, null)]
+    [InlineData("257", 32, "LockTime: warning: LOCKTIME_STACK_DEPTH=\"257\" is not a whole number from 0 to 256; using 32")]
+    [InlineData("deep", 32, "LockTime: warning: LOCKTIME_STACK_DEPTH=\"deep\" is not a whole number from 0 to 256; using 32")]
+    public void StackDepthTakesANumberOfFrames(string? value, int frames, string? warning)
+    {
+        var s = Parse();
+        s.ParseStackDepth(value);
+        Assert.Equal(frames, s.StackDepth);
+        if (warning == null)
+            Assert.Empty(s.Warnings);
+        else
+            Assert.Equal([warning], s.Warnings);
+    }
+
+    [Theory]
     [InlineData("LOCKTIME_DISABLE", "LOCKTIME_DISABLED")]
     [InlineData("LOCKTIME_REPROT", "LOCKTIME_REPORT")]
     [InlineData("LOCKTIME_THRESHOLD", "LOCKTIME_THRESHOLD_MS")]
@@ -190,7 +208,7 @@ public class SettingsTests
     {
         Assert.Equal(["LockTime: warning: LOCKTIME_COLOUR is not a LockTime variable (they are LOCKTIME_DISABLED, " +
                       "LOCKTIME_THRESHOLD_MS, LOCKTIME_OUTPUT, LOCKTIME_SUMMARY, LOCKTIME_REPORT, LOCKTIME_REPORT_INTERVAL_S, " +
-                      "LOCKTIME_LOCK_ORDER, LOCKTIME_METRICS); ignored"], Settings.Unknown(new[] { "LOCKTIME_COLOUR" }, false));
+                      "LOCKTIME_LOCK_ORDER, LOCKTIME_METRICS, LOCKTIME_STACK_DEPTH); ignored"], Settings.Unknown(new[] { "LOCKTIME_COLOUR" }, false));
     }
 
     [Fact]

@@ -2,7 +2,8 @@
 // times each (Count), a holder keeping a lock 60 ms while another thread waits (Hold, Wait), 50
 // nested locks around a 20 ms sleep (Nested), a TryEnter that gives up after 5 ms while another
 // thread holds its lock 50 ms (GiveUp), the library's lock (Ledger.Post), and two potential
-// deadlocks: Transfer both ways, and the app's and the library's locks in both orders.
+// deadlocks: Transfer both ways, and the app's and the library's locks in both orders. With "settle", a
+// lock and a pause come first (Settle).
 using System;
 using System.Diagnostics;
 using System.Threading;
@@ -38,6 +39,15 @@ internal static class Program
     {
         lock (app)
             count++;
+    }
+
+    // With the argument "settle": the first lock starts the run-time, whose thread makes its EventSource and
+    // joins it some 50 ms later (events.sh); the scenarios come after.
+    private static void Settle()
+    {
+        lock (counter)
+            count = 0;
+        Thread.Sleep(500);
     }
 
     private static void Count()
@@ -109,6 +119,8 @@ internal static class Program
             Reentry.Run();
             return;
         }
+        if (args.Length > 0 && args[0] == "settle")
+            Settle();
         for (int i = 0; i < nest.Length; i++)
             nest[i] = new object();
         // What the program itself times around the outermost lock statement (on stderr, beside the
