@@ -42,11 +42,13 @@ internal static class Program
     }
 
     // With the argument "settle": the first lock starts the run-time, whose thread makes its EventSource and
-    // joins it some 50 ms later (events.sh); the scenarios come after.
+    // joins it some 50 ms later, and the library's first lock its copy, which joins it on that thread too
+    // (events.sh); the scenarios come after.
     private static void Settle()
     {
         lock (counter)
             count = 0;
+        new Ledger().Post(0);
         Thread.Sleep(500);
     }
 
