@@ -4,7 +4,7 @@
 #   - the woven app and library of tests/woven (two copies of the run-time, one EventSource), every lock
 #     timed (threshold 0), after the lock that starts the run-time and a pause (`App settle`: the source is made
 #     and joined on the run-time's thread, ~50 ms later): one SlowLock event per slow-lock line the run printed
-#     but the first lock of each copy's (App's, the library's), its fields as the line says
+#     but perhaps the first lock of each copy's (App's, the library's), its fields as the line says
 #     them (method, location, hold and wait to the line's microsecond, holder), both assemblies' sites; each
 #     event's file and line are the location's; each carries EventPipe's stack, which holds the method that
 #     took the lock; one PotentialDeadlock event per potential-deadlock line, its text the line's;
@@ -70,10 +70,12 @@ for e in events:
     frame = p["Method"].split(" ")[0].replace("::", ".") + "("
     assert any(f.startswith(frame) for f in e["stack"]) or " " in p["Method"], (p["Method"], e["stack"])
 print("slow-lock lines", sum(expected.values()), "events", sum(got.values()))
-# The first lock of each copy (App's in Settle, then the library's) is taken before its copy joins the source.
+# The first lock of each copy (App's in Settle, then the library's) may come before its copy joins the
+# source: only those may lack their event; no event without its line.
 firsts = [next(k for l in lines for m in [slow.match(l)] if m and m[1] == method
                for k in [(m[1], m[4], m[2], m[3], m[5] or "", m[6] or "")]) for method in ("Program::Settle", "Woven.Lib.Ledger::Post")]
-assert sum(expected.values()) > 16000 and got == expected - collections.Counter(firsts), (expected - got, got - expected)
+missing, extra = expected - got, got - expected
+assert sum(expected.values()) > 16000 and not extra and set(missing) <= set(firsts) and all(n == 1 for n in missing.values()), (missing, extra)
 assemblies = {e["payload"]["Assembly"] for e in events if e["name"] == "SlowLock"}
 assert assemblies == {"App", "Lib"}, assemblies
 cycles = sorted(e["payload"]["Text"] for e in events if e["name"] == "PotentialDeadlock")
