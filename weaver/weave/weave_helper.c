@@ -207,12 +207,13 @@ int weave_helper_begin(struct img *img, const struct weave_opts *opts, const str
 int weave_helper_site_list(void *ctx, struct img *target, const struct weave_merge_map *map, struct em *e)
 {
 	const struct weave_site_table *t = ctx;
-	uint32_t begin, define;
+	uint32_t begin, define, within;
 
 	(void)target;
 	if (!weave_merge_find(map, "LockTime.Runtime.SiteTable::Begin", &begin) ||
-	    !weave_merge_find(map, "LockTime.Runtime.SiteTable::Define", &define))
-		return lt_error_set(LT_E_WEAVE, "the run-time template has no SiteTable::Begin or SiteTable::Define");
+	    !weave_merge_find(map, "LockTime.Runtime.SiteTable::Define", &define) ||
+	    !weave_merge_find(map, "LockTime.Runtime.SiteTable::Within", &within))
+		return lt_error_set(LT_E_WEAVE, "the run-time template has no SiteTable::Begin, Define or Within");
 	em_ldarg(e, 0);
 	em_tok(e, IL_LDSTR, t->assembly);
 	em_i4(e, (int32_t)t->n);
@@ -227,6 +228,14 @@ int weave_helper_site_list(void *ctx, struct img *target, const struct weave_mer
 		em_i4(e, (int32_t)r->line);
 		em_tok(e, IL_LDSTR, r->kind);
 		em_tok(e, IL_CALL, define);
+		if (!r->within_kind)
+			continue;
+		em_ldarg(e, 0);
+		em_i4(e, (int32_t)i);
+		em_tok(e, IL_LDSTR, r->within_kind);
+		em_tok(e, IL_LDSTR, r->within_method);
+		em_tok(e, IL_LDSTR, r->within_what);
+		em_tok(e, IL_CALL, within);
 	}
 	em_op(e, IL_RET);
 	return 0;
