@@ -297,7 +297,8 @@ namespace LockTime.Runtime
         /// <summary>
         /// The run-time's thread, which never writes to a sink (a sink that blocks stops only the writer thread): it
         /// starts the writer thread; every 10 ms it sweeps what the threads that ended left (<see cref="SweepDue"/>),
-        /// moves the exit handler last (<see cref="MoveExitLast"/>) and writes the periodic report; before all that it registers
+        /// moves the exit handler last (<see cref="MoveExitLast"/>) and writes the periodic report, and once a second it calls the
+        /// copies' roll-ups of held-back lines (<see cref="RollUps"/>); before all that it registers
         /// the SIGTERM handler (<see cref="Signals"/>: first, since a process ended by SIGTERM before writes nothing, and
         /// not in the start, which the program's first lock waits for: the first look-up of a type by name in a process
         /// takes 11-17 ms of CPU), then starts the writer thread (<see cref="StartWriter"/>: a flood of lines, or a sink
