@@ -15,8 +15,8 @@ namespace LockTime.Runtime
     /// roll-up); every <see cref="RollUpS"/> seconds, and at the exit, the run-time's thread turns each
     /// site's count into one roll-up line (<see cref="RollUp"/>). The statistics, the report, the events
     /// and the stacks are not limited: only the lines. The lock's thread (<see cref="Take"/>, after the
-    /// release) reads the clock once and does one compare-and-swap, three for a line held back; nothing is
-    /// allocated. Per site, lines written and the counts of its roll-ups add up to its slow locks.
+    /// release) reads the clock once and does one compare-and-swap for a line written, for a line held back
+    /// at most two (the largest hold and wait) and an increment; nothing is allocated. Per site, lines written and the counts of its roll-ups add up to its slow locks.
     /// </summary>
     [CompilerGenerated]
     internal sealed class LineLimit
