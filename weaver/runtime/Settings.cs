@@ -29,6 +29,9 @@ namespace LockTime.Runtime
         /// <summary>The frames of a slow lock's stack (LOCKTIME_STACK_DEPTH): the default and the largest accepted.</summary>
         internal const int StackDepthDefault = 32;
         internal const int StackDepthMax = 256;
+        /// <summary>Slow-lock lines a second per site after the first ones (LOCKTIME_LINES, <see cref="LineLimit"/>): the default and the largest number accepted.</summary>
+        internal const double LinesDefault = 2;
+        internal const double LinesMax = 1e6;
 
         internal bool Disabled;
         internal double ThresholdMs = 1;
@@ -47,12 +50,18 @@ namespace LockTime.Runtime
         internal int MetricsSites = MetricsDefault;
         /// <summary>The most frames a slow lock's call stack keeps (LOCKTIME_STACK_DEPTH); 0 = no stacks.</summary>
         internal int StackDepth = StackDepthDefault;
+        /// <summary>
+        /// Slow-lock lines a second per site after the first <see cref="LineLimit.Burst"/> (LOCKTIME_LINES), the
+        /// others rolled up; 0 = the first ones only; positive infinity = every line (<c>all</c>).
+        /// </summary>
+        internal double LinesPerSecond = LinesDefault;
         internal readonly List<string> Warnings = new List<string>();
 
         /// <summary>Every variable the run-time reads (<see cref="FromEnvironment"/>).</summary>
         internal static readonly string[] Known = {
             "LOCKTIME_DISABLED", "LOCKTIME_THRESHOLD_MS", "LOCKTIME_OUTPUT", "LOCKTIME_SUMMARY", "LOCKTIME_REPORT",
             "LOCKTIME_REPORT_INTERVAL_S", "LOCKTIME_LOCK_ORDER", "LOCKTIME_METRICS", "LOCKTIME_STACK_DEPTH",
+            "LOCKTIME_LINES",
         };
 
         /// <summary>The prefix of the run-time's variables: any other name with it is taken for a mistyped one.</summary>
@@ -85,6 +94,7 @@ namespace LockTime.Runtime
             s.ParseLockOrder(Environment.GetEnvironmentVariable("LOCKTIME_LOCK_ORDER"), Baked.LockOrder());
             s.ParseMetrics(Environment.GetEnvironmentVariable("LOCKTIME_METRICS"));
             s.ParseStackDepth(Environment.GetEnvironmentVariable("LOCKTIME_STACK_DEPTH"));
+            s.ParseLines(Environment.GetEnvironmentVariable("LOCKTIME_LINES"), Baked.Lines());
             return s;
         }
 
@@ -192,6 +202,36 @@ namespace LockTime.Runtime
             double d;
             if (Number("LOCKTIME_STACK_DEPTH", value, StackDepthMax, true, StackDepth, null, out d))
                 StackDepth = (int)d;
+        }
+
+        /// <summary>
+        /// <see cref="LinesPerSecond"/> from LOCKTIME_LINES over the baked default (<c>all</c> in any case, or a
+        /// number of lines a second from 0 to <see cref="LinesMax"/>; a bad baked value warns too and gives the
+        /// built-in default).
+        /// </summary>
+        internal void ParseLines(string value, string baked)
+        {
+            LinesPerSecond = Lines("the baked lines (LockTimeLines)", baked, LinesDefault);
+            LinesPerSecond = Lines("LOCKTIME_LINES", value, LinesPerSecond);
+        }
+
+        /// <summary>
+        /// Lines a second from <paramref name="value"/> of <paramref name="name"/>: <c>all</c> (positive infinity) or a
+        /// number (<see cref="Decimal"/>) from 0 to <see cref="LinesMax"/>; unset gives <paramref name="fallback"/>, and
+        /// anything else one warning naming it and <paramref name="fallback"/>.
+        /// </summary>
+        double Lines(string name, string value, double fallback)
+        {
+            if (IsEmpty(value))
+                return fallback;
+            double d;
+            if (Is(value.Trim(), "all"))
+                return double.PositiveInfinity;
+            if (Decimal(value.Trim(), out d) && d >= 0 && d <= LinesMax)
+                return d;
+            Warnings.Add("LockTime: warning: " + name + "=\"" + value + "\" is not all or a number of lines a second from 0 to " + Ms(LinesMax) +
+                         "; using " + (double.IsPositiveInfinity(fallback) ? "all" : Ms(fallback)));
+            return fallback;
         }
 
         /// <summary>

@@ -240,9 +240,9 @@ static int renew_mvid(struct img *img, const struct weave_opts *opts)
 	/* Mvid index 0 (none) is allowed by md_read: zeros stand for it. */
 	if (index && md_guid(md, index, &old) < 0)
 		return lt_error_prefix("Module row 1: ");
-	n = snprintf(options, sizeof options, "LockTime %.17g %s|%s|%s|%s", opts->threshold_ms, opts->output ? opts->output : "",
-		     opts->summary ? opts->summary : "", opts->report ? opts->report : "",
-		     opts->lock_order ? opts->lock_order : "");
+	n = snprintf(options, sizeof options, "LockTime %.17g %s|%s|%s|%s%s%s", opts->threshold_ms,
+		     opts->output ? opts->output : "", opts->summary ? opts->summary : "", opts->report ? opts->report : "",
+		     opts->lock_order ? opts->lock_order : "", opts->lines ? "|" : "", opts->lines ? opts->lines : "");
 	if (lt_hash_new(&h, LT_HASH_SHA1) < 0)
 		return -1;
 	rc = lt_hash_update(h, old ? old : guid, 16) < 0 ||
