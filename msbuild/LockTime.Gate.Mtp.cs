@@ -349,19 +349,19 @@ namespace LockTime.TestingPlatform
         {
             List<Broken> broken = new List<Broken>();
             foreach (object[] row in rows) {
-                long acquired = At(row[6] as long[], 0);
                 long holdNs = Longest(row, 8, 10), waitNs = Longest(row, 7, 11);
                 if (holdMs != null && holdNs / 1e6 >= holdMs.Value)
                     broken.Add(Make(row, "LT200", "lock held " + (holdNs / 1e6).ToString("0.0", CultureInfo.InvariantCulture) + " ms, limit " + Ms(holdMs.Value) + " ms",
-                                    Over(row[8] as long[], (long)(holdMs.Value * 1e6)), acquired));
+                                    Over(row[8] as long[], (long)(holdMs.Value * 1e6)), At(row[6] as long[], 0), "acquisitions"));
                 if (waitMs != null && waitNs / 1e6 >= waitMs.Value)
-                    broken.Add(Make(row, "LT201", "waited " + (waitNs / 1e6).ToString("0.0", CultureInfo.InvariantCulture) + " ms for the lock, limit " + Ms(waitMs.Value) + " ms",
-                                    Over(row[7] as long[], (long)(waitMs.Value * 1e6)), acquired));
+                    broken.Add(Make(row, "LT201", "lock waited " + (waitNs / 1e6).ToString("0.0", CultureInfo.InvariantCulture) + " ms, limit " + Ms(waitMs.Value) + " ms",
+                                    Over(row[7] as long[], (long)(waitMs.Value * 1e6)), At(row[7] as long[], 0), "waits"));
             }
             return broken;
         }
 
-        static Broken Make(object[] row, string code, string what, long over, long acquired)
+        /// <summary>The LT200/LT201 line of <paramref name="row"/>: <paramref name="over"/> of <paramref name="total"/> <paramref name="counted"/> (acquisitions, or waits: failed tries' too) over.</summary>
+        static Broken Make(object[] row, string code, string what, long over, long total, string counted)
         {
             Broken b = new Broken();
             b.Code = code;
@@ -369,9 +369,10 @@ namespace LockTime.TestingPlatform
             b.LineNumber = row[4] is int ? (int)row[4] : 0;
             b.Method = Str(row, 1);
             b.Location = Str(row, 2);
-            string where = b.File.Length > 0 && b.LineNumber > 0 ? b.File + "(" + b.LineNumber.ToString(CultureInfo.InvariantCulture) + ")" : Str(row, 0);
-            b.Line = where + ": error " + code + ": " + what + " (" + b.Method + ", " + over.ToString(CultureInfo.InvariantCulture) + " of " +
-                     acquired.ToString(CultureInfo.InvariantCulture) + " acquisitions over)";
+            bool lined = b.File.Length > 0 && b.LineNumber > 0;
+            string where = lined ? b.File + "(" + b.LineNumber.ToString(CultureInfo.InvariantCulture) + ")" : Str(row, 0);
+            b.Line = where + ": error " + code + ": " + what + " (" + b.Method + (lined ? "" : " at " + b.Location) + ", " +
+                     over.ToString(CultureInfo.InvariantCulture) + " of " + total.ToString(CultureInfo.InvariantCulture) + " " + counted + " over)";
             return b;
         }
 
