@@ -5,8 +5,9 @@
 # Microsoft.Testing.Platform (MTP) through the VSTest bridge and one of the same test on VSTest through
 # xunit.runner.visualstudio, in one solution; tests/msbuild/GateMtp/, under a global.json that puts dotnet
 # test in .NET 10's MTP mode: an MSTest runner project (a wait and a hold), a TUnit project, a copy of the
-# xunit.v3 one and an NUnit runner project (EnableNUnitRunner) of the NUnit test. The package from a local
-# folder feed, the test frameworks from the configured NuGet sources (msbuild_lib.sh).
+# xunit.v3 one, an NUnit runner project (EnableNUnitRunner) of the NUnit test and an MSTest runner project
+# whose test deadlocks until it resolves the deadlock itself. The package from a local folder feed, the test
+# frameworks from the configured NuGet sources (msbuild_lib.sh).
 #   - without LockTimeMaxHoldMs/LockTimeMaxWaitMs, dotnet test runs as it would without the gate;
 #   - a limit that is no number is error LT104; limits with LockTimeEnabled=false warn LT107;
 #   - dotnet test of the solution at 50 ms fails with LT200 (held) and LT201 (waited) on the lines of the
@@ -17,8 +18,9 @@
 #   - MTP (the gate's extension, msbuild/LockTime.Gate.Mtp.cs): the bridge fails with LT200 on the xunit.v3 line
 #     as a build error; MTP mode fails with LT200/LT201 on the lines, for MSTest, TUnit, xunit.v3 and NUnit's
 #     runner, also with --no-build and the option --locktime-max-hold-ms; the applications run by themselves
-#     (the apphost, dotnet exec, dotnet run) fail the same way and pass under the limits saying so; a project
-#     whose extensions are not generated gets LT107 naming it.
+#     (the apphost, dotnet exec, dotnet run) fail the same way and pass under the limits saying so; a deadlock
+#     the run-time found fails the run with LT202 in locktime check's words on the line where the last thread
+#     waits; a project whose extensions are not generated gets LT107 naming it.
 source "$(dirname "$0")/../msbuild_lib.sh" "$@"
 # VSTest kills a test host that has not exited 100 ms after the run; on this shared machine that can be
 # before the run-time's exit handler has written the report (warning LT107): give it 10 s (README).
@@ -41,6 +43,7 @@ ms=$mtp/MstestGate
 tu=$mtp/TunitGate
 mv3=$mtp/XunitV3Gate
 nr=$mtp/NunitRunnerGate
+dl=$mtp/DeadlockGate
 sln=$work/Gate.slnx
 xreports=$x/obj/Debug/net10.0/locktime-test
 
@@ -77,6 +80,15 @@ tuhold="$tu/BinTests.cs($(line_of "$tu/BinTests.cs" '// held 120 ms')): error LT
 mv3hold="$mv3/ShelfTests.cs($(line_of "$mv3/ShelfTests.cs" '// held 120 ms')): error LT200: lock held "
 nrhold="$nr/OrderTests.cs($(line_of "$nr/OrderTests.cs" '// held 120 ms')): error LT200: lock held "
 nrwait="$nr/OrderTests.cs($(line_of "$nr/OrderTests.cs" '// waits for the holder')): error LT201: lock waited "
+# The deadlock's LT202: on the line where the last thread waits (both wait at the same line), in the run-time's words.
+dwait=$(line_of "$dl/TransferTests.cs" '// waits for the other thread')
+dheld=$(line_of "$dl/TransferTests.cs" '// taken, then held through the deadlock')
+dedge="waits at [^(]*TransferTests\\.cs:$dwait \\(TransferTests::Cross\\) for the lock thread [0-9]+ took at [^(]*TransferTests\\.cs:$dheld \\(TransferTests::Cross\\)"
+deadlock_is() { # LOG: LOG has the deadlock's LT202 line
+	sed 's/\x1b\[[0-9;]*m//g' "$1" | grep -F -- "$dl/TransferTests.cs($dwait): error LT202: deadlock: thread " |
+		grep -qE -- "deadlock: thread [0-9]+ $dedge; thread [0-9]+ $dedge\$" ||
+		{ grep -E 'LT20[0-9]|deadlock' "$1"; return 1; }
+}
 # exits N CMD...: CMD exits with status N (an MTP application: 2 when a test, or the lock gate, failed)
 exits() {
 	local want=$1 rc
@@ -156,7 +168,7 @@ check "gate: xunit.v3 (MTP, VSTest bridge): --no-build: LT200 on the line" has "
 # .NET 10's MTP mode (GateMtp/global.json): dotnet test runs the applications itself; no MSBuild after the run.
 check "gate mtp: restore (MSTest, TUnit, xunit.v3, NUnit and the package)" \
 	dn "$LT_TMP/m0.log" restore "$ms" && dn "$LT_TMP/m0.log" restore "$tu" && dn "$LT_TMP/m0.log" restore "$mv3" &&
-	dn "$LT_TMP/m0.log" restore "$nr" || exit 1
+	dn "$LT_TMP/m0.log" restore "$nr" && dn "$LT_TMP/m0.log" restore "$dl" || exit 1
 check "gate mtp: without the limits, dotnet test of MSTest passes" in_mtp dt 0 "$LT_TMP/m1.log" test --project "$ms"
 check "gate mtp: without the limits: no gate" not grep -qE 'LT[12][0-9][0-9]|locktime-gate' "$LT_TMP/m1.log"
 check "gate mtp: MSTest runner at 50 ms: dotnet test fails" \
@@ -186,6 +198,10 @@ check "gate mtp: NUnit runner at 500 ms: dotnet test passes" \
 	in_mtp dt 0 "$LT_TMP/m9.log" test --project "$nr" -p:LockTimeMaxHoldMs=500 -p:LockTimeMaxWaitMs=500
 check "gate mtp: NUnit runner at 500 ms: says the gate passed" grep -q 'NunitRunnerGate.locktime-gate-passed.txt' "$LT_TMP/m9.log"
 check "gate mtp: NUnit runner at 500 ms: no gate error" not grep -qE 'LT20[0-9]' "$LT_TMP/m9.log"
+# A deadlock: the test's two threads wait for each other until it interrupts one; under limits of 10 s only LT202.
+check "gate mtp: a deadlock: dotnet test fails" in_mtp dt 2 "$LT_TMP/m10.log" test --project "$dl" -p:LockTimeMaxHoldMs=10000
+check "gate mtp: a deadlock: LT202 on the line where the last thread waits, in the run-time's words" deadlock_is "$LT_TMP/m10.log"
+check "gate mtp: a deadlock: the test itself passed" grep -qE '^ +succeeded: 1$' "$LT_TMP/m10.log"
 
 # The applications run by themselves (built above: MSTest at 500 ms, TUnit and xunit.v3 at 50 ms).
 msdll=$ms/bin/Debug/net10.0/MstestGate.dll
@@ -209,6 +225,11 @@ check "gate app: NUnit runner apphost at --locktime-max-hold-ms 50 --locktime-ma
 	exits 2 app "$LT_TMP/a7.log" "$nr/bin/Debug/net10.0/NunitRunnerGate" --locktime-max-hold-ms 50 --locktime-max-wait-ms 50
 check "gate app: NUnit runner apphost: LT200 on the line of the hold" has "$nrhold" "$LT_TMP/a7.log"
 check "gate app: NUnit runner apphost: LT201 on the line of the wait" has "$nrwait" "$LT_TMP/a7.log"
+check "gate app: a deadlock: the apphost fails (limits of 10 s)" \
+	exits 2 app "$LT_TMP/a8.log" "$dl/bin/Debug/net10.0/DeadlockGate" --report-trx --report-trx-filename gate.trx
+check "gate app: a deadlock: LT202 on the line where the last thread waits" deadlock_is "$LT_TMP/a8.log"
+check "gate app: a deadlock: no LT200/LT201 under 10 s" not grep -qE 'LT20[01]' "$LT_TMP/a8.log"
+check "gate app: a deadlock: the verdict counts it" grep -qF 'LockTime: lock gate failed for DeadlockGate.dll: 0 lock site(s) over the limits, 1 deadlock(s).' "$LT_TMP/a8.log"
 
 # A project the gate cannot hook is said at build time: an entry point of its own, without the extensions MTP
 # registers by itself (GenerateSelfRegisteredExtensions=false).
