@@ -9,11 +9,12 @@
 // "LockTime.Runtime.Registry", framework types only: weaver/runtime/Registry.cs and SiteTotals.cs), prints the
 // summary and "<file>(<line>): error LT200/LT201: ..." for each lock site over a limit, "...: error LT202: deadlock: ..."
 // for each deadlock the run-time found (threads that waited for each other), and reports each as a failed test
-// node, so the run fails (exit code 2), dotnet test lists it, and --report-trx records it. The limits
+// node, so the run fails (exit code 2), dotnet test lists it, and --report-trx records it with its message. The limits
 // are the build's LockTimeMaxHoldMs/LockTimeMaxWaitMs (assembly metadata) unless --locktime-max-hold-ms or
 // --locktime-max-wait-ms is given. Compiled against the project's own Microsoft.Testing.Platform: LOCKTIME_MTP1
 // (defined by the targets for version 1.x) selects the session handler's signatures of that version; LOCKTIME_TRX
-// (the TRX abstractions referenced) adds the class name that a TRX report needs of each failed test.
+// (the TRX abstractions referenced) adds the class name that a TRX report needs of each failed test, and its
+// error line as the message the report records.
 #nullable disable
 #pragma warning disable
 using System;
@@ -195,6 +196,7 @@ namespace LockTime.TestingPlatform
                 PropertyBag properties = new PropertyBag(new FailedTestNodeStateProperty(b.Line));
 #if LOCKTIME_TRX
                 properties.Add(new global::Microsoft.Testing.Extensions.TrxReport.Abstractions.TrxFullyQualifiedTypeNameProperty("LockTime.Gate"));
+                properties.Add(new global::Microsoft.Testing.Extensions.TrxReport.Abstractions.TrxExceptionProperty(b.Line, null));
 #endif
                 if (!string.IsNullOrEmpty(b.File) && b.LineNumber > 0)
                     properties.Add(new TestFileLocationProperty(b.File, new LinePositionSpan(new LinePosition(b.LineNumber, 0), new LinePosition(b.LineNumber, 0))));

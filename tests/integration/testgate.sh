@@ -20,7 +20,8 @@
 #     runner, also with --no-build and the option --locktime-max-hold-ms; the applications run by themselves
 #     (the apphost, dotnet exec, dotnet run) fail the same way and pass under the limits saying so; a deadlock
 #     the run-time found fails the run with LT202 in locktime check's words on the line where the last thread
-#     waits; a project whose extensions are not generated gets LT107 naming it.
+#     waits; a TRX report records each failure with its error line as the message; a project whose extensions
+#     are not generated gets LT107 naming it.
 source "$(dirname "$0")/../msbuild_lib.sh" "$@"
 # VSTest kills a test host that has not exited 100 ms after the run; on this shared machine that can be
 # before the run-time's exit handler has written the report (warning LT107): give it 10 s (README).
@@ -88,6 +89,25 @@ deadlock_is() { # LOG: LOG has the deadlock's LT202 line
 	sed 's/\x1b\[[0-9;]*m//g' "$1" | grep -F -- "$dl/TransferTests.cs($dwait): error LT202: deadlock: thread " |
 		grep -qE -- "deadlock: thread [0-9]+ $dedge; thread [0-9]+ $dedge\$" ||
 		{ grep -E 'LT20[0-9]|deadlock' "$1"; return 1; }
+}
+# trx_says TRX NAME LOG CODE: the TRX report's failed result whose test name starts with NAME has as its message the
+# LOG's line of error CODE (the gate's failed test as --report-trx records it)
+trx_says() {
+	local got want
+	got=$(timeout 60 python3 - "$1" "$2" <<'EOF'
+import sys
+import xml.etree.ElementTree as ET
+t = "{http://microsoft.com/schemas/VisualStudio/TeamTest/2010}"
+for r in ET.parse(sys.argv[1]).getroot().iter(t + "UnitTestResult"):
+    if r.get("testName", "").startswith(sys.argv[2]) and r.get("outcome") == "Failed":
+        m = r.find(t + "Output/" + t + "ErrorInfo/" + t + "Message")
+        print(m.text if m is not None else "(no message)")
+EOF
+)
+	want=$(sed 's/\x1b\[[0-9;]*m//g' "$3" | grep -m 1 -E ": error $4: " | sed 's/^ *//')
+	echo "TRX: $got"
+	echo "log: $want"
+	[ -n "$want" ] && [ "$got" = "$want" ]
 }
 # exits N CMD...: CMD exits with status N (an MTP application: 2 when a test, or the lock gate, failed)
 exits() {
@@ -209,6 +229,8 @@ check "gate app: MSTest apphost at --locktime-max-wait-ms 50 fails" \
 	exits 2 app "$LT_TMP/a1.log" "${msdll%.dll}" --locktime-max-wait-ms 50 --report-trx --report-trx-filename gate.trx
 check "gate app: MSTest apphost: the TRX report records the gate's failed test" \
 	grep -qE 'testName="LockTime LT201: [^"]*LedgerTests\.cs:[0-9]+ [^"]*" .*outcome="Failed"' "$ms/bin/Debug/net10.0/TestResults/gate.trx"
+check "gate app: MSTest apphost: the TRX report's failed test has the LT201 line as its message" \
+	trx_says "$ms/bin/Debug/net10.0/TestResults/gate.trx" "LockTime LT201: " "$LT_TMP/a1.log" LT201
 check "gate app: MSTest apphost: LT201 on the line of the wait" has "$mswait" "$LT_TMP/a1.log"
 check "gate app: MSTest apphost: the summary table above the error" row_has '^ +LedgerTests::WaitsForTheLedger +.*LedgerTests\.cs:[0-9]+ +Monitor\.Enter ' "$LT_TMP/a1.log"
 check "gate app: MSTest apphost under the build's 500 ms passes" exits 0 app "$LT_TMP/a2.log" "${msdll%.dll}"
@@ -230,6 +252,8 @@ check "gate app: a deadlock: the apphost fails (limits of 10 s)" \
 check "gate app: a deadlock: LT202 on the line where the last thread waits" deadlock_is "$LT_TMP/a8.log"
 check "gate app: a deadlock: no LT200/LT201 under 10 s" not grep -qE 'LT20[01]' "$LT_TMP/a8.log"
 check "gate app: a deadlock: the verdict counts it" grep -qF 'LockTime: lock gate failed for DeadlockGate.dll: 0 lock site(s) over the limits, 1 deadlock(s).' "$LT_TMP/a8.log"
+check "gate app: a deadlock: the TRX report's failed test has the LT202 line as its message" \
+	trx_says "$dl/bin/Debug/net10.0/TestResults/gate.trx" "LockTime LT202: " "$LT_TMP/a8.log" LT202
 
 # A project the gate cannot hook is said at build time: an entry point of its own, without the extensions MTP
 # registers by itself (GenerateSelfRegisteredExtensions=false).
