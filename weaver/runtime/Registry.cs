@@ -16,7 +16,7 @@ namespace LockTime.Runtime
     /// <item>[2] <c>List&lt;Func&lt;object[]&gt;&gt;</c> every copy's snapshot (<see cref="SiteTotals"/> rows); lock it to use it</item>
     /// <item>[3] <c>Dictionary&lt;string, bool&gt;</c> the warnings already printed; lock it to use it</item>
     /// <item>[4] <c>Thread</c> the line writer's thread</item>
-    /// <item>[5] <c>object[] { Func&lt;string[], string[], int&gt; join, Action&lt;object, int&gt; enter, Action&lt;object&gt; exit, Action&lt;object, int, bool&gt; waiting }</c> the lock order (<see cref="LockOrder"/>; <c>waiting</c>, a thread about to block, came later: an array of three has none)</item>
+    /// <item>[5] <c>object[] { Func&lt;string[], string[], int&gt; join, Action&lt;object, int&gt; enter, Action&lt;object&gt; exit, Action&lt;object, int, bool&gt; waiting, Func&lt;object[]&gt; deadlocks }</c> the lock order (<see cref="LockOrder"/>; <c>waiting</c>, a thread about to block, came later: an array of three has none; <c>deadlocks</c>, those found (<see cref="LockOrder.DeadlockRows"/>), which the lock gate of a test run reads, later still: an array of four has none)</item>
     /// <item>[6] <c>List&lt;Func&lt;object, string[]&gt;&gt;</c> every copy's holder finder (<see cref="Collector.Holder"/>); lock it to use it</item>
     /// <item>[7] <c>List&lt;Action&gt;</c> every copy's "the calling thread works for the run-time" (<see cref="Collector.MarkBusy"/>): the owner calls them all on the thread that writes the summary and report; lock it to use it</item>
     /// <item>[8] <c>Action&lt;object, int, long, long, object&gt;</c> queues a slow-lock line as a record (<see cref="LineWriter.Record"/>): the copy's line source, site, hold and wait in ns, holder</item>
@@ -52,11 +52,12 @@ namespace LockTime.Runtime
             r[2] = new List<Func<object[]>>();
             r[3] = new Dictionary<string, bool>();
             r[4] = writerThread;
-            object[] o = new object[4];
+            object[] o = new object[5];
             o[0] = new Func<string[], string[], int>(order.Join);
             o[1] = new Action<object, int>(order.Enter);
             o[2] = new Action<object>(order.Exit);
             o[3] = new Action<object, int, bool>(order.Waiting);
+            o[4] = new Func<object[]>(order.DeadlockRows);
             r[5] = o;
             r[6] = new List<Func<object, string[]>>();
             r[7] = new List<Action>();
