@@ -324,7 +324,7 @@ namespace LockTime.Runtime
             bool lateDone = false, lines = false;
             while (true) {
                 try {
-                    if (!lines && writer.Queued() > 0) {
+                    if (!lines && writer.Queued() > 0 && Volatile.Read(ref finished) == Unfinished) { /* a line queued before the exit began (it sets finished, then queues its summary) */
                         lines = true;
                         StartWriter();
                         MakeEvents();
