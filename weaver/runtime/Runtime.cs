@@ -320,6 +320,8 @@ namespace LockTime.Runtime
             OwnThread();
             if (termination == null)
                 termination = Signals.Register();
+            if (TracedFromStart())
+                MakeEvents();
             long lateAt = Clock.Ticks() + (long)(LateStartS * Clock.Frequency());
             bool lateDone = false, lines = false;
             while (true) {
@@ -351,19 +353,40 @@ namespace LockTime.Runtime
         }
 
         /// <summary>
-        /// Makes the process's EventSource (<see cref="Events.Create"/>) into the registry's entry 10, on the run-time's
-        /// thread when the first line is queued (every event comes with a line: a program without slow locks, potential
-        /// deadlocks or deadlocks does not pay its 35 ms of CPU): a session started with the process (dotnet-trace's)
-        /// sees the events from then on. Never throws.
+        /// Makes the process's EventSource (<see cref="Events.Create"/>) into the registry's entry 10 unless it is there,
+        /// on the run-time's thread: as that thread starts when the process was started with a trace session
+        /// (<see cref="TracedFromStart"/>: dotnet-trace's sees the events from then on, a deadlock that is the process's
+        /// first line included), else when the first line is queued (every event comes with a line: a program without
+        /// slow locks, potential deadlocks or deadlocks does not pay its 35 ms of CPU; a session attached later enables
+        /// the source when it is made). Never throws.
         /// </summary>
         static void MakeEvents()
         {
             try {
                 object[] events = Registry.Events(registry);
-                if (events != null)
+                if (events != null && events[0] == null)
                     events[0] = Events.Create();
             } catch (Exception) {
             }
+        }
+
+        /// <summary>
+        /// True when the process was started with an EventPipe session or a diagnostic port to open one (dotnet-trace
+        /// collect and dotnet-monitor set <c>DOTNET_DiagnosticPorts</c> for the process they start;
+        /// <c>DOTNET_EnableEventPipe</c> starts a session; <c>COMPlus_</c> is the older prefix). Never throws.
+        /// </summary>
+        static bool TracedFromStart()
+        {
+            try {
+                string[] names = { "DOTNET_DiagnosticPorts", "COMPlus_DiagnosticPorts", "DOTNET_EnableEventPipe", "COMPlus_EnableEventPipe" };
+                for (int i = 0; i < names.Length; i++) {
+                    string value = Environment.GetEnvironmentVariable(names[i]);
+                    if (!string.IsNullOrEmpty(value) && value != "0")
+                        return true;
+                }
+            } catch (Exception) {
+            }
+            return false;
         }
 
         /// <summary>
