@@ -86,8 +86,8 @@ public class EventsTests : IDisposable
         using var listener = new Listener();
         string sink = Path.Combine(dir, "locks.log");
         RuntimeCopy app = new("app");
-        Assert.False(app.Start("App", 2, slot, sink, threshold: "1"));
-        app.Lock(new object(), 0, holdMs: 2); // the first line: the source is made for it
+        Assert.False(app.Start("App", 2, slot, sink));
+        app.Lock(new object(), 0, holdMs: 1500); // the first line (over the 1 s threshold): the source is made for it
         var source = (EventSource)Joined()[0];
         object a = new(), b = new();
         long now = app.Ticks();
