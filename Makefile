@@ -236,7 +236,7 @@ demo: build/locktime
 	bash tests/demo/run.sh
 
 # Benchmarks (bench/, BENCHMARKS.md): not part of `make test`; BENCH_PARTS picks some of
-# weave scaling calls lockmethods build runtime size sink lockorder.
+# weave scaling calls lockmethods build runtime size sink lockorder stacks start.
 bench: build/locktime
 	bash bench/run.sh $(BENCH_PARTS)
 

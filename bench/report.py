@@ -3,9 +3,9 @@
 
 usage: report.py BENCHMARKS.md PART...
 
-For each PART (weave, scaling, calls, lockmethods, build, runtime, size, sink, lockorder, stacks) the summary lines of
+For each PART (weave, scaling, calls, lockmethods, build, runtime, size, sink, lockorder, stacks, start) the summary lines of
 build/bench/PART.log - those starting "weave:", "scaling:", "fit:", "build:",
-"runtime:", "size:", "sink:", "lockorder:" or "stacks:", less the runtime part's progress and self-checks - are written,
+"runtime:", "size:", "sink:", "lockorder:", "stacks:" or "start:", less the runtime part's progress and self-checks - are written,
 with the machine, the date and the command, into
 the file between the lines "<!-- results:PART:begin -->" and
 "<!-- results:PART:end -->".  Everything else in the file is kept, so parts
@@ -29,8 +29,9 @@ COMMANDS = {
     "sink": "bash bench/sink/run.sh",
     "lockorder": "bash bench/lockorder/run.sh",
     "stacks": "bash bench/stacks/run.sh",
+    "start": "bash bench/start/run.sh",
 }
-SUMMARY = re.compile(r"^(weave|scaling|fit|build|runtime|size|sink|lockorder|stacks):")
+SUMMARY = re.compile(r"^(weave|scaling|fit|build|runtime|size|sink|lockorder|stacks|start):")
 # Progress and self-check lines of the runtime part, not figures.
 PROGRESS = re.compile(r"^runtime: (round \d|check:|building|JIT code|  (plain|woven|<LockTime>))")
 

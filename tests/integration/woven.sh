@@ -13,7 +13,10 @@
 #     and contended (and failed), so `locktime check --max-wait-ms 1` gives LT201 on its line;
 #   - an unhandled exception from Main: the summary and a valid report all the same, the crash's
 #     message and exit code as without LockTime; SIGTERM to a serving app (.NET 10 runs no ProcessExit
-#     then): the summary and a valid report, the output and exit code (143) as without LockTime;
+#     then): the summary and a valid report, the output and exit code (143) as without LockTime; SIGTERM 0, 10
+#     and 20 ms after the first timed lock (`App term`), three runs each: 143, one summary, one report;
+#   - ProcessExit handlers added after the first timed lock, one as Main returns (`App late`): their locks in the
+#     lines, the summary and the report;
 #   - one summary at exit and one report (LOCKTIME_REPORT, {pid}) with both assemblies' sites,
 #     valid against docs/report-format.schema.json; the baked --summary and --report;
 #   - `App reentry`: a lock taken again by its holder (Monitor, Lock, ReaderWriterLockSlim recursion, a
@@ -188,6 +191,53 @@ sigterm() {
 	check ".NET: SIGTERM: the report has the posts made while serving" python3 -c "import sys; sys.exit(not int('$(site "$LT_TMP/term.json" Woven.Lib.Ledger::Post acquisitions)') > 100)"
 }
 sigterm
+
+# SIGTERM at any time after the first timed lock: `App term MS` keeps both cores busy (four spinning threads, the
+# process on one core), takes its first lock and sends itself SIGTERM MS ms later - the handler is registered in
+# the start, before that lock returns (a direct call on .NET 6+), not by the run-time's thread some 10-50 ms later:
+# each run ends with 143, one summary and one valid report with the lock's site.
+terminated_at() { # MS RUN: App term MS, on one core
+	local ms=$1 run=$2 out=$LT_TMP/term-$1-$2
+	rm -f "$out.json"
+	timeout 90 env -C "$NET" -u LOCKTIME_SUMMARY LOCKTIME_REPORT="$out.json" taskset -c 0 dotnet App.dll term "$ms" \
+		>"$out.out" 2>"$out.err"
+	local rc=$?
+	test "$rc" = 143 || { echo "exit code $rc"; return 1; }
+	test "$(grep -c '^LockTime: summary: 1 site in 1 assembly' "$out.err")" = 1 || { cat "$out.err"; return 1; }
+	python3 - "$out.json" "$LT_ROOT/docs/report-format.schema.json" <<'PY'
+import json, sys, jsonschema
+report = json.load(open(sys.argv[1]))
+jsonschema.validate(report, json.load(open(sys.argv[2])))
+sites = [(s["method"], s["acquisitions"]) for s in report["sites"]]
+assert sites == [("Exits::Term", 1)], sites
+PY
+}
+for ms in 0 10 20; do
+	for run in 1 2 3; do
+		check ".NET: SIGTERM $ms ms after the first timed lock (run $run): exit code 143, one summary, one report" \
+			terminated_at "$ms" "$run"
+	done
+done
+
+# ProcessExit handlers the program adds after its first timed lock - one just after it, one as Main returns - each
+# holding a lock of its own 50 ms (`App late`): they run before the summary and report (the exit puts the
+# run-time's handler last just before it calls them), so each is in the line, the summary and the report.
+late_handlers() {
+	rm -f "$LT_TMP/late.json"
+	timeout 90 env -C "$NET" -u LOCKTIME_SUMMARY LOCKTIME_REPORT="$LT_TMP/late.json" dotnet App.dll late \
+		>"$LT_TMP/late.out" 2>"$LT_TMP/late.err" || return 1
+	python3 - "$LT_TMP/late.err" "$LT_TMP/late.json" <<'PY'
+import json, re, sys
+err = open(sys.argv[1]).read()
+sites = {s["method"]: s for s in json.load(open(sys.argv[2]))["sites"]}
+for method in ("Exits::HoldEarly", "Exits::HoldLate"):
+    line = re.search(r"^LockTime: %s held ([0-9.]+) ms" % re.escape(method), err, re.M)
+    assert line and float(line[1]) >= 45, (method, "line", err)
+    assert re.search(r"^LockTime:\s+%s\s" % re.escape(method), err, re.M), (method, "summary row", err)
+    assert method in sites and sites[method]["acquisitions"] == 1 and sites[method]["hold_ms"]["max"] >= 45, (method, sites.get(method))
+PY
+}
+check ".NET: ProcessExit handlers added after the first timed lock, one as Main returns: their locks in the lines, summary and report" late_handlers
 
 # `App reentry` (tests/woven/App/Reentry.cs): a lock taken again by the thread that holds it is no new hold - a
 # monitor 1,001 and 20,001 deep, a System.Threading.Lock (.NET), ReaderWriterLockSlim's write and read locks

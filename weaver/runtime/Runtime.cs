@@ -32,7 +32,9 @@ namespace LockTime.Runtime
         static long nextReport;
         static int finished;               /* Unfinished, Finished or FinishedAtSignal */
         const int Unfinished = 0, Finished = 1, FinishedAtSignal = 2;
-        static object termination;         /* the owner's SIGTERM registration (Signals.Register), kept alive */
+        static object termination;         /* the owner's SIGTERM registration (Signals.RegisterDirect or Register), kept alive */
+        static bool unloadingWatched;      /* the owner's exit handler is moved last just before the exit (ExitOrder) */
+        static readonly object exitGate = new object(); /* held while the exit handler is moved (MoveExitLast) */
         static int namesChecked;           /* the environment's names: 0 not looked at, 1 being looked at, 2 warned of (CheckNames) */
         static int pid;                    /* read once, by the first report */
         static bool reportWarned;
@@ -196,9 +198,11 @@ namespace LockTime.Runtime
         }
 
         /// <summary>
-        /// Makes this copy the owner: a new registry, the run-time's thread (<see cref="MainLoop"/>, which starts the
-        /// writer thread), the exit and crash handlers, and the end of a thread's announced wait at an exception it
-        /// throws (<see cref="Deadlocks.Thrown"/>).
+        /// Makes this copy the owner: a new registry, the exit and crash handlers, the end of a thread's announced
+        /// wait at an exception it throws (<see cref="Deadlocks.Thrown"/>), the SIGTERM handler and the watch that
+        /// puts the exit handler last (by direct calls on .NET 6+: <see cref="Signals.RegisterDirect"/>,
+        /// <see cref="ExitOrder.WatchUnloading"/>), and the run-time's thread (<see cref="MainLoop"/>, which starts
+        /// the writer thread when the first line comes).
         /// </summary>
         static void Own(Collector c)
         {
@@ -219,10 +223,18 @@ namespace LockTime.Runtime
             double interval = c.Settings.ReportPath != null ? c.Settings.ReportIntervalS * Clock.Frequency() : 0;
             intervalTicks = interval >= long.MaxValue / 2 ? long.MaxValue / 2 : (long)interval;
             nextReport = startTicks + intervalTicks;
-            StartUnflowed(thread);
             AppDomain.CurrentDomain.ProcessExit += new EventHandler(OnExit);
             AppDomain.CurrentDomain.UnhandledException += new UnhandledExceptionEventHandler(OnUnhandled);
             AppDomain.CurrentDomain.FirstChanceException += new EventHandler<FirstChanceExceptionEventArgs>(Deadlocks.Thrown);
+            try {
+                termination = Signals.RegisterDirect();
+            } catch (Exception) {
+            }
+            try {
+                unloadingWatched = ExitOrder.WatchUnloading();
+            } catch (Exception) {
+            }
+            StartUnflowed(thread);
         }
 
         /// <summary>
@@ -295,29 +307,33 @@ namespace LockTime.Runtime
         }
 
         /// <summary>
-        /// The run-time's thread, which never writes to a sink (a sink that blocks stops only the writer thread): it
-        /// starts the writer thread; every 10 ms it sweeps what the threads that ended left (<see cref="SweepDue"/>),
-        /// moves the exit handler last (<see cref="MoveExitLast"/>) and writes the periodic report, and once a second it calls the
-        /// copies' roll-ups of held-back lines (<see cref="RollUps"/>); before all that it registers
-        /// the SIGTERM handler (<see cref="Signals"/>: first, since a process ended by SIGTERM before writes nothing, and
-        /// not in the start, which the program's first lock waits for: the first look-up of a type by name in a process
-        /// takes 11-17 ms of CPU), then starts the writer thread (<see cref="StartWriter"/>: a flood of lines, or a sink
-        /// that blocks, does not put the handler off, and a line written means the handler is there); one second after the start it warns of
-        /// mistyped variable names (<see cref="CheckNames"/>) and creates the process's Meter (<see cref="LateStartS"/>).
+        /// The run-time's thread, which never writes to a sink (a sink that blocks stops only the writer thread). First it
+        /// registers the SIGTERM handler through reflection when the start could not register it directly
+        /// (<see cref="Signals.Register"/>: 11-40 ms of CPU, off the first lock's path); then every 10 ms it starts the
+        /// writer thread and makes the EventSource once the first line is queued (<see cref="StartWriter"/>,
+        /// <see cref="MakeEvents"/>: a program without slow locks needs neither; a line written means the handler is
+        /// there), sweeps what the threads that ended left (<see cref="SweepDue"/>), moves the exit handler last where
+        /// the exit's own hook cannot (<see cref="MoveExitLast"/>) and writes the periodic report; once a second it calls
+        /// the copies' roll-ups of held-back lines (<see cref="RollUps"/>); one second after the
+        /// start it warns of mistyped variable names (<see cref="CheckNames"/>) and creates the process's Meter
+        /// (<see cref="LateStartS"/>).
         /// </summary>
         static void MainLoop()
         {
             OwnThread();
-            try {
+            if (termination == null)
                 termination = Signals.Register();
-            } catch (Exception) {
-            }
-            StartWriter();
-            MakeEvents();
+            if (TracedFromStart())
+                MakeEvents();
             long lateAt = Clock.Ticks() + (long)(LateStartS * Clock.Frequency());
-            bool lateDone = false;
+            bool lateDone = false, lines = false;
             while (true) {
                 try {
+                    if (!lines && writer.Queued() > 0 && Volatile.Read(ref finished) == Unfinished) { /* a line queued before the exit began (it sets finished, then queues its summary) */
+                        lines = true;
+                        StartWriter();
+                        MakeEvents();
+                    }
                     if (!lateDone && Clock.Ticks() >= lateAt) {
                         lateDone = true;
                         CheckNames(false);
@@ -329,7 +345,8 @@ namespace LockTime.Runtime
                         nextRollUps = Clock.Ticks() + Clock.Frequency();
                         RollUps(false);
                     }
-                    MoveExitLast();
+                    if (!unloadingWatched)
+                        MoveExitLast();
                     if (intervalTicks > 0 && Clock.Ticks() >= nextReport) {
                         nextReport = Clock.Ticks() + intervalTicks;
                         BecomeBusy();
@@ -343,18 +360,40 @@ namespace LockTime.Runtime
         }
 
         /// <summary>
-        /// Makes the process's EventSource (<see cref="Events.Create"/>) into the registry's entry 10, on the run-time's
-        /// thread after the SIGTERM handler: a session started with the process (dotnet-trace's) sees the events from
-        /// then on. Never throws.
+        /// Makes the process's EventSource (<see cref="Events.Create"/>) into the registry's entry 10 unless it is there,
+        /// on the run-time's thread: as that thread starts when the process was started with a trace session
+        /// (<see cref="TracedFromStart"/>: dotnet-trace's sees the events from then on, a deadlock that is the process's
+        /// first line included), else when the first line is queued (every event comes with a line: a program without
+        /// slow locks, potential deadlocks or deadlocks does not pay its 35 ms of CPU; a session attached later enables
+        /// the source when it is made). Never throws.
         /// </summary>
         static void MakeEvents()
         {
             try {
                 object[] events = Registry.Events(registry);
-                if (events != null)
+                if (events != null && events[0] == null)
                     events[0] = Events.Create();
             } catch (Exception) {
             }
+        }
+
+        /// <summary>
+        /// True when the process was started with an EventPipe session or a diagnostic port to open one (dotnet-trace
+        /// collect and dotnet-monitor set <c>DOTNET_DiagnosticPorts</c> for the process they start;
+        /// <c>DOTNET_EnableEventPipe</c> starts a session; <c>COMPlus_</c> is the older prefix). Never throws.
+        /// </summary>
+        static bool TracedFromStart()
+        {
+            try {
+                string[] names = { "DOTNET_DiagnosticPorts", "COMPlus_DiagnosticPorts", "DOTNET_EnableEventPipe", "COMPlus_EnableEventPipe" };
+                for (int i = 0; i < names.Length; i++) {
+                    string value = Environment.GetEnvironmentVariable(names[i]);
+                    if (!string.IsNullOrEmpty(value) && value != "0")
+                        return true;
+                }
+            } catch (Exception) {
+            }
+            return false;
         }
 
         /// <summary>
@@ -383,9 +422,9 @@ namespace LockTime.Runtime
         }
 
         /// <summary>
-        /// Starts the writer thread unless it was started: the run-time's thread once the SIGTERM handler is registered (so
-        /// that a slow-lock line on a sink means the handler is there), or the exit, a crash or SIGTERM that comes first
-        /// (a short program's exit does not wait for the registering). Never throws.
+        /// Starts the writer thread unless it was started: the run-time's thread when the first line is queued (after the
+        /// SIGTERM handler is registered: a slow-lock line on a sink means the handler is there), or the exit, a crash or
+        /// SIGTERM that comes first, once it queued what it waits for (<see cref="AwaitLines"/>). Never throws.
         /// </summary>
         static void StartWriter()
         {
@@ -465,19 +504,25 @@ namespace LockTime.Runtime
         }
 
         /// <summary>
-        /// Moves the exit handler to the end of <c>ProcessExit</c>'s handlers (the run-time's thread, every 10 ms):
-        /// <c>ProcessExit</c> calls its handlers in the order they were added, so a handler the program adds after
-        /// the first timed lock would run after the summary and report, its locks in neither. The other of two
-        /// equal handlers is added, then the one registered removed (removing the one just added would take the
-        /// last of two equal delegates: the new one); between the two, both run, and <see cref="Finish"/> runs once.
+        /// Moves the exit handler to the end of <c>ProcessExit</c>'s handlers (<see cref="ExitOrder"/>: just before the
+        /// exit calls them, else the run-time's thread every 10 ms): <c>ProcessExit</c> calls its handlers in the order
+        /// they were added, so a handler the program adds after the first timed lock would run after the summary and
+        /// report, its locks in neither. The other of two equal handlers is added, then the one registered removed
+        /// (removing the one just added would take the last of two equal delegates: the new one); between the two,
+        /// both run, and <see cref="Finish"/> runs once. Never throws.
         /// </summary>
-        static void MoveExitLast()
+        internal static void MoveExitLast()
         {
-            EventHandler exit = new EventHandler(OnExit), exitAgain = new EventHandler(OnExitToo);
-            AppDomain domain = AppDomain.CurrentDomain;
-            domain.ProcessExit += exitToo ? exit : exitAgain;
-            domain.ProcessExit -= exitToo ? exitAgain : exit;
-            exitToo = !exitToo;
+            try {
+                EventHandler exit = new EventHandler(OnExit), exitAgain = new EventHandler(OnExitToo);
+                AppDomain domain = AppDomain.CurrentDomain;
+                lock (exitGate) {
+                    domain.ProcessExit += exitToo ? exit : exitAgain;
+                    domain.ProcessExit -= exitToo ? exitAgain : exit;
+                    exitToo = !exitToo;
+                }
+            } catch (Exception) {
+            }
         }
 
         /// <summary>
@@ -556,7 +601,6 @@ namespace LockTime.Runtime
         static void Rewrite()
         {
             BecomeBusy();
-            StartWriter();
             AwaitLines(writer.Queued());
             WriteReport(Gather(), true);
         }
@@ -568,7 +612,6 @@ namespace LockTime.Runtime
         static void WriteAll()
         {
             Collector c = BecomeBusy();
-            StartWriter();
             CheckNames(true);
             RollUps(true);
             List<SiteTotals> sites = Gather();
@@ -581,9 +624,14 @@ namespace LockTime.Runtime
         /// Waits for the writer thread to write the lines queued before <paramref name="end"/>, giving up when it takes
         /// none for <see cref="WriterStallMs"/> or after <see cref="WriterWaitMs"/>; once it gave up, a later exit
         /// (the <c>ProcessExit</c> after a cancelled SIGTERM) does not wait again: about 1 s in all for a stuck sink.
+        /// Starts the writer thread when it was not (<see cref="StartWriter"/>), after the lines are queued: it writes
+        /// them at once, not after a sleep; nothing to write starts nothing.
         /// </summary>
         static void AwaitLines(long end)
         {
+            if (writer.Written() >= end)
+                return;
+            StartWriter();
             if (!writerStuck && !writer.AwaitWritten(end, WriterStallMs, WriterWaitMs))
                 writerStuck = true;
         }

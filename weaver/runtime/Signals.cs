@@ -10,11 +10,13 @@ namespace LockTime.Runtime
     /// longer handles it), on .NET Framework and on Mono: a service stopped by <c>kill</c>, systemd or a
     /// container runtime would write no summary and no report. On a framework with
     /// <c>System.Runtime.InteropServices.PosixSignalRegistration</c> (.NET 6+, Unix) the registry's owner
-    /// registers a handler for SIGTERM (<see cref="Register"/>, from the run-time's thread as soon as it runs,
-    /// before it starts the writer thread: whatever that thread does later; not from the start, which the first lock
-    /// waits for and which 11-17 ms of reflection would lengthen) that writes what the
-    /// exit writes (<see cref="Runtime.Terminating"/>) and does not cancel the signal: the process then ends as
-    /// it would have, with the same exit code (143 when nothing else handles it). The program's own
+    /// registers a handler for SIGTERM that writes what the exit writes (<see cref="Runtime.Terminating"/>) and
+    /// does not cancel the signal: the process then ends as it would have, with the same exit code (143 when
+    /// nothing else handles it). A program woven for .NET 6+ registers it in the start, before its first timed
+    /// lock returns, by a direct call (<see cref="RegisterDirect"/>, about half a millisecond); any other copy
+    /// (a netstandard2.0 library's, whose framework the weaver cannot know) through reflection, from the
+    /// run-time's thread (<see cref="Register"/>: the process's first look-up of a type by name takes 11-40 ms
+    /// of CPU, which the first lock must not wait for). The program's own
     /// handlers are untouched: .NET calls the handlers of a signal from the last registered to the first
     /// (.NET 10 calls all of them, each seeing whether one before it cancelled; .NET 6 to 9 stop at the
     /// first that cancels). So a handler of the program's registered later (the Generic Host's, when the
@@ -23,9 +25,6 @@ namespace LockTime.Runtime
     /// one; if it cancels, the program goes on: the summary was written at the signal, and the report is
     /// written again at the exit (<see cref="Runtime.Finish"/>) or at the next SIGTERM. SIGINT (Ctrl+C) is left alone: programs
     /// cancel it to go on.
-    /// The template is netstandard2.0 and merges into frameworks without the type (Mono's mscorlib, net48),
-    /// so the type, its <c>Create(PosixSignal, Action&lt;PosixSignalContext&gt;)</c> and the delegate are
-    /// reached by reflection; without them nothing is registered, silently.
     /// </summary>
     [CompilerGenerated]
     internal static class Signals
@@ -33,13 +32,24 @@ namespace LockTime.Runtime
         /// <summary><c>PosixSignal.SIGTERM</c>: the enum's raw value, the same on every Unix.</summary>
         const int Sigterm = -4;
 
-        /// <summary><c>PosixSignalContext.Cancel</c>: whether a handler that ran before cancelled the signal.</summary>
+        /// <summary><c>PosixSignalContext.Cancel</c>, found at the first signal: whether a handler that ran before cancelled it.</summary>
         static PropertyInfo cancel;
 
         /// <summary>
-        /// Registers <see cref="OnTerminate"/> for SIGTERM. Returns the registration (kept alive by the
-        /// caller: its finalizer would unregister it), or null when the framework has none or anything
-        /// fails. Never throws.
+        /// Registers <see cref="OnTerminate"/> for SIGTERM by a direct call to <c>PosixSignalRegistration.Create</c>:
+        /// the weaver writes this body for a target whose framework has the type (.NET 6+, weave_merge_direct.c).
+        /// Returns the registration (kept alive by the caller: its finalizer would unregister it), or null: this
+        /// body, which the other targets keep (their run-time's thread tries <see cref="Register"/>). May throw
+        /// (no signals on this platform): the caller catches.
+        /// </summary>
+        internal static object RegisterDirect()
+        {
+            return null;
+        }
+
+        /// <summary>
+        /// Registers <see cref="OnTerminate"/> for SIGTERM through reflection. Returns the registration (kept alive
+        /// by the caller), or null when the framework has none or anything fails. Never throws.
         /// </summary>
         internal static object Register()
         {
@@ -48,9 +58,7 @@ namespace LockTime.Runtime
                 if (registration == null)
                     return null;
                 MethodInfo create = registration.GetMethod("Create", BindingFlags.Public | BindingFlags.Static);
-                Type context = Type.GetType("System.Runtime.InteropServices.PosixSignalContext, System.Runtime.InteropServices", false);
-                cancel = context != null ? context.GetProperty("Cancel", BindingFlags.Public | BindingFlags.Instance) : null;
-                if (create == null || cancel == null)
+                if (create == null)
                     return null;
                 ParameterInfo[] parameters = create.GetParameters();
                 if (parameters.Length != 2 || !parameters[0].ParameterType.IsEnum)
@@ -76,7 +84,11 @@ namespace LockTime.Runtime
         static void OnTerminate(object context)
         {
             try {
-                object cancelled = cancel.GetValue(context, null);
+                if (cancel == null) {
+                    Type type = Type.GetType("System.Runtime.InteropServices.PosixSignalContext, System.Runtime.InteropServices", false);
+                    cancel = type != null ? type.GetProperty("Cancel", BindingFlags.Public | BindingFlags.Instance) : null;
+                }
+                object cancelled = cancel != null ? cancel.GetValue(context, null) : null;
                 if (cancelled is bool && (bool)cancelled)
                     return;
                 Runtime.Terminating();

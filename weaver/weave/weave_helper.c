@@ -154,7 +154,7 @@ static void first_hook_finding(void *ctx, const char *what)
 static int merge_runtime(struct weave_helper *h, const struct weave_opts *opts, const struct weave_site_table *sites)
 {
 	char threshold[32], finding[400] = "";
-	struct weave_subst substs[9];
+	struct weave_subst substs[11];
 	long found;
 	struct weave_merge_map map;
 	struct img *tmpl;
@@ -183,6 +183,9 @@ static int merge_runtime(struct weave_helper *h, const struct weave_opts *opts, 
 					    .kind = WEAVE_SUBST_CORLIB_FREQUENCY };
 	substs[n++] = (struct weave_subst){ .method = "LockTime.Runtime.SiteList::Load", .kind = WEAVE_SUBST_EMIT,
 					    .emit = weave_helper_site_list, .ctx = (void *)sites };
+	substs[n++] = (struct weave_subst){ .method = "LockTime.Runtime.Signals::RegisterDirect", .kind = WEAVE_SUBST_SIGTERM };
+	substs[n++] = (struct weave_subst){ .method = "LockTime.Runtime.ExitOrder::WatchUnloading",
+					    .kind = WEAVE_SUBST_UNLOADING };
 	if (load_template(&tmpl) < 0)
 		return -1;
 	if ((found = weave_helper_check_hooks(tmpl, first_hook_finding, finding)) != 0) {

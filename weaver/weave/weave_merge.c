@@ -338,7 +338,7 @@ static int subst_body(struct merge *m, const struct weave_subst *s, const struct
 {
 	const uint8_t *p;
 	uint32_t len, nparams, clock, str;
-	int has_this, returns;
+	int has_this, returns, direct;
 	int64_t hz;
 	struct em e;
 
@@ -382,8 +382,16 @@ static int subst_body(struct merge *m, const struct weave_subst *s, const struct
 			return -1;
 		}
 		break;
+	case WEAVE_SUBST_SIGTERM:
+	case WEAVE_SUBST_UNLOADING:
+		if ((direct = s->kind == WEAVE_SUBST_SIGTERM ? merge_direct_sigterm(m, map, &e)
+							     : merge_direct_unloading(m, map, &e)) != 0) {
+			em_free(&e);
+			return direct;
+		}
+		break;
 	}
-	if (s->kind != WEAVE_SUBST_EMIT)
+	if (s->kind != WEAVE_SUBST_EMIT && s->kind != WEAVE_SUBST_SIGTERM && s->kind != WEAVE_SUBST_UNLOADING)
 		em_op(&e, IL_RET);
 	if (em_finish(&e, b) < 0) {
 		em_free(&e);

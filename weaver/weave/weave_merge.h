@@ -33,6 +33,10 @@ enum weave_subst_kind {
 	WEAVE_SUBST_CORLIB_FREQUENCY, /* only there too: ldc.i8 that clock's ticks per second; ret */
 	WEAVE_SUBST_EMIT,      /* what emit() writes into e (its ret included): e.g. calls to merged
 				* methods, whose tokens map holds, with literal arguments */
+	WEAVE_SUBST_SIGTERM,   /* only where the framework is known to have PosixSignalRegistration (.NET 6+):
+				* return PosixSignalRegistration.Create(SIGTERM, Signals.OnTerminate) (weave_merge_direct.c) */
+	WEAVE_SUBST_UNLOADING, /* only where it is known to have AssemblyLoadContext (.NET Core 3+): add
+				* ExitOrder.OnUnloading to AssemblyLoadContext.Default.Unloading; return true */
 };
 
 struct em;

@@ -210,6 +210,10 @@ static const struct home runtime_homes[] = {
 	{ "System.IO", "FileInfo", NULL, "System.IO.FileSystem" },
 	{ "System.IO", "FileSystemInfo", NULL, "System.IO.FileSystem" },
 	{ "System.IO", "FileAttributes", NULL, "System.IO.FileSystem.Primitives" },
+	{ "System.Runtime.InteropServices", "PosixSignalRegistration", "System.Runtime.InteropServices", NULL },
+	{ "System.Runtime.InteropServices", "PosixSignal", "System.Runtime.InteropServices", NULL },
+	{ "System.Runtime.InteropServices", "PosixSignalContext", "System.Runtime.InteropServices", NULL },
+	{ "System.Runtime.Loader", "AssemblyLoadContext", "System.Runtime.Loader", NULL },
 };
 
 static const struct home corelib_homes[] = {

@@ -1,0 +1,65 @@
+// Exits.cs - `App term` and `App late` (tests/integration/woven.sh): the run-time's start and the
+// ends of a process. Each is the whole program: its first timed lock is the scenario's.
+using System;
+using System.Runtime.InteropServices;
+using System.Threading;
+
+internal static class Exits
+{
+    private static readonly object first = new object(), early = new object(), late = new object();
+    private static int count;
+
+    [DllImport("libc", EntryPoint = "kill")]
+    private static extern int Kill(int pid, int signal);
+
+    [DllImport("libc", EntryPoint = "getpid")]
+    private static extern int ProcessId();
+
+    private static void Spin()
+    {
+        while (true)
+            Thread.SpinWait(1000);
+    }
+
+    // `App term MS`: four threads that keep the cores busy (a loaded machine: what the run-time leaves to a thread
+    // of its own comes late), one lock, then (MS milliseconds later) a SIGTERM the process sends itself,
+    // "terminating" on stdout first; then idle until the signal ends the process (at most a minute: a run the
+    // signal missed ends by itself, exit code 0). .NET on Unix only.
+    internal static void Term(int ms)
+    {
+        for (int i = 0; i < 4; i++)
+            new Thread(Spin) { IsBackground = true }.Start();
+        lock (first)
+            count++;
+        if (ms > 0)
+            Thread.Sleep(ms);
+        Console.WriteLine("terminating");
+        Kill(ProcessId(), 15);
+        for (int i = 0; i < 600; i++)
+            Thread.Sleep(100);
+    }
+
+    private static void HoldEarly(object sender, EventArgs e)
+    {
+        lock (early)
+            Thread.Sleep(50);
+    }
+
+    private static void HoldLate(object sender, EventArgs e)
+    {
+        lock (late)
+            Thread.Sleep(50);
+    }
+
+    // `App late`: a ProcessExit handler added just after the first timed lock and one added as Main returns, each
+    // holding a lock of its own 50 ms.
+    internal static void Late()
+    {
+        lock (first)
+            count++;
+        AppDomain.CurrentDomain.ProcessExit += HoldEarly;
+        Thread.Sleep(100);
+        Console.WriteLine("late handlers");
+        AppDomain.CurrentDomain.ProcessExit += HoldLate;
+    }
+}
