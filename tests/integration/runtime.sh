@@ -99,7 +99,7 @@ expect "threads: report file named with the pid" '[[ "$report" =~ /run-[0-9]+\.j
 report_field() { # FILE SITE-LOCATION PYTHON-EXPRESSION-OF-s: prints the value
 	python3 -c 'import json, sys
 r = json.load(open(sys.argv[1]))
-assert r["format"] == "locktime-report" and r["version"] == 2
+assert r["format"] == "locktime-report" and r["version"] == 3
 s = [x for x in r["sites"] if x["location"] == sys.argv[2]][0]
 print(eval(sys.argv[3]))' "$@"
 }

@@ -29,6 +29,9 @@ namespace LockTime.Runtime
         /// <summary>The frames of a slow lock's stack (LOCKTIME_STACK_DEPTH): the default and the largest accepted.</summary>
         internal const int StackDepthDefault = 32;
         internal const int StackDepthMax = 256;
+        /// <summary>The slow locks the timeline keeps (LOCKTIME_TIMELINE): the default and the largest accepted.</summary>
+        internal const int TimelineDefault = 10000;
+        internal const int TimelineMax = 1000000;
 
         internal bool Disabled;
         internal double ThresholdMs = 1;
@@ -47,12 +50,15 @@ namespace LockTime.Runtime
         internal int MetricsSites = MetricsDefault;
         /// <summary>The most frames a slow lock's call stack keeps (LOCKTIME_STACK_DEPTH); 0 = no stacks.</summary>
         internal int StackDepth = StackDepthDefault;
+        /// <summary>The last slow locks the process's timeline keeps (LOCKTIME_TIMELINE); 0 = no timeline.</summary>
+        internal int Timeline = TimelineDefault;
         internal readonly List<string> Warnings = new List<string>();
 
         /// <summary>Every variable the run-time reads (<see cref="FromEnvironment"/>).</summary>
         internal static readonly string[] Known = {
             "LOCKTIME_DISABLED", "LOCKTIME_THRESHOLD_MS", "LOCKTIME_OUTPUT", "LOCKTIME_SUMMARY", "LOCKTIME_REPORT",
             "LOCKTIME_REPORT_INTERVAL_S", "LOCKTIME_LOCK_ORDER", "LOCKTIME_METRICS", "LOCKTIME_STACK_DEPTH",
+            "LOCKTIME_TIMELINE",
         };
 
         /// <summary>The prefix of the run-time's variables: any other name with it is taken for a mistyped one.</summary>
@@ -85,6 +91,7 @@ namespace LockTime.Runtime
             s.ParseLockOrder(Environment.GetEnvironmentVariable("LOCKTIME_LOCK_ORDER"), Baked.LockOrder());
             s.ParseMetrics(Environment.GetEnvironmentVariable("LOCKTIME_METRICS"));
             s.ParseStackDepth(Environment.GetEnvironmentVariable("LOCKTIME_STACK_DEPTH"));
+            s.ParseTimeline(Environment.GetEnvironmentVariable("LOCKTIME_TIMELINE"));
             return s;
         }
 
@@ -192,6 +199,14 @@ namespace LockTime.Runtime
             double d;
             if (Number("LOCKTIME_STACK_DEPTH", value, StackDepthMax, true, StackDepth, null, out d))
                 StackDepth = (int)d;
+        }
+
+        /// <summary><see cref="Timeline"/> from LOCKTIME_TIMELINE: a whole number of slow locks, 0 = no timeline.</summary>
+        internal void ParseTimeline(string value)
+        {
+            double d;
+            if (Number("LOCKTIME_TIMELINE", value, TimelineMax, true, Timeline, null, out d))
+                Timeline = (int)d;
         }
 
         /// <summary>
