@@ -144,6 +144,14 @@ dotnet_tool() {
 		{ cat "$LT_TMP/$name-install.log"; return 1; }
 }
 
+# test_program DIR PROJECT: copies tests/DIR to $LT_TMP/src and builds PROJECT (a .csproj there) in Debug into
+# $LT_TMP/out; the build's last lines when it fails.
+test_program() {
+	cp -r "$LT_ROOT/tests/$1" "$LT_TMP/src" &&
+		timeout -k 10 "$LT_DOTNET_TIMEOUT" dotnet build "$LT_TMP/src/$2" -c Debug -nologo -v q \
+			-p:UseSharedCompilation=false -o "$LT_TMP/out" >"$LT_TMP/build.log" 2>&1 || { tail -20 "$LT_TMP/build.log"; return 1; }
+}
+
 # corpus_build: builds the corpus unless it is up to date (tests/corpus/build.sh decides).
 corpus_build() {
 	bash "$LT_ROOT/tests/corpus/build.sh"

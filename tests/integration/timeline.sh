@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The timeline (tests/timeline: a thread "holder" holds Ledger.Post 100 ms while "waiter-1" to "waiter-3" wait
+# at Ledger.Read), woven by locktime, run twice, and checked against what each thread measured:
+#   - `locktime report --format trace` (Chrome's Trace Event Format): every complete event with ts, dur, pid,
+#     tid and name, each thread named, each flow's start and finish of one id, the start in the holder's hold,
+#     the finish in the waiter's wait; the hold and the waits as long as the threads measured
+#     (tests/integration/trace_expect.py); two runs are two processes; a report written earlier by the same
+#     process (fewer events) adds nothing twice;
+#   - LOCKTIME_TIMELINE: 2 keeps the last 2, 0 none, a bad value warns naming it;
+#   - a malformed timeline is refused (LT019, exit 1).
+source "$(dirname "$0")/../lib.sh"
+LT=${LOCKTIME:-$LT_BUILD/san/locktime}
+KEEP=$LT_BUILD/logs/timeline
+mkdir -p "$KEEP"
+unset LOCKTIME_DISABLED LOCKTIME_THRESHOLD_MS LOCKTIME_OUTPUT LOCKTIME_SUMMARY LOCKTIME_REPORT LOCKTIME_TIMELINE
+
+check "the timeline program builds" test_program timeline Timeline.csproj || { done_testing; exit 0; }
+check "woven" "$LT" weave -q "$LT_TMP/out/Timeline.dll" || { done_testing; exit 0; }
+run() { # NAME: report NAME.json, stdout NAME.out, stderr NAME.err
+	LOCKTIME_REPORT=$LT_TMP/$1.json timeout 120 dotnet "$LT_TMP/out/Timeline.dll" >"$LT_TMP/$1.out" 2>"$LT_TMP/$1.err" ||
+		{ tail -5 "$LT_TMP/$1.err"; return 1; }
+}
+check "runs and writes its report" run one || { done_testing; exit 0; }
+check "runs again" run two
+pid() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["process"]["pid"])' "$1"; }
+
+check "trace of one run written" "$LT" report --format trace -o "$KEEP/one.trace.json" "$LT_TMP/one.json"
+check "trace: what viewers need, and the times the threads measured" \
+	python3 "$LT_ROOT/tests/integration/trace_expect.py" "$KEEP/one.trace.json" "$(pid "$LT_TMP/one.json")" "$LT_TMP/one.out"
+check "trace of two runs written" "$LT" report --format trace -o "$LT_TMP/both.trace.json" "$LT_TMP/one.json" "$LT_TMP/two.json"
+check "trace of two runs: both processes, each as measured" \
+	python3 "$LT_ROOT/tests/integration/trace_expect.py" "$LT_TMP/both.trace.json" \
+	"$(pid "$LT_TMP/one.json")" "$LT_TMP/one.out" "$(pid "$LT_TMP/two.json")" "$LT_TMP/two.out"
+processes() { # TRACE: the process_name metadata events' names, one a line
+	python3 -c 'import json, sys; print("\n".join(e["args"]["name"] for e in json.load(open(sys.argv[1]))["traceEvents"] if e["name"] == "process_name"))' "$1"
+}
+expect_two="Timeline (pid $(pid "$LT_TMP/one.json"))
+Timeline (pid $(pid "$LT_TMP/two.json"))"
+check "trace of two runs: one process group each" test "$(processes "$LT_TMP/both.trace.json")" = "$expect_two"
+
+# An earlier report of the same process (as LOCKTIME_REPORT_INTERVAL_S writes): its events are among the last one's.
+python3 - "$LT_TMP/one.json" >"$LT_TMP/early.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["timeline"]["events"] = r["timeline"]["events"][:2]
+r["timeline"]["added"] = 2
+json.dump(r, sys.stdout)
+PY
+check "an earlier report of the same process merged" "$LT" report --format trace -o "$LT_TMP/merged.trace.json" "$LT_TMP/early.json" "$LT_TMP/one.json"
+check_same "merged with an earlier report of its process: the same trace" "$KEEP/one.trace.json" "$LT_TMP/merged.trace.json"
+check "text still reads a report with a timeline" "$LT" report --format text -o "$LT_TMP/one.txt" "$LT_TMP/one.json"
+
+timeline_of() { # NAME: capacity, added and events of NAME.json's timeline
+	python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["timeline"]; print(t["capacity"], t["added"], len(t["events"]))' "$LT_TMP/$1.json"
+}
+LOCKTIME_TIMELINE=2 check "LOCKTIME_TIMELINE=2 runs" run two_kept
+check "LOCKTIME_TIMELINE=2: the last 2 of 4 slow locks kept" test "$(timeline_of two_kept)" = "2 4 2"
+LOCKTIME_TIMELINE=0 check "LOCKTIME_TIMELINE=0 runs" run none
+check "LOCKTIME_TIMELINE=0: no timeline" test "$(timeline_of none)" = "0 0 0"
+LOCKTIME_TIMELINE=lots check "LOCKTIME_TIMELINE=lots runs" run bad
+check "LOCKTIME_TIMELINE=lots: warned, naming it, and the default kept" grep -qxF \
+	'LockTime: warning: LOCKTIME_TIMELINE="lots" is not a whole number from 0 to 1000000; using 10000' "$LT_TMP/bad.err"
+check "LOCKTIME_TIMELINE=lots: the default 10000" test "$(timeline_of bad | cut -d' ' -f1)" = 10000
+
+python3 - "$LT_TMP/one.json" >"$LT_TMP/bad.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+e = r["timeline"]["events"][1]
+e["acquired_ms"] = e["wait_from_ms"] / 2
+json.dump(r, sys.stdout)
+PY
+"$LT" report --format trace -o "$LT_TMP/bad.trace.json" "$LT_TMP/bad.json" >"$LT_TMP/bad.out" 2>&1
+bad_rc=$?
+check "a wait acquired before it began: LT019, exit 1" \
+	grep -qF "bad.json: error LT019: timeline.events[1].acquired_ms: before wait_from_ms" "$LT_TMP/bad.out"
+check "... exit status 1" test "$bad_rc" -eq 1
+done_testing
