@@ -3,10 +3,12 @@
 // table, click a column head (twice), type into the filter, click a row; collects console errors and
 // uncaught exceptions, and takes a screenshot.
 //   node report_page.js PAGE.html SCREENSHOT.png COLUMN-KEY FILTER-TEXT
-// Prints one JSON object: {errors, rows, sorted, sorted_again, filtered, detail, layout} (detail: also the
+// Prints one JSON object: {errors, rows, sorted, sorted_again, filtered, detail, layout, timeline} (detail: also the
 // selected site's call stacks (summary, open, frames, frames shown), the blame, cycles and deadlocks sections, the first section shown and the header's cards; layout, at
 // 1280 px, for the first site and the last: how far the table overflows its box sideways and which
-// texts of the charts overlap).
+// texts of the charts overlap; timeline, when the page has one: per process its lanes, bars and arrows (from and
+// to which lane), the widest hold's width before and after a click on "Zoom in" and after "Reset", and a screenshot
+// of the section beside SCREENSHOT, as NAME-timeline.png).
 "use strict";
 const { spawn } = require("child_process");
 const fs = require("fs");
@@ -142,6 +144,29 @@ async function main() {
 		cards: Array.from(document.querySelectorAll("#cards .card")).map((c) => ({ text: c.textContent, alarm: c.classList.contains("alarm") })),
 		scripts: document.scripts.length, images: document.images.length })`);
 	out.layout.push(await layout());
+	// the timeline: what each process's view shows, and its zoom
+	const timeline = () => value(`document.getElementById("timeline").hidden ? null :
+		Array.from(document.querySelectorAll("#timeline .tl")).map((tl) => {
+			const lanes = Array.from(tl.querySelectorAll("text.lane")).map((t) => t.textContent);
+			const laneOf = (thread) => { const r = tl.querySelector('rect[data-thread="' + thread + '"]'); return r ? r.getAttribute("y") : null; };
+			return { title: tl.querySelector("h3").textContent, lanes,
+				waits: tl.querySelectorAll("rect.wait").length, holds: tl.querySelectorAll("rect.hold").length,
+				widest_hold: Math.max(0, ...Array.from(tl.querySelectorAll("rect.hold")).map((r) => +r.getAttribute("width"))),
+				arrows: Array.from(tl.querySelectorAll("path.link")).map((a) => ({ from: a.dataset.from, to: a.dataset.to,
+					titles: [a.dataset.from, a.dataset.to].map((t) => tl.querySelector('rect[data-thread="' + t + '"] title').textContent) })),
+				shown: tl.querySelector(".tl-bar .sub").textContent };
+		})`);
+	out.timeline = await timeline();
+	if (out.timeline) {
+		await click("#timeline .tl-bar button:first-child");
+		out.timeline_zoomed = await timeline();
+		await click("#timeline .tl-bar button:nth-child(3)");
+		out.timeline_reset = await timeline();
+		const r = await value(`(() => { const r = document.getElementById("timeline").getBoundingClientRect();
+			return { x: r.x + window.scrollX, y: r.y + window.scrollY, width: r.width, height: r.height }; })()`);
+		const tl = await cmd("Page.captureScreenshot", { format: "png", captureBeyondViewport: true, clip: { ...r, scale: 1 } });
+		fs.writeFileSync(shot.replace(/\.png$/, "") + "-timeline.png", Buffer.from(tl.data, "base64"));
+	}
 	// the screenshot: the whole page as it opens (costliest site first, and selected)
 	const reloaded = waitFor("Page.loadEventFired", 20000);
 	await cmd("Page.reload");

@@ -43,12 +43,7 @@ for type in delay hold; do
 	go tool pprof -traces -sample_index=$type "$LT_TMP/one.pb.gz" >"$LT_TMP/$type.traces" 2>&1
 done
 "$LT" report -o "$KEEP/stacks.html" "$LT_TMP/one.json" >/dev/null 2>&1
-if timeout 120 node "$LT_ROOT/tests/integration/report_page.js" "$KEEP/stacks.html" "$KEEP/stacks.png" hold_total Reserve \
-	>"$LT_TMP/page.json" 2>"$LT_TMP/page.err"; then
-	ok "html: Chromium drives the page"
-else
-	not_ok "html: Chromium drives the page" "$(cat "$LT_TMP/page.err")"
-fi
+report_page "$KEEP/stacks.html" "$KEEP/stacks.png" hold_total Reserve "$LT_TMP/page.json"
 python3 - "$LT_TMP/one.json" "$LT_TMP/one.json" >"$LT_TMP/v1.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))

@@ -6,6 +6,8 @@
 #     the finish in the waiter's wait; the hold and the waits as long as the threads measured
 #     (tests/integration/trace_expect.py); two runs are two processes; a report written earlier by the same
 #     process (fewer events) adds nothing twice;
+#   - the HTML page's timeline in headless Chromium (report_page.js): a lane per named thread, the arrows from
+#     the holder's hold to each wait, the zoom;
 #   - LOCKTIME_TIMELINE: 2 keeps the last 2, 0 none, a bad value warns naming it;
 #   - a malformed timeline is refused (LT019, exit 1).
 source "$(dirname "$0")/../lib.sh"
@@ -37,6 +39,34 @@ processes() { # TRACE: the process_name metadata events' names, one a line
 expect_two="Timeline (pid $(pid "$LT_TMP/one.json"))
 Timeline (pid $(pid "$LT_TMP/two.json"))"
 check "trace of two runs: one process group each" test "$(processes "$LT_TMP/both.trace.json")" = "$expect_two"
+
+# The page's timeline in headless Chromium: a lane per named thread, the holder's hold, an arrow from it to each
+# waiter's wait, the zoom; the screenshot of the section is kept in build/logs/timeline/.
+"$LT" report -o "$KEEP/one.html" "$LT_TMP/one.json" >/dev/null 2>&1
+report_page "$KEEP/one.html" "$KEEP/one.png" hold_total Ledger "$LT_TMP/page.json"
+python3 - "$LT_TMP/page.json" "$LT_TMP/one.out" <<'PY' | tap_relay
+import json, sys
+page = json.load(open(sys.argv[1]))
+rows = [l.split() for l in open(sys.argv[2]) if l.startswith("measured: ")]
+holder = [r[2] for r in rows if r[1] == "hold"][0]
+waiters = sorted(r[2] for r in rows if r[1] == "wait")
+def check(name, cond, detail=""):
+    print(("ok - " if cond else "not ok - ") + name + ("" if cond else "\n# " + str(detail)))
+check("html: no console error or exception", page.get("errors") == [], page.get("errors"))
+tl = (page.get("timeline") or [None])[0]
+check("html: the timeline shows the process", tl is not None, page.get("timeline"))
+if tl:
+    check("html: a lane per thread, by its name", tl["lanes"] == ["holder", "waiter-1", "waiter-2", "waiter-3"], tl["lanes"])
+    check("html: three waits, four holds (the holder's and each waiter's)", (tl["waits"], tl["holds"]) == (3, 4), tl)
+    check("html: an arrow from the holder's hold to each waiter's wait",
+          sorted(a["to"] for a in tl["arrows"] if a["from"] == holder) == waiters and len(tl["arrows"]) == 3, tl["arrows"])
+    check("html: the arrows join the hold of Ledger.Post to the waits at Ledger.Read",
+          all(a["titles"][0].startswith("hold ") and "Books.Ledger::Post" in a["titles"][0] and
+              a["titles"][1].startswith("wait ") and "Books.Ledger::Read" in a["titles"][1] for a in tl["arrows"]), tl["arrows"])
+    zoomed, reset = page["timeline_zoomed"][0], page["timeline_reset"][0]
+    check("html: Zoom in draws the hold twice as wide", abs(zoomed["widest_hold"] - 2 * tl["widest_hold"]) < 1, (tl["widest_hold"], zoomed["widest_hold"]))
+    check("html: Reset draws it as at first", abs(reset["widest_hold"] - tl["widest_hold"]) < 0.01 and reset["shown"] == tl["shown"], reset)
+PY
 
 # An earlier report of the same process (as LOCKTIME_REPORT_INTERVAL_S writes): its events are among the last one's.
 python3 - "$LT_TMP/one.json" >"$LT_TMP/early.json" <<'PY'
