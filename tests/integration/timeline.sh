@@ -8,6 +8,8 @@
 #     process (fewer events) adds nothing twice;
 #   - the HTML page's timeline in headless Chromium (report_page.js): a lane per named thread, the arrows from
 #     the holder's hold to each wait, the zoom;
+#   - speedscope (npm) opens the trace in headless Chromium: a profile per named thread, its waits and holds as
+#     long as the trace says (trace_viewer.js);
 #   - LOCKTIME_TIMELINE: 2 keeps the last 2, 0 none, a bad value warns naming it;
 #   - a malformed timeline is refused (LT019, exit 1).
 source "$(dirname "$0")/../lib.sh"
@@ -36,9 +38,13 @@ check "trace of two runs: both processes, each as measured" \
 processes() { # TRACE: the process_name metadata events' names, one a line
 	python3 -c 'import json, sys; print("\n".join(e["args"]["name"] for e in json.load(open(sys.argv[1]))["traceEvents"] if e["name"] == "process_name"))' "$1"
 }
-expect_two="Timeline (pid $(pid "$LT_TMP/one.json"))
-Timeline (pid $(pid "$LT_TMP/two.json"))"
-check "trace of two runs: one process group each" test "$(processes "$LT_TMP/both.trace.json")" = "$expect_two"
+pids() { # TRACE: the pids of the process_name metadata events, one a line
+	python3 -c 'import json, sys; print("\n".join(str(e["pid"]) for e in json.load(open(sys.argv[1]))["traceEvents"] if e["name"] == "process_name"))' "$1"
+}
+check "trace of two runs: one process group each, named" test "$(processes "$LT_TMP/both.trace.json") $(pids "$LT_TMP/both.trace.json")" = \
+	"Timeline
+Timeline $(pid "$LT_TMP/one.json")
+$(pid "$LT_TMP/two.json")"
 
 # The page's timeline in headless Chromium: a lane per named thread, the holder's hold, an arrow from it to each
 # waiter's wait, the zoom; the screenshot of the section is kept in build/logs/timeline/.
@@ -67,6 +73,41 @@ if tl:
     check("html: Zoom in draws the hold twice as wide", abs(zoomed["widest_hold"] - 2 * tl["widest_hold"]) < 1, (tl["widest_hold"], zoomed["widest_hold"]))
     check("html: Reset draws it as at first", abs(reset["widest_hold"] - tl["widest_hold"]) < 0.01 and reset["shown"] == tl["shown"], reset)
 PY
+
+# The trace in a real viewer: speedscope (the npm package, its page from disk in headless Chromium) shows a
+# profile per thread, named, each with its waits and holds as long as the trace says.
+SPEEDSCOPE=$LT_BUILD/npm/node_modules/speedscope
+speedscope_install() {
+	[ -f "$SPEEDSCOPE/dist/release/index.html" ] ||
+		timeout 300 npm install --prefix "$LT_BUILD/npm" --no-audit --no-fund speedscope@1.25.0 >"$LT_TMP/npm.log" 2>&1
+}
+if ! speedscope_install; then
+	skip "speedscope opens the trace" "speedscope could not be installed from the npm registry: $(tail -n 1 "$LT_TMP/npm.log")"
+elif timeout 120 node "$LT_ROOT/tests/integration/trace_viewer.js" "$KEEP/one.trace.json" "$SPEEDSCOPE" "$KEEP/speedscope.png" \
+	>"$LT_TMP/speedscope.json" 2>"$LT_TMP/speedscope.err"; then
+	ok "speedscope opens the trace"
+	python3 - "$LT_TMP/speedscope.json" "$KEEP/one.trace.json" <<'PY' | tap_relay
+import json, sys
+seen, trace = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+def check(name, cond, detail=""):
+    print(("ok - " if cond else "not ok - ") + name + ("" if cond else "\n# " + str(detail)))
+check("speedscope: no console error", seen["errors"] == [], seen["errors"])
+names = {e["tid"]: e["args"]["name"] for e in trace["traceEvents"] if e["name"] == "thread_name"}
+shown = sorted(p["name"].split(", ")[-1] for p in seen["profiles"])
+check("speedscope: a profile per thread, by its name", shown == sorted(f"{n} (tid {t})" for t, n in names.items()), shown)
+for p in seen["profiles"]:
+    tid = int(p["name"].rsplit("(tid ", 1)[1].rstrip(")"))
+    want = {}
+    for e in trace["traceEvents"]:
+        if e["ph"] == "X" and e["tid"] == tid:
+            want[e["name"]] = want.get(e["name"], 0) + e["dur"] / 1e3
+    got = {s["name"]: s["total_ms"] for s in p["symbols"]}
+    check(f"speedscope: {names.get(tid)}'s waits and holds as long as in the trace",
+          set(got) == set(want) and all(abs(got[k] - want[k]) <= max(0.006, want[k] * 0.001) for k in want), (got, want))
+PY
+else
+	not_ok "speedscope opens the trace" "$(cat "$LT_TMP/speedscope.err")"
+fi
 
 # An earlier report of the same process (as LOCKTIME_REPORT_INTERVAL_S writes): its events are among the last one's.
 python3 - "$LT_TMP/one.json" >"$LT_TMP/early.json" <<'PY'

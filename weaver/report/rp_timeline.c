@@ -49,7 +49,8 @@ static int add_events(struct rp_timeline *a, struct rp_timeline *b)
 	struct rp_event *all = n ? lt_realloc(a->events, n * sizeof *all) : a->events;
 	if (n && !all)
 		return lt_nomem(NULL);
-	memcpy(all + a->n_events, b->events, b->n_events * sizeof *all);
+	if (b->n_events) /* an empty timeline has no array */
+		memcpy(all + a->n_events, b->events, b->n_events * sizeof *all);
 	a->events = all;
 	b->n_events = 0;
 	if (n > 1)

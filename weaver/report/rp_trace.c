@@ -124,13 +124,13 @@ static json_t *metadata(const char *what, int64_t pid, int64_t tid, const char *
 			 (json_int_t)tid, "args", "name", name);
 }
 
-/* The process's name and one thread_name per thread of its timeline, `x` its events by_thread (its name, else "thread N"). */
+/* The process's name (the viewers add its pid) and one thread_name per thread of its timeline, `x` its events
+ * by_thread (its name, else "thread N"). */
 static int name_tracks(json_t *events, const struct group *g, const struct rp_event *const *x)
 {
-	char text[96];
+	char text[32];
 	size_t n = g->timeline ? g->timeline->n_events : 0;
-	snprintf(text, sizeof text, "%.60s (pid %lld)", g->name, (long long)g->pid);
-	if (add(events, metadata("process_name", g->tpid, 0, text)))
+	if (add(events, metadata("process_name", g->tpid, 0, g->name)))
 		return -1;
 	for (size_t i = 0, next; i < n; i = next) {
 		const char *name = NULL;
@@ -144,17 +144,20 @@ static int name_tracks(json_t *events, const struct group *g, const struct rp_ev
 	return 0;
 }
 
-/* A complete event ("ph": "X") of `e`'s wait or hold, named "wait M (L)" / "hold M (L)". */
+/* A complete event ("ph": "X") of `e`'s wait or hold, named "wait M (L)" / "hold M (L)"; no args (speedscope
+ * shows them in every frame's name, and the name says it all).  A wait followed by its hold ends 1 ns before the
+ * hold begins: speedscope turns complete events into begin and end, and an end at the next begin's time (or, by
+ * the rounding of ts + dur, a hair after it) ends up after that begin - the two then overlap, and it warns. */
 static json_t *slice(const struct group *g, const struct rp_event *e, int hold)
 {
 	char name[512];
 	int64_t from = hold ? e->acquired_ns : e->wait_from_ns, to = hold ? e->released_ns : e->acquired_ns;
+	if (!hold && e->released_ns >= 0 && to - from > 1)
+		to--;
 	snprintf(name, sizeof name, "%s%s %s (%s)", hold ? "hold" : "wait", e->acquired ? "" : ", not acquired", e->method,
 		 e->location);
-	return json_pack("{s:s, s:s, s:s, s:f, s:f, s:I, s:I, s:{s:s, s:s, s:s, s:b}}", "ph", "X", "name", name, "cat",
-			 hold ? "hold" : "wait", "ts", g->base_us + from / 1e3, "dur", (to - from) / 1e3, "pid", (json_int_t)g->tpid,
-			 "tid", (json_int_t)e->thread, "args", "assembly", e->assembly, "method", e->method, "location",
-			 e->location, "acquired", e->acquired);
+	return json_pack("{s:s, s:s, s:s, s:f, s:f, s:I, s:I}", "ph", "X", "name", name, "cat", hold ? "hold" : "wait", "ts",
+			 g->base_us + from / 1e3, "dur", (to - from) / 1e3, "pid", (json_int_t)g->tpid, "tid", (json_int_t)e->thread);
 }
 
 /* The event of thread `thread`'s hold that began at `from_ns` among the n events x (by_thread), or NULL. */
