@@ -383,7 +383,7 @@ namespace LockTime.Runtime
                 Slow(t, s, site, -1, waitNs, holder, true, false);
             if (waitTicks >= ThresholdTicks && TimelineAdd != null) {
                 long now = Clock.Ticks();
-                Timed(t, site, now - waitTicks, now, now, Timeline.NotAcquired, 0, t.FoundThread);
+                Timed(t, site, now - waitTicks, now, now, Timeline.NotAcquired, 0, holder != null ? t.FoundThread : 0);
             }
         }
 
