@@ -7,12 +7,14 @@
 // MTP mode, dotnet run, the apphost, dotnet exec). In process: when the test session finishes, it reads the
 // figures of every copy of the LockTime run-time in the process from the run-time's registry (the AppDomain slot
 // "LockTime.Runtime.Registry", framework types only: weaver/runtime/Registry.cs and SiteTotals.cs), prints the
-// summary and "<file>(<line>): error LT200/LT201: ..." for each lock site over a limit, and reports each as a
-// failed test node, so the run fails (exit code 2), dotnet test lists it, and --report-trx records it. The limits
+// summary and "<file>(<line>): error LT200/LT201: ..." for each lock site over a limit, "...: error LT202: deadlock: ..."
+// for each deadlock the run-time found (threads that waited for each other), and reports each as a failed test
+// node, so the run fails (exit code 2), dotnet test lists it, and --report-trx records it with its message. The limits
 // are the build's LockTimeMaxHoldMs/LockTimeMaxWaitMs (assembly metadata) unless --locktime-max-hold-ms or
 // --locktime-max-wait-ms is given. Compiled against the project's own Microsoft.Testing.Platform: LOCKTIME_MTP1
 // (defined by the targets for version 1.x) selects the session handler's signatures of that version; LOCKTIME_TRX
-// (the TRX abstractions referenced) adds the class name that a TRX report needs of each failed test.
+// (the TRX abstractions referenced) adds the class name that a TRX report needs of each failed test, and its
+// error line as the message the report records.
 #nullable disable
 #pragma warning disable
 using System;
@@ -67,7 +69,7 @@ namespace LockTime.TestingPlatform
         public string Uid => "LockTime.TestingPlatform.GateOptions";
         public string Version => "1.0.0";
         public string DisplayName => "LockTime lock gate";
-        public string Description => "Fails the test run on a lock held or waited for too long (LockTime).";
+        public string Description => "Fails the test run on a lock held or waited for too long, or a deadlock (LockTime).";
 
         /// <summary>Always enabled: the options are accepted whether or not the build set a limit.</summary>
         public Task<bool> IsEnabledAsync() => Task.FromResult(true);
@@ -110,8 +112,8 @@ namespace LockTime.TestingPlatform
         public string Uid => "LockTime.TestingPlatform.GateHandler";
         public string Version => "1.0.0";
         public string DisplayName => "LockTime lock gate";
-        public string Description => "Fails the test run on a lock held or waited for too long (LockTime).";
-        /// <summary>What it publishes: the failed tests of the limits broken, and the verdict's file.</summary>
+        public string Description => "Fails the test run on a lock held or waited for too long, or a deadlock (LockTime).";
+        /// <summary>What it publishes: the failed tests of the limits broken and the deadlocks, and the verdict's file.</summary>
         public Type[] DataTypesProduced => new[] { typeof(TestNodeUpdateMessage), typeof(SessionFileArtifact) };
 
         /// <summary>Enabled always: with no limit it does nothing at the end of the session.</summary>
@@ -133,7 +135,7 @@ namespace LockTime.TestingPlatform
 
         /// <summary>
         /// Checks the locks: shows the summary and verdict, writes them to a file (a session artifact, which dotnet
-        /// test lists also when the gate passes), and publishes a failed test node per limit broken. Given the
+        /// test lists also when the gate passes), and publishes a failed test node per limit broken and per deadlock. Given the
         /// hidden gate-file option (by LockTime.Gate.targets around the VSTest bridge), only writes that file.
         /// </summary>
         async Task Finish(SessionUid session, CancellationToken cancel)
@@ -154,6 +156,8 @@ namespace LockTime.TestingPlatform
                 text.Append("LockTime: warning LT107: the tests of ").Append(app).Append(" took no timed lock (no LockTime run-time started in the process): no lock is checked against ").Append(gate.Limits()).Append('.');
             } else {
                 broken = gate.Check(rows);
+                int sites = broken.Count;
+                broken.AddRange(Gate.Deadlocks(rows, app));
                 text.Append("LockTime: the locks of the tests of ").Append(app).Append(':').Append('\n');
                 Gate.Summary(rows, text);
                 for (int i = 0; i < broken.Count; i++)
@@ -161,7 +165,8 @@ namespace LockTime.TestingPlatform
                 if (broken.Count == 0)
                     text.Append("LockTime: lock gate passed for ").Append(app).Append(": ").Append(gate.Said()).Append('.');
                 else
-                    text.Append("LockTime: lock gate failed for ").Append(app).Append(": ").Append(broken.Count.ToString(CultureInfo.InvariantCulture)).Append(" lock site(s) over the limits.");
+                    text.Append("LockTime: lock gate failed for ").Append(app).Append(": ").Append(sites.ToString(CultureInfo.InvariantCulture)).Append(" lock site(s) over the limits, ")
+                        .Append((broken.Count - sites).ToString(CultureInfo.InvariantCulture)).Append(" deadlock(s).");
             }
             if (gateFile != null) {
                 global::System.IO.File.WriteAllText(gateFile, text.ToString() + "\n");
@@ -191,6 +196,7 @@ namespace LockTime.TestingPlatform
                 PropertyBag properties = new PropertyBag(new FailedTestNodeStateProperty(b.Line));
 #if LOCKTIME_TRX
                 properties.Add(new global::Microsoft.Testing.Extensions.TrxReport.Abstractions.TrxFullyQualifiedTypeNameProperty("LockTime.Gate"));
+                properties.Add(new global::Microsoft.Testing.Extensions.TrxReport.Abstractions.TrxExceptionProperty(b.Line, null));
 #endif
                 if (!string.IsNullOrEmpty(b.File) && b.LineNumber > 0)
                     properties.Add(new TestFileLocationProperty(b.File, new LinePositionSpan(new LinePosition(b.LineNumber, 0), new LinePosition(b.LineNumber, 0))));
@@ -278,7 +284,7 @@ namespace LockTime.TestingPlatform
                 s = "no lock held " + Ms(holdMs.Value) + " ms or longer";
             if (waitMs != null)
                 s += (s.Length > 0 ? ", " : "") + "no wait of " + Ms(waitMs.Value) + " ms or longer";
-            return s;
+            return s + ", no deadlock";
         }
 
         /// <summary>
@@ -287,9 +293,7 @@ namespace LockTime.TestingPlatform
         /// </summary>
         internal static List<object[]> Rows()
         {
-            object[] registry = global::System.AppDomain.CurrentDomain.GetData("LockTime.Runtime.Registry") as object[];
-            if (!(registry != null && registry.Length > 2 && registry[0] is int && (int)registry[0] == 1))
-                registry = global::System.AppDomain.CurrentDomain.GetData("LockTime.Runtime.Registry.v1") as object[];
+            object[] registry = Registry();
             if (registry == null || registry.Length < 3 || !(registry[2] is List<Func<object[]>>))
                 return null;
             /* Copied without the registry's lock, which a lock statement here would take as a woven site of the
@@ -310,6 +314,59 @@ namespace LockTime.TestingPlatform
                         rows.Add(row);
             }
             return rows;
+        }
+
+        /// <summary>The run-time's registry of version 1: its slot, or its ".v1" beside another layout (Runtime.StartWith); null when none.</summary>
+        static object[] Registry()
+        {
+            object[] registry = global::System.AppDomain.CurrentDomain.GetData("LockTime.Runtime.Registry") as object[];
+            if (!(registry != null && registry.Length > 2 && registry[0] is int && (int)registry[0] == 1))
+                registry = global::System.AppDomain.CurrentDomain.GetData("LockTime.Runtime.Registry.v1") as object[];
+            return registry;
+        }
+
+        /// <summary>
+        /// The deadlocks the run-time found (the lock order's, registry entry 5's fifth element: LockOrder.DeadlockRows),
+        /// as locktime check's LT202 lines: the run-time's words, on the line of the site of <paramref name="rows"/>
+        /// where the last thread waits, else where the lock it waits for was taken, else on <paramref name="app"/>.
+        /// A run-time without that element (an older LockTime's owns the registry) gives none.
+        /// </summary>
+        internal static List<Broken> Deadlocks(List<object[]> rows, string app)
+        {
+            List<Broken> broken = new List<Broken>();
+            object[] registry = Registry();
+            object[] order = registry != null && registry.Length > 5 ? registry[5] as object[] : null;
+            Func<object[]> found = order != null && order.Length > 4 ? order[4] as Func<object[]> : null;
+            object[] all;
+            try {
+                all = found != null ? found() : new object[0];
+            } catch (Exception) {
+                return broken;
+            }
+            foreach (object o in all) {
+                string[] d = o as string[];
+                if (d == null || d.Length < 5)
+                    continue;
+                object[] at = WithFile(rows, d[1], d[2]) ?? WithFile(rows, d[3], d[4]);
+                Broken b = new Broken();
+                b.Code = "LT202";
+                b.Method = d[1];
+                b.Location = d[2];
+                b.File = at != null ? Str(at, 3) : "";
+                b.LineNumber = at != null ? (int)at[4] : 0;
+                b.Line = (at != null ? b.File + "(" + b.LineNumber.ToString(CultureInfo.InvariantCulture) + ")" : app) + ": error LT202: deadlock: " + d[0];
+                broken.Add(b);
+            }
+            return broken;
+        }
+
+        /// <summary>The row of <paramref name="method"/> at <paramref name="location"/> that has a source file and line, or null.</summary>
+        static object[] WithFile(List<object[]> rows, string method, string location)
+        {
+            foreach (object[] row in rows)
+                if (Str(row, 1) == method && Str(row, 2) == location && Str(row, 3).Length > 0 && row[4] is int && (int)row[4] > 0)
+                    return row;
+            return null;
         }
 
         static string Str(object[] row, int i) => row[i] as string ?? "";
@@ -349,19 +406,19 @@ namespace LockTime.TestingPlatform
         {
             List<Broken> broken = new List<Broken>();
             foreach (object[] row in rows) {
-                long acquired = At(row[6] as long[], 0);
                 long holdNs = Longest(row, 8, 10), waitNs = Longest(row, 7, 11);
                 if (holdMs != null && holdNs / 1e6 >= holdMs.Value)
                     broken.Add(Make(row, "LT200", "lock held " + (holdNs / 1e6).ToString("0.0", CultureInfo.InvariantCulture) + " ms, limit " + Ms(holdMs.Value) + " ms",
-                                    Over(row[8] as long[], (long)(holdMs.Value * 1e6)), acquired));
+                                    Over(row[8] as long[], (long)(holdMs.Value * 1e6)), At(row[6] as long[], 0), "acquisitions"));
                 if (waitMs != null && waitNs / 1e6 >= waitMs.Value)
-                    broken.Add(Make(row, "LT201", "waited " + (waitNs / 1e6).ToString("0.0", CultureInfo.InvariantCulture) + " ms for the lock, limit " + Ms(waitMs.Value) + " ms",
-                                    Over(row[7] as long[], (long)(waitMs.Value * 1e6)), acquired));
+                    broken.Add(Make(row, "LT201", "lock waited " + (waitNs / 1e6).ToString("0.0", CultureInfo.InvariantCulture) + " ms, limit " + Ms(waitMs.Value) + " ms",
+                                    Over(row[7] as long[], (long)(waitMs.Value * 1e6)), At(row[7] as long[], 0), "waits"));
             }
             return broken;
         }
 
-        static Broken Make(object[] row, string code, string what, long over, long acquired)
+        /// <summary>The LT200/LT201 line of <paramref name="row"/>: <paramref name="over"/> of <paramref name="total"/> <paramref name="counted"/> (acquisitions, or waits: failed tries' too) over.</summary>
+        static Broken Make(object[] row, string code, string what, long over, long total, string counted)
         {
             Broken b = new Broken();
             b.Code = code;
@@ -369,9 +426,10 @@ namespace LockTime.TestingPlatform
             b.LineNumber = row[4] is int ? (int)row[4] : 0;
             b.Method = Str(row, 1);
             b.Location = Str(row, 2);
-            string where = b.File.Length > 0 && b.LineNumber > 0 ? b.File + "(" + b.LineNumber.ToString(CultureInfo.InvariantCulture) + ")" : Str(row, 0);
-            b.Line = where + ": error " + code + ": " + what + " (" + b.Method + ", " + over.ToString(CultureInfo.InvariantCulture) + " of " +
-                     acquired.ToString(CultureInfo.InvariantCulture) + " acquisitions over)";
+            bool lined = b.File.Length > 0 && b.LineNumber > 0;
+            string where = lined ? b.File + "(" + b.LineNumber.ToString(CultureInfo.InvariantCulture) + ")" : Str(row, 0);
+            b.Line = where + ": error " + code + ": " + what + " (" + b.Method + (lined ? "" : " at " + b.Location) + ", " +
+                     over.ToString(CultureInfo.InvariantCulture) + " of " + total.ToString(CultureInfo.InvariantCulture) + " " + counted + " over)";
             return b;
         }
 

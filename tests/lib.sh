@@ -20,6 +20,9 @@ export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPE
 # Woven programs print no summary at exit unless a test asks for one (env -u LOCKTIME_SUMMARY):
 # most tests read the lines per slow lock alone.
 export LOCKTIME_SUMMARY=0
+# ... and every slow-lock line, not 10 a site and then 2 a second (env -u LOCKTIME_LINES: linerate.sh): tests count
+# the lines of their slow locks.
+export LOCKTIME_LINES=all
 
 # How many lines of a failing command's output check shows.
 LT_TAIL_LINES=${LT_TAIL_LINES:-15}

@@ -61,7 +61,7 @@ dn() {
 fails() {
 	local log=$1 pattern=$2
 	shift 2
-	dotnet "$@" "${DOTNET_OPTS[@]}" >"$log" 2>&1 && { echo "the build succeeded"; return 1; }
+	timeout -k 10 "$LT_DOTNET_TIMEOUT" dotnet "$@" "${DOTNET_OPTS[@]}" >"$log" 2>&1 && { echo "the build succeeded"; return 1; }
 	grep -qE "$pattern" "$log" || { grep -E ': error ' "$log" | sort -u | tail -n 5; return 1; }
 }
 # one_error LOG PATTERN ARGS...: as fails, and it is the build's only error.

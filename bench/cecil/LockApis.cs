@@ -41,6 +41,22 @@ static class LockApis
     };
 
     static readonly HashSet<string> Types = new(All.Select(a => a.Type));
+
+    /// The lock types whose own methods (and their nested types') are no sites, as for locktime: their
+    /// implementation calls their own and Monitor's APIs, so a woven framework would time one lock twice.
+    static readonly HashSet<string> Implementations = new()
+    {
+        Monitor, Lock, "System.Threading.ReaderWriterLockSlim", "System.Threading.SemaphoreSlim", "System.Threading.SpinLock",
+        "System.Threading.Mutex", "System.Threading.WaitHandle", "System.Threading.ReaderWriterLock",
+    };
+
+    /// Whether `type`, or the outermost type enclosing it, is a lock type (its methods are not searched).
+    public static bool IsLockType(TypeDefinition type)
+    {
+        while (type.DeclaringType != null)
+            type = type.DeclaringType;
+        return Implementations.Contains(type.FullName);
+    }
     static readonly HashSet<string> Names = new(All.Select(a => a.Name));
 
     /// The lock API `callee` is, or null. Generic instantiations and other types match nothing.

@@ -42,6 +42,8 @@ sealed class Weaver
         }
         foreach (var type in module.GetTypes().ToList())
         {
+            if (LockApis.IsLockType(type))
+                continue;
             foreach (var method in type.Methods)
             {
                 if (method.HasBody)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The file sink under load: bench/sink (64 threads on 8 locks, 128,000 acquisitions) woven with
 # `locktime weave --threshold-ms 0`, run ROUNDS times (default 5) with LOCKTIME_DISABLED=1 and with
-# LOCKTIME_OUTPUT=FILE (every acquisition a line); the medians of the program's own wall time, their
+# LOCKTIME_OUTPUT=FILE and LOCKTIME_LINES=all (every acquisition a line); the medians of the program's own wall time, their
 # ratio (the issue's target: the file sink at least a third as fast), and whether every line of the
 # file is whole (lines the full queue dropped are counted by the run-time, not torn).
 set -euo pipefail
@@ -21,7 +21,7 @@ off=() on=()
 for r in $(seq "$rounds"); do
 	off+=("$(LOCKTIME_DISABLED=1 dotnet "$out/bin/Sink.dll" | awk '{ print $2 }')")
 	rm -f "$out/lines.log"
-	on+=("$(LOCKTIME_SUMMARY=0 LOCKTIME_OUTPUT="$out/lines.log" dotnet "$out/bin/Sink.dll" | awk '{ print $2 }')")
+	on+=("$(LOCKTIME_SUMMARY=0 LOCKTIME_LINES=all LOCKTIME_OUTPUT="$out/lines.log" dotnet "$out/bin/Sink.dll" | awk '{ print $2 }')")
 	lines=$(wc -l <"$out/lines.log")
 	torn=$(grep -cvE '^LockTime: Program::Work held [0-9]+\.[0-9]{3} ms, waited [0-9]+\.[0-9]{3} ms at [^ ]+( \(held by Program::Work at [^ ]+\))?$' "$out/lines.log" || true)
 done

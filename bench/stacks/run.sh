@@ -18,7 +18,7 @@ cp bench/stacks/Program.cs bench/stacks/StacksBench.csproj "$out/"
 timeout 600 dotnet build "$out/StacksBench.csproj" -c Release -o "$out/woven" -nologo -v q -p:UseSharedCompilation=false >"$out/build.log"
 "$locktime" weave -q --threshold-ms 0 "$out/woven/StacksBench.dll"
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
-cpu() { timeout 900 env LOCKTIME_SUMMARY=0 LOCKTIME_OUTPUT=/dev/null "$@" dotnet "$out/woven/StacksBench.dll" $args 2>/dev/null |
+cpu() { timeout 900 env LOCKTIME_SUMMARY=0 LOCKTIME_LINES=all LOCKTIME_OUTPUT=/dev/null "$@" dotnet "$out/woven/StacksBench.dll" $args 2>/dev/null |
 	awk '/^elapsed/ { print $4 }'; }
 for depth in 10 40; do
 	n=2000 args="capture 2000 $depth" times=()

@@ -165,6 +165,8 @@ console_settings() {
 		one_error "$LT_TMP/s2.log" "error LT104: LockTime: LockTimeVerbose is '1'" build "$c" -p:LockTimeVerbose=1
 	check "settings: LockTimeLockOrder=maybe: one error LT104 naming it" \
 		one_error "$LT_TMP/s2b.log" "error LT104: LockTime: LockTimeLockOrder is 'maybe': it takes true or false" build "$c" -p:LockTimeLockOrder=maybe
+	check "settings: LockTimeLines=some: one error LT104 with what it takes" \
+		one_error "$LT_TMP/s2e.log" "error LT104: LockTime: LockTimeLines is 'some': it takes all or a number of lines a second from 0 to 1000000" build "$c" -p:LockTimeLines=some
 	check "settings: LockTimeSummary=ten: one error LT104 naming it" \
 		one_error "$LT_TMP/s2c.log" "error LT104: LockTime: LockTimeSummary is 'ten': it takes a whole number" build "$c" -p:LockTimeSummary=ten
 	check "settings: LockTimeSummary=2000000: one error LT104 with the range" \
@@ -198,7 +200,7 @@ console_settings() {
 	check "settings: signed: and it is woven" is_woven "$cbin/ConsoleApp.dll"
 }
 
-# The run-time's options baked in by the weave: LockTimeSummary, LockTimeReport, LockTimeLockOrder.
+# The run-time's options baked in by the weave: LockTimeSummary, LockTimeReport, LockTimeLockOrder, LockTimeLines.
 args_has() { # LINE NEXT: the weave's response file has the line LINE followed by NEXT
 	grep -A1 -xF -- "$1" "$cobj/ConsoleApp.dll.locktime.args" | tail -n 1 | grep -qxF -- "$2"
 }
@@ -209,11 +211,13 @@ run_baked() { # RUNNER FILE: as run_app, with no LOCKTIME_SUMMARY (lib.sh sets i
 	env -u LOCKTIME_SUMMARY "$1" "$2" >"$out" 2>"$err"
 }
 console_runtime_options() {
-	check "settings: LockTimeSummary=0 LockTimeReport=PATH/run.{pid}.json LockTimeLockOrder=false" \
-		dn "$LT_TMP/r1.log" build "$c" -v:n -p:LockTimeSummary=0 "-p:LockTimeReport=$LT_TMP/run.{pid}.json" -p:LockTimeLockOrder=false
+	check "settings: LockTimeSummary=0 LockTimeReport=PATH/run.{pid}.json LockTimeLockOrder=false LockTimeLines=0.5" \
+		dn "$LT_TMP/r1.log" build "$c" -v:n -p:LockTimeSummary=0 "-p:LockTimeReport=$LT_TMP/run.{pid}.json" -p:LockTimeLockOrder=false \
+		-p:LockTimeLines=0.5
 	check "settings: woven once" woven_times "$LT_TMP/r1.log" 1
 	check "settings: the weave got --summary 0" args_has --summary 0
 	check "settings: the weave got --lock-order off" args_has --lock-order off
+	check "settings: the weave got --lines 0.5" args_has --lines 0.5
 	rm -f "$LT_TMP"/run.*.json
 	run_baked dotnet "$cbin/ConsoleApp.dll"
 	check "settings: LockTimeSummary=0: no summary at exit" not grep -q '^LockTime: summary:' "$err"
@@ -221,6 +225,9 @@ console_runtime_options() {
 	check "settings: LockTimeReport: the report has the slow lock" bash -c "grep -q '\"method\": \"Program::Slow\"' '$LT_TMP'/run.[0-9]*.json"
 	LOCKTIME_SUMMARY=1 run_app dotnet "$cbin/ConsoleApp.dll"
 	check "settings: LOCKTIME_SUMMARY=1 overrides the baked 0" shows '^LockTime: summary:' "$err"
+	LOCKTIME_LINES=many run_app dotnet "$cbin/ConsoleApp.dll"
+	check "settings: LockTimeLines=0.5 baked in: a bad LOCKTIME_LINES warns, using it" \
+		shows '^LockTime: warning: LOCKTIME_LINES="many" is not all or a number of lines a second from 0 to 1000000; using 0\.5$' "$err"
 	check "settings: LockTimeSummary=2 LockTimeLockOrder=TRUE" dn "$LT_TMP/r2.log" build "$c" -v:n -p:LockTimeSummary=2 -p:LockTimeLockOrder=TRUE
 	check "settings: LockTimeSummary=2: woven once" woven_times "$LT_TMP/r2.log" 1
 	check "settings: the weave got --summary 2" args_has --summary 2

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Settings a user can mistype are never ignored without a word (the MSBuild booleans: msbuild.sh):
-#   - --threshold-ms and --summary state their range when they refuse a value; their largest values
-#     (10^12 ms, 10^6 rows) are the run-time's largest LOCKTIME_THRESHOLD_MS and LOCKTIME_SUMMARY, so a
+#   - --threshold-ms, --summary and --lines state their range when they refuse a value; their largest values
+#     (10^12 ms, 10^6 rows, 10^6 lines a second) are the run-time's largest LOCKTIME_THRESHOLD_MS, LOCKTIME_SUMMARY and LOCKTIME_LINES, so a
 #     program woven with them runs without a warning; --output-sink STDOUT is the console;
 #   - at run time, on .NET and on Mono: LOCKTIME_DISABLED takes 1/true/yes/on and 0/false/no/off in
 #     any case, and anything else gives one "LockTime: warning:" line naming it and keeps timing on;
@@ -14,20 +14,20 @@ LT=${LOCKTIME:-$LT_BUILD/san/locktime}
 check "ltcheck builds" tools_build || exit 1
 check "corpus builds" corpus_build || exit 1
 
-threshold_range() {
+refused() { # OPTION VALUE MESSAGE: locktime weave refuses OPTION VALUE with MESSAGE
 	local out
-	out=$("$LT" weave --threshold-ms 2e12 "$LT_TMP/none.dll" 2>&1) && return 1
+	out=$("$LT" weave "$1" "$2" "$LT_TMP/none.dll" 2>&1) && return 1
 	echo "$out"
-	grep -q "error LT012: --threshold-ms: '2e12' is not a number of milliseconds from 0 to 1000000000000" <<<"$out"
+	grep -qF -- "$3" <<<"$out"
 }
-check "--threshold-ms past its limit: refused, the message says the range" threshold_range
-summary_range() {
-	local out
-	out=$("$LT" weave --summary 1000001 "$LT_TMP/none.dll" 2>&1) && return 1
-	echo "$out"
-	grep -q "error LT012: --summary: '1000001' is not a number of rows from 0 to 1000000" <<<"$out"
-}
-check "--summary past its limit: refused, the message says the range" summary_range
+check "--threshold-ms past its limit: refused, the message says the range" \
+	refused --threshold-ms 2e12 "error LT012: --threshold-ms: '2e12' is not a number of milliseconds from 0 to 1000000000000"
+check "--summary past its limit: refused, the message says the range" \
+	refused --summary 1000001 "error LT012: --summary: '1000001' is not a number of rows from 0 to 1000000"
+check "--lines past its limit: refused, the message says the range" \
+	refused --lines 2e6 "error LT012: --lines: '2e6' is not all or a number of lines a second from 0 to 1000000"
+check "--lines not a number: refused, the message says what it takes" \
+	refused --lines some "error LT012: --lines: 'some' is not all or a number of lines a second from 0 to 1000000"
 
 # Woven copies: the C# corpus program (.NET) and the Mono one; RUN runs one with the environment given.
 mkdir -p "$LT_TMP/net" "$LT_TMP/mono"
@@ -46,11 +46,11 @@ check "--output-sink STDOUT: reports on stdout, no file STDOUT" sink_is_console
 
 largest_baked() {
 	mkdir -p "$LT_TMP/largest" && cp "$LT_CORPUS"/csharp/Release/* "$LT_TMP/largest/" || return 1
-	"$LT" weave -q --threshold-ms 1000000000000 --summary 1000000 "$LT_TMP/largest/LockCorpus.dll" || return 1
+	"$LT" weave -q --threshold-ms 1000000000000 --summary 1000000 --lines 1000000 "$LT_TMP/largest/LockCorpus.dll" || return 1
 	(cd "$LT_TMP/largest" && dotnet LockCorpus.dll >/dev/null 2>"$LT_TMP/err") || return 1
 	! grep 'LockTime: warning' "$LT_TMP/err"
 }
-check "the largest --threshold-ms and --summary: the run-time takes them without a warning" largest_baked
+check "the largest --threshold-ms, --summary and --lines: the run-time takes them without a warning" largest_baked
 
 # A sink and a report path that cannot be written, baked in (--output-sink, --report: what MSBuild's LockTimeOutput and
 # LockTimeReport pass): the warnings name the build's setting, not a variable the user never set; set by the variables,

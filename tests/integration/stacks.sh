@@ -7,7 +7,7 @@
 #     is slow, so the holder stacks count each caller's calls exactly; per role the counts add up to the
 #     slow acquisitions (the holds: all; the waits: those the wait histogram puts at 5 ms or over) and the
 #     holder stacks' holds to the site's hold total; the async method named as written (not MoveNext);
-#   - the same two callers in `go tool pprof -traces` (delay and hold), in --format text and the summary at
+#   - the same two callers in `go tool pprof -traces` (delay and hold; the lambda's name whole), in --format text and the summary at
 #     exit, and on the HTML page in headless Chromium (each stack collapsible, the costliest of each role
 #     open; the screenshot is kept in build/logs/stacks/);
 #   - `locktime report` adds the stacks of two runs up; a version 1 report (no stacks) is still read;

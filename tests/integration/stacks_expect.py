@@ -85,6 +85,8 @@ for kind in ("delay", "hold"):
     both = all(any(re.search(r"Reserve\s*\n\s*Shop\.Program::" + c, b) and not re.match(r"\s*0\s", b) for b in blocks)
                for c in ("Checkout", "Restock"))
     ok("go tool pprof -traces -sample_index=%s: a trace through Checkout and one through Restock" % kind, both, traces)
+    ok("go tool pprof -traces -sample_index=%s: Main's lambda named whole, not cut at its parenthesis" % kind,
+       any(re.search(r"\n\s*Shop\.Program::Main \(lambda\)\s*\n", b) for b in blocks), traces)
 
 # text and the summary at exit: both callers, each role
 def stack_lines(text, prefix=""):

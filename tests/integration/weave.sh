@@ -48,6 +48,29 @@ for s in json.load(open(sys.argv[1]))["sites"]:
 	[ -s "$LT_TMP/listed" ] && comm -23 "$LT_TMP/listed" "$LT_TMP/reported" | tee "$LT_TMP/missing" && [ ! -s "$LT_TMP/missing" ]
 }
 
+# Each site's "within" in the JSON report says what its name says after the method (" (lambda at X)",
+# " (lambda)", " > Local"), and null for every other site; in the C# program, Closures::Run's two
+# lambdas and its local functions Local and StaticLocal are there with the enclosing method.
+within_fields() { # REPORT.json NAME
+	python3 - "$1" "$2" <<'PY'
+import json, re, sys
+sites, name = json.load(open(sys.argv[1]))["sites"], sys.argv[2]
+seen = set()
+for s in sites:
+    m, w = s["method"], s["within"]
+    lam, loc = re.fullmatch(r"(.*) \(lambda(?: at (.*))?\)", m), re.fullmatch(r"(.*?) > (.*)", m)
+    want = ({"kind": "lambda", "method": lam[1], "location": lam[2]} if lam else
+            {"kind": "local function", "method": loc[1], "name": loc[2]} if loc else None)
+    if w != want:
+        sys.exit("%s: within %s, the name says %s" % (m, w, want))
+    if w and w["method"] == "LockCorpus.Closures::Run":
+        seen.add((w["kind"], w.get("name") or (w["location"] or "").split(":")[0]))
+if name.startswith(("csharp/", "net48/")) and seen != {("lambda", "Closures.cs"), ("local function", "Local"),
+                                                       ("local function", "StaticLocal")}:
+    sys.exit("Closures::Run's lambdas and local functions: %s" % sorted(seen))
+PY
+}
+
 # `list` and ltcheck's independent System.Reflection.Metadata count agree.
 list_matches_count() { # FILE
 	local ours theirs
@@ -100,6 +123,7 @@ while read -r name runner file; do
 	LOCKTIME_REPORT="$LT_TMP/run.json" "$runner" "$out" >"$LT_TMP/actual" 2>"$LT_TMP/reports"
 	check_same "$name: same stdout" "$LT_TMP/expected" "$LT_TMP/actual"
 	check "$name: every site reports at threshold 0" all_sites_report "$file" "$LT_TMP/reports" "$LT_TMP/run.json"
+	check "$name: the report's within fields" within_fields "$LT_TMP/run.json" "$name"
 	case $name in csharp/* | net48/*)
 		check "$name: contended lock: hold and wait measured" contended_reported "$LT_TMP/reports" LockCorpus.Threads::Contended
 		check "$name: Monitor.Wait in a synchronized method is not hold time" wait_not_held "$LT_TMP/reports" ;;

@@ -4,6 +4,7 @@
 #include "cli_print.h"
 #include "lt_error.h"
 #include "lt_mem.h"
+#include "weave.h"
 #include "weave_file.h"
 #include "weave_inputs.h"
 
@@ -233,6 +234,13 @@ static int weave_option(struct weave_args *a, int c, const char *arg, const char
 			return -1;
 		}
 		return 0;
+	case 'l':
+		if (!(a->opts.lines = weave_lines_value(arg))) {
+			fprintf(stderr, "locktime: error LT%03d: --lines: '%s' is not all or a number of lines a second "
+					"from 0 to 1000000\n", LT_E_USAGE, arg);
+			return -1;
+		}
+		return 0;
 	case 'k': a->key_file = arg; return 0;
 	case 'K':
 		if (nonempty("key-container", arg, "the name of a key container") < 0)
@@ -284,6 +292,7 @@ int cli_weave(int argc, char **argv)
 		{ "summary", required_argument, NULL, 'S' },
 		{ "report", required_argument, NULL, 'R' },
 		{ "lock-order", required_argument, NULL, 'L' },
+		{ "lines", required_argument, NULL, 'l' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct weave_args a = { .opts = { .threshold_ms = 1.0, .output = "stderr" } };

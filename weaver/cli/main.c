@@ -16,6 +16,8 @@ static const char usage[] =
 	"         --summary N                       rows of the summary at exit baked in (default 10; 0 = none)\n"
 	"         --report PATH                     report file baked in, written at exit ({pid} = process id)\n"
 	"         --lock-order on|off               follow the lock order for potential deadlocks (default on)\n"
+	"         --lines N|all                     slow-lock lines a second per site after its first 10, the\n"
+	"                                           rest rolled up every 10 s (default 2; all = every line)\n"
 	"         -r, --reference PATH              assembly to resolve framework types against, added to\n"
 	"                                           the framework the target references (repeatable;\n"
 	"                                           @FILE = one path a line)\n"

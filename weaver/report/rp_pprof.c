@@ -150,7 +150,9 @@ static int add_frame(struct parts *p, struct intern *strs, struct intern *funcs,
 		Rp__Function *f = &p->functions[fi];
 		rp__function__init(f);
 		f->id = (uint64_t)fi + 1;
-		f->name = f->system_name = intern(strs, (char *)method);
+		/* No system_name: pprof takes a name equal to it for an undemangled C++ one and cuts it at a
+		 * parenthesis ("Program::Main (lambda at Program.cs:9)" would show as "Program::Main"). */
+		f->name = intern(strs, (char *)method);
 		f->filename = file ? intern(strs, (char *)file) : 0;
 		p->function_ptrs[fi] = f;
 	}

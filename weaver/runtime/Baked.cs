@@ -40,5 +40,11 @@ namespace LockTime.Runtime
         {
             return "1";
         }
+
+        /// <summary>Slow-lock lines a second per site after the first ones, or <c>all</c> (<c>--lines</c>, MSBuild <c>LockTimeLines</c>).</summary>
+        internal static string Lines()
+        {
+            return "2";
+        }
     }
 }

@@ -39,9 +39,13 @@ namespace LockTime.Runtime
         internal readonly object[] LineSource;
         /// <summary>The thread that writes lines: its locks are not recorded (<see cref="NewThread"/>).</summary>
         internal Thread Writer;
+        /// <summary>Which slow locks get their line, the others rolled up (<see cref="RollUp"/>); null: every one (LOCKTIME_LINES=all, or an owner that rolls up nothing).</summary>
+        internal LineLimit Limit;
+        /// <summary>Held by a roll-up (<see cref="RollUp"/>): the exit's waits for the run-time thread's, which never waits.</summary>
+        readonly object rollingUp = new object();
         /// <summary>This copy's way to the process's EventSource (<see cref="LockTime.Runtime.Events"/>); null: no events.</summary>
         internal Events Events;
-        /// <summary>The process's timeline (<see cref="Timeline.Add"/>, registry entry 11); null: off.</summary>
+        /// <summary>The process's timeline (<see cref="Timeline.Add"/>, registry entry 12); null: off.</summary>
         internal Action<string[], string, long[]> TimelineAdd;
 
         /// <summary>The process's holder finders (every copy's <see cref="Holder"/>); lock it to use it. Null: none.</summary>
@@ -93,6 +97,7 @@ namespace LockTime.Runtime
             double t = settings.ThresholdMs * frequency / 1000.0;
             ThresholdTicks = t >= long.MaxValue ? long.MaxValue : (long)t;
             LineSource = LineWriter.Source(settings.Output, sites.Methods, sites.Locations);
+            Limit = LineLimit.Of(settings, sites.Count(), frequency);
             HolderNames = new string[sites.Count()][];
             ended = new SiteStats[sites.Count()];
             fold = new Func<object, bool>(Fold);
@@ -350,7 +355,8 @@ namespace LockTime.Runtime
             if (waitTicks < ThresholdTicks)
                 return;
             Action<object[]> lines = Lines;
-            if (lines != null)
+            LineLimit limit = Limit;
+            if (lines != null && (limit == null || limit.Take(site, -1, waitNs)))
                 lines(LineWriter.TextEntry(Settings.Output, "LockTime: " + Sites.Methods[site] + " waited " + LineWriter.Ms(waitNs) +
                                        " ms at " + Sites.Locations[site] + " (hold not applicable)" +
                                        (holder == null ? "" : " (held by " + holder[1] + " at " + holder[2] + ")")));
@@ -406,7 +412,8 @@ namespace LockTime.Runtime
         }
 
         /// <summary>
-        /// Gives the event of a slow lock of <paramref name="site"/> (<see cref="Events"/>), queues its line and records its stack on <paramref name="t"/>'s
+        /// Gives the event of a slow lock of <paramref name="site"/> (<see cref="Events"/>), queues its line unless the
+        /// limit holds it back (<see cref="Limit"/>) and records its stack on <paramref name="t"/>'s
         /// <paramref name="s"/> (<see cref="Capture"/>); <paramref name="holdNs"/> -1 = not acquired; <paramref name="holder"/>
         /// the site it waited behind, or null; <paramref name="slowWait"/>, <paramref name="slowHold"/>: the wait, the hold reached the
         /// threshold (a wait or hold of 0, slow only at threshold 0, gives no stack of its role: nothing was waited or held).
@@ -418,10 +425,13 @@ namespace LockTime.Runtime
                 events.Slow(site, holdNs, waitNs, holder);
             Action<object, int, long, long, object> records = Records;
             Action<object[]> lines = Lines;
-            if (records != null)
-                records(LineSource, site, holdNs, waitNs, holder);
-            else if (lines != null)
-                lines(LineWriter.Entry(Settings.Output, Sites.Methods[site], Sites.Locations[site], holdNs, waitNs, holder));
+            LineLimit limit = Limit;
+            if (limit == null || limit.Take(site, holdNs, waitNs)) { /* else held back: counted for the roll-up */
+                if (records != null)
+                    records(LineSource, site, holdNs, waitNs, holder);
+                else if (lines != null)
+                    lines(LineWriter.Entry(Settings.Output, Sites.Methods[site], Sites.Locations[site], holdNs, waitNs, holder));
+            }
             Capture(t, s, site, waitNs, holdNs < 0 ? 0 : holdNs, slowWait && waitNs > 0, slowHold && holdNs > 0);
         }
 
@@ -477,6 +487,51 @@ namespace LockTime.Runtime
                 Volatile.Write(ref captureSecond[site], second);
             }
             return Interlocked.Increment(ref captureCount[site]) <= CapturesPerSecond;
+        }
+
+        /// <summary>
+        /// Lists this copy's <see cref="RollUp"/> in <paramref name="rollUps"/>, the registry's entry 11; null (an owner
+        /// of an older LockTime, which would never call it): no limit, every slow lock gets its line.
+        /// </summary>
+        internal void JoinRollUps(List<Action<bool>> rollUps)
+        {
+            if (rollUps == null) {
+                Limit = null;
+                return;
+            }
+            lock (rollUps)
+                rollUps.Add(new Action<bool>(RollUp));
+        }
+
+        /// <summary>
+        /// Queues the roll-up lines of the slow locks whose lines the limit held back (<see cref="LineLimit.RollUp"/>)
+        /// to this copy's sink: when <see cref="LineLimit.RollUpS"/> seconds have passed since the last, or every one
+        /// now at the exit (<paramref name="atExit"/>), which waits for a roll-up in progress; the run-time's thread
+        /// (not <paramref name="atExit"/>) passes when one is in progress, it never waits for a lock. The owner calls
+        /// every copy's (the registry's entry 11). Never throws.
+        /// </summary>
+        internal void RollUp(bool atExit)
+        {
+            LineLimit limit = Limit;
+            Action<object[]> queue = Lines;
+            bool taken = false;
+            try {
+                if (limit == null || queue == null || (!atExit && !limit.Due(Clock.Ticks())))
+                    return;
+                if (atExit)
+                    Monitor.Enter(rollingUp, ref taken);
+                else
+                    Monitor.TryEnter(rollingUp, ref taken);
+                if (!taken)
+                    return;
+                List<string> lines = limit.RollUp(Clock.Ticks(), Sites.Methods, Sites.Locations);
+                for (int i = 0; i < lines.Count; i++)
+                    queue(LineWriter.TextEntry(Settings.Output, lines[i]));
+            } catch (Exception) {
+            } finally {
+                if (taken)
+                    Monitor.Exit(rollingUp);
+            }
         }
 
         /// <summary>

@@ -193,6 +193,20 @@ namespace LockTime.Runtime
             return deadlocks.Found();
         }
 
+        /// <summary>
+        /// The deadlocks found, in framework types for the lock gate of a test run (registry entry 5's fifth
+        /// element): per deadlock, <c>string[] { its words (<see cref="Deadlocks.Describe"/>), the method and
+        /// location where its first edge's thread - the last to wait - waits, those where the lock it waits for was taken }</c>.
+        /// </summary>
+        internal object[] DeadlockRows()
+        {
+            int[][] found = deadlocks.Found();
+            object[] rows = new object[found.Length];
+            for (int i = 0; i < found.Length; i++)
+                rows[i] = new string[] { Deadlocks.Describe(found[i], this), Method(found[i][1]), Location(found[i][1]), Method(found[i][0]), Location(found[i][0]) };
+            return rows;
+        }
+
         /// <summary>The calling thread released <paramref name="lockObject"/>: its innermost entry goes. What the other copies call.</summary>
         internal void Exit(object lockObject)
         {

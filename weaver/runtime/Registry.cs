@@ -16,20 +16,22 @@ namespace LockTime.Runtime
     /// <item>[2] <c>List&lt;Func&lt;object[]&gt;&gt;</c> every copy's snapshot (<see cref="SiteTotals"/> rows); lock it to use it</item>
     /// <item>[3] <c>Dictionary&lt;string, bool&gt;</c> the warnings already printed; lock it to use it</item>
     /// <item>[4] <c>Thread</c> the line writer's thread</item>
-    /// <item>[5] <c>object[] { Func&lt;string[], string[], int&gt; join, Action&lt;object, int&gt; enter, Action&lt;object&gt; exit, Action&lt;object, int, bool&gt; waiting }</c> the lock order (<see cref="LockOrder"/>; <c>waiting</c>, a thread about to block, came later: an array of three has none)</item>
+    /// <item>[5] <c>object[] { Func&lt;string[], string[], int&gt; join, Action&lt;object, int&gt; enter, Action&lt;object&gt; exit, Action&lt;object, int, bool&gt; waiting, Func&lt;object[]&gt; deadlocks }</c> the lock order (<see cref="LockOrder"/>; <c>waiting</c>, a thread about to block, came later: an array of three has none; <c>deadlocks</c>, those found (<see cref="LockOrder.DeadlockRows"/>), which the lock gate of a test run reads, later still: an array of four has none)</item>
     /// <item>[6] <c>List&lt;Func&lt;object, string[]&gt;&gt;</c> every copy's holder finder (<see cref="Collector.Holder"/>); lock it to use it</item>
     /// <item>[7] <c>List&lt;Action&gt;</c> every copy's "the calling thread works for the run-time" (<see cref="Collector.MarkBusy"/>): the owner calls them all on the thread that writes the summary and report; lock it to use it</item>
     /// <item>[8] <c>Action&lt;object, int, long, long, object&gt;</c> queues a slow-lock line as a record (<see cref="LineWriter.Record"/>): the copy's line source, site, hold and wait in ns, holder</item>
     /// <item>[9] <c>List&lt;Func&lt;bool, int&gt;&gt;</c> every copy's sweep of the records of threads that ended (<see cref="Collector.Sweep"/>): the owner's line writer calls them all; lock it to use it</item>
     /// <item>[10] <c>object[] { EventSource source, List&lt;Action&lt;object&gt;&gt; joins }</c>: the process's <c>EventSource</c> "LockTime" once the owner's run-time thread made it (null until then, or when the framework has none), and the copies' <see cref="Events.Join"/>s that thread has yet to call with it (<see cref="Events"/>); lock the list to use it</item>
-    /// <item>[11] <c>Action&lt;string[], string, long[]&gt;</c> adds a slow lock to the process's timeline (<see cref="Timeline.Add"/>): the site's name, the thread's name, the event's longs; null when the timeline is off</item>
+    /// <item>[11] <c>List&lt;Action&lt;bool&gt;&gt;</c> every copy's roll-up of the slow-lock lines its limit held back (<see cref="Collector.RollUp"/>): the owner's run-time thread calls them all once a second (false: those due), its exit with true (all, before the summary); lock it to use it</item>
+    /// <item>[12] <c>Action&lt;string[], string, long[]&gt;</c> adds a slow lock to the process's timeline (<see cref="Timeline.Add"/>): the site's name, the thread's name, the event's longs; null when the timeline is off</item>
     /// </list>
-    /// Entries 5 to 11 came after the first layout of version 1: a registry without them is still
+    /// Entries 5 to 12 came after the first layout of version 1: a registry without them is still
     /// version 1, and its copies follow no lock order, find holders only in their own copy, a copy
     /// that does not own it records the locks the exit's writing takes (a woven framework's), they
     /// queue slow-lock lines as entries through entry 1, and a copy that does not own it sweeps the
     /// records of ended threads only when a summary, report or metrics reading merges them, and a copy
-    /// gives no events (<see cref="Events"/>) when its registry has no entry 10, and keeps no timeline without entry 11.
+    /// gives no events (<see cref="Events"/>) when its registry has no entry 10, and every slow-lock line (no
+    /// limit: nothing would roll up what it held back) when its registry has no entry 11, and keeps no timeline without entry 12.
     /// The first copy to start creates it and owns the writer, the summary and the report; later
     /// copies add their snapshot. Joining locks the <c>AppDomain</c> object, once per copy.
     /// </summary>
@@ -40,7 +42,7 @@ namespace LockTime.Runtime
         internal const int Version = 1;
         internal const int Length = 5;
         /// <summary>The length with every entry this layout defines (the later ones optional, see above).</summary>
-        internal const int FullLength = 12;
+        internal const int FullLength = 13;
 
         /// <summary>A new registry of version 1 around <paramref name="writer"/> (its thread not yet started), <paramref name="order"/> and <paramref name="timeline"/> (null: none).</summary>
         internal static object[] Create(LineWriter writer, Thread writerThread, LockOrder order, Timeline timeline)
@@ -51,11 +53,12 @@ namespace LockTime.Runtime
             r[2] = new List<Func<object[]>>();
             r[3] = new Dictionary<string, bool>();
             r[4] = writerThread;
-            object[] o = new object[4];
+            object[] o = new object[5];
             o[0] = new Func<string[], string[], int>(order.Join);
             o[1] = new Action<object, int>(order.Enter);
             o[2] = new Action<object>(order.Exit);
             o[3] = new Action<object, int, bool>(order.Waiting);
+            o[4] = new Func<object[]>(order.DeadlockRows);
             r[5] = o;
             r[6] = new List<Func<object, string[]>>();
             r[7] = new List<Action>();
@@ -64,8 +67,9 @@ namespace LockTime.Runtime
             object[] events = new object[2];
             events[1] = new List<Action<object>>();
             r[10] = events;
+            r[11] = new List<Action<bool>>();
             if (timeline != null)
-                r[11] = new Action<string[], string, long[]>(timeline.Add);
+                r[12] = new Action<string[], string, long[]>(timeline.Add);
             return r;
         }
 
@@ -110,10 +114,16 @@ namespace LockTime.Runtime
             return events != null && events.Length == 2 && events[1] is List<Action<object>> ? events : null;
         }
 
-        /// <summary>The process's timeline (entry 11), or null when the registry has none or it is off.</summary>
+        /// <summary>Every copy's roll-up of held-back lines (entry 11), or null when the registry has none.</summary>
+        internal static List<Action<bool>> RollUps(object[] registry)
+        {
+            return registry.Length > 11 ? registry[11] as List<Action<bool>> : null;
+        }
+
+        /// <summary>The process's timeline (entry 12), or null when the registry has none or it is off.</summary>
         internal static Action<string[], string, long[]> Timeline(object[] registry)
         {
-            return registry.Length > 11 ? registry[11] as Action<string[], string, long[]> : null;
+            return registry.Length > 12 ? registry[12] as Action<string[], string, long[]> : null;
         }
 
         /// <summary>True when <paramref name="data"/> is a registry of this version.</summary>

@@ -135,11 +135,33 @@ namespace LockTime.Runtime
             sb.Append('}');
         }
 
+        /// <summary>
+        /// The site's <c>"within"</c> field: null for a method the user wrote, else <c>{"kind": "lambda", "method":
+        /// enclosing, "location": "File.cs:9" or null}</c> or <c>{"kind": "local function", "method": enclosing,
+        /// "name": local}</c> (<see cref="SiteTable.Within"/>).
+        /// </summary>
+        static void Within(StringBuilder sb, string[] w)
+        {
+            sb.Append(", ");
+            Json.Key(sb, "within");
+            if (w == null) {
+                sb.Append("null");
+                return;
+            }
+            sb.Append('{');
+            Text(sb, "kind", w[0], false);
+            Text(sb, "method", w[1], true);
+            bool lambda = w[0] == "lambda";
+            Text(sb, lambda ? "location" : "name", lambda && w[2].Length == 0 ? null : w[2], true);
+            sb.Append('}');
+        }
+
         static void Site(StringBuilder sb, SiteTotals s)
         {
             sb.Append('{');
             Text(sb, "assembly", s.Assembly, false);
             Text(sb, "method", s.Method, true);
+            Within(sb, s.Within);
             Text(sb, "location", s.Location, true);
             Text(sb, "file", s.File.Length == 0 ? null : s.File, true);
             sb.Append(", ");

@@ -44,6 +44,7 @@ namespace LockTime.Runtime
         static bool writerStuck;           /* an exit gave up waiting for the writer thread: later ones do not wait */
         static int writerStarted;          /* 1 once the writer thread is started (StartWriter) */
         static bool exitToo;               /* the exit handler registered now is OnExitToo, not OnExit (MoveExitLast) */
+        static long nextRollUps;           /* the run-time thread's: when it next calls the copies' roll-ups (RollUps) */
 
         /// <summary>
         /// Seconds after the start at which the writer thread does its late start: it warns of mistyped variable names
@@ -145,6 +146,7 @@ namespace LockTime.Runtime
                 if (sweeps != null)
                     lock (sweeps)
                         sweeps.Add(new Func<bool, int>(c.Sweep));
+                c.JoinRollUps(Registry.RollUps(registry));
                 c.Finders = Registry.Finders(registry);
                 if (c.Finders != null)
                     lock (c.Finders)
@@ -298,7 +300,8 @@ namespace LockTime.Runtime
         /// <summary>
         /// The run-time's thread, which never writes to a sink (a sink that blocks stops only the writer thread): it
         /// starts the writer thread; every 10 ms it sweeps what the threads that ended left (<see cref="SweepDue"/>),
-        /// moves the exit handler last (<see cref="MoveExitLast"/>) and writes the periodic report; before all that it registers
+        /// moves the exit handler last (<see cref="MoveExitLast"/>) and writes the periodic report, and once a second it calls the
+        /// copies' roll-ups of held-back lines (<see cref="RollUps"/>); before all that it registers
         /// the SIGTERM handler (<see cref="Signals"/>: first, since a process ended by SIGTERM before writes nothing, and
         /// not in the start, which the program's first lock waits for: the first look-up of a type by name in a process
         /// takes 11-17 ms of CPU), then starts the writer thread (<see cref="StartWriter"/>: a flood of lines, or a sink
@@ -325,6 +328,10 @@ namespace LockTime.Runtime
                     }
                     JoinEvents();
                     SweepDue();
+                    if (Clock.Ticks() >= nextRollUps) {
+                        nextRollUps = Clock.Ticks() + Clock.Frequency();
+                        RollUps(false);
+                    }
                     MoveExitLast();
                     if (intervalTicks > 0 && Clock.Ticks() >= nextReport) {
                         nextReport = Clock.Ticks() + intervalTicks;
@@ -427,6 +434,26 @@ namespace LockTime.Runtime
                     sweepers[i](true);
             }
             order.SweepThreads(true);
+        }
+
+        /// <summary>
+        /// Every copy's roll-up of the slow-lock lines its limit held back (<see cref="Collector.RollUp"/>, registry entry
+        /// 11): the due ones from the run-time's thread, once a second; all of them at the exit (<paramref name="atExit"/>),
+        /// before the summary. Never throws.
+        /// </summary>
+        static void RollUps(bool atExit)
+        {
+            try {
+                List<Action<bool>> all = Registry.RollUps(registry);
+                if (all == null)
+                    return;
+                Action<bool>[] each;
+                lock (all)
+                    each = all.ToArray();
+                for (int i = 0; i < each.Length; i++)
+                    each[i](atExit);
+            } catch (Exception) {
+            }
         }
 
         static void OnExit(object sender, EventArgs e)
@@ -546,6 +573,7 @@ namespace LockTime.Runtime
             Collector c = BecomeBusy();
             StartWriter();
             CheckNames(true);
+            RollUps(true);
             List<SiteTotals> sites = Gather();
             int rows = c != null ? c.Settings.SummaryRows : 0;
             AwaitLines(rows > 0 ? writer.Queue(c.Settings.Output, Summary.Format(sites, rows, writer.Dropped(), order)) : writer.Queued());

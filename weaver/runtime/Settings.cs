@@ -29,6 +29,9 @@ namespace LockTime.Runtime
         /// <summary>The frames of a slow lock's stack (LOCKTIME_STACK_DEPTH): the default and the largest accepted.</summary>
         internal const int StackDepthDefault = 32;
         internal const int StackDepthMax = 256;
+        /// <summary>Slow-lock lines a second per site after the first ones (LOCKTIME_LINES, <see cref="LineLimit"/>): the default and the largest number accepted.</summary>
+        internal const double LinesDefault = 2;
+        internal const double LinesMax = 1e6;
         /// <summary>The slow locks the timeline keeps (LOCKTIME_TIMELINE): the default and the largest accepted.</summary>
         internal const int TimelineDefault = 10000;
         internal const int TimelineMax = 1000000;
@@ -50,6 +53,11 @@ namespace LockTime.Runtime
         internal int MetricsSites = MetricsDefault;
         /// <summary>The most frames a slow lock's call stack keeps (LOCKTIME_STACK_DEPTH); 0 = no stacks.</summary>
         internal int StackDepth = StackDepthDefault;
+        /// <summary>
+        /// Slow-lock lines a second per site after the first <see cref="LineLimit.Burst"/> (LOCKTIME_LINES), the
+        /// others rolled up; 0 = the first ones only; positive infinity = every line (<c>all</c>).
+        /// </summary>
+        internal double LinesPerSecond = LinesDefault;
         /// <summary>The last slow locks the process's timeline keeps (LOCKTIME_TIMELINE); 0 = no timeline.</summary>
         internal int Timeline = TimelineDefault;
         internal readonly List<string> Warnings = new List<string>();
@@ -58,6 +66,7 @@ namespace LockTime.Runtime
         internal static readonly string[] Known = {
             "LOCKTIME_DISABLED", "LOCKTIME_THRESHOLD_MS", "LOCKTIME_OUTPUT", "LOCKTIME_SUMMARY", "LOCKTIME_REPORT",
             "LOCKTIME_REPORT_INTERVAL_S", "LOCKTIME_LOCK_ORDER", "LOCKTIME_METRICS", "LOCKTIME_STACK_DEPTH",
+            "LOCKTIME_LINES",
             "LOCKTIME_TIMELINE",
         };
 
@@ -91,6 +100,7 @@ namespace LockTime.Runtime
             s.ParseLockOrder(Environment.GetEnvironmentVariable("LOCKTIME_LOCK_ORDER"), Baked.LockOrder());
             s.ParseMetrics(Environment.GetEnvironmentVariable("LOCKTIME_METRICS"));
             s.ParseStackDepth(Environment.GetEnvironmentVariable("LOCKTIME_STACK_DEPTH"));
+            s.ParseLines(Environment.GetEnvironmentVariable("LOCKTIME_LINES"), Baked.Lines());
             s.ParseTimeline(Environment.GetEnvironmentVariable("LOCKTIME_TIMELINE"));
             return s;
         }
@@ -207,6 +217,36 @@ namespace LockTime.Runtime
             double d;
             if (Number("LOCKTIME_TIMELINE", value, TimelineMax, true, Timeline, null, out d))
                 Timeline = (int)d;
+        }
+
+        /// <summary>
+        /// <see cref="LinesPerSecond"/> from LOCKTIME_LINES over the baked default (<c>all</c> in any case, or a
+        /// number of lines a second from 0 to <see cref="LinesMax"/>; a bad baked value warns too and gives the
+        /// built-in default).
+        /// </summary>
+        internal void ParseLines(string value, string baked)
+        {
+            LinesPerSecond = Lines("the baked lines (LockTimeLines)", baked, LinesDefault);
+            LinesPerSecond = Lines("LOCKTIME_LINES", value, LinesPerSecond);
+        }
+
+        /// <summary>
+        /// Lines a second from <paramref name="value"/> of <paramref name="name"/>: <c>all</c> (positive infinity) or a
+        /// number (<see cref="Decimal"/>) from 0 to <see cref="LinesMax"/>; unset gives <paramref name="fallback"/>, and
+        /// anything else one warning naming it and <paramref name="fallback"/>.
+        /// </summary>
+        double Lines(string name, string value, double fallback)
+        {
+            if (IsEmpty(value))
+                return fallback;
+            double d;
+            if (Is(value.Trim(), "all"))
+                return double.PositiveInfinity;
+            if (Decimal(value.Trim(), out d) && d >= 0 && d <= LinesMax)
+                return d;
+            Warnings.Add("LockTime: warning: " + name + "=\"" + value + "\" is not all or a number of lines a second from 0 to " + Ms(LinesMax) +
+                         "; using " + (double.IsPositiveInfinity(fallback) ? "all" : Ms(fallback)));
+            return fallback;
         }
 
         /// <summary>

@@ -16,6 +16,11 @@ namespace LockTime.Runtime
         internal string[] Files = new string[0];
         internal int[] Lines = new int[0];
         internal string[] Kinds = new string[0];
+        /// <summary>
+        /// Per site, null for a method the user wrote, else what compiler-generated code it is in:
+        /// <c>{ kind, method, what }</c> as <see cref="Within"/> gives it.
+        /// </summary>
+        internal string[][] Withins = new string[0][];
 
         /// <summary>Starts the table of <paramref name="assembly"/> (its simple name) with room for <paramref name="count"/> sites.</summary>
         internal void Begin(string assembly, int count)
@@ -28,6 +33,7 @@ namespace LockTime.Runtime
             Files = new string[count];
             Lines = new int[count];
             Kinds = new string[count];
+            Withins = new string[count][];
         }
 
         /// <summary>
@@ -45,6 +51,23 @@ namespace LockTime.Runtime
             Files[site] = file ?? "";
             Lines[site] = line;
             Kinds[site] = kind ?? "";
+        }
+
+        /// <summary>
+        /// Says that site <paramref name="site"/> is in a lambda or a local function (<paramref name="kind"/>:
+        /// <c>lambda</c> or <c>local function</c>) of method <paramref name="method"/> (<c>Ns.Type::Method</c>);
+        /// <paramref name="what"/>: the lambda's first line (<c>File.cs:9</c>, <c>""</c> unknown) or the local
+        /// function's name. An id outside the table is ignored.
+        /// </summary>
+        internal void Within(int site, string kind, string method, string what)
+        {
+            if ((uint)site >= (uint)Withins.Length)
+                return;
+            string[] w = new string[3];
+            w[0] = kind ?? "";
+            w[1] = method ?? "";
+            w[2] = what ?? "";
+            Withins[site] = w;
         }
 
         /// <summary>Number of sites.</summary>

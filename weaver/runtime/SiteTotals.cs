@@ -15,14 +15,15 @@ namespace LockTime.Runtime
     /// string location, long[] { waitNs, count } }</c>, the last the holds in progress when the row was
     /// made (<see cref="Collector.HeldNow"/>), then <c>long[] { waitingNow, longestWaitingNs }</c>, the waits in
     /// progress (<see cref="Collector.WaitingNow"/>; a deadlocked thread's site has one), then <c>long[] { reentries }</c>
-    /// (<see cref="SiteStats.Reentries"/>), then <c>object[]</c> the stacks of the slow acquisitions (<see cref="StackSet.ToRow"/>).
-    /// Rows of 13 (without the stacks), 9 (without <c>behind</c>), 10 (without the holds in progress),
+    /// (<see cref="SiteStats.Reentries"/>), then <c>object[]</c> the stacks of the slow acquisitions (<see cref="StackSet.ToRow"/>),
+    /// then <c>string[] { kind, method, what }</c> or null, the lambda or local function the site is in (<see cref="SiteTable.Within"/>).
+    /// Rows of 14 (without the lambda), 13 (without the stacks), 9 (without <c>behind</c>), 10 (without the holds in progress),
     /// 11 (without the waits) and 12 (without the re-entries), from older copies, are read too.
     /// </summary>
     [CompilerGenerated]
     internal sealed class SiteTotals
     {
-        internal const int RowLength = 14;
+        internal const int RowLength = 15;
 
         internal string Assembly = "";
         internal string Method = "";
@@ -30,6 +31,8 @@ namespace LockTime.Runtime
         internal string File = "";
         internal int Line;
         internal string Kind = "";
+        /// <summary>The lambda or local function the site is in, <c>{ kind, method, what }</c> (<see cref="SiteTable.Within"/>), or null.</summary>
+        internal string[] Within;
         internal readonly SiteStats Stats = new SiteStats();
         /// <summary>The wait of others behind this site, in ns (<see cref="Blame"/>).</summary>
         internal long BlamedNs;
@@ -76,6 +79,7 @@ namespace LockTime.Runtime
             again[0] = stats.Reentries;
             row[12] = again;
             row[13] = stats.Stacks == null ? new object[0] : stats.Stacks.ToRow();
+            row[14] = sites.Withins[site];
             return row;
         }
 
@@ -125,6 +129,9 @@ namespace LockTime.Runtime
             object[] stacks = r.Length >= 14 ? r[13] as object[] : null;
             if (stacks != null && stacks.Length > 0)
                 t.Stats.StacksMade().AddRow(stacks);
+            string[] within = r.Length >= 15 ? r[14] as string[] : null;
+            if (within != null && within.Length == 3)
+                t.Within = within;
             object[] behind = r.Length >= 10 ? r[9] as object[] : null;
             for (int i = 0; behind != null && i < behind.Length; i++) {
                 object[] b = behind[i] as object[];

@@ -10,7 +10,7 @@ namespace LockTime.Runtime
     /// <summary>
     /// The last <see cref="Capacity"/> slow locks of the process (a hold or wait at the threshold or over,
     /// <c>LOCKTIME_TIMELINE</c>), for the report's <c>timeline</c> (docs/report-format.md): the owner's, reached
-    /// by every copy through the registry (entry 11, <see cref="Add"/>). Each event is <see cref="Fields"/>
+    /// by every copy through the registry (entry 12, <see cref="Add"/>). Each event is <see cref="Fields"/>
     /// longs copied from the thread's own scratch array (<see cref="ThreadRecord.Event"/>) into a ring made at
     /// the first event (about <see cref="Capacity"/> x 120 bytes), with the site's name and the thread's name
     /// as references: nothing allocated per event. A slot is written between two stamps (odd while written),

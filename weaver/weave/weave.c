@@ -100,6 +100,34 @@ static int assembly_name(struct img *img, uint32_t *out)
 	return img_string_token(img, name, out);
 }
 
+/* The site table's names of MethodDef `row` into r's method and within_*
+ * tokens (its other fields zero): the name reports show (weave_site_name)
+ * and, for a lambda or local function, what the code is inside which method
+ * (weave_within_parts); `buf` is scratch.  Returns 0, or -1 as
+ * weave_site_method or img_string_token. */
+static int method_row(struct img *img, const struct weave_names *names, const struct wlines *lines, uint32_t row,
+		      struct lt_buf *buf, struct weave_site_row *r)
+{
+	struct weave_within w;
+	struct lt_buf what = LT_BUF_INIT;
+	const char *kind;
+	int rc = -1;
+
+	memset(r, 0, sizeof *r);
+	if (weave_site_method(names, lines, row, buf, &w) < 0 || !(kind = weave_within_parts(lines, &w, &what)))
+		goto done;
+	if (*kind && (img_string_token(img, kind, &r->within_kind) < 0 ||
+		      img_string_token(img, (const char *)buf->data, &r->within_method) < 0 ||
+		      img_string_token(img, (const char *)what.data, &r->within_what) < 0))
+		goto done;
+	if (weave_within_append(lines, &w, buf) < 0 || img_string_token(img, (const char *)buf->data, &r->method) < 0)
+		goto done;
+	rc = 0;
+done:
+	lt_buf_free(&what);
+	return rc;
+}
+
 /* Number the acquiring sites of `sites` (weave_call.site, in their order)
  * and make the site table's rows: *rows (owned) gets one per site. */
 static int site_table(struct img *img, const struct weave_names *names, const struct wlines *lines,
@@ -107,7 +135,8 @@ static int site_table(struct img *img, const struct weave_names *names, const st
 {
 	char text[sizeof ((struct weave_site *)0)->location];
 	struct lt_buf method = LT_BUF_INIT;
-	uint32_t kinds[WEAVE_KIND_COUNT] = { 0 }, method_tok = 0, empty, n = 0, row = 0;
+	struct weave_site_row named = { 0 };
+	uint32_t kinds[WEAVE_KIND_COUNT] = { 0 }, empty, n = 0, row = 0;
 	int rc = -1;
 
 	*rows = NULL;
@@ -122,12 +151,11 @@ static int site_table(struct img *img, const struct weave_names *names, const st
 		if (!weave_kind_acquires(c->kind))
 			continue;
 		if (c->methoddef != row) {
-			if (weave_site_name(names, lines, c->methoddef, &method) < 0 ||
-			    img_string_token(img, (const char *)method.data, &method_tok) < 0)
+			if (method_row(img, names, lines, c->methoddef, &method, &named) < 0)
 				goto done;
 			row = c->methoddef;
 		}
-		r->method = method_tok;
+		*r = named;
 		r->file = empty;
 		r->line = c->line;
 		weave_location(lines, c, text, sizeof text);
@@ -212,9 +240,9 @@ static int renew_mvid(struct img *img, const struct weave_opts *opts)
 	/* Mvid index 0 (none) is allowed by md_read: zeros stand for it. */
 	if (index && md_guid(md, index, &old) < 0)
 		return lt_error_prefix("Module row 1: ");
-	n = snprintf(options, sizeof options, "LockTime %.17g %s|%s|%s|%s", opts->threshold_ms, opts->output ? opts->output : "",
-		     opts->summary ? opts->summary : "", opts->report ? opts->report : "",
-		     opts->lock_order ? opts->lock_order : "");
+	n = snprintf(options, sizeof options, "LockTime %.17g %s|%s|%s|%s%s%s", opts->threshold_ms,
+		     opts->output ? opts->output : "", opts->summary ? opts->summary : "", opts->report ? opts->report : "",
+		     opts->lock_order ? opts->lock_order : "", opts->lines ? "|" : "", opts->lines ? opts->lines : "");
 	if (lt_hash_new(&h, LT_HASH_SHA1) < 0)
 		return -1;
 	rc = lt_hash_update(h, old ? old : guid, 16) < 0 ||

@@ -50,4 +50,9 @@ long weave_list_pdb(const struct img *img, const struct pdb_found *pdb,
 int weave_image(struct img *img, const struct weave_opts *opts, enum weave_outcome *outcome,
 		long *nsites, unsigned *trim_unfit);
 
+/* A --lines value as the run-time takes it (Settings.cs ParseLines): "all" in
+ * any case gives "all", a number of lines a second from 0 to 1e6 (digits, a
+ * point, an exponent: 5, 0.5, 1e3) gives s itself; anything else NULL. */
+const char *weave_lines_value(const char *s);
+
 #endif

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* TypeDef flags (II.23.1.15): NotPublic | Abstract | Sealed | BeforeFieldInit. */
 #define HELPER_TYPE_FLAGS 0x00100180u
@@ -83,6 +84,23 @@ static int add_typedef(struct weave_helper *h)
 	return 0;
 }
 
+/* Largest --lines: LOCKTIME_LINES's (Settings.cs LinesMax). */
+#define HELPER_LINES_MAX 1e6
+
+const char *weave_lines_value(const char *s)
+{
+	char *end;
+	double d;
+
+	if (!strcasecmp(s, "all"))
+		return "all";
+	/* The run-time's Decimal: no blanks, no sign but '-' (refused below), no hex, inf or nan. */
+	if (!strchr("0123456789.", s[0]) || strpbrk(s, "xXpPiInN \t"))
+		return NULL;
+	d = strtod(s, &end);
+	return *end || end == s || !(d >= 0) || d > HELPER_LINES_MAX ? NULL : s;
+}
+
 /* The weave's options that the run-time cannot be given (Baked.*, parsed as
  * its LOCKTIME_* variables are: Settings.cs). */
 static int check_options(const struct weave_opts *opts)
@@ -103,6 +121,9 @@ static int check_options(const struct weave_opts *opts)
 		return lt_error_set(LT_E_WEAVE, "summary \"%.20s\": not a number of rows", opts->summary);
 	if (opts->lock_order && strcmp(opts->lock_order, "0") && strcmp(opts->lock_order, "1"))
 		return lt_error_set(LT_E_WEAVE, "lock order \"%.20s\": not 0 or 1", opts->lock_order);
+	if (opts->lines && !weave_lines_value(opts->lines))
+		return lt_error_set(LT_E_WEAVE, "lines \"%.20s\": not all or a number of lines a second from 0 to %g",
+				    opts->lines, HELPER_LINES_MAX);
 	return 0;
 }
 
@@ -133,7 +154,7 @@ static void first_hook_finding(void *ctx, const char *what)
 static int merge_runtime(struct weave_helper *h, const struct weave_opts *opts, const struct weave_site_table *sites)
 {
 	char threshold[32], finding[400] = "";
-	struct weave_subst substs[8];
+	struct weave_subst substs[9];
 	long found;
 	struct weave_merge_map map;
 	struct img *tmpl;
@@ -154,6 +175,9 @@ static int merge_runtime(struct weave_helper *h, const struct weave_opts *opts, 
 	if (opts->lock_order)
 		substs[n++] = (struct weave_subst){ .method = "LockTime.Runtime.Baked::LockOrder",
 						    .kind = WEAVE_SUBST_STRING, .string = opts->lock_order };
+	if (opts->lines)
+		substs[n++] = (struct weave_subst){ .method = "LockTime.Runtime.Baked::Lines", .kind = WEAVE_SUBST_STRING,
+						    .string = opts->lines };
 	substs[n++] = (struct weave_subst){ .method = "LockTime.Runtime.Clock::Ticks", .kind = WEAVE_SUBST_CORLIB_TIMESTAMP };
 	substs[n++] = (struct weave_subst){ .method = "LockTime.Runtime.Clock::Frequency",
 					    .kind = WEAVE_SUBST_CORLIB_FREQUENCY };
@@ -207,12 +231,13 @@ int weave_helper_begin(struct img *img, const struct weave_opts *opts, const str
 int weave_helper_site_list(void *ctx, struct img *target, const struct weave_merge_map *map, struct em *e)
 {
 	const struct weave_site_table *t = ctx;
-	uint32_t begin, define;
+	uint32_t begin, define, within;
 
 	(void)target;
 	if (!weave_merge_find(map, "LockTime.Runtime.SiteTable::Begin", &begin) ||
-	    !weave_merge_find(map, "LockTime.Runtime.SiteTable::Define", &define))
-		return lt_error_set(LT_E_WEAVE, "the run-time template has no SiteTable::Begin or SiteTable::Define");
+	    !weave_merge_find(map, "LockTime.Runtime.SiteTable::Define", &define) ||
+	    !weave_merge_find(map, "LockTime.Runtime.SiteTable::Within", &within))
+		return lt_error_set(LT_E_WEAVE, "the run-time template has no SiteTable::Begin, Define or Within");
 	em_ldarg(e, 0);
 	em_tok(e, IL_LDSTR, t->assembly);
 	em_i4(e, (int32_t)t->n);
@@ -227,6 +252,14 @@ int weave_helper_site_list(void *ctx, struct img *target, const struct weave_mer
 		em_i4(e, (int32_t)r->line);
 		em_tok(e, IL_LDSTR, r->kind);
 		em_tok(e, IL_CALL, define);
+		if (!r->within_kind)
+			continue;
+		em_ldarg(e, 0);
+		em_i4(e, (int32_t)i);
+		em_tok(e, IL_LDSTR, r->within_kind);
+		em_tok(e, IL_LDSTR, r->within_method);
+		em_tok(e, IL_LDSTR, r->within_what);
+		em_tok(e, IL_CALL, within);
 	}
 	em_op(e, IL_RET);
 	return 0;

@@ -57,9 +57,11 @@ const struct weave_hook weave_hooks[] = {
 	{ "LockTime.Runtime.Baked::Summary", "string()" },
 	{ "LockTime.Runtime.Baked::Report", "string()" },
 	{ "LockTime.Runtime.Baked::LockOrder", "string()" },
+	{ "LockTime.Runtime.Baked::Lines", "string()" },
 	{ "LockTime.Runtime.SiteList::Load", "void(LockTime.Runtime.SiteTable)" },
 	{ "LockTime.Runtime.SiteTable::Begin", "instance void(string,int32)" },
 	{ "LockTime.Runtime.SiteTable::Define", "instance void(int32,string,string,string,int32,string)" },
+	{ "LockTime.Runtime.SiteTable::Within", "instance void(int32,string,string,string)" },
 };
 #define NHOOKS (sizeof weave_hooks / sizeof weave_hooks[0])
 const size_t weave_nhooks = NHOOKS;

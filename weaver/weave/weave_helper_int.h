@@ -128,9 +128,11 @@ int weave_helper_add_body(struct weave_helper *h, uint32_t method, struct em *e,
 
 /* The body of the run-time's SiteList.Load (WEAVE_SUBST_EMIT): ctx is the
  * struct weave_site_table; table.Begin(assembly, N), then per site
- * table.Define(id, method, location, file, line, kind), every argument a
- * literal (weaver/runtime/README.md, "The site table").  Returns 0, or -1
- * with LT_E_WEAVE (the template lacks SiteTable.Begin or Define), the
+ * table.Define(id, method, location, file, line, kind), and for a site in
+ * a lambda or local function table.Within(id, kind, method, what), every
+ * argument a literal (weaver/runtime/README.md, "The site table").  Returns
+ * 0, or -1 with LT_E_WEAVE (the template lacks SiteTable.Begin, Define or
+ * Within), the
  * errors of img_string_token. */
 int weave_helper_site_list(void *ctx, struct img *target, const struct weave_merge_map *map, struct em *e);
 

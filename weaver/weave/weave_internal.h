@@ -29,6 +29,10 @@ struct weave_site_row {
 	uint32_t file;         /* ldstr token: the document's full path, "" when none */
 	uint32_t line;         /* 1-based source line, 0 none */
 	uint32_t kind;         /* ldstr token: weave_kind_name */
+	/* Compiler-generated code inside the method the user wrote (weave_within), as ldstr tokens, all 0 for
+	 * the method itself: "lambda" or "local function", the enclosing method ("Namespace.Type::Method"),
+	 * and the lambda's first line ("Program.cs:9", "" unknown) or the local function's name. */
+	uint32_t within_kind, within_method, within_what;
 };
 
 /* The acquiring sites of one weave: row i is site id i (weave_call.site). */

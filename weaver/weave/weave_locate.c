@@ -286,19 +286,44 @@ int weave_site_name(const struct weave_names *names, const struct wlines *lines,
 	return weave_site_method(names, lines, row, out, &w) < 0 ? -1 : weave_within_append(lines, &w, out);
 }
 
-int weave_within_append(const struct wlines *lines, const struct weave_within *w, struct lt_buf *out)
+const char *weave_within_parts(const struct wlines *lines, const struct weave_within *w, struct lt_buf *what)
 {
 	char at[sizeof ((struct weave_site *)0)->location];
+	const char *kind = "";
+	int rc = 0;
+
+	what->len = 0;
+	if (w->kind == WEAVE_WITHIN_LOCAL) {
+		kind = "local function";
+		rc = weave_escape(what, w->local, w->local_len);
+	} else if (w->kind == WEAVE_WITHIN_LAMBDA) {
+		kind = "lambda";
+		if (w->line && wlines_format(lines, w->doc, w->line, 0, at, sizeof at))
+			rc = lt_buf_put(what, at, strlen(at));
+	}
+	if (rc < 0 || lt_buf_reserve(what, 1) < 0)
+		return NULL;
+	what->data[what->len] = '\0';
+	return kind;
+}
+
+int weave_within_append(const struct wlines *lines, const struct weave_within *w, struct lt_buf *out)
+{
+	struct lt_buf what = LT_BUF_INIT;
+	const char *kind = weave_within_parts(lines, w, &what);
 	int rc;
 
-	if (w->kind == WEAVE_WITHIN_LOCAL)
-		rc = lt_buf_put(out, " > ", 3) < 0 || weave_escape(out, w->local, w->local_len) < 0 ? -1 : 0;
-	else if (w->kind == WEAVE_WITHIN_LAMBDA && w->line && wlines_format(lines, w->doc, w->line, 0, at, sizeof at))
-		rc = lt_buf_printf(out, " (lambda at %s)", at);
+	if (!kind)
+		rc = -1;
+	else if (w->kind == WEAVE_WITHIN_LOCAL)
+		rc = lt_buf_put(out, " > ", 3) < 0 || lt_buf_put(out, what.data, what.len) < 0 ? -1 : 0;
+	else if (w->kind == WEAVE_WITHIN_LAMBDA && what.len)
+		rc = lt_buf_printf(out, " (lambda at %.*s)", (int)what.len, (const char *)what.data);
 	else if (w->kind == WEAVE_WITHIN_LAMBDA)
 		rc = lt_buf_put(out, " (lambda)", 9);
 	else
-		return 0;
+		rc = 0;
+	lt_buf_free(&what);
 	if (rc < 0 || lt_buf_reserve(out, 1) < 0)
 		return -1;
 	out->data[out->len] = '\0';

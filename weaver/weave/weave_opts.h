@@ -27,6 +27,8 @@ struct weave_opts {
 	const char *summary;       /* rows of the summary at exit, digits ("0": none; default 10) */
 	const char *report;        /* report file path, {pid} replaced at run time (default none) */
 	const char *lock_order;    /* "1" lock order followed (default), "0" off */
+	const char *lines;         /* slow-lock lines a second per site after the first 10, or "all" (default 2;
+				    * weave_lines_value) */
 	const struct weave_ref *refs; /* reference assemblies to resolve framework types (borrowed) */
 	size_t nrefs;
 	const struct pdb_found *pdb;  /* the input's debug symbols, for source lines (NULL: none) */

@@ -303,4 +303,12 @@ int weave_site_name(const struct weave_names *names, const struct wlines *lines,
  * method) to out, NUL-terminated.  Returns 0, or -1 with LT_E_NOMEM. */
 int weave_within_append(const struct wlines *lines, const struct weave_within *w, struct lt_buf *out);
 
+/* What w says the code is, as the site table's Within call and the
+ * report's "within" field give it: returns "lambda" with the lambda's first
+ * line ("Program.cs:9", or "" unknown) in what, "local function" with its
+ * name (escaped as weave_escape does) in what, or "" for the method itself
+ * (what empty); what is NUL-terminated (replaced).  Returns NULL with
+ * LT_E_NOMEM. */
+const char *weave_within_parts(const struct wlines *lines, const struct weave_within *w, struct lt_buf *what);
+
 #endif

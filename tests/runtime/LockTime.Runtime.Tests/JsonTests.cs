@@ -124,6 +124,35 @@ public class JsonTests
     }
 
     /// <summary>
+    /// What <see cref="SiteTable.Within"/> says of a site goes through the copies' rows into the report's
+    /// <c>within</c>: a lambda (with and without its line) and a local function with their enclosing method,
+    /// null for a method the user wrote.
+    /// </summary>
+    [Fact]
+    public void TheReportSaysWhichLambdaOrLocalFunctionASiteIsIn()
+    {
+        var table = new SiteTable();
+        table.Begin("App", 4);
+        table.Define(0, "App.P::Main (lambda at P.cs:9)", "P.cs:10", "/src/P.cs", 10, "Monitor.Enter");
+        table.Within(0, "lambda", "App.P::Main", "P.cs:9");
+        table.Define(1, "App.P::Main (lambda)", "IL_0004", "", 0, "Monitor.Enter");
+        table.Within(1, "lambda", "App.P::Main", "");
+        table.Define(2, "App.P::Main > Work", "P.cs:14", "/src/P.cs", 14, "Monitor.Enter");
+        table.Within(2, "local function", "App.P::Main", "Work");
+        table.Define(3, "App.P::Run", "P.cs:20", "/src/P.cs", 20, "Monitor.Enter");
+        table.Within(9, "lambda", "App.P::Run", "P.cs:1");
+        var sites = Enumerable.Range(0, 4).Select(i => SiteTotals.FromRow(SiteTotals.ToRow(table, i, new SiteStats(), 0, 0))!).ToList();
+        string json = Report.Format(new ProcessInfo { Name = "x" }, sites, 0, null, null, 0, 1);
+        Validate(json);
+        var got = JsonNode.Parse(json)!["sites"]!.AsArray().Select(s => s!["within"]?.ToJsonString() ?? "null").ToList();
+        Assert.Equal(new[] {
+            "{\"kind\":\"lambda\",\"method\":\"App.P::Main\",\"location\":\"P.cs:9\"}",
+            "{\"kind\":\"lambda\",\"method\":\"App.P::Main\",\"location\":null}",
+            "{\"kind\":\"local function\",\"method\":\"App.P::Main\",\"name\":\"Work\"}",
+            "null" }, got);
+    }
+
+    /// <summary>
     /// Every value falls in one listed bucket [upper - P/100, upper) (P the smallest power of ten at or
     /// above upper; [0, 0.0001) for the values under 100 ns), the buckets ascend and count every value.
     /// </summary>

@@ -1,6 +1,7 @@
 // RegistryTests.cs - two copies of the run-time (the template loaded twice) meet in one registry.
 using System.Reflection;
 using System.Runtime.Loader;
+using System.Text.RegularExpressions;
 using System.Text.Json.Nodes;
 using Xunit;
 
@@ -93,10 +94,19 @@ public class RegistryTests : IDisposable
 
         var lines = File.ReadAllLines(sink);
         var slow = lines.Where(l => l.Contains(" held ")).ToArray();
-        Assert.Equal(100 + 1 + 1000, slow.Length); // threshold 0: a line per lock, from both copies, each whole
         Assert.All(slow, l => Assert.Matches(@"^LockTime: (App|Lib)\.Type::M\d held \d+\.\d{3} ms, waited \d+\.\d{3} ms at F\d\.cs:\d$", l));
         int head = Array.FindIndex(lines, l => l.StartsWith("LockTime: summary: "));
         Assert.True(head > 0, "no summary in:\n" + string.Join("\n", lines.TakeLast(10)));
+        // threshold 0: every lock slow, its line written or counted in a roll-up of its copy, before the summary
+        var rolled = lines.Take(head).Select(l => Regex.Match(l, @"^LockTime: ((?:App|Lib)\.Type::M\d) had (\d+) more slow locks? at F\d\.cs:\d in the last \d+\.\d s, max hold \d+\.\d{3} ms, max wait \d+\.\d{3} ms$"))
+                          .Where(m => m.Success).ToArray();
+        long Slow(string method) => slow.Count(l => l.StartsWith($"LockTime: {method} held ")) +
+                                    rolled.Where(m => m.Groups[1].Value == method).Sum(m => long.Parse(m.Groups[2].Value));
+        Assert.Equal(100, Slow("App.Type::M0"));
+        Assert.Equal(1, Slow("App.Type::M1"));
+        Assert.Equal(1000, Slow("Lib.Type::M0"));
+        Assert.Equal(["App.Type::M0", "Lib.Type::M0"], rolled.Select(m => m.Groups[1].Value).Order()); // 100 and 1,000 at once: past the first 10 of each copy's site
+        Assert.DoesNotContain(lines.Skip(head), l => l.Contains(" more slow lock"));
         Assert.Equal(1, lines.Count(l => l.StartsWith("LockTime: summary: ")));
         Assert.StartsWith("LockTime: summary: 3 sites in 2 assemblies; 1101 acquisitions, 1 contended, 0 failed tries; wait ", lines[head]);
         var after = lines.Skip(head + 6).ToArray(); // header, title, column names, three sites; then their top stacks
@@ -127,11 +137,13 @@ public class RegistryTests : IDisposable
         RuntimeCopy owner = new("older-owner"), copy = new("newer-copy");
         Assert.False(owner.Start("Old", 1, slot, sink, threshold: "0"));
         var full = (object[])AppDomain.CurrentDomain.GetData(slot)!;
-        Assert.Equal(12, full.Length);
+        Assert.Equal(13, full.Length);
         AppDomain.CurrentDomain.SetData(slot, full[..8]);
         Assert.False(copy.Start("New", 1, slot, sink, threshold: "0"));
         Assert.Null(copy.Field("Runtime", "Current")!.GetType().GetField("Records", BindingFlags.Instance | BindingFlags.NonPublic)!
                         .GetValue(copy.Field("Runtime", "Current")));
+        Assert.Null(copy.Field("Runtime", "Current")!.GetType().GetField("Limit", BindingFlags.Instance | BindingFlags.NonPublic)!
+                        .GetValue(copy.Field("Runtime", "Current"))); // no entry 11, nothing would roll up what it held back: every line
         owner.Lock(new object(), 0, holdMs: 1);
         copy.Lock(new object(), 0, holdMs: 2);
         owner.Finish();

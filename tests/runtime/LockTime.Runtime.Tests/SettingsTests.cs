@@ -188,6 +188,30 @@ public class SettingsTests
     }
 
     [Theory]
+    [InlineData(null, "2", 2.0, null)]
+    [InlineData("all", "2", double.PositiveInfinity, null)]
+    [InlineData(" ALL ", "2", double.PositiveInfinity, null)]
+    [InlineData("0", "2", 0.0, null)]
+    [InlineData("0.5", "2", 0.5, null)]
+    [InlineData("1e6", "2", 1e6, null)]
+    [InlineData(null, "all", double.PositiveInfinity, null)]
+    [InlineData("5", "all", 5.0, null)]
+    [InlineData("lots", "2", 2.0, "LockTime: warning: LOCKTIME_LINES=\"lots\" is not all or a number of lines a second from 0 to 1000000; using 2")]
+    [InlineData("-1", "0", 0.0, "LockTime: warning: LOCKTIME_LINES=\"-1\" is not all or a number of lines a second from 0 to 1000000; using 0")]
+    [InlineData("2e6", "all", double.PositiveInfinity, "LockTime: warning: LOCKTIME_LINES=\"2e6\" is not all or a number of lines a second from 0 to 1000000; using all")]
+    [InlineData(null, "some", 2.0, "LockTime: warning: the baked lines (LockTimeLines)=\"some\" is not all or a number of lines a second from 0 to 1000000; using 2")]
+    public void LinesTakeAllOrARateOverTheBakedOne(string? value, string baked, double perSecond, string? warning)
+    {
+        var s = Parse();
+        s.ParseLines(value, baked);
+        Assert.Equal(perSecond, s.LinesPerSecond);
+        if (warning == null)
+            Assert.Empty(s.Warnings);
+        else
+            Assert.Equal([warning], s.Warnings);
+    }
+
+    [Theory]
     [InlineData("LOCKTIME_DISABLE", "LOCKTIME_DISABLED")]
     [InlineData("LOCKTIME_REPROT", "LOCKTIME_REPORT")]
     [InlineData("LOCKTIME_THRESHOLD", "LOCKTIME_THRESHOLD_MS")]
@@ -208,7 +232,7 @@ public class SettingsTests
     {
         Assert.Equal(["LockTime: warning: LOCKTIME_COLOUR is not a LockTime variable (they are LOCKTIME_DISABLED, " +
                       "LOCKTIME_THRESHOLD_MS, LOCKTIME_OUTPUT, LOCKTIME_SUMMARY, LOCKTIME_REPORT, LOCKTIME_REPORT_INTERVAL_S, " +
-                      "LOCKTIME_LOCK_ORDER, LOCKTIME_METRICS, LOCKTIME_STACK_DEPTH, LOCKTIME_TIMELINE); ignored"], Settings.Unknown(new[] { "LOCKTIME_COLOUR" }, false));
+                      "LOCKTIME_LOCK_ORDER, LOCKTIME_METRICS, LOCKTIME_STACK_DEPTH, LOCKTIME_LINES, LOCKTIME_TIMELINE); ignored"], Settings.Unknown(new[] { "LOCKTIME_COLOUR" }, false));
     }
 
     [Fact]
