@@ -510,7 +510,7 @@ int fuzz_report(const uint8_t *data, size_t size)
 	struct rp_report r = RP_REPORT_INIT;
 	struct rp_limits zero = { 0, 0, 1 };
 	struct lt_buf out = LT_BUF_INIT;
-	size_t sites, deadlocks, over;
+	size_t sites, deadlocks, events, over;
 	int rc;
 
 	lt_error_clear();
@@ -518,15 +518,18 @@ int fuzz_report(const uint8_t *data, size_t size)
 	if (rc == 0) {
 		sites = r.n_sites;
 		deadlocks = r.n_deadlocks;
+		events = r.n_timelines ? r.timelines[0].n_events : 0;
 		lt_error_clear();
 		if (fuzz_expect(rp_add_json(&r, (const char *)data, size)) == 0 && r.n_sites != sites)
 			fuzz_fail("a report added onto itself changed its number of sites");
 		if (r.n_deadlocks > deadlocks)
 			fuzz_fail("a report added onto itself gave a deadlock twice");
+		if (r.n_timelines > 1 || (r.n_timelines && r.timelines[0].n_events != events))
+			fuzz_fail("a report added onto itself gave its timeline twice, or an event twice");
 		rp_sort(&r);
 		lt_error_clear();
 		if (rp_write_html(&r, &out) || rp_write_pprof(&r, &out) || rp_write_text(&r, &out) ||
-		    rp_write_check(&r, &zero, &out, &over))
+		    rp_write_check(&r, &zero, &out, &over) || rp_write_trace(&r, &out))
 			if (lt_error_last()->code != LT_E_NOMEM)
 				fuzz_fail("a writer failed on a report the reader accepted");
 	}

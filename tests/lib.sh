@@ -147,6 +147,25 @@ dotnet_tool() {
 		{ cat "$LT_TMP/$name-install.log"; return 1; }
 }
 
+# test_program DIR PROJECT: copies tests/DIR to $LT_TMP/src and builds PROJECT (a .csproj there) in Debug into
+# $LT_TMP/out; the build's last lines when it fails.
+test_program() {
+	cp -r "$LT_ROOT/tests/$1" "$LT_TMP/src" &&
+		timeout -k 10 "$LT_DOTNET_TIMEOUT" dotnet build "$LT_TMP/src/$2" -c Debug -nologo -v q \
+			-p:UseSharedCompilation=false -o "$LT_TMP/out" >"$LT_TMP/build.log" 2>&1 || { tail -20 "$LT_TMP/build.log"; return 1; }
+}
+
+# report_page PAGE SHOT COLUMN FILTER OUT: drives PAGE in headless Chromium as a person would
+# (tests/integration/report_page.js: its screenshot SHOT, the sort by COLUMN, the filter FILTER) into OUT (JSON,
+# its stderr OUT.err); one TAP line.
+report_page() {
+	if timeout 120 node "$LT_ROOT/tests/integration/report_page.js" "$1" "$2" "$3" "$4" >"$5" 2>"$5.err"; then
+		ok "html: Chromium drives the page"
+	else
+		not_ok "html: Chromium drives the page" "$(cat "$5.err")"
+	fi
+}
+
 # corpus_build: builds the corpus unless it is up to date (tests/corpus/build.sh decides).
 corpus_build() {
 	bash "$LT_ROOT/tests/corpus/build.sh"

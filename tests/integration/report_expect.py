@@ -135,7 +135,8 @@ def pprof(top_dir, files):
             top = f.read()
         rows = {}
         for line in top.splitlines():
-            m = re.match(r"^\s*([0-9.]+)(ns)?\s+[0-9.]+%\s+[0-9.]+%\s+[0-9.]+(ns)?\s+[0-9.]+%\s+(\S+) (\S+):(\d+)$", line)
+            pct = r"[0-9.]+(?:e[-+]?\d+)?%"  # pprof writes a tiny share as 8.2e-05%
+            m = re.match(r"^\s*([0-9.]+)(ns)?\s+%s\s+%s\s+[0-9.]+(ns)?\s+%s\s+(\S+) (\S+):(\d+)$" % (pct, pct, pct), line)
             if m and float(m.group(1)) > 0:  # the callers in the samples' stacks have no value of their own
                 rows[(m.group(4), m.group(5), int(m.group(6)))] = float(m.group(1))
         want = {(s["method"], s["file"], s["line"]): value(s) for s in sites if value(s) > 0}

@@ -1,83 +1,22 @@
-// report_page.js - drives Debian's headless Chromium over the DevTools protocol (on a pipe: nothing
+// report_page.js - drives Debian's headless Chromium (chromium.js: the DevTools protocol on a pipe, nothing
 // but node itself) through the page `locktime report` writes, as a person would: load it, read the
 // table, click a column head (twice), type into the filter, click a row; collects console errors and
 // uncaught exceptions, and takes a screenshot.
 //   node report_page.js PAGE.html SCREENSHOT.png COLUMN-KEY FILTER-TEXT
-// Prints one JSON object: {errors, rows, sorted, sorted_again, filtered, detail, layout} (detail: also the
+// Prints one JSON object: {errors, rows, sorted, sorted_again, filtered, detail, layout, timeline} (detail: also the
 // selected site's call stacks (summary, open, frames, frames shown), the blame, cycles and deadlocks sections, the first section shown and the header's cards; layout, at
 // 1280 px, for the first site and the last: how far the table overflows its box sideways and which
-// texts of the charts overlap).
+// texts of the charts overlap; timeline, when the page has one: per process its lanes, bars and arrows (from and
+// to which lane), the widest hold's width before and after a click on "Zoom in" and after "Reset", and a screenshot
+// of the section beside SCREENSHOT, as NAME-timeline.png).
 "use strict";
-const { spawn } = require("child_process");
 const fs = require("fs");
-const os = require("os");
 const path = require("path");
+const { run } = require("./chromium.js");
 
 const [page, shot, column, filterText] = process.argv.slice(2);
-const profile = fs.mkdtempSync(path.join(os.tmpdir(), "lt-chromium-"));
-const chromium = spawn("chromium", ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-	"--disable-component-update", "--disable-sync", "--no-first-run", "--disable-extensions",
-	"--user-data-dir=" + profile, "--remote-debugging-pipe", "about:blank"],
-	{ stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"] });
-let stderr = "";
-chromium.stderr.on("data", (d) => { stderr += d; });
-const toBrowser = chromium.stdio[3], fromBrowser = chromium.stdio[4];
 
-let nextId = 1, pending = new Map(), listeners = [], buffered = "";
-fromBrowser.on("data", (chunk) => {
-	buffered += chunk.toString("utf8");
-	let end;
-	while ((end = buffered.indexOf("\0")) >= 0) {
-		const msg = JSON.parse(buffered.slice(0, end));
-		buffered = buffered.slice(end + 1);
-		if (msg.id && pending.has(msg.id)) {
-			const { resolve, reject } = pending.get(msg.id);
-			pending.delete(msg.id);
-			if (msg.error) reject(new Error(JSON.stringify(msg.error)));
-			else resolve(msg.result);
-		} else if (msg.method) {
-			listeners.forEach((l) => l(msg));
-		}
-	}
-});
-function send(method, params = {}, sessionId) {
-	const id = nextId++;
-	const msg = { id, method, params };
-	if (sessionId) msg.sessionId = sessionId;
-	toBrowser.write(JSON.stringify(msg) + "\0");
-	return new Promise((resolve, reject) => pending.set(id, { resolve, reject }));
-}
-function waitFor(method, timeoutMs) {
-	return new Promise((resolve, reject) => {
-		const timer = setTimeout(() => reject(new Error("timed out waiting for " + method)), timeoutMs);
-		listeners.push(function l(msg) {
-			if (msg.method === method) {
-				clearTimeout(timer);
-				listeners = listeners.filter((x) => x !== l);
-				resolve(msg.params);
-			}
-		});
-	});
-}
-const errors = [];
-listeners.push((msg) => {
-	if (msg.method === "Runtime.exceptionThrown")
-		errors.push("exception: " + (msg.params.exceptionDetails.exception || {}).description || msg.params.exceptionDetails.text);
-	if (msg.method === "Runtime.consoleAPICalled" && (msg.params.type === "error" || msg.params.type === "warning"))
-		errors.push("console." + msg.params.type + ": " + msg.params.args.map((a) => a.value || a.description).join(" "));
-	if (msg.method === "Log.entryAdded" && (msg.params.entry.level === "error" || msg.params.entry.level === "warning"))
-		errors.push("log " + msg.params.entry.level + ": " + msg.params.entry.text + " " + (msg.params.entry.url || ""));
-});
-
-async function main() {
-	const { targetId } = await send("Target.createTarget", { url: "about:blank" });
-	const { sessionId } = await send("Target.attachToTarget", { targetId, flatten: true });
-	const cmd = (m, p) => send(m, p, sessionId);
-	const value = async (expr) => {
-		const r = await cmd("Runtime.evaluate", { expression: expr, returnByValue: true });
-		if (r.exceptionDetails) throw new Error(expr + ": " + r.exceptionDetails.text);
-		return r.result.value;
-	};
+async function main({ cmd, value, errors, waitFor }) {
 	// A real click: mouse down and up at the middle of the element `selector` matches.
 	const click = async (selector) => {
 		const box = await value(`(() => { const r = document.querySelector(${JSON.stringify(selector)}).getBoundingClientRect();
@@ -106,9 +45,6 @@ async function main() {
 			notes: Array.from(document.querySelectorAll("#detail .chart > div.sub")).map((d) => d.textContent) };
 	})()`);
 
-	await cmd("Runtime.enable");
-	await cmd("Log.enable");
-	await cmd("Page.enable");
 	await cmd("Emulation.setDeviceMetricsOverride", { width: 1280, height: 1000, deviceScaleFactor: 1, mobile: false });
 	const loaded = waitFor("Page.loadEventFired", 20000);
 	await cmd("Page.navigate", { url: "file://" + path.resolve(page) });
@@ -142,6 +78,29 @@ async function main() {
 		cards: Array.from(document.querySelectorAll("#cards .card")).map((c) => ({ text: c.textContent, alarm: c.classList.contains("alarm") })),
 		scripts: document.scripts.length, images: document.images.length })`);
 	out.layout.push(await layout());
+	// the timeline: what each process's view shows, and its zoom
+	const timeline = () => value(`document.getElementById("timeline").hidden ? null :
+		Array.from(document.querySelectorAll("#timeline .tl")).map((tl) => {
+			const lanes = Array.from(tl.querySelectorAll("text.lane")).map((t) => t.textContent);
+			const laneOf = (thread) => { const r = tl.querySelector('rect[data-thread="' + thread + '"]'); return r ? r.getAttribute("y") : null; };
+			return { title: tl.querySelector("h3").textContent, lanes,
+				waits: tl.querySelectorAll("rect.wait").length, holds: tl.querySelectorAll("rect.hold").length,
+				widest_hold: Math.max(0, ...Array.from(tl.querySelectorAll("rect.hold")).map((r) => +r.getAttribute("width"))),
+				arrows: Array.from(tl.querySelectorAll("path.link")).map((a) => ({ from: a.dataset.from, to: a.dataset.to,
+					titles: [a.dataset.from, a.dataset.to].map((t) => tl.querySelector('rect[data-thread="' + t + '"] title').textContent) })),
+				shown: tl.querySelector(".tl-bar .sub").textContent };
+		})`);
+	out.timeline = await timeline();
+	if (out.timeline) {
+		await click("#timeline .tl-bar button:first-child");
+		out.timeline_zoomed = await timeline();
+		await click("#timeline .tl-bar button:nth-child(3)");
+		out.timeline_reset = await timeline();
+		const r = await value(`(() => { const r = document.getElementById("timeline").getBoundingClientRect();
+			return { x: r.x + window.scrollX, y: r.y + window.scrollY, width: r.width, height: r.height }; })()`);
+		const tl = await cmd("Page.captureScreenshot", { format: "png", captureBeyondViewport: true, clip: { ...r, scale: 1 } });
+		fs.writeFileSync(shot.replace(/\.png$/, "") + "-timeline.png", Buffer.from(tl.data, "base64"));
+	}
 	// the screenshot: the whole page as it opens (costliest site first, and selected)
 	const reloaded = waitFor("Page.loadEventFired", 20000);
 	await cmd("Page.reload");
@@ -155,14 +114,4 @@ async function main() {
 	return out;
 }
 
-const timer = setTimeout(() => { console.error("timed out; chromium said:\n" + stderr); chromium.kill(); process.exit(2); }, 60000);
-main().then((out) => {
-	console.log(JSON.stringify(out));
-	clearTimeout(timer);
-	send("Browser.close").catch(() => {});
-	setTimeout(() => { chromium.kill(); fs.rmSync(profile, { recursive: true, force: true }); process.exit(0); }, 500);
-}, (err) => {
-	console.error(String(err.stack || err) + "\nchromium said:\n" + stderr);
-	chromium.kill();
-	process.exit(1);
-});
+run(main, 60000);

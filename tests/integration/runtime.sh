@@ -30,7 +30,7 @@ export MSBUILDDISABLENODEREUSE=1 DOTNET_CLI_USE_MSBUILD_SERVER=0
 DOTNET_OPTS=(-c Release -nologo -v q -nodeReuse:false -p:UseSharedCompilation=false)
 # The LOCKTIME_* variables of the caller must not change what the scenarios expect.
 unset LOCKTIME_DISABLED LOCKTIME_THRESHOLD_MS LOCKTIME_OUTPUT LOCKTIME_SUMMARY LOCKTIME_REPORT LOCKTIME_REPORT_INTERVAL_S LOCKTIME_LOCK_ORDER \
-	LOCKTIME_METRICS LOCKTIME_STACK_DEPTH
+	LOCKTIME_METRICS LOCKTIME_STACK_DEPTH LOCKTIME_TIMELINE
 
 check "ltcheck builds" tools_build || exit 1
 # ltcheck without the corpus (lib.sh's ltcheck builds the corpus first; nothing here reads it).
@@ -99,7 +99,7 @@ expect "threads: report file named with the pid" '[[ "$report" =~ /run-[0-9]+\.j
 report_field() { # FILE SITE-LOCATION PYTHON-EXPRESSION-OF-s: prints the value
 	python3 -c 'import json, sys
 r = json.load(open(sys.argv[1]))
-assert r["format"] == "locktime-report" and r["version"] == 2
+assert r["format"] == "locktime-report" and r["version"] == 3
 s = [x for x in r["sites"] if x["location"] == sys.argv[2]][0]
 print(eval(sys.argv[3]))' "$@"
 }
@@ -618,7 +618,7 @@ expect "bad values: nothing else warns" '[ "$(grep -c "warning" "$LT_TMP/b.err")
 LOCKTIME_DISABLE=1 LOCKTIME_REPROT="$LT_TMP/t.json" LOCKTIME_COLOUR=red host "$LT_TMP/t.out" "$LT_TMP/t.err" library
 for w in 'LOCKTIME_DISABLE is not a LockTime variable (did you mean LOCKTIME_DISABLED?); ignored' \
 	'LOCKTIME_REPROT is not a LockTime variable (did you mean LOCKTIME_REPORT?); ignored' \
-	'LOCKTIME_COLOUR is not a LockTime variable (they are LOCKTIME_DISABLED, LOCKTIME_THRESHOLD_MS, LOCKTIME_OUTPUT, LOCKTIME_SUMMARY, LOCKTIME_REPORT, LOCKTIME_REPORT_INTERVAL_S, LOCKTIME_LOCK_ORDER, LOCKTIME_METRICS, LOCKTIME_STACK_DEPTH, LOCKTIME_LINES); ignored'; do
+	'LOCKTIME_COLOUR is not a LockTime variable (they are LOCKTIME_DISABLED, LOCKTIME_THRESHOLD_MS, LOCKTIME_OUTPUT, LOCKTIME_SUMMARY, LOCKTIME_REPORT, LOCKTIME_REPORT_INTERVAL_S, LOCKTIME_LOCK_ORDER, LOCKTIME_METRICS, LOCKTIME_STACK_DEPTH, LOCKTIME_LINES, LOCKTIME_TIMELINE); ignored'; do
 	expect "mistyped names: one warning for two copies: ${w%% *}" '[ "$(grep -cxF "LockTime: warning: $w" "$LT_TMP/t.err")" -eq 1 ]' "$(cat "$LT_TMP/t.err")"
 done
 expect "mistyped names: nothing else warns, timing stays on, no report" \

@@ -19,12 +19,7 @@ KEEP=$LT_BUILD/logs/stacks
 mkdir -p "$KEEP"
 unset LOCKTIME_DISABLED LOCKTIME_THRESHOLD_MS LOCKTIME_OUTPUT LOCKTIME_SUMMARY LOCKTIME_REPORT LOCKTIME_STACK_DEPTH
 
-build() {
-	cp -r "$LT_ROOT/tests/stacks" "$LT_TMP/src" &&
-		timeout -k 10 "$LT_DOTNET_TIMEOUT" dotnet build "$LT_TMP/src/Stacks.csproj" -c Debug -nologo -v q \
-			-p:UseSharedCompilation=false -o "$LT_TMP/out" >"$LT_TMP/build.log" 2>&1 || { tail -20 "$LT_TMP/build.log"; return 1; }
-}
-check "the stacks program builds" build || { done_testing; exit 0; }
+check "the stacks program builds" test_program stacks Stacks.csproj || { done_testing; exit 0; }
 check "woven" "$LT" weave -q --threshold-ms 5 "$LT_TMP/out/Stacks.dll" || { done_testing; exit 0; }
 run() { # NAME [ARGS...]: report NAME.json, stdout NAME.out, stderr NAME.err
 	local name=$1
@@ -48,12 +43,7 @@ for type in delay hold; do
 	go tool pprof -traces -sample_index=$type "$LT_TMP/one.pb.gz" >"$LT_TMP/$type.traces" 2>&1
 done
 "$LT" report -o "$KEEP/stacks.html" "$LT_TMP/one.json" >/dev/null 2>&1
-if timeout 120 node "$LT_ROOT/tests/integration/report_page.js" "$KEEP/stacks.html" "$KEEP/stacks.png" hold_total Reserve \
-	>"$LT_TMP/page.json" 2>"$LT_TMP/page.err"; then
-	ok "html: Chromium drives the page"
-else
-	not_ok "html: Chromium drives the page" "$(cat "$LT_TMP/page.err")"
-fi
+report_page "$KEEP/stacks.html" "$KEEP/stacks.png" hold_total Reserve "$LT_TMP/page.json"
 python3 - "$LT_TMP/one.json" "$LT_TMP/one.json" >"$LT_TMP/v1.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))

@@ -1,6 +1,6 @@
 /* test_report.c - weaver/report: reading report JSON (and refusing hostile JSON with LT019 naming
  * where), adding reports up, the histogram arithmetic, and what the HTML, pprof, text and check
- * writers make of a report.  The reports are built here from parts (site_json) so every expected
+ * writers make of a report (the timeline and its Chrome trace too).  The reports are built here from parts (site_json) so every expected
  * figure is computed from the same inputs; tests/integration/report.sh reads real reports. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <jansson.h>
 #include <zlib.h>
 
 #include "lt_buf.h"
@@ -220,7 +221,7 @@ static void test_hostile(void **state)
 	refused("{\"format\": \"locktime-report\"", LT_E_REPORT, "line 1");
 	refused("[1, 2]", LT_E_REPORT, "not a JSON object");
 	refused("{\"format\": \"other\", \"version\": 1}", LT_E_REPORT, "not a LockTime report");
-	refused("{\"format\": \"locktime-report\", \"version\": 3}", LT_E_REPORT, "another version");
+	refused("{\"format\": \"locktime-report\", \"version\": 4}", LT_E_REPORT, "another version");
 	refused("{\"format\": \"locktime-report\", \"version\": \"1\"}", LT_E_REPORT, "version");
 	/* wrong types, missing fields */
 	refused_site("\"acquisitions\": 5", "\"acquisitions\": \"5\"", "sites[0].acquisitions: not a whole number");
@@ -963,6 +964,189 @@ static void test_deadlocks_check(void **state)
 	free(edges);
 }
 
+/* A timeline event's JSON: thread `t` named `name` (NULL: null) at site M@L waited from `from` to `acq` and held
+ * to `rel` (ms; rel < 0: null), behind the holds `behind` ("" for none: "{\"thread\": 4, \"hold_from_ms\": 1}"). */
+static char *event_json(long t, const char *name, const char *m, const char *l, double from, double acq, double rel, const char *behind)
+{
+	char *s = NULL, named[64], released[32];
+	snprintf(named, sizeof named, name ? "\"%s\"" : "null", name);
+	snprintf(released, sizeof released, rel < 0 ? "null" : "%g", rel);
+	assert_true(asprintf(&s,
+			     "{\"thread\": %ld, \"thread_name\": %s, \"assembly\": \"App\", \"method\": \"%s\", \"location\": \"%s\", "
+			     "\"wait_from_ms\": %g, \"acquired_ms\": %g, \"released_ms\": %s, \"behind\": [%s]}",
+			     t, named, m, l, from, acq, released, behind) > 0);
+	return s;
+}
+
+/* The report's "timeline" as a report_json extra, of the events given (JSON, comma-separated). */
+static char *timeline_extra(const char *events, long added)
+{
+	char *s = NULL;
+	assert_true(asprintf(&s, ", \"timeline\": {\"capacity\": 100, \"added\": %ld, \"events\": [%s]}", added, events) > 0);
+	return s;
+}
+
+/* Thread 4 ("holder") holds A::Post from 10 to 110 ms; thread 9 (no name) waits at A::Read from 20 to 111 ms behind it,
+ * holds to 111.5; `more`, when not NULL, one more event after them. Added as the report of process 7 (report_json). */
+static void timeline_report(struct rp_report *r, const char *more, const char *extra)
+{
+	char *hold = event_json(4, "holder", "A::Post", "A.cs:20", 10, 10, 110, "");
+	char *wait = event_json(9, NULL, "A::Read", "A.cs:34", 20, 111, 111.5, "{\"thread\": 4, \"hold_from_ms\": 10}");
+	char *events = NULL, *tl, *all = NULL;
+	assert_true(asprintf(&events, "%s, %s%s%s", hold, wait, more ? ", " : "", more ? more : "") > 0);
+	tl = timeline_extra(events, 3);
+	assert_true(asprintf(&all, "%s%s", tl, extra ? extra : "") > 0);
+	add_report(r, all);
+	free(hold), free(wait), free(events), free(tl), free(all);
+}
+
+static void test_timeline_read(void **state)
+{
+	struct rp_report r = RP_REPORT_INIT;
+	(void)state;
+	add_report(&r, NULL);
+	assert_int_equal(r.n_timelines, 0); /* a report without one (before version 3) */
+	timeline_report(&r, NULL, NULL);
+	assert_int_equal(r.n_timelines, 1);
+	const struct rp_timeline *t = &r.timelines[0];
+	assert_int_equal(t->pid, 7);
+	assert_string_equal(t->name, "App");
+	assert_int_equal(t->capacity, 100);
+	assert_int_equal(t->n_events, 2);
+	assert_string_equal(t->events[0].thread_name, "holder");
+	assert_null(t->events[1].thread_name);
+	assert_int_equal(t->events[0].released_ns, 110000000);
+	assert_int_equal(t->events[1].wait_from_ns, 20000000);
+	assert_int_equal(t->events[1].acquired_ns, 111000000);
+	assert_int_equal(t->events[1].n_behind, 1);
+	assert_int_equal(t->events[1].behind[0].thread, 4);
+	assert_int_equal(t->events[1].behind[0].hold_from_ns, 10000000);
+	assert_true(t->events[1].acquired);
+	rp_free(&r);
+}
+
+/* Two reports of one process (the same pid, start and name) are one timeline, each event once, by wait start;
+ * another process's is another. */
+static void test_timeline_merge(void **state)
+{
+	struct rp_report r = RP_REPORT_INIT;
+	char *early = event_json(5, "w", "A::Read", "A.cs:34", 1, 2, -1, "");
+	(void)state;
+	timeline_report(&r, NULL, NULL);
+	timeline_report(&r, early, NULL);
+	assert_int_equal(r.n_processes, 2);
+	assert_int_equal(r.n_timelines, 1);
+	assert_int_equal(r.timelines[0].n_events, 3);
+	assert_int_equal(r.timelines[0].events[0].thread, 5);
+	assert_int_equal(r.timelines[0].events[0].released_ns, -1);
+	assert_int_equal(r.timelines[0].events[1].thread, 4);
+	assert_int_equal(r.timelines[0].events[2].thread, 9);
+	char *json = report_json("", ", \"timeline\": {\"capacity\": 5, \"added\": 0, \"events\": []}");
+	char *at = strstr(json, "\"pid\": 7");
+	at[7] = '8';
+	assert_int_equal(add_text(&r, json), 0);
+	assert_int_equal(r.n_timelines, 2);
+	assert_int_equal(r.timelines[1].pid, 8);
+	rp_free(&r);
+	free(early), free(json);
+}
+
+/* A malformed timeline is refused naming where. */
+static void test_timeline_hostile(void **state)
+{
+	static const struct {
+		const char *events, *where;
+	} bad[] = {
+		{ "1", "timeline.events[0]: not an object" },
+		{ "{\"thread\": 1}", "timeline.events[0].assembly: missing" },
+	};
+	static const struct {
+		double from, acq, rel;
+		const char *behind, *where;
+	} times[] = {
+		{ 5, 4, 6, "", "timeline.events[0].acquired_ms: before wait_from_ms" },
+		{ 5, 6, 5.5, "", "timeline.events[0].released_ms: before acquired_ms" },
+		{ -1, 6, 7, "", "timeline.events[0].wait_from_ms: out of range" },
+		{ 5, 6, 7, "{\"thread\": \"4\", \"hold_from_ms\": 1}", "timeline.events[0].behind[0].thread: not a whole number" },
+		{ 5, 6, 7, "{\"thread\": 4}", "timeline.events[0].behind[0].hold_from_ms: missing" },
+		{ 5, 6, 7, "{}, {}, {}, {}", "timeline.events[0].behind: not an array of at most 3 holds" },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		char *extra = timeline_extra(bad[i].events, 1), *json = report_json("", extra);
+		refused(json, LT_E_REPORT, bad[i].where);
+		free(extra), free(json);
+	}
+	for (size_t i = 0; i < sizeof times / sizeof *times; i++) {
+		char *e = event_json(1, NULL, "A::M", "A.cs:1", times[i].from, times[i].acq, times[i].rel, times[i].behind);
+		char *extra = timeline_extra(e, 1), *json = report_json("", extra);
+		refused(json, LT_E_REPORT, times[i].where);
+		free(e), free(extra), free(json);
+	}
+	char *e = event_json(1, NULL, "A::M", "A.cs:1", 1, 2, 3, ""), *noacq = NULL;
+	assert_true(asprintf(&noacq, "%.*s, \"acquired\": false}", (int)strlen(e) - 1, e) > 0);
+	char *extra = timeline_extra(noacq, 1), *json = report_json("", extra);
+	refused(json, LT_E_REPORT, "timeline.events[0].acquired: false for a lock released");
+	free(e), free(noacq), free(extra), free(json);
+	json = report_json("", ", \"timeline\": []");
+	refused(json, LT_E_REPORT, "timeline: not an object");
+	free(json);
+}
+
+/* The trace event with "ph" `ph` and, when not NULL, "name" `name` and "tid" `tid` (>= 0) - the first, or NULL. */
+static json_t *trace_event(json_t *events, const char *ph, const char *name, long tid)
+{
+	size_t i;
+	json_t *e;
+	json_array_foreach(events, i, e) {
+		if (strcmp(json_string_value(json_object_get(e, "ph")), ph) ||
+		    (name && strcmp(json_string_value(json_object_get(e, "name")), name)) ||
+		    (tid >= 0 && json_integer_value(json_object_get(e, "tid")) != tid))
+			continue;
+		return e;
+	}
+	return NULL;
+}
+
+/* The trace: each thread named, the waits and holds as complete events in microseconds, an arrow from the
+ * holder's hold to the wait behind it, the deadlock an instant event with its description. */
+static void test_trace(void **state)
+{
+	struct rp_report r = RP_REPORT_INIT;
+	struct lt_buf out = LT_BUF_INIT;
+	char *edges = account_deadlock(6, 5, 0), *deadlocks = deadlocks_extra(edges, "", 0);
+	(void)state;
+	timeline_report(&r, NULL, deadlocks);
+	assert_int_equal(rp_write_trace(&r, &out), 0);
+	json_t *doc = json_loadb((const char *)out.data, out.len, 0, NULL), *events = json_object_get(doc, "traceEvents");
+	assert_non_null(events);
+	json_t *m4 = trace_event(events, "M", "thread_name", 4), *m9 = trace_event(events, "M", "thread_name", 9);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(m4, "args"), "name")), "holder");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(m9, "args"), "name")), "thread 9");
+	json_t *hold = trace_event(events, "X", "hold A::Post (A.cs:20)", 4), *wait = trace_event(events, "X", "wait A::Read (A.cs:34)", 9);
+	assert_non_null(hold);
+	assert_non_null(wait);
+	assert_true(json_real_value(json_object_get(hold, "ts")) == 10000 && json_real_value(json_object_get(hold, "dur")) == 100000);
+	assert_true(json_real_value(json_object_get(wait, "ts")) == 20000 && json_real_value(json_object_get(wait, "dur")) == 90999.999); /* 1 ns before its hold */
+	assert_int_equal(json_integer_value(json_object_get(wait, "pid")), 7);
+	json_t *s = trace_event(events, "s", NULL, 4), *f = trace_event(events, "f", NULL, 9);
+	assert_non_null(s);
+	assert_non_null(f);
+	assert_int_equal(json_integer_value(json_object_get(s, "id")), json_integer_value(json_object_get(f, "id")));
+	assert_string_equal(json_string_value(json_object_get(f, "bp")), "e");
+	assert_true(json_real_value(json_object_get(s, "ts")) == 110000); /* the hold's end, as the wait ended after it */
+	assert_true(json_real_value(json_object_get(f, "ts")) == 110999); /* just before the wait's end */
+	json_t *d = trace_event(events, "i", "deadlock", -1);
+	assert_non_null(d);
+	assert_non_null(strstr(json_string_value(json_object_get(json_object_get(d, "args"), "what")),
+			       "thread 6 waits at Program.cs:29 (Host.Account::Credit)"));
+	assert_true(json_real_value(json_object_get(d, "ts")) == 101500); /* at the report's end */
+	json_decref(doc);
+	lt_buf_free(&out);
+	rp_free(&r);
+	free(edges), free(deadlocks);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -978,6 +1162,8 @@ int main(void)
 		cmocka_unit_test(test_deadlocks_text), cmocka_unit_test(test_deadlocks_check),
 		cmocka_unit_test(test_held_now),       cmocka_unit_test(test_waiting_now),
 		cmocka_unit_test(test_reentries),
+		cmocka_unit_test(test_timeline_read),  cmocka_unit_test(test_timeline_merge),
+		cmocka_unit_test(test_timeline_hostile), cmocka_unit_test(test_trace),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,4 +1,4 @@
-/* cli_report.c - `locktime report` (HTML, pprof, text) and `locktime check` (limits) over report files. */
+/* cli_report.c - `locktime report` (HTML, pprof, text, trace) and `locktime check` (limits) over report files. */
 #include "cli.h"
 #include "cli_print.h"
 #include "lt_buf.h"
@@ -66,9 +66,21 @@ static int emit(const struct lt_buf *b, const char *path)
 	return 0;
 }
 
+/* The formats of `locktime report`: name, the output without -o, the writer (rp_output.h). */
+static const struct {
+	const char *name, *out;
+	int (*write)(const struct rp_report *, struct lt_buf *);
+} formats[] = {
+	{ "html", "report.html", rp_write_html },
+	{ "pprof", "locks.pb.gz", rp_write_pprof },
+	{ "text", "-", rp_write_text },
+	{ "trace", "trace.json", rp_write_trace },
+};
+
 int cli_report(int argc, char **argv)
 {
 	const char *out = NULL, *format = "html";
+	size_t f = 0;
 	char **files = calloc((size_t)argc, sizeof *files);
 	int n = 0, rc;
 	struct rp_report r = RP_REPORT_INIT;
@@ -82,16 +94,18 @@ int cli_report(int argc, char **argv)
 		else if (!strcmp(argv[i], "--format") && i + 1 < argc)
 			format = argv[++i];
 		else if (argv[i][0] == '-' && argv[i][1])
-			return free(files), usage_error("usage: locktime report RUN.json... [-o PATH] [--format html|pprof|text]");
+			return free(files), usage_error("usage: locktime report RUN.json... [-o PATH] [--format html|pprof|text|trace]");
 		else
 			files[n++] = argv[i];
 	}
 	if (n == 0)
-		return free(files), usage_error("usage: locktime report RUN.json... [-o PATH] [--format html|pprof|text]");
-	if (strcmp(format, "html") && strcmp(format, "pprof") && strcmp(format, "text"))
-		return free(files), usage_error("--format: html, pprof or text");
+		return free(files), usage_error("usage: locktime report RUN.json... [-o PATH] [--format html|pprof|text|trace]");
+	while (f < sizeof formats / sizeof *formats && strcmp(format, formats[f].name))
+		f++;
+	if (f == sizeof formats / sizeof *formats)
+		return free(files), usage_error("--format: html, pprof, text or trace");
 	if (!out)
-		out = !strcmp(format, "html") ? "report.html" : !strcmp(format, "pprof") ? "locks.pb.gz" : "-";
+		out = formats[f].out;
 	for (int i = 0; strcmp(out, "-") && i < n; i++)
 		if (lt_file_same(out, files[i])) {
 			fprintf(stderr, "%s: error LT%03d: the output is the report %s, which would be overwritten: name "
@@ -102,9 +116,7 @@ int cli_report(int argc, char **argv)
 	rc = read_all(&r, files, n);
 	if (rc == 0) {
 		lt_error_clear();
-		int w = !strcmp(format, "html") ? rp_write_html(&r, &b) : !strcmp(format, "pprof") ? rp_write_pprof(&r, &b)
-												 : rp_write_text(&r, &b);
-		if (w)
+		if (formats[f].write(&r, &b))
 			cli_report_error(out), rc = 1;
 		else
 			rc = emit(&b, out);

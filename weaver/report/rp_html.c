@@ -168,8 +168,33 @@ static json_t *deadlocks(const struct rp_report *r, int *ok)
 	return list;
 }
 
+/* The timelines for the page: per process {name, pid, events: [{thread, thread_name, method, location, from, acquired,
+ * released (null: no hold), ok (acquired), behind: [[thread, hold_from]]}]}, times in ms since its start_utc. */
+static json_t *timelines(const struct rp_report *r, int *ok)
+{
+	json_t *list = json_array();
+	for (size_t i = 0; list && i < r->n_timelines; i++) {
+		const struct rp_timeline *t = &r->timelines[i];
+		json_t *events = json_array();
+		for (size_t k = 0; events && k < t->n_events; k++) {
+			const struct rp_event *e = &t->events[k];
+			json_t *behind = json_array();
+			for (size_t b = 0; behind && b < e->n_behind; b++)
+				push(behind, json_pack("[If]", (json_int_t)e->behind[b].thread, ms(e->behind[b].hold_from_ns)), ok);
+			push(events, json_pack("{sIsosssssfsfsosbso}", "thread", (json_int_t)e->thread, "thread_name",
+					       text_or_null(e->thread_name), "method", e->method, "location", e->location, "from",
+					       ms(e->wait_from_ns), "acquired", ms(e->acquired_ns), "released",
+					       e->released_ns >= 0 ? json_real(ms(e->released_ns)) : json_null(), "ok", e->acquired,
+					       "behind", behind ? behind : json_null()), ok);
+		}
+		push(list, json_pack("{sssIssso}", "name", t->name, "pid", (json_int_t)t->pid, "start_utc", t->start_utc,
+				     "events", events ? events : json_null()), ok);
+	}
+	return list;
+}
+
 /* The page's data: processes, dropped_lines, unwritten_lines, sites (with held_now and waiting_now), cycles,
- * deadlocks (docs/report-format.md, "HTML"). */
+ * deadlocks, timelines (docs/report-format.md, "HTML"). */
 static json_t *page_data(const struct rp_report *r, int *ok)
 {
 	json_t *root = json_object(), *procs = json_array(), *sites = json_array(), *cycles = json_array();
@@ -184,6 +209,7 @@ static json_t *page_data(const struct rp_report *r, int *ok)
 	put(root, "sites", sites, ok);
 	put(root, "cycles", cycles, ok);
 	put(root, "deadlocks", deadlocks(r, ok), ok);
+	put(root, "timelines", timelines(r, ok), ok);
 	put(root, "deadlocks_not_kept", json_integer(r->deadlocks_not_kept), ok);
 	put(root, "dropped_lines", json_integer(r->dropped_lines), ok);
 	put(root, "unwritten_lines", json_integer(r->unwritten_lines), ok);

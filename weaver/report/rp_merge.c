@@ -400,7 +400,8 @@ int rp_merge(struct rp_report *r, struct rp_report *one)
 		all = lt_realloc(r->sites, n * sizeof *all);
 		if (!all)
 			return lt_nomem(NULL);
-		memcpy(all + r->n_sites, one->sites, one->n_sites * sizeof *all);
+		if (one->n_sites) /* a report without sites has no array */
+			memcpy(all + r->n_sites, one->sites, one->n_sites * sizeof *all);
 		r->sites = all;
 		r->n_sites = n;
 		one->n_sites = 0;
@@ -421,7 +422,7 @@ int rp_merge(struct rp_report *r, struct rp_report *one)
 		}
 		r->n_sites = out;
 	}
-	return merge_rings(r, one, first);
+	return merge_rings(r, one, first) || rp_timelines_merge(r, one) ? -1 : 0;
 }
 
 static int by_cost(const void *pa, const void *pb)
@@ -459,5 +460,6 @@ void rp_free(struct rp_report *r)
 	for (size_t i = 0; i < r->n_deadlocks; i++)
 		free_deadlock(&r->deadlocks[i]);
 	free(r->deadlocks);
+	rp_timelines_free(r);
 	memset(r, 0, sizeof *r);
 }

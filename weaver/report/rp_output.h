@@ -37,6 +37,18 @@ int rp_write_html(const struct rp_report *r, struct lt_buf *out);
  * LT_E_NOMEM. */
 int rp_write_pprof(const struct rp_report *r, struct lt_buf *out);
 
+/* The timelines as a Chrome Trace Event Format file (a JSON object with "traceEvents", times in
+ * microseconds): per process (pid, start_utc and name; a pid two processes had is told apart by adding
+ * 2^32) a process_name (its name) and, per thread of its timeline, a thread_name metadata event ("ph": "M": the
+ * thread's name, else "thread N"); per event a complete event ("ph": "X", "cat" "wait" or "hold", named
+ * "wait M (L)" / "hold M (L)", a try that gave up "wait, not acquired M (L)") for its wait (when it
+ * waited; ending 1 ns before its hold) and its hold (when measured); per hold a wait waited behind that the timeline has, a flow
+ * ("ph": "s" on the holder's thread inside its hold, "ph": "f" with "bp": "e" just before the wait's end,
+ * one id); each deadlock an instant event ("ph": "i", scope "p") in its process, each potential
+ * deadlock one of scope "g", at the end of the process's longest report.  Processes start at their
+ * start_utc after the earliest one's.  Returns 0, or -1 with LT_E_NOMEM. */
+int rp_write_trace(const struct rp_report *r, struct lt_buf *out);
+
 /* Diagnostic codes of `locktime check` (docs/diagnostics.md). */
 #define RP_LT_HOLD 200 /* a site's hold over --max-hold-ms */
 #define RP_LT_WAIT 201 /* a site's wait over --max-wait-ms */

@@ -465,6 +465,99 @@ static int get_deadlocks(json_t *root, struct rp_report *one)
 	return 0;
 }
 
+/* One link of an event's "behind": {"thread", "hold_from_ms"}. */
+static int get_link(json_t *v, const struct where *w, struct rp_link *l)
+{
+	if (!json_is_object(v))
+		return bad(w, "not an object");
+	return get_count(v, "thread", w, &l->thread) || get_ms(v, "hold_from_ms", w, &l->hold_from_ns) ? -1 : 0;
+}
+
+/* One event of "timeline.events" (docs/report-format.md): the wait's start at or before the acquisition, that at
+ * or before the release; "released_ms" null: no hold; "acquired" false (absent: true) only without a hold. */
+static int get_event(json_t *v, const struct where *w, struct rp_event *e)
+{
+	json_t *released, *acquired, *behind;
+	if (!json_is_object(v))
+		return bad(w, "not an object");
+	if (get_count(v, "thread", w, &e->thread) || get_string(v, "thread_name", w, 1, &e->thread_name) ||
+	    get_string(v, "assembly", w, 0, &e->assembly) || get_string(v, "method", w, 0, &e->method) ||
+	    get_string(v, "location", w, 0, &e->location) || get_ms(v, "wait_from_ms", w, &e->wait_from_ns) ||
+	    get_ms(v, "acquired_ms", w, &e->acquired_ns))
+		return -1;
+	struct where wa = at(w, "acquired_ms", -1), wr = at(w, "released_ms", -1), wq = at(w, "acquired", -1);
+	if (e->acquired_ns < e->wait_from_ns)
+		return bad(&wa, "before wait_from_ms");
+	e->released_ns = -1;
+	released = json_object_get(v, "released_ms");
+	if (!released)
+		return bad(&wr, "missing");
+	if (!json_is_null(released) && as_ms(released, &wr, &e->released_ns))
+		return -1;
+	if (e->released_ns >= 0 && e->released_ns < e->acquired_ns)
+		return bad(&wr, "before acquired_ms");
+	acquired = json_object_get(v, "acquired");
+	e->acquired = 1;
+	if (acquired && !json_is_boolean(acquired))
+		return bad(&wq, "not true or false");
+	if (acquired && json_is_false(acquired)) {
+		if (e->released_ns >= 0)
+			return bad(&wq, "false for a lock released");
+		e->acquired = 0;
+	}
+	behind = json_object_get(v, "behind");
+	struct where wb = at(w, "behind", -1);
+	if (!behind)
+		return bad(&wb, "missing");
+	if (!json_is_array(behind) || json_array_size(behind) > RP_LINKS)
+		return bad(&wb, "not an array of at most 3 holds");
+	for (size_t i = 0; i < json_array_size(behind); i++) {
+		struct where wi = at(w, "behind", (long)i);
+		if (get_link(json_array_get(behind, i), &wi, &e->behind[i]))
+			return -1;
+		e->n_behind++;
+	}
+	return 0;
+}
+
+/* "timeline" (version 3; absent: none) into one timeline of the report's process. */
+static int get_timeline(json_t *root, struct rp_report *one)
+{
+	json_t *v = json_object_get(root, "timeline"), *events;
+	struct where w = at(NULL, "timeline", -1), we = at(&w, "events", -1);
+	struct rp_timeline *t;
+	if (!v)
+		return 0;
+	if (!json_is_object(v))
+		return bad(&w, "not an object");
+	if (!(one->timelines = lt_calloc(1, sizeof *one->timelines)))
+		return lt_nomem(NULL);
+	one->n_timelines = 1;
+	t = one->timelines;
+	t->pid = one->processes->pid;
+	if (!(t->name = dup_or_fail(one->processes->name)) || !(t->start_utc = dup_or_fail(one->processes->start_utc)))
+		return -1;
+	if (get_count(v, "capacity", &w, &t->capacity) || get_count(v, "added", &w, &t->added))
+		return -1;
+	events = json_object_get(v, "events");
+	if (!events)
+		return bad(&we, "missing");
+	if (!json_is_array(events))
+		return bad(&we, "not an array");
+	size_t n = json_array_size(events);
+	if (n > RP_MAX_EVENTS)
+		return lt_error_set(LT_E_LIMIT, "timeline.events: %zu events, more than %d", n, RP_MAX_EVENTS);
+	if (n && !(t->events = lt_calloc(n, sizeof *t->events)))
+		return lt_nomem(NULL);
+	for (size_t i = 0; i < n; i++) {
+		struct where wi = at(&w, "events", (long)i);
+		t->n_events++;
+		if (get_event(json_array_get(events, i), &wi, &t->events[i]))
+			return -1;
+	}
+	return 0;
+}
+
 /* The document's top level into `one` (a report of its own). */
 static int get_report(json_t *root, struct rp_report *one)
 {
@@ -476,8 +569,8 @@ static int get_report(json_t *root, struct rp_report *one)
 	if (!v || !json_is_string(v) || strcmp(json_string_value(v), "locktime-report"))
 		return lt_error_set(LT_E_REPORT, "format: not \"locktime-report\" (not a LockTime report)");
 	v = json_object_get(root, "version");
-	if (!v || !json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 2)
-		return lt_error_set(LT_E_REPORT, "version: not 1 or 2 (a report of another version)");
+	if (!v || !json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 3)
+		return lt_error_set(LT_E_REPORT, "version: not 1, 2 or 3 (a report of another version)");
 	proc = json_object_get(root, "process");
 	struct where wp = at(NULL, "process", -1);
 	if (!proc)
@@ -515,7 +608,7 @@ static int get_report(json_t *root, struct rp_report *one)
 		if (get_site(json_array_get(sites, i), &wi, &one->sites[i]))
 			return -1;
 	}
-	return get_cycles(root, one) || get_deadlocks(root, one) ? -1 : 0;
+	return get_cycles(root, one) || get_deadlocks(root, one) || get_timeline(root, one) ? -1 : 0;
 }
 
 int rp_add_json(struct rp_report *r, const char *text, size_t len)

@@ -1,7 +1,7 @@
 /* rp_report.h - LockTime reports (docs/report-format.md) read into memory and merged.
  *
- * A report is the JSON file a woven program writes (format "locktime-report", version 1 or 2: 2 adds
- * each site's "stacks").  Several
+ * A report is the JSON file a woven program writes (format "locktime-report", version 1 to 3: 2 adds
+ * each site's "stacks", 3 the process's "timeline").  Several
  * files read into one rp_report add up: sites with the same assembly, method and location become one
  * (counts and totals added, maxima the larger, histograms added, percentiles taken again from the
  * added histogram).  Durations are kept in nanoseconds.  Nothing here knows of HTML, pprof or text:
@@ -18,6 +18,8 @@
 #define RP_MAX_COUNT (INT64_C(1) << 53) /* any count: exact in a JSON number */
 #define RP_MAX_MS 1e12           /* any duration, in ms (about 31 years) */
 #define RP_DEADLOCKS_KEPT 100    /* deadlocks one run-time keeps (Deadlocks.MaxKept); the rest are counted */
+#define RP_MAX_EVENTS 1000000    /* timeline events in one report (the run-time's LOCKTIME_TIMELINE at most) */
+#define RP_LINKS 3               /* holds one timeline event links to at most (Timeline.Links) */
 
 /* One histogram bucket: the values in [lower_ns, upper_ns). */
 struct rp_bucket {
@@ -118,6 +120,33 @@ struct rp_process {
 	char *path; /* the report file it was read from (rp_add_file); NULL when added as text */
 };
 
+/* A hold a timeline event waited behind: that thread's hold that began at hold_from_ns. */
+struct rp_link {
+	int64_t thread;
+	int64_t hold_from_ns;
+};
+
+/* One slow lock of a timeline ("timeline.events"), times in ns since its process's start_utc. */
+struct rp_event {
+	int64_t thread;
+	char *thread_name; /* NULL: the thread had none */
+	char *assembly, *method, *location;
+	int64_t wait_from_ns, acquired_ns;
+	int64_t released_ns; /* -1: no hold measured (a counting semaphore, a try that did not acquire) */
+	int acquired;        /* 0: a try that gave up at acquired_ns */
+	struct rp_link behind[RP_LINKS];
+	size_t n_behind;
+};
+
+/* The timeline of one process (its reports merged: the same pid, start_utc and name). */
+struct rp_timeline {
+	char *name, *start_utc;
+	int64_t pid;
+	int64_t capacity, added; /* the largest of its reports' */
+	struct rp_event *events; /* by wait_from_ns, each once */
+	size_t n_events;
+};
+
 struct rp_report {
 	struct rp_process *processes;
 	size_t n_processes;
@@ -130,9 +159,11 @@ struct rp_report {
 	struct rp_deadlock *deadlocks; /* deadlocks, each once (the same set of waits/held site pairs) */
 	size_t n_deadlocks;
 	int64_t deadlocks_not_kept; /* "lock_order.deadlocks_not_kept", added up: found past the run-time's cap */
+	struct rp_timeline *timelines; /* one per process with a "timeline" (version 3), in the order first read */
+	size_t n_timelines;
 };
 
-#define RP_REPORT_INIT { NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0 }
+#define RP_REPORT_INIT { NULL, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, NULL, 0 }
 
 /* Parse one report's JSON text (`len` bytes, need not be NUL-terminated) and add it to `r`.
  * Returns 0, or -1 with LT_E_REPORT naming what is wrong and where ("sites[3].hold_ms.max: not a
@@ -176,6 +207,15 @@ void rp_stacks_sort(struct rp_site *s);
 
 /* Release s's stacks. */
 void rp_stacks_free(struct rp_site *s);
+
+/* Move one's timelines into r: a timeline of a process r has one of (the same pid, start_utc and name:
+ * several reports of one process) gets the events it lacks (the same thread, site, wait start and
+ * acquisition are one event), ordered by wait_from_ns again; the others are appended.  Returns 0, or -1
+ * with LT_E_NOMEM (r then holding part of one's). */
+int rp_timelines_merge(struct rp_report *r, struct rp_report *one);
+
+/* Release r's timelines. */
+void rp_timelines_free(struct rp_report *r);
 
 /* Release everything `r` holds; it is empty (RP_REPORT_INIT) afterwards. */
 void rp_free(struct rp_report *r);

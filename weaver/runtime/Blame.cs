@@ -8,7 +8,8 @@ namespace LockTime.Runtime
     /// <summary>
     /// One holder's share of a wait, posted into the waiting thread's record (<see cref="ThreadRecord.Posts"/>)
     /// by the thread that released the lock: for wait number <see cref="Seq"/> of that thread, the holder's
-    /// site name, how long of the wait it held the lock and when that part ended (ticks). <see cref="Seq"/> is
+    /// site name, how long of the wait it held the lock and when that part ended (ticks), the holder's managed thread id
+    /// and the start of its hold (ticks: the hold's event in the timeline, <see cref="Timeline"/>). <see cref="Seq"/> is
     /// written last (0: free, -1: being written), so the waiter takes a post whole or not at all.
     /// </summary>
     [CompilerGenerated]
@@ -17,6 +18,8 @@ namespace LockTime.Runtime
         internal int Seq;
         internal string[] Holder;
         internal long Ticks, End;
+        internal int Thread;
+        internal long HoldFrom;
     }
 
     /// <summary>
@@ -61,15 +64,16 @@ namespace LockTime.Runtime
                     continue;
                 long from = Math.Max(acquired, began), to = ended != 0 ? Math.Min(now, ended) : now;
                 if (to > from)
-                    Post(w, seq, c.HolderNames[site], to - from, to);
+                    Post(w, seq, c.HolderNames[site], to - from, to, holder.ThreadId, acquired);
             }
         }
 
         /// <summary>
         /// Puts a share of <paramref name="ticks"/> by <paramref name="holder"/> into <paramref name="w"/>'s posts for its
-        /// wait <paramref name="seq"/>; a slot another holder is writing at the same moment is left to it (the share is lost).
+        /// wait <paramref name="seq"/>, with the holder's <paramref name="thread"/> and the start of its hold <paramref name="holdFrom"/>;
+        /// a slot another holder is writing at the same moment is left to it (the share is lost).
         /// </summary>
-        static void Post(ThreadRecord w, int seq, string[] holder, long ticks, long end)
+        static void Post(ThreadRecord w, int seq, string[] holder, long ticks, long end, int thread, long holdFrom)
         {
             BlamePost[] posts = w.Posts;
             if (posts == null)
@@ -81,17 +85,20 @@ namespace LockTime.Runtime
             posts[i].Holder = holder;
             posts[i].Ticks = ticks;
             posts[i].End = end;
+            posts[i].Thread = thread;
+            posts[i].HoldFrom = holdFrom;
             Volatile.Write(ref posts[i].Seq, seq);
         }
 
         /// <summary>
         /// Copies the whole posts of wait <paramref name="seq"/> out of <paramref name="w"/>'s ring into its
         /// <see cref="ThreadRecord.Taken"/> (the calling thread's own: a holder late to tell may overwrite a slot
-        /// meanwhile) and returns how many.
+        /// meanwhile) and returns how many, also kept in <see cref="ThreadRecord.TakenCount"/> (the timeline's links).
         /// </summary>
         static int Take(ThreadRecord w, int seq)
         {
             BlamePost[] posts = w.Posts;
+            w.TakenCount = 0;
             if (seq == 0 || posts == null)
                 return 0;
             BlamePost[] taken = w.Taken ?? (w.Taken = new BlamePost[Posts]);
@@ -102,9 +109,12 @@ namespace LockTime.Runtime
                 taken[n].Holder = posts[i].Holder;
                 taken[n].Ticks = posts[i].Ticks;
                 taken[n].End = posts[i].End;
+                taken[n].Thread = posts[i].Thread;
+                taken[n].HoldFrom = posts[i].HoldFrom;
                 if (Volatile.Read(ref posts[i].Seq) == seq && taken[n].Holder != null && taken[n].Ticks > 0)
                     n++;
             }
+            w.TakenCount = n;
             return n;
         }
 

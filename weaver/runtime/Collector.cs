@@ -45,6 +45,8 @@ namespace LockTime.Runtime
         readonly object rollingUp = new object();
         /// <summary>This copy's way to the process's EventSource (<see cref="LockTime.Runtime.Events"/>); null: no events.</summary>
         internal Events Events;
+        /// <summary>The process's timeline (<see cref="Timeline.Add"/>, registry entry 12); null: off.</summary>
+        internal Action<string[], string, long[]> TimelineAdd;
 
         /// <summary>The process's holder finders (every copy's <see cref="Holder"/>); lock it to use it. Null: none.</summary>
         internal List<Func<object, string[]>> Finders;
@@ -139,6 +141,7 @@ namespace LockTime.Runtime
         {
             ThreadRecord t = new ThreadRecord(Sites.Count());
             t.Busy = ReferenceEquals(System.Threading.Thread.CurrentThread, Writer);
+            t.ThreadId = System.Threading.Thread.CurrentThread.ManagedThreadId;
             ThreadRecord.Current = t;
             threads.Add(t);
             return t;
@@ -202,17 +205,25 @@ namespace LockTime.Runtime
         internal string[] Holder(object lockObject, byte waiter)
         {
             try {
+                ThreadRecord me = ThreadRecord.Current;
+                if (me != null)
+                    me.FoundThread = 0;
                 int held = Semaphores.HeldAt(lockObject);
                 if ((uint)held < (uint)HolderNames.Length)
                     return HolderNames[held];
-                foreach (ThreadRecord t in Others(ThreadRecord.Current)) {
+                foreach (ThreadRecord t in Others(me)) {
                     Frame[] frames = t.Frames;
                     int depth = t.Depth;
                     for (int i = 0; i < depth && i < frames.Length; i++) {
                         Frame f;
-                        if (ThreadRecord.Read(frames, i, out f) && ReferenceEquals(f.Lock, lockObject) && !f.InWait &&
-                            Frame.Blocks(f.Mode, waiter) && (uint)f.Site < (uint)HolderNames.Length)
-                            return HolderNames[f.Site];
+                        if (!ThreadRecord.Read(frames, i, out f) || !ReferenceEquals(f.Lock, lockObject) || f.InWait ||
+                            !Frame.Blocks(f.Mode, waiter) || (uint)f.Site >= (uint)HolderNames.Length)
+                            continue;
+                        if (me != null) { /* the hold's event in the timeline, when no holder tells its share in time */
+                            me.FoundThread = t.ThreadId;
+                            me.FoundFrom = f.Acquired;
+                        }
+                        return HolderNames[f.Site];
                     }
                 }
             } catch (Exception) {
@@ -273,8 +284,12 @@ namespace LockTime.Runtime
                 behind = Blame.Charge(this, t, f.WaitSeq, s, f.Wait, f.Holder);
                 t.Charged(f.WaitSeq);
             }
-            if (hold >= ThresholdTicks || f.Wait >= ThresholdTicks)
+            if (hold >= ThresholdTicks || f.Wait >= ThresholdTicks) {
                 Slow(t, s, f.Site, holdNs, waitNs, behind, f.Wait >= ThresholdTicks, hold >= ThresholdTicks);
+                if (TimelineAdd != null)
+                    Timed(t, f.Site, f.Acquired - f.Wait, f.Acquired, now, Timeline.Held, f.Contended && f.WaitSeq >= 0 ? t.TakenCount : 0,
+                          f.Contended && f.WaitSeq == t.WaitSeq ? t.FoundThread : 0);
+            }
         }
 
         /// <summary>
@@ -346,6 +361,10 @@ namespace LockTime.Runtime
                                        " ms at " + Sites.Locations[site] + " (hold not applicable)" +
                                        (holder == null ? "" : " (held by " + holder[1] + " at " + holder[2] + ")")));
             Capture(t, s, site, waitNs, 0, waitNs > 0, false);
+            if (TimelineAdd != null) {
+                long now = Clock.Ticks();
+                Timed(t, site, now - waitTicks, now, now, Timeline.HoldNotMeasured, 0, 0);
+            }
         }
 
         /// <summary>
@@ -368,6 +387,28 @@ namespace LockTime.Runtime
                 s.WaitedBehind(holder, waitNs, 1);
             if (waitTicks >= ThresholdTicks)
                 Slow(t, s, site, -1, waitNs, holder, true, false);
+            if (waitTicks >= ThresholdTicks && TimelineAdd != null) {
+                long now = Clock.Ticks();
+                Timed(t, site, now - waitTicks, now, now, Timeline.NotAcquired, 0, holder != null ? t.FoundThread : 0);
+            }
+        }
+
+        /// <summary>
+        /// Gives the process's timeline (<see cref="TimelineAdd"/>) a slow lock of <paramref name="site"/> on <paramref name="t"/>'s thread:
+        /// its wait from <paramref name="waitFrom"/> to <paramref name="acquired"/> and its hold to <paramref name="released"/>
+        /// (ticks), of
+        /// <paramref name="kind"/> (<see cref="Timeline.Held"/>...), linked to the holds of the first
+        /// <paramref name="linked"/> posts the wait's charge took (<see cref="ThreadRecord.Taken"/>), else, when
+        /// <paramref name="found"/> is not 0, to the hold found as the wait began (<see cref="ThreadRecord.FoundFrom"/>). No
+        /// allocation but the thread's first event's array.
+        /// </summary>
+        void Timed(ThreadRecord t, int site, long waitFrom, long acquired, long released, long kind, int linked, int found)
+        {
+            if ((uint)site >= (uint)HolderNames.Length)
+                return;
+            long[] e = t.Event ?? (t.Event = new long[Timeline.Fields]);
+            Timeline.Fill(e, t.ThreadId, waitFrom, acquired, released, kind, t.Taken, linked, found, t.FoundFrom);
+            TimelineAdd(HolderNames[site], System.Threading.Thread.CurrentThread.Name, e);
         }
 
         /// <summary>

@@ -21,15 +21,20 @@ namespace LockTime.Runtime
         internal long UnwrittenLines;
     }
 
-    /// <summary>The report: format "locktime-report", version 2 (docs/report-format.md, docs/report-format.schema.json).</summary>
+    /// <summary>The report: format "locktime-report", version 3 (docs/report-format.md, docs/report-format.schema.json).</summary>
     [CompilerGenerated]
     internal static class Report
     {
-        /// <summary>The report's JSON text, sites in the order given, ending with a newline.</summary>
-        internal static string Format(ProcessInfo process, List<SiteTotals> sites, long droppedLines, LockOrder order)
+        /// <summary>
+        /// The report's JSON text, sites in the order given, then the lock order and <paramref name="timeline"/>'s events
+        /// (null: off) in ms since <paramref name="startTicks"/>, the process's start (<paramref name="nsPerTick"/> the
+        /// clock's), ending with a newline.
+        /// </summary>
+        internal static string Format(ProcessInfo process, List<SiteTotals> sites, long droppedLines, LockOrder order,
+                                      Timeline timeline, long startTicks, double nsPerTick)
         {
             StringBuilder sb = new StringBuilder();
-            sb.Append("{\"format\": \"locktime-report\", \"version\": 2,\n \"process\": {");
+            sb.Append("{\"format\": \"locktime-report\", \"version\": 3,\n \"process\": {");
             Text(sb, "name", process.Name, false);
             Count(sb, "pid", process.Pid);
             Text(sb, "start_utc", process.StartUtc.ToString("yyyy-MM-dd'T'HH:mm:ss.fff'Z'", System.Globalization.CultureInfo.InvariantCulture), true);
@@ -47,6 +52,7 @@ namespace LockTime.Runtime
             }
             sb.Append(sites.Count == 0 ? "]" : "\n ]");
             Order(sb, order);
+            Timeline.AppendTo(sb, timeline, startTicks, nsPerTick);
             sb.Append("}\n");
             return sb.ToString();
         }

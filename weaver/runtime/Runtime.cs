@@ -25,6 +25,7 @@ namespace LockTime.Runtime
         static object[] registry;
         static LineWriter writer;          /* the owner's only */
         static LockOrder order;            /* the owner's only: the process's lock order */
+        static Timeline timeline;          /* the owner's only: the process's last slow locks, or null (LOCKTIME_TIMELINE=0) */
         static string cycleSink;           /* where the owner writes potential deadlocks */
         static DateTime startUtc;
         static long startTicks;
@@ -128,6 +129,7 @@ namespace LockTime.Runtime
                 c.Lines = (Action<object[]>)registry[1];
                 c.Records = Registry.Records(registry);
                 c.Writer = (Thread)registry[4];
+                c.TimelineAdd = Registry.Timeline(registry);
                 object[] events = Registry.Events(registry);
                 if (events != null) {
                     c.Events = new Events(sites);
@@ -217,7 +219,8 @@ namespace LockTime.Runtime
             cycleSink = c.Settings.Output;
             metricsOwner = c;
             order.CycleLine = new Action<string>(Cycle);
-            registry = Registry.Create(writer, writerThread, order);
+            timeline = c.Settings.Timeline > 0 ? new Timeline(c.Settings.Timeline) : null;
+            registry = Registry.Create(writer, writerThread, order, timeline);
             startUtc = DateTime.UtcNow;
             startTicks = Clock.Ticks();
             double interval = c.Settings.ReportPath != null ? c.Settings.ReportIntervalS * Clock.Frequency() : 0;
@@ -704,7 +707,7 @@ namespace LockTime.Runtime
                 p.StartUtc = startUtc;
                 p.DurationNs = c.Ns(Clock.Ticks() - startTicks);
                 p.UnwrittenLines = writer.Unwritten();
-                string error = Report.Write(path, Report.Format(p, sites, writer.Dropped(), order), pid);
+                string error = Report.Write(path, Report.Format(p, sites, writer.Dropped(), order, timeline, startTicks, c.NsPerTick), pid);
                 if (error != null && !reportWarned) {
                     reportWarned = true;
                     Warn("LockTime: warning: " + c.Settings.ReportSetting() + ": cannot write " + path +

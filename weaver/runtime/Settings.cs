@@ -32,6 +32,9 @@ namespace LockTime.Runtime
         /// <summary>Slow-lock lines a second per site after the first ones (LOCKTIME_LINES, <see cref="LineLimit"/>): the default and the largest number accepted.</summary>
         internal const double LinesDefault = 2;
         internal const double LinesMax = 1e6;
+        /// <summary>The slow locks the timeline keeps (LOCKTIME_TIMELINE): the default and the largest accepted.</summary>
+        internal const int TimelineDefault = 10000;
+        internal const int TimelineMax = 1000000;
 
         internal bool Disabled;
         internal double ThresholdMs = 1;
@@ -55,6 +58,8 @@ namespace LockTime.Runtime
         /// others rolled up; 0 = the first ones only; positive infinity = every line (<c>all</c>).
         /// </summary>
         internal double LinesPerSecond = LinesDefault;
+        /// <summary>The last slow locks the process's timeline keeps (LOCKTIME_TIMELINE); 0 = no timeline.</summary>
+        internal int Timeline = TimelineDefault;
         internal readonly List<string> Warnings = new List<string>();
 
         /// <summary>Every variable the run-time reads (<see cref="FromEnvironment"/>).</summary>
@@ -62,6 +67,7 @@ namespace LockTime.Runtime
             "LOCKTIME_DISABLED", "LOCKTIME_THRESHOLD_MS", "LOCKTIME_OUTPUT", "LOCKTIME_SUMMARY", "LOCKTIME_REPORT",
             "LOCKTIME_REPORT_INTERVAL_S", "LOCKTIME_LOCK_ORDER", "LOCKTIME_METRICS", "LOCKTIME_STACK_DEPTH",
             "LOCKTIME_LINES",
+            "LOCKTIME_TIMELINE",
         };
 
         /// <summary>The prefix of the run-time's variables: any other name with it is taken for a mistyped one.</summary>
@@ -95,6 +101,7 @@ namespace LockTime.Runtime
             s.ParseMetrics(Environment.GetEnvironmentVariable("LOCKTIME_METRICS"));
             s.ParseStackDepth(Environment.GetEnvironmentVariable("LOCKTIME_STACK_DEPTH"));
             s.ParseLines(Environment.GetEnvironmentVariable("LOCKTIME_LINES"), Baked.Lines());
+            s.ParseTimeline(Environment.GetEnvironmentVariable("LOCKTIME_TIMELINE"));
             return s;
         }
 
@@ -202,6 +209,14 @@ namespace LockTime.Runtime
             double d;
             if (Number("LOCKTIME_STACK_DEPTH", value, StackDepthMax, true, StackDepth, null, out d))
                 StackDepth = (int)d;
+        }
+
+        /// <summary><see cref="Timeline"/> from LOCKTIME_TIMELINE: a whole number of slow locks, 0 = no timeline.</summary>
+        internal void ParseTimeline(string value)
+        {
+            double d;
+            if (Number("LOCKTIME_TIMELINE", value, TimelineMax, true, Timeline, null, out d))
+                Timeline = (int)d;
         }
 
         /// <summary>

@@ -106,6 +106,17 @@ namespace LockTime.Runtime
         internal int PostNext;
         /// <summary>The posts of the wait being charged, copied out of <see cref="Posts"/> (<see cref="Blame.Charge"/>, on this thread only).</summary>
         internal BlamePost[] Taken;
+        /// <summary>How many of <see cref="Taken"/> the last wait charged took (the holds its timeline event links to).</summary>
+        internal int TakenCount;
+
+        /// <summary>The thread whose frame <see cref="Collector.Holder(object, byte)"/> found holding the lock of this thread's last wait, and the start of that hold (ticks); 0: none found.</summary>
+        internal int FoundThread;
+        internal long FoundFrom;
+
+        /// <summary>The thread's managed id (<see cref="Thread.ManagedThreadId"/>), for the holders' posts and the timeline.</summary>
+        internal int ThreadId;
+        /// <summary>The thread's slow lock being given to the timeline (<see cref="Timeline.Fields"/> longs, made at its first).</summary>
+        internal long[] Event;
 
         /// <summary>The hold of a semaphore this thread is releasing (<see cref="Api.ReleasingSemaphore"/>), until <see cref="Api.ReleasedSemaphore"/> records it.</summary>
         internal Frame Releasing;

@@ -127,7 +127,7 @@ public class CollectorTests
         Assert.Equal(1, s.Hold.Count); // a failed try held nothing
         var site = SiteTotals.FromRow(c.Snapshot()[0])!;
         var p = new ProcessInfo { Name = "t", Pid = 1, StartUtc = DateTime.UtcNow, DurationNs = 1 };
-        string json = Report.Format(p, [site], 0, null);
+        string json = Report.Format(p, [site], 0, null, null, 0, 1);
         JsonTests.Validate(json);
         var doc = System.Text.Json.Nodes.JsonNode.Parse(json)!["sites"]![0]!;
         Assert.Equal(3, (long)doc["contended"]!);

@@ -96,11 +96,11 @@ public class JsonTests
             Site("Odd \"lib\"", "N.<>c::<Run>b__0_0 \\ \u0001", "IL_001c", "", 0, "Monitor.TryEnter", [], [], failed: 3),
         };
         var p = new ProcessInfo { Name = "app \"x\"", Pid = 1234, StartUtc = new DateTime(2026, 12, 1, 9, 30, 0, 5, DateTimeKind.Utc), DurationNs = 1_500_000_000 };
-        string json = Report.Format(p, sites, 7, null);
+        string json = Report.Format(p, sites, 7, null, null, 0, 1);
         Validate(json);
         var doc = JsonNode.Parse(json)!;
         Assert.Equal("locktime-report", (string?)doc["format"]);
-        Assert.Equal(2, (int)doc["version"]!);
+        Assert.Equal(3, (int)doc["version"]!);
         Assert.Equal("app \"x\"", (string?)doc["process"]!["name"]);
         Assert.Equal(1234, (int)doc["process"]!["pid"]!);
         Assert.Equal("2026-12-01T09:30:00.005Z", (string?)doc["process"]!["start_utc"]);
@@ -142,7 +142,7 @@ public class JsonTests
         table.Define(3, "App.P::Run", "P.cs:20", "/src/P.cs", 20, "Monitor.Enter");
         table.Within(9, "lambda", "App.P::Run", "P.cs:1");
         var sites = Enumerable.Range(0, 4).Select(i => SiteTotals.FromRow(SiteTotals.ToRow(table, i, new SiteStats(), 0, 0))!).ToList();
-        string json = Report.Format(new ProcessInfo { Name = "x" }, sites, 0, null);
+        string json = Report.Format(new ProcessInfo { Name = "x" }, sites, 0, null, null, 0, 1);
         Validate(json);
         var got = JsonNode.Parse(json)!["sites"]!.AsArray().Select(s => s!["within"]?.ToJsonString() ?? "null").ToList();
         Assert.Equal(new[] {
@@ -161,7 +161,7 @@ public class JsonTests
     [InlineData(new long[] { })]
     public void TheReportListsTheHistogramBuckets(long[] holdsNs)
     {
-        string json = Report.Format(new ProcessInfo { Name = "x" }, [Site("a", "m", "l", "", 0, "k", holdsNs, [])], 0, null);
+        string json = Report.Format(new ProcessInfo { Name = "x" }, [Site("a", "m", "l", "", 0, "k", holdsNs, [])], 0, null, null, 0, 1);
         Validate(json);
         var pairs = JsonNode.Parse(json)!["sites"]![0]!["hold_histogram"]!.AsArray()
             .Select(p => (upperNs: (long)Math.Round((double)p![0]! * 1e6), count: (long)p![1]!)).ToList();
@@ -190,7 +190,7 @@ public class JsonTests
         var holder = Site("Shop", "Shop.Inventory::Reserve", "Inventory.cs:42", "/src/Shop/Inventory.cs", 42, "Monitor.Enter", [200_000_000], [0]);
         var sites = new List<SiteTotals> { waiter, holder };
         SiteTotals.Blame(sites);
-        string json = Report.Format(new ProcessInfo { Name = "shop" }, sites, 0, order);
+        string json = Report.Format(new ProcessInfo { Name = "shop" }, sites, 0, order, null, 0, 1);
         Validate(json);
         var doc = JsonNode.Parse(json)!;
         var behind = Assert.Single(doc["sites"]![0]!["waited_behind"]!.AsArray())!;
@@ -218,7 +218,7 @@ public class JsonTests
     [Fact]
     public void AnEmptyReportValidates()
     {
-        string json = Report.Format(new ProcessInfo { Name = "x", StartUtc = DateTime.UnixEpoch }, [], 0, null);
+        string json = Report.Format(new ProcessInfo { Name = "x", StartUtc = DateTime.UnixEpoch }, [], 0, null, null, 0, 1);
         Validate(json);
         Assert.Empty(JsonNode.Parse(json)!["sites"]!.AsArray());
     }
@@ -228,7 +228,7 @@ public class JsonTests
     {
         var schema = JsonSchema.FromFile(SchemaPath);
         Assert.False(schema.Evaluate(JsonNode.Parse("{\"format\": \"locktime-report\", \"version\": 2}")).IsValid);
-        string good = Report.Format(new ProcessInfo { Name = "x" }, [Site("a", "m", "l", "", 0, "k", [5], [0])], 0, null);
+        string good = Report.Format(new ProcessInfo { Name = "x" }, [Site("a", "m", "l", "", 0, "k", [5], [0])], 0, null, null, 0, 1);
         Assert.False(schema.Evaluate(JsonNode.Parse(good.Replace("\"acquisitions\": 1", "\"acquisitions\": -1"))).IsValid);
         Assert.False(schema.Evaluate(JsonNode.Parse(good.Replace("\"p99\"", "\"p98\""))).IsValid);
     }

@@ -262,7 +262,7 @@ public class LocksTests
         Assert.Equal(3, row.Split(' ', StringSplitOptions.RemoveEmptyEntries).Count(c => c == "n/a"));
         Assert.DoesNotContain("n/a", lines.Single(l => l.Contains("App.Gate::Take")));
         var p = new ProcessInfo { Name = "app", Pid = 1, StartUtc = DateTime.UtcNow, DurationNs = 1 };
-        string json = Report.Format(p, sites, 0, null);
+        string json = Report.Format(p, sites, 0, null, null, 0, 1);
         JsonTests.Validate(json);
         var doc = JsonNode.Parse(json)!["sites"]!.AsArray();
         var pool = doc.Single(s => (string?)s!["method"] == "App.Pool::Take")!;

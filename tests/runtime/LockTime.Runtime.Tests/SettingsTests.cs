@@ -232,7 +232,7 @@ public class SettingsTests
     {
         Assert.Equal(["LockTime: warning: LOCKTIME_COLOUR is not a LockTime variable (they are LOCKTIME_DISABLED, " +
                       "LOCKTIME_THRESHOLD_MS, LOCKTIME_OUTPUT, LOCKTIME_SUMMARY, LOCKTIME_REPORT, LOCKTIME_REPORT_INTERVAL_S, " +
-                      "LOCKTIME_LOCK_ORDER, LOCKTIME_METRICS, LOCKTIME_STACK_DEPTH, LOCKTIME_LINES); ignored"], Settings.Unknown(new[] { "LOCKTIME_COLOUR" }, false));
+                      "LOCKTIME_LOCK_ORDER, LOCKTIME_METRICS, LOCKTIME_STACK_DEPTH, LOCKTIME_LINES, LOCKTIME_TIMELINE); ignored"], Settings.Unknown(new[] { "LOCKTIME_COLOUR" }, false));
     }
 
     [Fact]
