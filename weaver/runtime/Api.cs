@@ -505,12 +505,14 @@ namespace LockTime.Runtime
                     c.Reentered(t, f.Site);
                     return;
                 }
+                bool gone = f.Lock != null && (i == t.Depth || !t.Promote(i, f.Lock, now)); /* else an inner re-entry holds it on */
+                /* Waiters first, before this thread's own recording (a slow lock's line, stack and timeline event): a
+                 * waiter that takes the lock and releases it quickly finds the share posted */
+                if (gone && Volatile.Read(ref Blame.WaitersNow) != 0)
+                    Blame.Released(c, t, f.Lock, f.Site, f.Mode, f.Acquired, now);
                 c.Released(t, f, now);
-                if (f.Lock != null && (i == t.Depth || !t.Promote(i, f.Lock, now))) {
+                if (gone)
                     c.OrderReleased(t, f.Lock);
-                    if (Volatile.Read(ref Blame.WaitersNow) != 0)
-                        Blame.Released(c, t, f.Lock, f.Site, f.Mode, f.Acquired, now);
-                }
             } catch (Exception) {
             }
         }

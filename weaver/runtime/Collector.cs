@@ -354,6 +354,9 @@ namespace LockTime.Runtime
                 s.WaitedBehind(holder, waitNs, 1);
             if (waitTicks < ThresholdTicks)
                 return;
+            Events events = Events;
+            if (events != null)
+                events.Slow(site, Events.HoldNotMeasured, waitNs, holder);
             Action<object[]> lines = Lines;
             LineLimit limit = Limit;
             if (lines != null && (limit == null || limit.Take(site, -1, waitNs)))

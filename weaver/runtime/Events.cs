@@ -40,6 +40,10 @@ namespace LockTime.Runtime
         internal const string SourceName = "LockTime";
         /// <summary>The events' levels (<c>EventLevel</c>): a session at a level gets the events at it and below.</summary>
         internal const int Error = 2, Warning = 3, Informational = 4;
+        /// <summary>A slow lock's <c>HoldNs</c> when the call did not acquire (a failed try).</summary>
+        internal const long NotAcquired = -1;
+        /// <summary>A slow lock's <c>HoldNs</c> when it acquired but its hold is not measured (a counting <c>SemaphoreSlim</c>).</summary>
+        internal const long HoldNotMeasured = -2;
         const int SelfDescribing = 8; /* EventSourceSettings.EtwSelfDescribingEventFormat */
         const string Tracing = "System.Diagnostics.Tracing.";
 
@@ -108,7 +112,7 @@ namespace LockTime.Runtime
 
         /// <summary>
         /// Gives the event of a slow lock at site <paramref name="site"/> when a session listens: hold and wait
-        /// in nanoseconds (<paramref name="holdNs"/> -1: not acquired), <paramref name="holder"/> the site it
+        /// in nanoseconds (<paramref name="holdNs"/> <see cref="NotAcquired"/> or <see cref="HoldNotMeasured"/>), <paramref name="holder"/> the site it
         /// waited behind ({ assembly, method, location }) or null. Called on the lock's thread after the
         /// release, so that the event's stack is the code that took the lock. Never throws.
         /// </summary>

@@ -80,6 +80,29 @@ public class EventsTests : IDisposable
         Assert.Equal("", fields[1]["HolderMethod"]);
     }
 
+    /// <summary>A counting SemaphoreSlim's slow wait is an event too: its hold is not measured (HoldNs -2), as its line says.</summary>
+    [Fact]
+    public void ACountingSemaphoresSlowWaitIsAnEventWithoutAHold()
+    {
+        using var listener = new Listener();
+        string sink = Path.Combine(dir, "locks.log");
+        RuntimeCopy app = new("app");
+        Assert.False(app.Start("App", 2, slot, sink, threshold: "50"));
+        app.Lock(new object(), 0, holdMs: 60); // the first line: the source is made for it
+        var source = (EventSource)Joined()[0];
+        long freq = (long)app.Call("Clock", "Frequency")!, now = app.Ticks();
+        app.Call("Api", "AcquiredSemaphore", new SemaphoreSlim(2, 2), 1, now - 80 * freq / 1000, now, true);
+        app.Finish();
+
+        var fields = Assert.Single(listener.Events.Where(e => ReferenceEquals(e.EventSource, source) && e.EventName == "SlowLock")
+                                                  .Select(e => e.PayloadNames!.Zip(e.Payload!).ToDictionary(p => p.First, p => p.Second)),
+                                   f => (string?)f["Method"] == "App.Type::M1");
+        Assert.Equal(-2L, fields["HoldNs"]);
+        string line = Assert.Single(File.ReadAllLines(sink), l => l.Contains("App.Type::M1 waited "));
+        Assert.Contains($" waited {(long)fields["WaitNs"]! / 1e6:F3} ms at F1.cs:2 (hold not applicable)", line);
+        Assert.True((long)fields["WaitNs"]! >= 80_000_000);
+    }
+
     [Fact]
     public void APotentialDeadlockIsAnEventWithItsLine()
     {
