@@ -40,8 +40,7 @@ internal static class Terminate
         Stubs.Exit(gate);
         if (mode == "flood")
             return Flood(gate);
-        Thread.Sleep(400);
-        HandlerRegistered(); // the run-time registers its handler from its own thread, as soon as that thread runs
+        HandlerRegistered(); // not woven: the run-time registers its handler by reflection from its own thread, as soon as that thread runs
         if (mode == "after")
             own = PosixSignalRegistration.Create(PosixSignal.SIGTERM, Cancel);
         Console.WriteLine("ready");
