@@ -49,9 +49,9 @@ namespace LockTime.Runtime
         static long nextRollUps;           /* the run-time thread's: when it next calls the copies' roll-ups (RollUps) */
 
         /// <summary>
-        /// Seconds after the start at which the writer thread does its late start: it warns of mistyped variable names
-        /// (<see cref="CheckNames"/>) and creates the Meter: reading the
-        /// environment's names took the writer 2-4 ms of CPU at its start, while the program's threads ran
+        /// Seconds after the start at which the run-time's thread (<see cref="MainLoop"/>) does its late start: it warns
+        /// of mistyped variable names (<see cref="CheckNames"/>) and creates the Meter: reading the
+        /// environment's names took 2-4 ms of CPU at the start, while the program's threads ran
         /// their first locks on the same cores (bench/sink); loading System.Diagnostics.DiagnosticSource and System.Linq
         /// and reflecting over them takes CPU (and the loader's locks) that a program's first locks should not
         /// compete with - 50 nested locks were seen held 5 ms longer after the innermost when it did not wait;
@@ -269,7 +269,7 @@ namespace LockTime.Runtime
 
         /// <summary>
         /// Warns of every other LOCKTIME_* name in the environment (<see cref="Settings.Unknown()"/>), once per
-        /// process: the owner's writer thread <see cref="LateStartS"/> after the start, or the exit when
+        /// process: the owner's run-time thread <see cref="LateStartS"/> after the start, or the exit when
         /// that comes first (a short program is warned of at its end, a service a second after it starts). The
         /// exit (<paramref name="atExit"/>) that finds the writer thread still at it waits up to
         /// <see cref="NamesWaitMs"/> for its warnings: the process ends with the exit, and would end
