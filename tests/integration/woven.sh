@@ -16,7 +16,9 @@
 #     then): the summary and a valid report, the output and exit code (143) as without LockTime; SIGTERM 0, 10
 #     and 20 ms after the first timed lock (`App term`), three runs each: 143, one summary, one report;
 #   - ProcessExit handlers added after the first timed lock, one as Main returns (`App late`): their locks in the
-#     lines, the summary and the report;
+#     lines, the summary and the report; the only lock of a program in a ProcessExit handler (`App exitonly`): its
+#     line, the summary and the report; the library's own [ModuleInitializer] runs woven (`App modinit`); the same
+#     lock in a .NET program with its own [ModuleInitializer] (tests/woven/ModInit), which still runs;
 #   - one summary at exit and one report (LOCKTIME_REPORT, {pid}) with both assemblies' sites,
 #     valid against docs/report-format.schema.json; the baked --summary and --report;
 #   - `App reentry`: a lock taken again by its holder (Monitor, Lock, ReaderWriterLockSlim recursion, a
@@ -238,6 +240,52 @@ for method in ("Exits::HoldEarly", "Exits::HoldLate"):
 PY
 }
 check ".NET: ProcessExit handlers added after the first timed lock, one as Main returns: their locks in the lines, summary and report" late_handlers
+
+# The program's only lock, held 20 ms inside a ProcessExit handler at threshold 5 (`App exitonly`): the run-time
+# starts there, after the exit read ProcessExit's handlers, so its own exit handler is in the list only because the
+# weaver's call at the entry point (weave_early.c) subscribed the exit's hook before Main: the line, the summary
+# and the report have the lock.
+exit_only() {
+	rm -f "$LT_TMP/exitonly.json"
+	timeout 90 env -C "$NET" -u LOCKTIME_SUMMARY LOCKTIME_THRESHOLD_MS=5 LOCKTIME_REPORT="$LT_TMP/exitonly.json" \
+		dotnet App.dll exitonly >"$LT_TMP/exitonly.out" 2>"$LT_TMP/exitonly.err" || return 1
+	test "$(cat "$LT_TMP/exitonly.out")" = "exit only" || return 1
+	python3 - "$LT_TMP/exitonly.err" "$LT_TMP/exitonly.json" <<'PY'
+import json, re, sys
+err = open(sys.argv[1]).read()
+line = re.search(r"^LockTime: Exits::HoldAtExit held ([0-9.]+) ms", err, re.M)
+assert line and float(line[1]) >= 18, ("line", err)
+assert re.search(r"^LockTime: summary: 1 site in 1 assembly", err, re.M), ("summary", err)
+assert re.search(r"^LockTime:\s+Exits::HoldAtExit\s", err, re.M), ("summary row", err)
+sites = {s["method"]: s for s in json.load(open(sys.argv[2]))["sites"]}
+assert list(sites) == ["Exits::HoldAtExit"] and sites["Exits::HoldAtExit"]["hold_ms"]["max"] >= 18, sites
+PY
+}
+check ".NET: the only lock, in a ProcessExit handler: its line, the summary and the report" exit_only
+check ".NET: the library's own module initializer still runs (the weaver's call first in it)" \
+	test "$(cd "$NET" && timeout 60 dotnet App.dll modinit)" = "the library's module initializer ran"
+
+# The same lock in a .NET program with its own [ModuleInitializer] (tests/woven/ModInit): the weaver's call goes first
+# in that initializer, which still runs (its side effect printed); every method JIT-compiles.
+MI=$LT_TMP/src/ModInit/bin/Release/net10.0
+build_modinit() {
+	dotnet build "$LT_TMP/src/ModInit/ModInit.csproj" -c Release -nologo -v q -p:UseSharedCompilation=false \
+		>"$LT_TMP/modinit-build.log" 2>&1 || { tail -20 "$LT_TMP/modinit-build.log"; return 1; }
+	"$LT" weave -q --threshold-ms 5 "$MI/ModInit.dll"
+}
+modinit_exit() {
+	rm -f "$LT_TMP/modinit.json"
+	timeout 90 env -C "$MI" -u LOCKTIME_SUMMARY LOCKTIME_REPORT="$LT_TMP/modinit.json" dotnet ModInit.dll \
+		>"$LT_TMP/modinit.out" 2>"$LT_TMP/modinit.err" || return 1
+	test "$(cat "$LT_TMP/modinit.out")" = "the module initializer ran" || { cat "$LT_TMP/modinit.out"; return 1; }
+	grep -qE "^LockTime: Program::HoldAtExit held [0-9.]+ ms" "$LT_TMP/modinit.err" &&
+		grep -q "^LockTime: summary: 1 site in 1 assembly; 1 acquisition" "$LT_TMP/modinit.err" &&
+		test "$(site "$LT_TMP/modinit.json" Program::HoldAtExit acquisitions)" = 1 || { cat "$LT_TMP/modinit.err"; return 1; }
+}
+if check ".NET: a program with its own [ModuleInitializer] builds and is woven" build_modinit; then
+	check ".NET: every method of the woven program with a module initializer JIT-compiles" ltcheck jit "$MI/ModInit.dll"
+	check ".NET: its module initializer runs; its only lock, in a ProcessExit handler: the line, the summary and the report" modinit_exit
+fi
 
 # `App reentry` (tests/woven/App/Reentry.cs): a lock taken again by the thread that holds it is no new hold - a
 # monitor 1,001 and 20,001 deep, a System.Threading.Lock (.NET), ReaderWriterLockSlim's write and read locks

@@ -1,5 +1,7 @@
 // ExitOrder.cs - the run-time's exit handler put last among ProcessExit's just before the exit calls them.
+using System;
 using System.Runtime.CompilerServices;
+using System.Threading;
 
 namespace LockTime.Runtime
 {
@@ -11,11 +13,36 @@ namespace LockTime.Runtime
     /// the start) and moves its exit handler last there (<see cref="Runtime.MoveExitLast"/>): every handler
     /// the program added until the exit, up to its last instant, runs before the summary and report.
     /// Elsewhere (Mono, .NET Framework, a copy in a netstandard2.0 library) the run-time's thread moves it
-    /// every 10 ms instead.
+    /// every 10 ms instead. The watch begins before the program runs (<see cref="Watch"/>, which the weaver calls
+    /// first from the module initializer or the entry point), so that a first timed lock inside a
+    /// <c>ProcessExit</c> handler, after the exit read their list, still finds the exit handler there.
     /// </summary>
     [CompilerGenerated]
     internal static class ExitOrder
     {
+        /// <summary>0 until <see cref="OnUnloading"/> is subscribed, 1 once it is (or being), 2 when it cannot be.</summary>
+        static int watching;
+
+        /// <summary>
+        /// Subscribes <see cref="OnUnloading"/> once (<see cref="WatchUnloading"/>) without starting the run-time, and
+        /// returns whether it is subscribed. The weaver calls it first in the woven assembly's module initializer
+        /// (<c>&lt;Module&gt;</c>'s type initializer, ECMA-335 II.10.5.3), else its entry point (weave_early.c): one
+        /// event subscription at the program's start; the start calls it again. Never throws.
+        /// </summary>
+        internal static bool Watch()
+        {
+            if (Interlocked.CompareExchange(ref watching, 1, 0) == 0) {
+                bool watched = false;
+                try {
+                    watched = WatchUnloading();
+                } catch (Exception) {
+                }
+                if (!watched)
+                    Volatile.Write(ref watching, 2);
+            }
+            return Volatile.Read(ref watching) == 1;
+        }
+
         /// <summary>
         /// Adds <see cref="OnUnloading"/> to <c>AssemblyLoadContext.Default.Unloading</c> by a direct call, and
         /// returns true: the weaver writes this body for a target whose framework has the type
@@ -27,7 +54,11 @@ namespace LockTime.Runtime
             return false;
         }
 
-        /// <summary>The exit is about to call <c>ProcessExit</c>'s handlers: the run-time's goes last. Never throws.</summary>
+        /// <summary>
+        /// The exit is about to call <c>ProcessExit</c>'s handlers: the run-time's goes last, also when the run-time has
+        /// not started (it may start inside one of them; its exit handler then writes what it recorded, else nothing:
+        /// <see cref="Runtime.Finish"/>). Never throws.
+        /// </summary>
         static void OnUnloading(object context)
         {
             Runtime.MoveExitLast();

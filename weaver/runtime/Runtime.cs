@@ -203,7 +203,7 @@ namespace LockTime.Runtime
         /// Makes this copy the owner: a new registry, the exit and crash handlers, the end of a thread's announced
         /// wait at an exception it throws (<see cref="Deadlocks.Thrown"/>), the SIGTERM handler and the watch that
         /// puts the exit handler last (by direct calls on .NET 6+: <see cref="Signals.RegisterDirect"/>,
-        /// <see cref="ExitOrder.WatchUnloading"/>), and the run-time's thread (<see cref="MainLoop"/>, which starts
+        /// <see cref="ExitOrder.WatchUnloading"/>, unless <see cref="ExitOrder.Watch"/> did before the program ran), and the run-time's thread (<see cref="MainLoop"/>, which starts
         /// the writer thread when the first line comes).
         /// </summary>
         static void Own(Collector c)
@@ -233,10 +233,7 @@ namespace LockTime.Runtime
                 termination = Signals.RegisterDirect();
             } catch (Exception) {
             }
-            try {
-                unloadingWatched = ExitOrder.WatchUnloading();
-            } catch (Exception) {
-            }
+            unloadingWatched = ExitOrder.Watch();
             StartUnflowed(thread);
         }
 

@@ -308,7 +308,7 @@ int weave_image(struct img *img, const struct weave_opts *opts, enum weave_outco
 		goto done;
 	if (trim_unfit)
 		*trim_unfit = weave_helper_trim_unfit(h);
-	rc = rewrite_all(img, h, &names, &sites);
+	rc = rewrite_all(img, h, &names, &sites) < 0 || weave_early(img, weave_helper_watch(h)) < 0 ? -1 : 0;
 	if (rc < 0) {
 		weave_helper_free(h);
 		goto done;

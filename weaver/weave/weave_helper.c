@@ -213,6 +213,11 @@ unsigned weave_helper_trim_unfit(const struct weave_helper *h)
 	return h->trim_unfit;
 }
 
+uint32_t weave_helper_watch(const struct weave_helper *h)
+{
+	return h->hook[HK_WATCH];
+}
+
 int weave_helper_begin(struct img *img, const struct weave_opts *opts, const struct weave_site_table *sites,
 		       struct weave_helper **out)
 {

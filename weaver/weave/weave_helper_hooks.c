@@ -51,6 +51,7 @@ const struct weave_hook weave_hooks[] = {
 	[HK_ABANDONED_ALL] = { "LockTime.Runtime.Api::AbandonedAll", "bool(object,object,int32,int64)" },
 	[HK_PAUSED] = { "LockTime.Runtime.Api::Paused", "void(object)" },
 	[HK_RESTORED] = { "LockTime.Runtime.Api::Restored", "void(object)" },
+	[HK_WATCH] = { "LockTime.Runtime.ExitOrder::Watch", "bool()" },
 	{ "LockTime.Runtime.Clock::Frequency", "int64()" },
 	{ "LockTime.Runtime.Baked::ThresholdMs", "string()" },
 	{ "LockTime.Runtime.Baked::Output", "string()" },

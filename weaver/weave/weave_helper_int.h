@@ -49,6 +49,7 @@ enum hhook {
 	HK_ABANDONED_ALL,        /* the same for WaitAll's handles */
 	HK_PAUSED,               /* void Api.Paused(object): ReaderWriterLock.ReleaseLock released the thread's holds */
 	HK_RESTORED,             /* void Api.Restored(object): RestoreLock took them again */
+	HK_WATCH,                /* bool ExitOrder.Watch(): the exit hook subscribed before the program runs (weave_early.c) */
 	HK_COUNT
 };
 

@@ -87,6 +87,9 @@ struct weave_sync_calls {
  * LT_E_ENCODE). */
 int weave_helper_sync(struct weave_helper *h, struct weave_sync_calls *out);
 
+/* The MethodDef token of the merged run-time's bool ExitOrder.Watch() (weave_early). */
+uint32_t weave_helper_watch(const struct weave_helper *h);
+
 /* Encode the helper's method bodies into img and free h (also on failure).
  * Returns 0, or -1. */
 int weave_helper_end(struct weave_helper *h);

@@ -12,6 +12,16 @@
 #include "weave_internal.h"
 #include "weave_lines.h"
 
+/* ---- The watch of the exit (weave_early.c) ---- */
+
+/* Calls `watch` (bool ExitOrder.Watch(), a MethodDef token of the merged run-time; its result popped) first in the
+ * module initializer (<Module>'s .cctor, II.10.5.3), else first in the entry point (II.25.3.3), else nowhere (a
+ * library without one): the exit's hook is subscribed before the program's own code runs, so that a first timed
+ * lock inside a ProcessExit handler still has its summary and report.  The body keeps its locals and clauses, and
+ * its max stack grows as needed (il_encode).  Returns 0, or -1 (LT_E_METADATA, the errors of img_decode_body,
+ * il_apply and img_encode_body). */
+int weave_early(struct img *img, uint32_t watch);
+
 /* ---- Names (weave_names.c) ---- */
 
 /* Which TypeDef owns each MethodDef (II.22.37 MethodList runs) and which

@@ -1,4 +1,4 @@
-// Exits.cs - `App term` and `App late` (tests/integration/woven.sh): the run-time's start and the
+// Exits.cs - `App term`, `App late`, `App exitonly` and `App modinit` (tests/integration/woven.sh): the run-time's start and the
 // ends of a process. Each is the whole program: its first timed lock is the scenario's.
 using System;
 using System.Runtime.InteropServices;
@@ -6,7 +6,8 @@ using System.Threading;
 
 internal static class Exits
 {
-    private static readonly object first = new object(), early = new object(), late = new object();
+    private static readonly object first = new object(), early = new object(), late = new object(),
+        atExit = new object();
     private static int count;
 
     [DllImport("libc", EntryPoint = "kill")]
@@ -49,6 +50,26 @@ internal static class Exits
     {
         lock (late)
             Thread.Sleep(50);
+    }
+
+    private static void HoldAtExit(object sender, EventArgs e)
+    {
+        lock (atExit)
+            Thread.Sleep(20);
+    }
+
+    // `App exitonly`: the program's only lock, held 20 ms inside a ProcessExit handler - the run-time starts there,
+    // after the exit read ProcessExit's handlers.
+    internal static void ExitOnly()
+    {
+        AppDomain.CurrentDomain.ProcessExit += HoldAtExit;
+        Console.WriteLine("exit only");
+    }
+
+    // `App modinit`: what the library's module initializer did (Woven.Lib's Init.cs), read without a lock.
+    internal static void ModuleInitializer()
+    {
+        Console.WriteLine(Woven.Lib.Ledger.Opened);
     }
 
     // `App late`: a ProcessExit handler added just after the first timed lock and one added as Main returns, each

@@ -112,7 +112,7 @@ internal static class Program
             Nested(depth + 1);
     }
 
-    // With the argument "reentry", Main runs Reentry.cs's scenarios only; with "term MS" or "late" one of Exits.cs's. With the argument "throw", Main ends in an unhandled exception after all the locks; with "serve" it
+    // With the argument "reentry", Main runs Reentry.cs's scenarios only; with "term MS", "late", "exitonly" or "modinit" one of Exits.cs's. With the argument "throw", Main ends in an unhandled exception after all the locks; with "serve" it
     // goes on posting to the ledger until a signal ends the process (a service stopped by SIGTERM).
     private static void Main(string[] args)
     {
@@ -129,6 +129,16 @@ internal static class Program
         if (args.Length > 0 && args[0] == "late")
         {
             Exits.Late();
+            return;
+        }
+        if (args.Length > 0 && args[0] == "exitonly")
+        {
+            Exits.ExitOnly();
+            return;
+        }
+        if (args.Length > 0 && args[0] == "modinit")
+        {
+            Exits.ModuleInitializer();
             return;
         }
         if (args.Length > 0 && args[0] == "settle")

@@ -6,6 +6,9 @@ namespace Woven.Lib
         private readonly object gate = new object();
         private long total;
 
+        /// <summary>Set by the library's module initializer (Init.cs).</summary>
+        public static string Opened;
+
         public void Post(long amount)
         {
             lock (gate)
