@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* A process group of the trace: a timeline's process, or a process of the reports without one. */
 struct group {
@@ -19,18 +18,28 @@ struct group {
 	const struct rp_timeline *timeline; /* NULL: none */
 };
 
+/* Days from 1970-01-01 to the proleptic Gregorian date y-m-d (m 1-12, d 1-31), by whole 400-year eras of
+ * 146,097 days counted from March (so that the leap day ends a year); no time zone, no C library call
+ * (timegm is not everywhere: MinGW lacks it). */
+static int64_t days_since_1970(int64_t y, int m, int d)
+{
+	y -= m <= 2;
+	int64_t era = (y >= 0 ? y : y - 399) / 400;
+	int64_t year_of_era = y - era * 400;                      /* 0-399 */
+	int64_t day_of_year = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1; /* 0-365, from March 1 */
+	int64_t day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+	return era * 146097 + day_of_era - 719468; /* 719,468: days from 0000-03-01 to 1970-01-01 */
+}
+
 /* start_utc ("2026-12-06T09:30:00.005Z") as microseconds since 1970; 0 when it is not of that form. */
 static double utc_us(const char *s)
 {
-	struct tm tm;
-	int ms = 0;
-	memset(&tm, 0, sizeof tm);
-	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d.%3dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
-		   &tm.tm_sec, &ms) != 7)
+	int y, mo, d, h, mi, sec, ms;
+
+	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d.%3dZ", &y, &mo, &d, &h, &mi, &sec, &ms) != 7 || mo < 1 || mo > 12 ||
+	    d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 60 || ms < 0)
 		return 0;
-	tm.tm_year -= 1900;
-	tm.tm_mon -= 1;
-	return (double)timegm(&tm) * 1e6 + ms * 1e3;
+	return ((double)days_since_1970(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec) * 1e6 + ms * 1e3;
 }
 
 static int same_process(const struct group *g, const char *name, const char *start_utc, int64_t pid)
