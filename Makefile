@@ -20,14 +20,14 @@ SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 # <part>_win.c: lt_file, lt_keys); each build takes its kind's.
 POSIX_SRC := $(wildcard weaver/core/*_posix.c)
 WIN_SRC := $(wildcard weaver/core/*_win.c)
-LIB_ALL := $(sort $(filter-out weaver/cli/%,$(wildcard weaver/*/*.c)))
+LIB_ALL := $(sort $(filter-out weaver/cli/%,$(wildcard weaver/*/*.c weaver/*/*/*.c)))
 LIB_SRC := $(filter-out $(WIN_SRC),$(LIB_ALL))
 CLI_SRC := $(sort $(wildcard weaver/cli/*.c))
-INC     := $(addprefix -I,$(sort $(dir $(wildcard weaver/*/*.h)))) -Ibuild/gen
+INC     := $(addprefix -I,$(sort $(dir $(wildcard weaver/*/*.h weaver/*/*/*.h)))) -Ibuild/gen
 # Generated at build time: the pprof messages (protoc-c) and the HTML page as bytes (weaver/report),
 # the run-time template as bytes (weaver/runtime).
 GEN     := build/gen/rp_profile.pb-c.c build/gen/rp_page.c build/gen/runtime_template.c
-HDRS    := $(wildcard weaver/*/*.h) build/gen/rp_profile.pb-c.h
+HDRS    := $(wildcard weaver/*/*.h weaver/*/*/*.h) build/gen/rp_profile.pb-c.h
 UNIT    := $(sort $(wildcard tests/unit/test_*.c))
 TOOLS   := $(sort $(wildcard tests/tools/*.c))
 
@@ -39,7 +39,7 @@ all: build/locktime runtime
 
 # The run-time template (weaver/runtime/README.md): C# built with the .NET SDK (deterministic), then
 # build/gen/runtime_template.c, its bytes as a C array that every build of the weaver links.
-RUNTIME_SRC := $(sort $(wildcard weaver/runtime/*.cs)) weaver/runtime/LockTime.Runtime.csproj weaver/runtime/Directory.Build.props
+RUNTIME_SRC := $(sort $(wildcard weaver/runtime/*.cs weaver/runtime/*/*.cs)) weaver/runtime/LockTime.Runtime.csproj weaver/runtime/Directory.Build.props
 RUNTIME_DLL := build/runtime/LockTime.Runtime.dll
 
 $(RUNTIME_DLL): $(RUNTIME_SRC)

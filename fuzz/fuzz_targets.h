@@ -30,7 +30,7 @@ int fuzz_image(const uint8_t *data, size_t size);
 int fuzz_sig(const uint8_t *data, size_t size);
 
 /* An assembly woven in memory as `locktime weave` does: img_load,
- * weave_job_run (site finding, helper type, rewriting, source lines from an
+ * weave_job_run (site finding, stub type, rewriting, source lines from an
  * embedded PDB, the embedded PDB rewritten), img_write.
  * Invariant: what img_write lays out loads again, and a woven output is
  * "already woven". */

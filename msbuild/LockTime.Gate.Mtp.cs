@@ -6,7 +6,7 @@
 // MTP generates adds it, whatever starts the application (dotnet test through the VSTest bridge or in .NET 10's
 // MTP mode, dotnet run, the apphost, dotnet exec). In process: when the test session finishes, it reads the
 // figures of every copy of the LockTime run-time in the process from the run-time's registry (the AppDomain slot
-// "LockTime.Runtime.Registry", framework types only: weaver/runtime/Registry.cs and SiteTotals.cs), prints the
+// "LockTime.Runtime.Registry", framework types only: weaver/runtime/Start/Registry.cs and SiteTotals.cs), prints the
 // summary and "<file>(<line>): error LT200/LT201: ..." for each lock site over a limit, "...: error LT202: deadlock: ..."
 // for each deadlock the run-time found (threads that waited for each other), and reports each as a failed test
 // node, so the run fails (exit code 2), dotnet test lists it, and --report-trx records it with its message. The limits

@@ -4,7 +4,7 @@
 # with a 1000 ms threshold so nothing is reported), then runs the in-process benchmark host in
 # rounds (LOCKBENCH_ROUNDS, default 5), each round two processes:
 #   timing   (LOCKTIME_DISABLED unset): plain vs woven, and the cost of Stopwatch.GetTimestamp;
-#   disabled (LOCKTIME_DISABLED=1, a process of its own: the woven helper reads it once): plain vs woven;
+#   disabled (LOCKTIME_DISABLED=1, a process of its own: the woven stub type reads it once): plain vs woven;
 #   interleaved (timing on): batches of plain, woven and two clock reads taken in turn (Interleaved.cs).
 # Several short rounds rather than one long run: on a shared 2-core machine other load comes and
 # goes, and the median over rounds, with timing and disabled interleaved, is steadier than one run.
@@ -66,7 +66,7 @@ run() { # DIR LABEL [VAR=VALUE...]: one benchmark process; its checks and Benchm
 	# What the first round checked before measuring (every round checks the same).
 	grep -h '^check: ' "$results/round01/timing.log" "$results/round01/disabled.log" | grep -E 'Disabled|at /|calls' | sed 's/^/runtime: /'
 
-	# With LOCKTIME_DISABLED=1 the woven code should be the plain code: the JIT folds the helper's
+	# With LOCKTIME_DISABLED=1 the woven code should be the plain code: the JIT folds the stub type's
 	# Disabled flag (static readonly, read after its class is initialized). Fully optimized code
 	# (no tiering) of each loop and of the wrappers it still calls.
 	echo "runtime: JIT code of the loops with LOCKTIME_DISABLED=1 (full opts; $results/jit-disabled.txt):"

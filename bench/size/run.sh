@@ -5,7 +5,7 @@
 #   bench/size/run.sh [INPUT...]        BEFORE=/path/to/an/older/locktime adds its woven size
 # Default inputs: Debian Mono's mscorlib.dll and System.dll, the NuGet libraries of the test corpus
 # (build/corpus/thirdparty), a corpus program (C#, Release) and a lock-free assembly (left alone).
-# The woven assembly grows by the rewritten bodies, the new metadata rows and the helper type only
+# The woven assembly grows by the rewritten bodies, the new metadata rows and the stub type only
 # (docs/image-layout.md); with BEFORE, the older binary's output is measured the same way.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The run-time merger (weaver/weave/weave_merge.h) end to end, with the test template
+# The run-time merger (weaver/weave/merge/weave_merge.h) end to end, with the test template
 # tests/merge/Template (build/san/lt-merge, tests/tools/merge.c):
 #   - the template is inside the merger's subset, and a template outside it is refused, each
 #     construct named (closures, iterators, async, generics, FieldRVA, P/Invoke, attributes, an

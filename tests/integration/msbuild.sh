@@ -90,7 +90,7 @@ woven_times() { # LOG N: the weaver wove exactly N assemblies in the build logge
 	echo "woven $n times"
 	[ "$n" = "$2" ]
 }
-is_woven() { # FILE: it has LockTime's helper type
+is_woven() { # FILE: it has LockTime's stub type
 	dotnet "$LT_LTCHECK" dump "$1" | grep -q '^type <LockTime> '
 }
 not_woven() { # FILE

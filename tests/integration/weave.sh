@@ -246,7 +246,7 @@ while read -r file; do
 done < <(corpus_thirdparty)
 
 # ---- Mono's own class libraries, woven and run ----
-# mscorlib has no Stopwatch (Mono keeps it in System.dll): its helper uses mscorlib's own clock. The
+# mscorlib has no Stopwatch (Mono keeps it in System.dll): its stubs use mscorlib's own clock. The
 # woven mscorlib and System go first on MONO_PATH, under the woven Mono program - without -O=-aot:
 # Debian's Mono ships mscorlib compiled ahead of time (/usr/lib/mono/aot-cache) and matches that
 # native code to an assembly by the first entry of its #GUID heap, which weaving replaces with the

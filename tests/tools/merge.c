@@ -1,4 +1,4 @@
-/* merge.c - test driver for the run-time merger (weaver/weave/weave_merge.h).
+/* merge.c - test driver for the run-time merger (weaver/weave/merge/weave_merge.h).
  *   usage: lt-merge --check TEMPLATE
  *              print each construct of TEMPLATE outside the merger's subset; exit 1 if any
  *          lt-merge TEMPLATE IN OUT [-r REF | -s METHOD=SUBST]...

@@ -122,7 +122,7 @@ static void test_customattribute_memberref_row_0(void **state)
 }
 
 /* A #Strings heap whose first byte is not 0 (II.24.2.3): null names (index
- * 0) read garbage, so the helper type LockTime adds (namespace index 0) was
+ * 0) read garbage, so the stub type LockTime adds (namespace index 0) was
  * not recognised on the next weave, which then failed with LT015. */
 static void test_strings_heap_first_byte(void **state)
 {

@@ -1035,7 +1035,7 @@ static long count_acquiring(const struct weave_sites *s, long *calls)
 	return n;
 }
 
-/* In a woven image: calls to methods of the helper type, and those that
+/* In a woven image: calls to methods of the stub type, and those that
  * follow two ldstr. */
 /* The value of an ldc.i4 form (a site id pushed before a stub call), or -1 for another op. */
 static long site_id(const struct il_instr *in)
@@ -1056,24 +1056,24 @@ static int is_release_or_wait(const char *name)
 	return 0;
 }
 
-/* Every stub call outside the helper type (*calls), and the acquiring ones with a site id
+/* Every stub call outside the stub type (*calls), and the acquiring ones with a site id
  * before them (*with_site): ids 0..nsites-1, each once. */
 static void count_wrapper_calls(const struct img *img, long nsites, long *calls, long *with_site)
 {
 	const struct md_image *md = &img->md;
 	struct weave_names names;
-	uint32_t helper = md_rows(md, MD_TYPEDEF);
+	uint32_t stub_type = md_rows(md, MD_TYPEDEF);
 	uint8_t *seen = calloc((size_t)nsites + 1, 1);
 
 	assert_non_null(seen);
 	*calls = *with_site = 0;
-	assert_int_equal(weave_names_is_helper(md, helper), 1);
+	assert_int_equal(weave_names_is_ours(md, stub_type), 1);
 	assert_int_equal(weave_names_init(&names, img), 0);
 	for (uint32_t m = 1; m <= md_rows(md, MD_METHODDEF); m++) {
 		const uint8_t *body;
 		struct il_body b;
 		size_t len;
-		if (weave_names_owner(&names, m) == helper ||
+		if (weave_names_owner(&names, m) == stub_type ||
 		    (md_get(md, MD_METHODDEF, m, MD_METHODDEF_IMPLFLAGS) & 3) != 0)
 			continue;
 		assert_int_equal(img_method_body(img, m, &body, &len), 0);
@@ -1083,7 +1083,7 @@ static void count_wrapper_calls(const struct img *img, long nsites, long *calls,
 		for (uint32_t i = 0; i < b.n; i++) {
 			uint32_t tok = b.ins[i].arg.token;
 			if (b.ins[i].op != IL_CALL || md_token_table(tok) != MD_METHODDEF ||
-			    weave_names_owner(&names, md_token_row(tok)) != helper)
+			    weave_names_owner(&names, md_token_row(tok)) != stub_type)
 				continue;
 			(*calls)++;
 			const char *name;
@@ -1123,7 +1123,7 @@ static void test_weave_system(void **state)
 	count_wrapper_calls(woven, acquiring, &wcalls, &wsites);
 	assert_int_equal(wcalls, calls);
 	assert_int_equal(wsites, acquiring);
-	/* No lock call is left outside the helper: the list of a woven assembly
+	/* No lock call is left outside the stub type: the list of a woven assembly
 	 * is its timed sites, read back from its site table. */
 	assert_int_equal(weave_list(woven, on_woven_site, &l), acquiring);
 	assert_int_equal(l.n, acquiring);
@@ -1210,7 +1210,7 @@ static void test_weave_tail_and_branch(void **state)
 	 * location (the input offset of the call) */
 	assert_int_equal(weave_names_init(&names, img), 0);
 	assert_int_equal(weave_names_owner(&names, md_token_row(b.ins[3].arg.token)), md_rows(&img->md, MD_TYPEDEF));
-	assert_true(md_rows(&img->md, MD_TYPEDEF) > ntypes + 1); /* the run-time's types, then the helper */
+	assert_true(md_rows(&img->md, MD_TYPEDEF) > ntypes + 1); /* the run-time's types, then the stub type */
 	assert_int_equal(weave_names_method(&names, row, &name, NULL), 0);
 	weave_names_free(&names);
 	site.want = id;

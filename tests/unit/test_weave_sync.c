@@ -51,7 +51,7 @@ static void body(const struct img *img, uint32_t row, struct il_body *b)
 }
 
 /* The name of the method a call instruction names ("" for a MemberRef's or a
- * MethodSpec's: only the helper's MethodDefs are asked about). */
+ * MethodSpec's: only the stub type's MethodDefs are asked about). */
 static const char *callee_name(const struct img *img, const struct il_instr *in)
 {
 	if (md_token_table(in->arg.token) == MD_METHODDEF)
@@ -326,7 +326,7 @@ static void timed_body(const struct img *img, uint32_t w, struct il_body *b)
 	char name[96];
 
 	snprintf(name, sizeof name, "%s_Timed", str(&img->md, MD_METHODDEF, md_token_row(w), MD_METHODDEF_NAME));
-	body(img, method_row(img, WEAVE_HELPER_TYPE, name), b);
+	body(img, method_row(img, WEAVE_STUB_TYPE, name), b);
 }
 
 /* A wrapper of kind `kind` for a new MemberRef name/sig on System.Threading.Monitor or Lock. */
@@ -386,12 +386,12 @@ static void test_wrapper_timing(void **state)
 			sig[len++] = (uint8_t)(coded & 0xFF);
 		}
 		m = add_memberref(md, type, c->name, sig, len);
-		struct weave_helper *h;
+		struct weave_stubs *h;
 		struct il_body front, timed;
 
-		ok(weave_helper_begin(img, &default_opts, no_sites(img), &h));
-		ok(weave_helper_wrapper(h, m, c->kind, c->callvirt, 0, &w));
-		ok(weave_helper_end(h));
+		ok(weave_stubs_begin(img, &default_opts, no_sites(img), &h));
+		ok(weave_stubs_for_call(h, m, c->kind, c->callvirt, 0, &w));
+		ok(weave_stubs_end(h));
 		/* The front: the Disabled test, the original, and a call of the _Timed part. */
 		body(img, md_token_row(w), &front);
 		assert_int_equal(front.ins[0].op, IL_LDSFLD);
@@ -441,7 +441,7 @@ static void test_wrapper_enter_scope_reenters(void **state)
 	uint32_t runtime = md_token(MD_ASSEMBLYREF, assemblyref_row(md, "System.Runtime"));
 	uint32_t lock = add_typeref(md, runtime, "System.Threading", "Lock"), scope = add_typeref(md, lock, "", "Scope");
 	struct lt_buf sig = LT_BUF_INIT;
-	struct weave_helper *h;
+	struct weave_stubs *h;
 	struct il_body timed;
 	uint32_t m, w;
 
@@ -452,9 +452,9 @@ static void test_wrapper_enter_scope_reenters(void **state)
 	assert_int_equal(sig_token_encode(&sig, scope), 0);
 	m = add_memberref(md, lock, "EnterScope", sig.data, sig.len);
 	lt_buf_free(&sig);
-	ok(weave_helper_begin(img, &default_opts, no_sites(img), &h));
-	ok(weave_helper_wrapper(h, m, WEAVE_LOCK_ENTERSCOPE, 1, 0, &w));
-	ok(weave_helper_end(h));
+	ok(weave_stubs_begin(img, &default_opts, no_sites(img), &h));
+	ok(weave_stubs_for_call(h, m, WEAVE_LOCK_ENTERSCOPE, 1, 0, &w));
+	ok(weave_stubs_end(h));
 	timed_body(img, w, &timed);
 	assert_int_equal(calls_to(img, &timed, "TryEnter"), 1);
 	assert_int_equal(calls_to(img, &timed, "EnterScope"), 2);
@@ -476,7 +476,7 @@ static void test_wrapper_corlib_twin(void **state)
 		struct img *img = load(MONO_MSCORLIB);
 		struct md_image *md = &img->md;
 		uint32_t monitor = 0, enter = 0, w, idx;
-		struct weave_helper *h;
+		struct weave_stubs *h;
 		struct il_body timed, clock;
 		const uint8_t *p;
 		uint32_t len;
@@ -486,7 +486,7 @@ static void test_wrapper_corlib_twin(void **state)
 				monitor = t;
 		/* The merged run-time calls Monitor.TryEnter itself (LineWriter.TryDrain): merged first, then
 		 * its TryEnter renamed, the wrapper finds no twin by name. */
-		ok(weave_helper_begin(img, &default_opts, no_sites(img), &h));
+		ok(weave_stubs_begin(img, &default_opts, no_sites(img), &h));
 		assert_int_equal(md_add_string(md, "TryEnter2", &idx), 0);
 		for (uint32_t r = md_get(md, MD_TYPEDEF, monitor, MD_TYPEDEF_METHODLIST);
 		     r < md_get(md, MD_TYPEDEF, monitor + 1, MD_TYPEDEF_METHODLIST); r++) {
@@ -498,8 +498,8 @@ static void test_wrapper_corlib_twin(void **state)
 				md_set(md, MD_METHODDEF, r, MD_METHODDEF_NAME, idx);
 		}
 		assert_int_not_equal(enter, 0);
-		ok(weave_helper_wrapper(h, enter, WEAVE_MONITOR_ENTER, 0, 0, &w));
-		ok(weave_helper_end(h));
+		ok(weave_stubs_for_call(h, enter, WEAVE_MONITOR_ENTER, 0, 0, &w));
+		ok(weave_stubs_end(h));
 		timed_body(img, w, &timed);
 		/* the merged clock, whose body is mscorlib's own: DateTime.GetSystemTimeAsFileTime */
 		assert_int_equal(calls_to(img, &timed, "Ticks"), 2);
@@ -517,13 +517,13 @@ static void test_sync_pair_memoized(void **state)
 {
 	struct img *img = load(NET_REF);
 	struct weave_sync_calls a, b;
-	struct weave_helper *h;
+	struct weave_stubs *h;
 
 	(void)state;
-	ok(weave_helper_begin(img, &default_opts, no_sites(img), &h));
-	ok(weave_helper_sync(h, &a));
-	ok(weave_helper_sync(h, &b));
-	ok(weave_helper_end(h));
+	ok(weave_stubs_begin(img, &default_opts, no_sites(img), &h));
+	ok(weave_stubs_sync(h, &a));
+	ok(weave_stubs_sync(h, &b));
+	ok(weave_stubs_end(h));
 	assert_int_equal(a.enter, b.enter);
 	assert_int_equal(a.leave, b.leave);
 	assert_string_equal(str(&img->md, MD_METHODDEF, md_token_row(a.enter), MD_METHODDEF_NAME), "Synchronized_Enter");

@@ -1,9 +1,9 @@
 /* test_weave_template.c - the run-time template (weaver/runtime, linked in) read as the weaver reads it:
  * inside the merger's subset (weave_merge_check) with every member the weaver relies on
- * (weave_helper_check_hooks); small bad templates, each the built one with one edit, fail with the
+ * (weave_stubs_check_hooks); small bad templates, each the built one with one edit, fail with the
  * construct named.  The same check on templates the C# compiler made: tests/integration/merge.sh. */
 #include "weave_fixture.h"
-#include "weave_helper_int.h"
+#include "weave_stubs_int.h"
 #include "weave_merge_int.h"
 
 /* What a check reported: its lines, one after another. */
@@ -22,11 +22,11 @@ static void collect(void *ctx, const char *what)
 		f->at += (size_t)snprintf(f->text + f->at, sizeof f->text - f->at, "%s\n", what);
 }
 
-/* weave_merge_check (hooks 0) or weave_helper_check_hooks (hooks 1) over img: the findings. */
+/* weave_merge_check (hooks 0) or weave_stubs_check_hooks (hooks 1) over img: the findings. */
 static struct findings check(const struct img *img, int hooks)
 {
 	struct findings f = { .at = 0 };
-	long n = hooks ? weave_helper_check_hooks(img, collect, &f) : weave_merge_check(img, collect, &f);
+	long n = hooks ? weave_stubs_check_hooks(img, collect, &f) : weave_merge_check(img, collect, &f);
 
 	if (n < 0)
 		fail_msg("check failed: %s", lt_error_last()->msg);
@@ -169,7 +169,7 @@ static void test_template_attribute(void **state)
 	img_free(img);
 }
 
-/* The attributes for the trimmer the template declares itself (weaver/runtime/Trimming.cs): every use
+/* The attributes for the trimmer the template declares itself (weaver/runtime/Start/Trimming.cs): every use
  * is one the merger carries as the target framework's own. */
 static void test_template_framework_attributes(void **state)
 {

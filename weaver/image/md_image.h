@@ -14,6 +14,7 @@
 #ifndef MD_IMAGE_H
 #define MD_IMAGE_H
 
+#include <assert.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -161,8 +162,22 @@ int md_write_refs(const struct md_image *md, struct lt_buf *out, struct md_ref r
 
 /* Cell access; row is 1-based.  The caller guarantees row and col are in range
  * (asserted): both come from the table itself, never from file data unchecked. */
-uint32_t md_get(const struct md_image *md, enum md_table_id t, uint32_t row, unsigned col);
-void md_set(struct md_image *md, enum md_table_id t, uint32_t row, unsigned col, uint32_t v);
+static inline uint32_t md_get(const struct md_image *md, enum md_table_id t, uint32_t row, unsigned col)
+{
+	const struct md_table *tab = &md->tables[t];
+
+	assert(row >= 1 && row <= tab->rows && col < tab->ncols);
+	return tab->cells[(size_t)(row - 1) * tab->ncols + col];
+}
+
+static inline void md_set(struct md_image *md, enum md_table_id t, uint32_t row, unsigned col, uint32_t v)
+{
+	struct md_table *tab = &md->tables[t];
+
+	assert(row >= 1 && row <= tab->rows && col < tab->ncols);
+	tab->cells[(size_t)(row - 1) * tab->ncols + col] = v;
+}
+
 static inline uint32_t md_rows(const struct md_image *md, enum md_table_id t) { return md->tables[t].rows; }
 
 /* Append a row (cells in column order); *out_row gets its 1-based row number.

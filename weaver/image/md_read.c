@@ -19,15 +19,6 @@ struct md_hdr {
 	struct lt_cur cur;
 };
 
-void md_image_sizes(const struct md_image *md, uint8_t heap_sizes, struct md_sizes *out)
-{
-	unsigned t;
-
-	for (t = 0; t < MD_TABLE_MAX; t++)
-		out->rows[t] = md->has_pdb && t < MD_DOCUMENT ? md->type_system_rows[t] : md->tables[t].rows;
-	out->heap_sizes = heap_sizes;
-}
-
 void md_init(struct md_image *md, const char *version)
 {
 	unsigned t;

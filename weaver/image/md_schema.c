@@ -1,5 +1,7 @@
-/* md_schema.c - the ECMA-335 table and coded-index schema (II.22, II.24.2.6) and column widths. */
-#include "md_schema.h"
+/* md_schema.c - the ECMA-335 table and coded-index schema (II.22, II.24.2.6), column widths, an image's
+ * table sizes, and coded indexes decoded and encoded. */
+#include "md_image.h"
+#include "lt_error.h"
 
 #define N MD_NO_TABLE
 
@@ -171,4 +173,38 @@ uint32_t md_row_size(const struct md_sizes *s, enum md_table_id t)
 	for (c = 0; c < ts->ncols; c++)
 		n += md_col_width(s, &ts->cols[c]);
 	return n;
+}
+
+void md_image_sizes(const struct md_image *md, uint8_t heap_sizes, struct md_sizes *out)
+{
+	unsigned t;
+
+	for (t = 0; t < MD_TABLE_MAX; t++)
+		out->rows[t] = md->has_pdb && t < MD_DOCUMENT ? md->type_system_rows[t] : md->tables[t].rows;
+	out->heap_sizes = heap_sizes;
+}
+
+int md_coded_decode(enum md_coded_index k, uint32_t cell, uint32_t *out_token)
+{
+	const struct md_coded_schema *cs = &md_coded[k];
+	uint32_t tag = cell & ((1u << cs->tag_bits) - 1);
+
+	if (tag >= cs->ntags || cs->tables[tag] == MD_NO_TABLE)
+		return lt_error_set(LT_E_METADATA, "%s: tag %u invalid (II.24.2.6)", cs->name, tag);
+	*out_token = md_token((enum md_table_id)cs->tables[tag], cell >> cs->tag_bits);
+	return 0;
+}
+
+int md_coded_encode(enum md_coded_index k, uint32_t token, uint32_t *out_cell)
+{
+	const struct md_coded_schema *cs = &md_coded[k];
+	uint32_t tag;
+
+	for (tag = 0; tag < cs->ntags; tag++)
+		if (cs->tables[tag] == md_token_table(token)) {
+			*out_cell = md_token_row(token) << cs->tag_bits | tag;
+			return 0;
+		}
+	return lt_error_set(LT_E_METADATA, "%s: token 0x%08x names a table it cannot hold (II.24.2.6)", cs->name,
+			    token);
 }

@@ -1,4 +1,4 @@
-/* md_write.c - edit tables (rows, cells, coded indexes) and serialize the metadata root (II.24.2). */
+/* md_write.c - grow tables (rows) and serialize the metadata root (II.24.2). */
 #include "md_image.h"
 #include "lt_cursor.h"
 #include "lt_error.h"
@@ -13,22 +13,6 @@
 #define MD_MAX_OUT_STREAMS 16    /* the input's (at most 8) plus the ones writing may add */
 _Static_assert(MD_MAX_REFS >= MD_MAX_OUT_STREAMS, "a ref for each stream written");
 
-uint32_t md_get(const struct md_image *md, enum md_table_id t, uint32_t row, unsigned col)
-{
-	const struct md_table *tab = &md->tables[t];
-
-	assert(row >= 1 && row <= tab->rows && col < tab->ncols);
-	return tab->cells[(size_t)(row - 1) * tab->ncols + col];
-}
-
-void md_set(struct md_image *md, enum md_table_id t, uint32_t row, unsigned col, uint32_t v)
-{
-	struct md_table *tab = &md->tables[t];
-
-	assert(row >= 1 && row <= tab->rows && col < tab->ncols);
-	tab->cells[(size_t)(row - 1) * tab->ncols + col] = v;
-}
-
 int md_append_row(struct md_image *md, enum md_table_id t, const uint32_t *cells, uint32_t *out_row)
 {
 	struct md_table *tab = &md->tables[t];
@@ -42,31 +26,6 @@ int md_append_row(struct md_image *md, enum md_table_id t, const uint32_t *cells
 	memcpy(&tab->cells[(size_t)tab->rows * tab->ncols], cells, tab->ncols * sizeof(uint32_t));
 	*out_row = ++tab->rows;
 	return 0;
-}
-
-int md_coded_decode(enum md_coded_index k, uint32_t cell, uint32_t *out_token)
-{
-	const struct md_coded_schema *cs = &md_coded[k];
-	uint32_t tag = cell & ((1u << cs->tag_bits) - 1);
-
-	if (tag >= cs->ntags || cs->tables[tag] == MD_NO_TABLE)
-		return lt_error_set(LT_E_METADATA, "%s: tag %u invalid (II.24.2.6)", cs->name, tag);
-	*out_token = md_token((enum md_table_id)cs->tables[tag], cell >> cs->tag_bits);
-	return 0;
-}
-
-int md_coded_encode(enum md_coded_index k, uint32_t token, uint32_t *out_cell)
-{
-	const struct md_coded_schema *cs = &md_coded[k];
-	uint32_t tag;
-
-	for (tag = 0; tag < cs->ntags; tag++)
-		if (cs->tables[tag] == md_token_table(token)) {
-			*out_cell = md_token_row(token) << cs->tag_bits | tag;
-			return 0;
-		}
-	return lt_error_set(LT_E_METADATA, "%s: token 0x%08x names a table it cannot hold (II.24.2.6)", cs->name,
-			    token);
 }
 
 /* Compare rows a and b (0-based) of a sorted table by its key (II.22). */

@@ -1,5 +1,5 @@
 /* rp_merge.c - adding reports up (sites of the same assembly, method and location become one, their stacks too),
- * the histogram arithmetic the run-time uses (weaver/runtime/Histogram.cs), ordering, freeing. */
+ * the histogram arithmetic the run-time uses (weaver/runtime/Recording/Histogram.cs), ordering, freeing. */
 #include "rp_report.h"
 #include "lt_error.h"
 #include "lt_mem.h"

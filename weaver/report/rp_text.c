@@ -1,6 +1,6 @@
 /* rp_text.c - the summary table of a report (`locktime report --format text`), then its holds in
  * progress, potential deadlocks and deadlocks, each as the run-time's summary gives it
- * (weaver/runtime/Summary.cs). */
+ * (weaver/runtime/Lines/Summary.cs). */
 #include "rp_output.h"
 #include "lt_error.h"
 #include "lt_mem.h"

@@ -79,7 +79,7 @@ long weave_list(const struct img *img, void (*fn)(void *ctx, const struct weave_
 int weave_is_woven(const struct img *img)
 {
 	for (uint32_t t = 1; t <= md_rows(&img->md, MD_TYPEDEF); t++) {
-		int is = weave_names_is_helper(&img->md, t);
+		int is = weave_names_is_ours(&img->md, t);
 		if (is != 0)
 			return is;
 	}
@@ -199,7 +199,7 @@ static int limit_in(const struct weave_names *names, uint32_t row)
 }
 
 /* Rewrite every method that has lock sites, one run of sites per method. */
-static int rewrite_all(struct img *img, struct weave_helper *h, const struct weave_names *names,
+static int rewrite_all(struct img *img, struct weave_stubs *h, const struct weave_names *names,
 		       const struct weave_sites *sites)
 {
 	size_t i = 0, j;
@@ -272,7 +272,7 @@ int weave_image(struct img *img, const struct weave_opts *opts, enum weave_outco
 	struct weave_sites sites;
 	struct weave_site_table table;
 	struct weave_site_row *rows = NULL;
-	struct weave_helper *h;
+	struct weave_stubs *h;
 	struct wlines lines;
 	long acquiring = 0, found = 0;
 	size_t i;
@@ -304,17 +304,17 @@ int weave_image(struct img *img, const struct weave_opts *opts, enum weave_outco
 		goto done;
 	}
 	if (weave_sites_locate(img, &lines, &sites) < 0 || site_table(img, &names, &lines, &sites, &table, &rows) < 0 ||
-	    weave_helper_begin(img, opts, &table, &h) < 0)
+	    weave_stubs_begin(img, opts, &table, &h) < 0)
 		goto done;
 	if (trim_unfit)
-		*trim_unfit = weave_helper_trim_unfit(h);
-	rc = rewrite_all(img, h, &names, &sites) < 0 || weave_early(img, weave_helper_watch(h)) < 0 ? -1 : 0;
+		*trim_unfit = weave_stubs_trim_unfit(h);
+	rc = rewrite_all(img, h, &names, &sites) < 0 || weave_early(img, weave_stubs_watch(h)) < 0 ? -1 : 0;
 	if (rc < 0) {
-		weave_helper_free(h);
+		weave_stubs_free(h);
 		goto done;
 	}
 	rc = -1;
-	if (weave_helper_end(h) < 0 || renew_mvid(img, opts) < 0)
+	if (weave_stubs_end(h) < 0 || renew_mvid(img, opts) < 0)
 		goto done;
 	*outcome = WEAVE_WOVEN;
 	*nsites = acquiring;

@@ -13,12 +13,12 @@
 enum weave_outcome {
 	WEAVE_WOVEN = 0,           /* sites were found and timed */
 	WEAVE_NO_LOCKS = 1,        /* nothing to weave: leave the file as it is */
-	WEAVE_ALREADY_WOVEN = 2,   /* the assembly carries LockTime's helper type */
+	WEAVE_ALREADY_WOVEN = 2,   /* the assembly carries LockTime's stub type */
 	WEAVE_FILTERED_OUT = 3,    /* sites were found, all left alone by weave_sites_filter
 				    * (the patterns, LockTimeIgnoreAttribute): the file as it is */
 };
 
-/* Whether img carries LockTime's helper TypeDef (woven already): 1, 0, or
+/* Whether img carries LockTime's stub TypeDef (woven already): 1, 0, or
  * -1 (malformed TypeDef rows; LT_E_METADATA). */
 int weave_is_woven(const struct img *img);
 
@@ -37,7 +37,7 @@ long weave_list_pdb(const struct img *img, const struct pdb_found *pdb,
 		    int (*read_source)(const char *path, uint8_t **data, size_t *size),
 		    void (*fn)(void *ctx, const struct weave_site *s), void *ctx);
 
-/* Weave every site of `img` in memory: add the helper type, rewrite the
+/* Weave every site of `img` in memory: add the stub type, rewrite the
  * bodies.  *outcome says what happened; the caller writes the image only for
  * WEAVE_WOVEN.  *nsites gets the acquisition sites timed (WEAVE_WOVEN), or
  * found and all left alone (WEAVE_FILTERED_OUT).  Time and memory are linear in the size of the assembly (a

@@ -1,5 +1,5 @@
 /* weave_internal.h - what the weaving passes share: the lock calls found in
- * method bodies, the site table, and the helper type whose stubs time them
+ * method bodies, the site table, and the stub type whose stubs time them
  * (docs/weaving.md). */
 #ifndef WEAVE_INTERNAL_H
 #define WEAVE_INTERNAL_H
@@ -42,25 +42,25 @@ struct weave_site_table {
 	uint32_t n;
 };
 
-/* The helper type under construction: the call-site stubs. */
-struct weave_helper;
+/* The stub type under construction: the call-site stubs. */
+struct weave_stubs;
 
 /* Merge LockTime's run-time (the template, lt_runtime_template) into img,
  * with the weave's options baked in (Baked.*: threshold, sink, and the
  * summary, report and lock order when given) and `sites` as its site
- * table, then append the helper TypeDef `<LockTime>` (the last TypeDef) for
+ * table, then append the stub TypeDef `<LockTime>` (the last TypeDef) for
  * the call-site stubs.  Every framework type the run-time needs is
  * resolved in the target's framework (opts->refs, else its AssemblyRefs).
  * Returns 0 and *out, or -1 (LT_E_WEAVE: a bad option, a framework member
  * the target lacks, merged types there already; weave_merge's errors,
  * LT_E_NOMEM).  On failure img is half-edited: the caller drops it. */
-int weave_helper_begin(struct img *img, const struct weave_opts *opts, const struct weave_site_table *sites,
-		       struct weave_helper **out);
+int weave_stubs_begin(struct img *img, const struct weave_opts *opts, const struct weave_site_table *sites,
+		       struct weave_stubs **out);
 
 /* The attributes for the trimmer whose uses in the merged run-time were left
  * out because the target's own class of that name does not fit them
  * (weave_merge_map's trim_unfit): a set of bits, 0 when none. */
-unsigned weave_helper_trim_unfit(const struct weave_helper *h);
+unsigned weave_stubs_trim_unfit(const struct weave_stubs *h);
 
 /* The MethodDef token of the stub for calls to `callee` of `kind` made
  * with call (callvirt = 0) or callvirt (1), adding the stub on first use;
@@ -71,7 +71,7 @@ unsigned weave_helper_trim_unfit(const struct weave_helper *h);
  * Acquiring stubs take the callee's arguments plus (int32 site); others
  * take exactly the callee's arguments (weaver/runtime/README.md has their
  * shapes).  Returns 0, or -1 (LT_E_WEAVE, LT_E_SIGNATURE, LT_E_NOMEM). */
-int weave_helper_wrapper(struct weave_helper *h, uint32_t callee, enum weave_kind kind, int callvirt, int in_async,
+int weave_stubs_for_call(struct weave_stubs *h, uint32_t callee, enum weave_kind kind, int callvirt, int in_async,
 			 uint32_t *out_token);
 
 /* What a [MethodImpl(Synchronized)] body calls to be timed. */
@@ -81,24 +81,24 @@ struct weave_sync_calls {
 	uint32_t type_of;          /* object (RuntimeTypeHandle): a static method's lock, the Type */
 };
 
-/* The tokens of *out: the helper's Synchronized_Enter / Synchronized_Exit
+/* The tokens of *out: the stub type's Synchronized_Enter / Synchronized_Exit
  * (added on first use; both do nothing when the run-time is off) and the
  * run-time's TypeOf.  Returns 0, or -1 (LT_E_NOMEM, LT_E_LIMIT,
  * LT_E_ENCODE). */
-int weave_helper_sync(struct weave_helper *h, struct weave_sync_calls *out);
+int weave_stubs_sync(struct weave_stubs *h, struct weave_sync_calls *out);
 
 /* The MethodDef token of the merged run-time's bool ExitOrder.Watch() (weave_early). */
-uint32_t weave_helper_watch(const struct weave_helper *h);
+uint32_t weave_stubs_watch(const struct weave_stubs *h);
 
-/* Encode the helper's method bodies into img and free h (also on failure).
+/* Encode the stub type's method bodies into img and free h (also on failure).
  * Returns 0, or -1. */
-int weave_helper_end(struct weave_helper *h);
+int weave_stubs_end(struct weave_stubs *h);
 
 /* Free without finishing (error paths).  NULL is a no-op. */
-void weave_helper_free(struct weave_helper *h);
+void weave_stubs_free(struct weave_stubs *h);
 
-/* The name of the helper TypeDef; it, or a merged run-time type
+/* The name of the stub TypeDef; it, or a merged run-time type
  * (WEAVE_MERGE_PREFIX), marks a woven assembly. */
-#define WEAVE_HELPER_TYPE "<LockTime>"
+#define WEAVE_STUB_TYPE "<LockTime>"
 
 #endif

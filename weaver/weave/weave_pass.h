@@ -72,11 +72,11 @@ int weave_names_in_async(const struct weave_names *n, uint32_t row);
  * Returns 0, or -1 with LT_E_METADATA. */
 int weave_names_attribute(const struct weave_names *n, uint32_t ctor, const char **name);
 
-/* Whether TypeDef `row` is LockTime's: the helper type WEAVE_HELPER_TYPE or
+/* Whether TypeDef `row` is LockTime's: the stub type WEAVE_STUB_TYPE or
  * a merged run-time type (WEAVE_MERGE_PREFIX), top-level in the empty
  * namespace.  Returns 1 or 0, or -1 with LT_E_METADATA for a bad #Strings
  * index. */
-int weave_names_is_helper(const struct md_image *md, uint32_t row);
+int weave_names_is_ours(const struct md_image *md, uint32_t row);
 
 /* What compiler-generated code a method is, inside the method the user
  * wrote (weave_names_user). */
@@ -145,7 +145,7 @@ struct weave_sites {
  * EnterScope, Lock.Scope.Dispose, ReaderWriterLockSlim, SemaphoreSlim,
  * SpinLock, Mutex, ReaderWriterLock; matched by namespace, type, name and
  * signature shape)
- * in every MethodDef body of img but the helper type's and the lock types' own
+ * in every MethodDef body of img but the stub type's and the lock types' own
  * (a TypeDef System.Threading.Monitor, Lock, ReaderWriterLockSlim,
  * SemaphoreSlim, SpinLock, Mutex, WaitHandle or ReaderWriterLock, and the
  * types nested in it: a framework's implementation of them, whose calls of
@@ -184,7 +184,7 @@ int weave_receiver_class(const struct weave_names *n, uint32_t row, const struct
 			 uint32_t *out);
 
 /* The sites of an assembly woven by LockTime (weave_is_woven 1), read back
- * from the site table its merged SiteList.Load defines (weave_helper_site_list),
+ * from the site table its merged SiteList.Load defines (weave_stubs_site_list),
  * in site id order: method, location and kind as the run-time reports them;
  * methoddef and il_offset are 0 (a woven body no longer says where its
  * calls came from), woven is 1.  Calls `fn` for each; returns the number of
@@ -217,7 +217,7 @@ int weave_sites_filter(const struct weave_names *names, const struct wlines *lin
  * a WEAVE_SYNCHRONIZED entry first if any) to their stubs in h: acquiring
  * calls get `ldc.i4 <site id>` (weave_call.site) ahead of them, a `tail.`
  * prefix before a call is dropped; the calls of an async state machine's
- * MoveNext (weave_names_in_async) go to its stubs (weave_helper_wrapper); a synchronized method's body is then
+ * MoveNext (weave_names_in_async) go to its stubs (weave_stubs_for_call); a synchronized method's body is then
  * timed as a hold (weave_sync_wrap); the body is re-encoded into img.
  * The calls are checked one by one and the body edited once (il_apply):
  * time linear in the body's size.
@@ -225,8 +225,8 @@ int weave_sites_filter(const struct weave_names *names, const struct wlines *lin
  * a prefix other than tail. before a call, a call not found in the body),
  * LT_E_LIMIT (il_apply),
  * the errors of weave_names_in_async, img_decode_body / img_encode_body,
- * weave_helper_wrapper, weave_sync_wrap, LT_E_NOMEM. */
-int weave_rewrite_method(struct img *img, struct weave_helper *h, const struct weave_names *names,
+ * weave_stubs_for_call, weave_sync_wrap, LT_E_NOMEM. */
+int weave_rewrite_method(struct img *img, struct weave_stubs *h, const struct weave_names *names,
 			 const struct weave_call *calls, size_t n);
 
 /* ---- Synchronized methods (weave_sync.c) ---- */
@@ -245,8 +245,8 @@ int weave_rewrite_method(struct img *img, struct weave_helper *h, const struct w
  * from a try block); clauses that ended at the end of the body end at the
  * new finally.  Returns 0, or -1 with LT_E_WEAVE (a jmp, III.3.37: it cannot
  * leave a try block), LT_E_SIGNATURE, LT_E_METADATA, and the errors of
- * img_add_locals, weave_helper_sync, il_insert, LT_E_NOMEM. */
-int weave_sync_wrap(struct img *img, struct weave_helper *h, const struct weave_names *names, struct il_body *b,
+ * img_add_locals, weave_stubs_sync, il_insert, LT_E_NOMEM. */
+int weave_sync_wrap(struct img *img, struct weave_stubs *h, const struct weave_names *names, struct il_body *b,
 		    uint32_t row, uint32_t site);
 
 /* ---- Locations (weave_locate.c, weave_csharp.c) ---- */

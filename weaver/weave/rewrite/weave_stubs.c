@@ -1,5 +1,5 @@
-/* weave_helper_wrap.c - the call-site stubs: one static timed twin per distinct lock API call, calling the merged run-time. */
-#include "weave_helper_int.h"
+/* weave_stubs.c - the call-site stubs: one static timed twin per distinct lock API call, calling the merged run-time. */
+#include "weave_stubs_int.h"
 #include "weave_refs.h"
 #include "lt_error.h"
 #include "lt_mem.h"
@@ -304,7 +304,7 @@ static void emit_original(struct em *e, const struct callee *c, int keep_result)
 }
 
 /* if (Api.Off) return original(args); */
-static void emit_off(struct weave_helper *h, struct em *e, const struct callee *c)
+static void emit_off(struct weave_stubs *h, struct em *e, const struct callee *c)
 {
 	uint32_t timed = em_label(e);
 
@@ -315,7 +315,7 @@ static void emit_off(struct weave_helper *h, struct em *e, const struct callee *
 	em_mark(e, timed);
 }
 
-static void emit_timestamp(struct weave_helper *h, struct em *e, uint32_t local)
+static void emit_timestamp(struct weave_stubs *h, struct em *e, uint32_t local)
 {
 	em_tok(e, IL_CALL, h->hook[HK_TICKS]);
 	em_stloc(e, local);
@@ -353,7 +353,7 @@ static void emit_spin_address(struct em *e)
 }
 
 /* Api.Acquired[Scope](lock, site, t0, t<acquired>, contended); a SpinLock's: AcquiredSpin(address, site, ...) */
-static void emit_acquired(struct weave_helper *h, struct em *e, const struct callee *c, enum weave_kind kind,
+static void emit_acquired(struct weave_stubs *h, struct em *e, const struct callee *c, enum weave_kind kind,
 			  uint32_t acquired_local, int contended)
 {
 	if (!kinds[kind].value)
@@ -372,7 +372,7 @@ static void emit_acquired(struct weave_helper *h, struct em *e, const struct cal
 
 /* The end of a try first, taken: Api.Acquired...(lock, site, t0, t0, false), return r; then, at
  * `slow` (not taken), the waiting hook before the call that waits (none for a value type: no object). */
-static void emit_taken_or_waiting(struct weave_helper *h, struct em *e, const struct callee *c, enum weave_kind kind,
+static void emit_taken_or_waiting(struct weave_stubs *h, struct em *e, const struct callee *c, enum weave_kind kind,
 				  int returns, uint32_t slow, enum hhook waiting)
 {
 	emit_acquired(h, e, c, kind, W_T0, 0);
@@ -393,7 +393,7 @@ static void emit_taken_or_waiting(struct weave_helper *h, struct em *e, const st
  * then Api.Waiting(lock, site): the thread is about to block.  The clock is read
  * before the lock is taken, not inside it: the lock is not held longer for
  * it, and when the try fails t0 is where the wait began. */
-static void emit_fast(struct weave_helper *h, struct em *e, const struct callee *c, enum weave_kind kind,
+static void emit_fast(struct weave_stubs *h, struct em *e, const struct callee *c, enum weave_kind kind,
 		      const struct fast_calls *fast, enum acquired acq, int returns)
 {
 	uint32_t slow = em_label(e);
@@ -417,7 +417,7 @@ static void emit_fast(struct weave_helper *h, struct em *e, const struct callee 
  * being a static readonly field of an initialized class, to fold into a
  * plain call of the original (or of `timed`).  A kind with a `check`:
  * if (Api.Off || !check(arg 0)) return original(args). */
-static void emit_front(struct weave_helper *h, struct em *e, const struct callee *c, enum weave_kind kind,
+static void emit_front(struct weave_stubs *h, struct em *e, const struct callee *c, enum weave_kind kind,
 		       uint32_t timed)
 {
 	uint32_t plain = em_label(e);
@@ -447,7 +447,7 @@ static void emit_front(struct weave_helper *h, struct em *e, const struct callee
  * arg 0, site, t0) } { pop; } return r.  The hook gives false, so the
  * handler is never entered and the exception goes on unchanged (II.19).
  * A method of its own: one with a clause is not inlined, the front is. */
-static void emit_guard(struct weave_helper *h, struct em *e, const struct callee *c, enum weave_kind kind,
+static void emit_guard(struct weave_stubs *h, struct em *e, const struct callee *c, enum weave_kind kind,
 		       uint32_t timed, int returns)
 {
 	uint32_t done = em_label(e);
@@ -481,7 +481,7 @@ static void emit_guard(struct weave_helper *h, struct em *e, const struct callee
 
 /* WaitAny / WaitAll, timed: t0 = Ticks(); r = original(args); t1 = Ticks();
  * Api.Acquired{Any,All}(arg 0, r, site, t0, t1); return r. */
-static void emit_handles(struct weave_helper *h, struct em *e, const struct callee *c, enum weave_kind kind)
+static void emit_handles(struct weave_stubs *h, struct em *e, const struct callee *c, enum weave_kind kind)
 {
 	emit_timestamp(h, e, W_T0);
 	emit_original(e, c, 1);
@@ -498,7 +498,7 @@ static void emit_handles(struct weave_helper *h, struct em *e, const struct call
 
 /* The original call and its record: r = original(args); t1 = Ticks() (t0 for TIME_NO_WAIT); when it
  * acquired Api.Acquired...(lock, site, t0, t1, contended), else Api.NotAcquired(site, t0, t1); return r. */
-static void emit_call_recorded(struct weave_helper *h, struct em *e, const struct callee *c, enum weave_kind kind,
+static void emit_call_recorded(struct weave_stubs *h, struct em *e, const struct callee *c, enum weave_kind kind,
 			       enum acquired acq, enum timing timing, int contended, int returns)
 {
 	uint32_t done = em_label(e), failed = em_label(e); /* failed: unused for ACQ_ALWAYS */
@@ -557,7 +557,7 @@ static void emit_timeout_const(struct em *e, const struct fast_calls *fast, int3
  * timeout <= int32's most ms))) { the try (fast->try_enter: the call itself, or a TimeSpan's int32
  * twin) with an int32 0: acquired, Api.Acquired...(lock, site, t0, t0, false) and return; else the
  * waiting hook (HK_WAITING_TIMED unless the kind has one), and on to the call } else to `plain`. */
-static void emit_timeout_try(struct weave_helper *h, struct em *e, const struct callee *c, enum weave_kind kind,
+static void emit_timeout_try(struct weave_stubs *h, struct em *e, const struct callee *c, enum weave_kind kind,
 			     enum acquired acq, const struct fast_calls *fast, int returns, uint32_t plain)
 {
 	uint32_t timeout = fast->timeout, now = em_label(e), slow = em_label(e);
@@ -598,7 +598,7 @@ static void emit_timeout_try(struct weave_helper *h, struct em *e, const struct 
 /* docs/weaving.md, the timed part of an acquiring stub: args are the
  * callee's, then (int32 site); `fast` holds the twins for TIME_FAST.
  * contended: only past a failed try first is it known that the thread waited. */
-static void emit_acquire(struct weave_helper *h, struct em *e, const struct callee *c, enum weave_kind kind,
+static void emit_acquire(struct weave_stubs *h, struct em *e, const struct callee *c, enum weave_kind kind,
 			 enum acquired acq, enum timing timing, const struct fast_calls *fast, int returns)
 {
 	if (timing == TIME_TIMEOUT) {
@@ -621,7 +621,7 @@ static void emit_acquire(struct weave_helper *h, struct em *e, const struct call
  * hook before the original: if (!Api.Off) token = Api.Releasing...(arg 0);
  * the original; if (!Api.Off) Api.Released...(token) (token stays null
  * when Off: InitLocals). */
-static void emit_release(struct weave_helper *h, struct em *e, const struct callee *c, enum weave_kind kind,
+static void emit_release(struct weave_stubs *h, struct em *e, const struct callee *c, enum weave_kind kind,
 			 int returns)
 {
 	uint32_t done = em_label(e), original = em_label(e);
@@ -657,7 +657,7 @@ static void emit_release(struct weave_helper *h, struct em *e, const struct call
 /* WaitAsync stub: if (Api.Off) return original(args); t0 = Ticks(); task = original(args);
  * Api.AcquiredWhenDone(task, arg 0, site, t0); return task: the wait ends when the task completes
  * (at once, with no allocation, when it completed already). */
-static void emit_async(struct weave_helper *h, struct em *e, const struct callee *c, enum weave_kind kind)
+static void emit_async(struct weave_stubs *h, struct em *e, const struct callee *c, enum weave_kind kind)
 {
 	emit_off(h, e, c);
 	emit_timestamp(h, e, W_T0);
@@ -675,7 +675,7 @@ static void emit_async(struct weave_helper *h, struct em *e, const struct callee
  * finally { Api.Waited(arg 0, Ticks() - t0); } return r: the time inside is no hold, however
  * Wait ends - it returns, times out, or throws (Thread.Interrupt's ThreadInterruptedException,
  * having taken the monitor back; any other exception): the exception goes on unchanged. */
-static void emit_wait(struct weave_helper *h, struct em *e, const struct callee *c, int returns)
+static void emit_wait(struct weave_stubs *h, struct em *e, const struct callee *c, int returns)
 {
 	uint32_t done = em_label(e);
 	struct em_eh waited = { .kind = IL_EH_FINALLY, .try_start = em_label(e), .handler_start = em_label(e),
@@ -746,7 +746,7 @@ static int wrapper_sigs(const struct callee *c, enum weave_kind kind, struct lt_
 /* How the acquiring wrapper of kind k times c (enum timing); *fast gets
  * the twins for TIME_FAST: MemberRefs on the callee's TypeRef, or the
  * MethodDefs of the target's own Monitor / Lock (a core library). */
-static int choose_timing(struct weave_helper *h, const struct callee *c, const struct kind_info *k,
+static int choose_timing(struct weave_stubs *h, const struct callee *c, const struct kind_info *k,
 			 enum acquired acq, enum timing *timing, struct fast_calls *fast)
 {
 	/* The arguments that are no timeout: the lock (or `this`), `taken`. */
@@ -784,7 +784,7 @@ static int choose_timing(struct weave_helper *h, const struct callee *c, const s
 }
 
 /* Append the wrapper method for c and emit its body. */
-static int add_wrapper(struct weave_helper *h, const struct callee *c, enum weave_kind kind, uint32_t *out)
+static int add_wrapper(struct weave_stubs *h, const struct callee *c, enum weave_kind kind, uint32_t *out)
 {
 	const struct kind_info *k = &kinds[kind];
 	struct lt_buf sig = LT_BUF_INIT, locals = LT_BUF_INIT;
@@ -805,35 +805,35 @@ static int add_wrapper(struct weave_helper *h, const struct callee *c, enum weav
 		snprintf(name, sizeof name, "%s%s_%u", k->name, c->in_async ? "_InAsync" : "", h->named[kind]);
 	else
 		snprintf(name, sizeof name, "%s%s", k->name, c->in_async ? "_InAsync" : "");
-	if (weave_helper_add_method(h, name, HMA_ASSEMBLY | HMA_STATIC | HMA_HIDEBYSIG, sig.data, sig.len, out) < 0)
+	if (weave_stubs_add_method(h, name, HMA_ASSEMBLY | HMA_STATIC | HMA_HIDEBYSIG, sig.data, sig.len, out) < 0)
 		goto done;
 	if (k->role == ROLE_ACQUIRE || k->role == ROLE_HANDLES) {
 		/* The timed part: a private method "<name>_Timed" of the same signature. */
 		snprintf(timed_name, sizeof timed_name, "%s_Timed", name);
-		if (weave_helper_add_method(h, timed_name, HMA_PRIVATE | HMA_STATIC | HMA_HIDEBYSIG, sig.data,
+		if (weave_stubs_add_method(h, timed_name, HMA_PRIVATE | HMA_STATIC | HMA_HIDEBYSIG, sig.data,
 					    sig.len, &timed) < 0)
 			goto done;
 		if (k->role == ROLE_HANDLES)
 			emit_handles(h, &e, c, kind);
 		else
 			emit_acquire(h, &e, c, kind, acq, timing, &fast, returns);
-		if (weave_helper_add_body(h, timed, &e, locals.data, locals.len, returns) < 0)
+		if (weave_stubs_add_body(h, timed, &e, locals.data, locals.len, returns) < 0)
 			goto done;
 		if (k->abandon) { /* "<name>_Guarded", between the front and the timed part */
 			uint32_t guarded;
 			em_init(&e);
 			snprintf(timed_name, sizeof timed_name, "%s_Guarded", name);
-			if (weave_helper_add_method(h, timed_name, HMA_PRIVATE | HMA_STATIC | HMA_HIDEBYSIG, sig.data,
+			if (weave_stubs_add_method(h, timed_name, HMA_PRIVATE | HMA_STATIC | HMA_HIDEBYSIG, sig.data,
 						    sig.len, &guarded) < 0)
 				goto done;
 			emit_guard(h, &e, c, kind, timed, returns);
-			if (weave_helper_add_body(h, guarded, &e, locals.data, locals.len, returns) < 0)
+			if (weave_stubs_add_body(h, guarded, &e, locals.data, locals.len, returns) < 0)
 				goto done;
 			timed = guarded;
 		}
 		em_init(&e);
 		emit_front(h, &e, c, kind, timed);
-		rc = weave_helper_add_body(h, *out, &e, NULL, 0, returns);
+		rc = weave_stubs_add_body(h, *out, &e, NULL, 0, returns);
 	} else {
 		if (k->role == ROLE_RELEASE)
 			emit_release(h, &e, c, kind, returns);
@@ -841,7 +841,7 @@ static int add_wrapper(struct weave_helper *h, const struct callee *c, enum weav
 			emit_async(h, &e, c, kind);
 		else
 			emit_wait(h, &e, c, returns);
-		rc = weave_helper_add_body(h, *out, &e, locals.data, locals.len, returns);
+		rc = weave_stubs_add_body(h, *out, &e, locals.data, locals.len, returns);
 	}
 	/* Fronts and releases are inlined at every site: with Api.Off set the
 	 * JIT then folds them into the plain call (a release's Released call
@@ -855,7 +855,7 @@ done:
 	return rc;
 }
 
-int weave_helper_wrapper(struct weave_helper *h, uint32_t callee, enum weave_kind kind, int callvirt, int in_async,
+int weave_stubs_for_call(struct weave_stubs *h, uint32_t callee, enum weave_kind kind, int callvirt, int in_async,
 			 uint32_t *out_token)
 {
 	struct callee c = { .op = callvirt ? IL_CALLVIRT : IL_CALL };
@@ -884,7 +884,7 @@ int weave_helper_wrapper(struct weave_helper *h, uint32_t callee, enum weave_kin
 /* Synchronized_Enter(object lock, int32 site):
  *   if (!Api.Off) { t = Ticks(); Api.Acquired(lock, site, t, t, false); }
  * Synchronized_Exit(object lock): if (!Api.Off) Api.Released(lock); */
-static void emit_sync(struct weave_helper *h, struct em *e, int enter)
+static void emit_sync(struct weave_stubs *h, struct em *e, int enter)
 {
 	uint32_t done = em_label(e);
 
@@ -904,7 +904,7 @@ static void emit_sync(struct weave_helper *h, struct em *e, int enter)
 	em_op(e, IL_RET);
 }
 
-int weave_helper_sync(struct weave_helper *h, struct weave_sync_calls *out)
+int weave_stubs_sync(struct weave_stubs *h, struct weave_sync_calls *out)
 {
 	static const uint8_t enter_sig[] = { SIG_CONV_DEFAULT, 2, SIG_VOID, SIG_OBJECT, SIG_I4 };
 	static const uint8_t exit_sig[] = { SIG_CONV_DEFAULT, 1, SIG_VOID, SIG_OBJECT };
@@ -913,16 +913,16 @@ int weave_helper_sync(struct weave_helper *h, struct weave_sync_calls *out)
 	struct em e;
 
 	if (h->sync_enter == 0) {
-		if (weave_helper_add_method(h, "Synchronized_Enter", flags, enter_sig, sizeof enter_sig, &en) < 0 ||
-		    weave_helper_add_method(h, "Synchronized_Exit", flags, exit_sig, sizeof exit_sig, &ex) < 0)
+		if (weave_stubs_add_method(h, "Synchronized_Enter", flags, enter_sig, sizeof enter_sig, &en) < 0 ||
+		    weave_stubs_add_method(h, "Synchronized_Exit", flags, exit_sig, sizeof exit_sig, &ex) < 0)
 			return -1;
 		em_init(&e);
 		emit_sync(h, &e, 1);
-		if (weave_helper_add_body(h, en, &e, NULL, 0, 0) < 0)
+		if (weave_stubs_add_body(h, en, &e, NULL, 0, 0) < 0)
 			return -1;
 		em_init(&e);
 		emit_sync(h, &e, 0);
-		if (weave_helper_add_body(h, ex, &e, NULL, 0, 0) < 0)
+		if (weave_stubs_add_body(h, ex, &e, NULL, 0, 0) < 0)
 			return -1;
 		h->sync_enter = en;
 		h->sync_exit = ex;

@@ -1,4 +1,4 @@
-/* weave_rewrite.c - redirecting the lock calls of one method body to the helper type's wrappers. */
+/* weave_rewrite.c - redirecting the lock calls of one method body to the stub type's wrappers. */
 #include "weave_pass.h"
 #include "il_body.h"
 #include "image_body.h"
@@ -94,14 +94,14 @@ static int check_no_boundary(const struct edits *ed, uint32_t start, uint32_t id
 /* Redirect the call at index idx to its stub.  The body's instructions stay
  * where they are: the prefixes to drop and, for an acquiring call, the
  * `ldc.i4 site` to insert before it go into ed. */
-static int rewrite_call(struct weave_helper *h, struct il_body *b, struct edits *ed, uint32_t idx,
+static int rewrite_call(struct weave_stubs *h, struct il_body *b, struct edits *ed, uint32_t idx,
 			const struct weave_call *c, int in_async)
 {
 	struct il_instr *id = &ed->ids[ed->nids];
 	uint32_t wrapper, start;
 
 	if (drop_prefixes(b, ed, idx, c->il_offset, &start) < 0 ||
-	    weave_helper_wrapper(h, c->callee, c->kind, c->callvirt, in_async, &wrapper) < 0)
+	    weave_stubs_for_call(h, c->callee, c->kind, c->callvirt, in_async, &wrapper) < 0)
 		return -1;
 	if (weave_kind_acquires(c->kind)) {
 		if (check_no_boundary(ed, start, idx, c->il_offset) < 0)
@@ -119,7 +119,7 @@ static int rewrite_call(struct weave_helper *h, struct il_body *b, struct edits 
 	return 0;
 }
 
-int weave_rewrite_method(struct img *img, struct weave_helper *h, const struct weave_names *names,
+int weave_rewrite_method(struct img *img, struct weave_stubs *h, const struct weave_names *names,
 			 const struct weave_call *calls, size_t n)
 {
 	uint32_t row = calls[0].methoddef, *at = NULL, i;

@@ -1,4 +1,4 @@
-/* weave_refs.c - the framework types and members of the helper type, resolved in the target's framework. */
+/* weave_refs.c - the framework types and members of the stub type, resolved in the target's framework. */
 #include "weave_refs.h"
 #include "md_find.h"
 #include "lt_error.h"
@@ -67,7 +67,7 @@ static const struct home mscorlib_homes[] = {
 };
 
 /* .NET's reference assemblies (ref/net10.0; the runtime's implementation
- * assembly of each name forwards the type): the types LockTime's helper and
+ * assembly of each name forwards the type): the types LockTime's stubs and
  * run-time use, each in System.Runtime (home NULL) or in the assembly named.
  * A type not listed is an error without --reference: placing it in
  * System.Runtime by guess would fail only when the program runs. */

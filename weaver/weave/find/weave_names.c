@@ -145,7 +145,7 @@ int weave_names_attribute(const struct weave_names *n, uint32_t ctor, const char
 	return 0;
 }
 
-int weave_names_is_helper(const struct md_image *md, uint32_t row)
+int weave_names_is_ours(const struct md_image *md, uint32_t row)
 {
 	const char *name, *ns;
 

@@ -13,7 +13,7 @@
 
 /* What a merged top-level type's name starts with: template type Ns.X
  * becomes <LockTime>X in the empty namespace ('<' cannot start a C#, VB or
- * F# name, and the names stay apart from the helper type <LockTime>); such a
+ * F# name, and the names stay apart from the stub type <LockTime>); such a
  * type marks a merged assembly. */
 #define WEAVE_MERGE_PREFIX "<LockTime>"
 

@@ -119,7 +119,7 @@ static int leave_instead_of_ret(struct il_body *b, uint32_t end, uint32_t result
 	return 0;
 }
 
-int weave_sync_wrap(struct img *img, struct weave_helper *h, const struct weave_names *names, struct il_body *b,
+int weave_sync_wrap(struct img *img, struct weave_stubs *h, const struct weave_names *names, struct il_body *b,
 		    uint32_t row, uint32_t site)
 {
 	int is_static = !!(md_get(&img->md, MD_METHODDEF, row, MD_METHODDEF_FLAGS) & METHOD_STATIC);
@@ -128,7 +128,7 @@ int weave_sync_wrap(struct img *img, struct weave_helper *h, const struct weave_
 	uint32_t type_tok = 0, body_end, try_start, fin, ret, np = 0;
 	uint16_t obj;
 
-	if (check_body(b, row) < 0 || add_locals(img, b, row, &obj) < 0 || weave_helper_sync(h, &calls) < 0 ||
+	if (check_body(b, row) < 0 || add_locals(img, b, row, &obj) < 0 || weave_stubs_sync(h, &calls) < 0 ||
 	    (is_static && type_token(img, names, weave_names_owner(names, row), &type_tok) < 0))
 		return -1;
 	memset(pro, 0, sizeof pro);

@@ -552,23 +552,3 @@ int weave_merge(struct img *target, const struct img *tmpl, const struct weave_o
 	return rc;
 }
 
-int weave_merge_find(const struct weave_merge_map *m, const char *name, uint32_t *out)
-{
-	for (size_t i = 0; i < m->n; i++)
-		if (strcmp(m->names[i], name) == 0) {
-			*out = m->tokens[i];
-			return 1;
-		}
-	return 0;
-}
-
-void weave_merge_map_free(struct weave_merge_map *m)
-{
-	if (!m)
-		return;
-	for (size_t i = 0; i < m->n; i++)
-		free(m->names[i]);
-	free(m->names);
-	free(m->tokens);
-	memset(m, 0, sizeof *m);
-}

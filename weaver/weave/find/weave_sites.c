@@ -553,7 +553,7 @@ int weave_sites_find(const struct weave_names *names, struct weave_sites *out)
 {
 	const struct md_image *md = &names->img->md;
 	struct finder f = { names, NULL, NULL, out, 0, NULL, 0, 0 };
-	uint32_t row, helper = 0, t;
+	uint32_t row, stub_type = 0, t;
 	uint8_t *skip = NULL; /* per TypeDef row: its methods are not searched */
 	int rc = -1;
 
@@ -564,11 +564,11 @@ int weave_sites_find(const struct weave_names *names, struct weave_sites *out)
 		lt_nomem(NULL);
 		goto done;
 	}
-	for (t = 1; t <= names->ntypes && !helper; t++) {
-		int is = weave_names_is_helper(md, t);
+	for (t = 1; t <= names->ntypes && !stub_type; t++) {
+		int is = weave_names_is_ours(md, t);
 		if (is < 0)
 			goto done;
-		helper = is ? t : 0;
+		stub_type = is ? t : 0;
 	}
 	if (!(skip = lt_calloc(names->ntypes + 1, 1))) {
 		lt_nomem(NULL);
@@ -578,7 +578,7 @@ int weave_sites_find(const struct weave_names *names, struct weave_sites *out)
 		int own = in_lock_type(names, t);
 		if (own < 0)
 			goto done;
-		skip[t] = (uint8_t)(own || t == helper);
+		skip[t] = (uint8_t)(own || t == stub_type);
 	}
 	for (row = 1; row <= names->nmethods; row++) {
 		uint32_t owner = weave_names_owner(names, row);

@@ -1,5 +1,5 @@
-/* weave_helper_hooks.c - the run-time template's members the weaver relies on, and their check. */
-#include "weave_helper_int.h"
+/* weave_stub_hooks.c - the run-time template's members the weaver relies on, and their check. */
+#include "weave_stubs_int.h"
 #include "weave_merge_int.h"
 #include "lt_error.h"
 #include "sig.h"
@@ -10,9 +10,9 @@
 
 /* Each member with the signature the weaver needs, as hook_sig prints it:
  * the call-site stubs call the entry points (enum hhook, first, by its
- * index), the merger substitutes the bodies of the others (weave_helper.c's
+ * index), the merger substitutes the bodies of the others (weave_stub_type.c's
  * substitutions) and the site table's body calls SiteTable's two methods
- * (weave_helper_site_list).  weaver/runtime/README.md, "The hooks the weaver
+ * (weave_stubs_site_list).  weaver/runtime/README.md, "The hooks the weaver
  * relies on". */
 const struct weave_hook weave_hooks[] = {
 	[HK_OFF] = { "LockTime.Runtime.Api::Off", "static bool" },
@@ -201,7 +201,7 @@ static int find_hooks(const struct md_image *tm, struct found *f)
 	return 0;
 }
 
-long weave_helper_check_hooks(const struct img *tmpl, void (*report)(void *ctx, const char *what), void *ctx)
+long weave_stubs_check_hooks(const struct img *tmpl, void (*report)(void *ctx, const char *what), void *ctx)
 {
 	const struct md_image *tm = &tmpl->md;
 	char sig[300], what[800];

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The merged type holding the site table, and its method (weave_helper_site_list). */
+/* The merged type holding the site table, and its method (weave_stubs_site_list). */
 #define SITE_LIST_TYPE WEAVE_MERGE_PREFIX "SiteList"
 #define SITE_LIST_METHOD "Load"
 

@@ -1,7 +1,7 @@
-/* weave_helper_int.h - what the files building the helper type <LockTime> share:
+/* weave_stubs_int.h - what the files building the stub type <LockTime> share:
  * the merged run-time's entry points its call-site stubs call, its rows and bodies. */
-#ifndef WEAVE_HELPER_INT_H
-#define WEAVE_HELPER_INT_H
+#ifndef WEAVE_STUBS_INT_H
+#define WEAVE_STUBS_INT_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -61,7 +61,7 @@ struct weave_hook {
 	const char *name, *sig;
 };
 
-/* Every such member (weave_helper_hooks.c): weave_hooks[k] for k < HK_COUNT
+/* Every such member (weave_stub_hooks.c): weave_hooks[k] for k < HK_COUNT
  * is hook k, then the ones substituted or called by the site table. */
 extern const struct weave_hook weave_hooks[];
 extern const size_t weave_nhooks;
@@ -72,9 +72,9 @@ extern const size_t weave_nhooks;
  * as void(object))", "...: signature void(), the weaver needs void(object)").
  * Returns the number of findings (0: all there), or -1 with LT_E_METADATA,
  * LT_E_SIGNATURE for malformed rows. */
-long weave_helper_check_hooks(const struct img *tmpl, void (*report)(void *ctx, const char *what), void *ctx);
+long weave_stubs_check_hooks(const struct img *tmpl, void (*report)(void *ctx, const char *what), void *ctx);
 
-/* A method whose body is encoded by weave_helper_end. */
+/* A method whose body is encoded by weave_stubs_end. */
 struct hbody {
 	uint32_t row;          /* MethodDef row */
 	struct il_body body;
@@ -88,7 +88,7 @@ struct hwrapper {
 	uint32_t token;        /* the wrapper's MethodDef token */
 };
 
-struct weave_helper {
+struct weave_stubs {
 	struct img *img;
 	uint32_t hook[HK_COUNT];      /* Field / MethodDef tokens of the merged run-time */
 	uint32_t typedef_row;
@@ -112,19 +112,19 @@ enum {
  * System.Runtime.CompilerServices.MethodImplOptions' 0x0100). */
 enum { MIA_AGGRESSIVE_INLINING = 0x0100 };
 
-/* Append a MethodDef row of the helper type: RVA 0 until written, IL
+/* Append a MethodDef row of the stub type: RVA 0 until written, IL
  * managed, `flags`, name, signature blob sig[0..len), ParamList one past the
  * last Param (no Param rows).  *out gets its token.
  * Returns 0, or -1 (LT_E_NOMEM, LT_E_LIMIT). */
-int weave_helper_add_method(struct weave_helper *h, const char *name, uint16_t flags, const uint8_t *sig, size_t len,
+int weave_stubs_add_method(struct weave_stubs *h, const char *name, uint16_t flags, const uint8_t *sig, size_t len,
 		      uint32_t *out);
 
 /* Finish e into the pending body of MethodDef `method` (encoded by
- * weave_helper_end), with the LocalVarSig blob locals[0..len) (NULL: no
+ * weave_stubs_end), with the LocalVarSig blob locals[0..len) (NULL: no
  * locals; an identical StandAloneSig row is reused, else one is appended).
  * `returns_value`: the method's RetType is not VOID.  e is freed.
  * Returns 0, or -1 (em_finish's errors, LT_E_NOMEM, LT_E_LIMIT). */
-int weave_helper_add_body(struct weave_helper *h, uint32_t method, struct em *e, const uint8_t *locals, size_t len,
+int weave_stubs_add_body(struct weave_stubs *h, uint32_t method, struct em *e, const uint8_t *locals, size_t len,
 		    int returns_value);
 
 /* The body of the run-time's SiteList.Load (WEAVE_SUBST_EMIT): ctx is the
@@ -135,6 +135,6 @@ int weave_helper_add_body(struct weave_helper *h, uint32_t method, struct em *e,
  * 0, or -1 with LT_E_WEAVE (the template lacks SiteTable.Begin, Define or
  * Within), the
  * errors of img_string_token. */
-int weave_helper_site_list(void *ctx, struct img *target, const struct weave_merge_map *map, struct em *e);
+int weave_stubs_site_list(void *ctx, struct img *target, const struct weave_merge_map *map, struct em *e);
 
 #endif

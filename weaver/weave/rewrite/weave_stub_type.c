@@ -1,5 +1,5 @@
-/* weave_helper.c - the helper type <LockTime>: the run-time merged in, its TypeDef, rows and stub bodies encoded. */
-#include "weave_helper_int.h"
+/* weave_stub_type.c - the stub type <LockTime>: the run-time merged in, its TypeDef, rows and stub bodies encoded. */
+#include "weave_stubs_int.h"
 #include "lt_error.h"
 #include "lt_mem.h"
 #include "lt_utf8.h"
@@ -14,12 +14,12 @@
 #include <strings.h>
 
 /* TypeDef flags (II.23.1.15): NotPublic | Abstract | Sealed | BeforeFieldInit. */
-#define HELPER_TYPE_FLAGS 0x00100180u
+#define STUB_TYPE_FLAGS 0x00100180u
 
 /* Largest threshold baked in: the run-time's own limit for LOCKTIME_THRESHOLD_MS (Settings.cs). */
-#define HELPER_THRESHOLD_MS_MAX 1e12
+#define THRESHOLD_MS_MAX 1e12
 
-int weave_helper_add_method(struct weave_helper *h, const char *name, uint16_t flags, const uint8_t *sig, size_t len,
+int weave_stubs_add_method(struct weave_stubs *h, const char *name, uint16_t flags, const uint8_t *sig, size_t len,
 		      uint32_t *out)
 {
 	struct md_image *md = &h->img->md;
@@ -35,7 +35,7 @@ int weave_helper_add_method(struct weave_helper *h, const char *name, uint16_t f
 	return 0;
 }
 
-int weave_helper_add_body(struct weave_helper *h, uint32_t method, struct em *e, const uint8_t *locals, size_t len,
+int weave_stubs_add_body(struct weave_stubs *h, uint32_t method, struct em *e, const uint8_t *locals, size_t len,
 		    int returns_value)
 {
 	struct hbody *hb;
@@ -60,14 +60,14 @@ int weave_helper_add_body(struct weave_helper *h, uint32_t method, struct em *e,
 	return 0;
 }
 
-/* II.22.37: the helper is the last TypeDef, after the merged run-time's, so
+/* II.22.37: the stub type is the last TypeDef, after the merged run-time's, so
  * every MethodDef appended from now on is in its list and no existing token
  * moves.  It extends System.Object as the merged Api class does (its
  * Extends, already resolved in the target's framework). */
-static int add_typedef(struct weave_helper *h)
+static int add_typedef(struct weave_stubs *h)
 {
 	struct md_image *md = &h->img->md;
-	uint32_t cells[MD_TYPEDEF_COLS] = { HELPER_TYPE_FLAGS }, api = 0;
+	uint32_t cells[MD_TYPEDEF_COLS] = { STUB_TYPE_FLAGS }, api = 0;
 	uint32_t n = md_rows(md, MD_TYPEDEF);
 
 	for (uint32_t t = n; t >= 1 && !api; t--)
@@ -78,14 +78,14 @@ static int add_typedef(struct weave_helper *h)
 	cells[MD_TYPEDEF_EXTENDS] = md_get(md, MD_TYPEDEF, api, MD_TYPEDEF_EXTENDS);
 	cells[MD_TYPEDEF_FIELDLIST] = md_rows(md, MD_FIELD) + 1;
 	cells[MD_TYPEDEF_METHODLIST] = md_rows(md, MD_METHODDEF) + 1;
-	if (md_add_string(md, WEAVE_HELPER_TYPE, &cells[MD_TYPEDEF_NAME]) < 0 ||
+	if (md_add_string(md, WEAVE_STUB_TYPE, &cells[MD_TYPEDEF_NAME]) < 0 ||
 	    md_append_row(md, MD_TYPEDEF, cells, &h->typedef_row) < 0)
 		return -1;
 	return 0;
 }
 
 /* Largest --lines: LOCKTIME_LINES's (Settings.cs LinesMax). */
-#define HELPER_LINES_MAX 1e6
+#define LINES_MAX 1e6
 
 const char *weave_lines_value(const char *s)
 {
@@ -98,7 +98,7 @@ const char *weave_lines_value(const char *s)
 	if (!strchr("0123456789.", s[0]) || strpbrk(s, "xXpPiInN \t"))
 		return NULL;
 	d = strtod(s, &end);
-	return *end || end == s || !(d >= 0) || d > HELPER_LINES_MAX ? NULL : s;
+	return *end || end == s || !(d >= 0) || d > LINES_MAX ? NULL : s;
 }
 
 /* The weave's options that the run-time cannot be given (Baked.*, parsed as
@@ -107,9 +107,9 @@ static int check_options(const struct weave_opts *opts)
 {
 	const char *const texts[2][2] = { { "output", opts->output }, { "report", opts->report } };
 
-	if (!isfinite(opts->threshold_ms) || opts->threshold_ms < 0 || opts->threshold_ms > HELPER_THRESHOLD_MS_MAX)
+	if (!isfinite(opts->threshold_ms) || opts->threshold_ms < 0 || opts->threshold_ms > THRESHOLD_MS_MAX)
 		return lt_error_set(LT_E_WEAVE, "threshold %g ms: not between 0 and %g", opts->threshold_ms,
-				    HELPER_THRESHOLD_MS_MAX);
+				    THRESHOLD_MS_MAX);
 	if (opts->output && !opts->output[0])
 		return lt_error_set(LT_E_WEAVE, "empty output name");
 	/* Baked into the run-time as .NET strings: a path that is not UTF-8 would name another file. */
@@ -123,7 +123,7 @@ static int check_options(const struct weave_opts *opts)
 		return lt_error_set(LT_E_WEAVE, "lock order \"%.20s\": not 0 or 1", opts->lock_order);
 	if (opts->lines && !weave_lines_value(opts->lines))
 		return lt_error_set(LT_E_WEAVE, "lines \"%.20s\": not all or a number of lines a second from 0 to %g",
-				    opts->lines, HELPER_LINES_MAX);
+				    opts->lines, LINES_MAX);
 	return 0;
 }
 
@@ -140,7 +140,7 @@ static int load_template(struct img **out)
 	return 0;
 }
 
-/* weave_helper_check_hooks's report: keeps the first finding. */
+/* weave_stubs_check_hooks's report: keeps the first finding. */
 static void first_hook_finding(void *ctx, const char *what)
 {
 	char *first = ctx;
@@ -151,7 +151,7 @@ static void first_hook_finding(void *ctx, const char *what)
 
 /* Merge the run-time with the options baked in and the site table, and
  * look up the hooks (enum hhook) among the merged members. */
-static int merge_runtime(struct weave_helper *h, const struct weave_opts *opts, const struct weave_site_table *sites)
+static int merge_runtime(struct weave_stubs *h, const struct weave_opts *opts, const struct weave_site_table *sites)
 {
 	char threshold[32], finding[400] = "";
 	struct weave_subst substs[11];
@@ -182,17 +182,17 @@ static int merge_runtime(struct weave_helper *h, const struct weave_opts *opts, 
 	substs[n++] = (struct weave_subst){ .method = "LockTime.Runtime.Clock::Frequency",
 					    .kind = WEAVE_SUBST_CORLIB_FREQUENCY };
 	substs[n++] = (struct weave_subst){ .method = "LockTime.Runtime.SiteList::Load", .kind = WEAVE_SUBST_EMIT,
-					    .emit = weave_helper_site_list, .ctx = (void *)sites };
+					    .emit = weave_stubs_site_list, .ctx = (void *)sites };
 	substs[n++] = (struct weave_subst){ .method = "LockTime.Runtime.Signals::RegisterDirect", .kind = WEAVE_SUBST_SIGTERM };
 	substs[n++] = (struct weave_subst){ .method = "LockTime.Runtime.ExitOrder::WatchUnloading",
 					    .kind = WEAVE_SUBST_UNLOADING };
 	if (load_template(&tmpl) < 0)
 		return -1;
-	if ((found = weave_helper_check_hooks(tmpl, first_hook_finding, finding)) != 0) {
+	if ((found = weave_stubs_check_hooks(tmpl, first_hook_finding, finding)) != 0) {
 		img_free(tmpl);
 		return found < 0 ? lt_error_prefix("the run-time template: ")
 				 : lt_error_set(LT_E_WEAVE, "the run-time template lacks what the weaver needs: %s%s", finding,
-						found > 1 ? " (and more: weave_helper_check_hooks lists them)" : "");
+						found > 1 ? " (and more: weave_stubs_check_hooks lists them)" : "");
 	}
 	rc = weave_merge(h->img, tmpl, opts, substs, n, &map);
 	img_free(tmpl);
@@ -208,20 +208,20 @@ static int merge_runtime(struct weave_helper *h, const struct weave_opts *opts, 
 	return rc;
 }
 
-unsigned weave_helper_trim_unfit(const struct weave_helper *h)
+unsigned weave_stubs_trim_unfit(const struct weave_stubs *h)
 {
 	return h->trim_unfit;
 }
 
-uint32_t weave_helper_watch(const struct weave_helper *h)
+uint32_t weave_stubs_watch(const struct weave_stubs *h)
 {
 	return h->hook[HK_WATCH];
 }
 
-int weave_helper_begin(struct img *img, const struct weave_opts *opts, const struct weave_site_table *sites,
-		       struct weave_helper **out)
+int weave_stubs_begin(struct img *img, const struct weave_opts *opts, const struct weave_site_table *sites,
+		       struct weave_stubs **out)
 {
-	struct weave_helper *h;
+	struct weave_stubs *h;
 
 	if (check_options(opts) < 0)
 		return -1;
@@ -229,14 +229,14 @@ int weave_helper_begin(struct img *img, const struct weave_opts *opts, const str
 		return lt_nomem(NULL);
 	h->img = img;
 	if (merge_runtime(h, opts, sites) < 0 || add_typedef(h) < 0) {
-		weave_helper_free(h);
+		weave_stubs_free(h);
 		return -1;
 	}
 	*out = h;
 	return 0;
 }
 
-int weave_helper_site_list(void *ctx, struct img *target, const struct weave_merge_map *map, struct em *e)
+int weave_stubs_site_list(void *ctx, struct img *target, const struct weave_merge_map *map, struct em *e)
 {
 	const struct weave_site_table *t = ctx;
 	uint32_t begin, define, within;
@@ -285,7 +285,7 @@ static int stack_effect(void *ctx, uint32_t token, enum il_op op, int *pops, int
 	int has_this, returns;
 
 	if ((t != MD_MEMBERREF && t != MD_METHODDEF) || row == 0 || row > md_rows(md, t))
-		return lt_error_set(LT_E_ENCODE, "helper body: call token 0x%08x is not a MemberRef or MethodDef", token);
+		return lt_error_set(LT_E_ENCODE, "stub body: call token 0x%08x is not a MemberRef or MethodDef", token);
 	blob = md_get(md, t, row, t == MD_MEMBERREF ? MD_MEMBERREF_SIGNATURE : MD_METHODDEF_SIGNATURE);
 	if (md_blob(md, blob, &p, &len) < 0 || sig_method_stack_effect(p, len, &nparams, &has_this, &returns) < 0)
 		return lt_error_prefix("token 0x%08x: ", token);
@@ -294,7 +294,7 @@ static int stack_effect(void *ctx, uint32_t token, enum il_op op, int *pops, int
 	return 0;
 }
 
-int weave_helper_end(struct weave_helper *h)
+int weave_stubs_end(struct weave_stubs *h)
 {
 	struct lt_buf b = LT_BUF_INIT;
 	int rc = 0;
@@ -303,14 +303,14 @@ int weave_helper_end(struct weave_helper *h)
 		b.len = 0;
 		if (il_encode(&h->bodies[i].body, stack_effect, &h->img->md, &b) < 0 ||
 		    img_set_method_body(h->img, h->bodies[i].row, b.data, b.len) < 0)
-			rc = lt_error_prefix("%s MethodDef row %u: ", WEAVE_HELPER_TYPE, h->bodies[i].row);
+			rc = lt_error_prefix("%s MethodDef row %u: ", WEAVE_STUB_TYPE, h->bodies[i].row);
 	}
 	lt_buf_free(&b);
-	weave_helper_free(h);
+	weave_stubs_free(h);
 	return rc;
 }
 
-void weave_helper_free(struct weave_helper *h)
+void weave_stubs_free(struct weave_stubs *h)
 {
 	if (!h)
 		return;

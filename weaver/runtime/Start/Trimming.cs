@@ -8,7 +8,7 @@ namespace System.Diagnostics.CodeAnalysis
     /// so the template declares it. The merger carries a use of it on the target's own class of this name,
     /// the target framework's (.NET 5+), or, in a netstandard library, this class merged under this name;
     /// it leaves it out elsewhere (nothing trims the code there: Mono, .NET Framework) -
-    /// weaver/weave/weave_merge_trim.c.
+    /// weaver/weave/merge/weave_merge_trim.c.
     /// </summary>
     [AttributeUsage(AttributeTargets.Class | AttributeTargets.Method, AllowMultiple = true)]
     internal sealed class UnconditionalSuppressMessageAttribute : Attribute

@@ -1,4 +1,4 @@
-/* test_weave_helper.c - unit tests of the helper type <LockTime>: the run-time merged, the options baked, the call-site stubs, on real assemblies. */
+/* test_weave_stubs.c - unit tests of the stub type <LockTime>: the run-time merged, the options baked, the call-site stubs, on real assemblies. */
 #include <math.h>
 
 #include "weave_fixture.h"
@@ -47,7 +47,7 @@ static struct sig_method *methoddef_sig(const struct md_image *md, uint32_t tok)
 	return m;
 }
 
-/* Write the image, load the result, and check the helper: the last TypeDef,
+/* Write the image, load the result, and check the stub type: the last TypeDef,
  * named <LockTime>, after the merged run-time (<LockTime>Api), extending
  * what Api extends, with no fields and `nmethods` methods, each with a body
  * il_decode reads.  Returns the reloaded image (free with img_free). */
@@ -63,7 +63,7 @@ static struct img *write_and_check(struct img *img, uint32_t nmethods)
 		fail_msg("reload: %s", lt_error_last()->msg);
 	md = &again->md;
 	t = md_rows(md, MD_TYPEDEF);
-	assert_string_equal(str(md, MD_TYPEDEF, t, MD_TYPEDEF_NAME), WEAVE_HELPER_TYPE);
+	assert_string_equal(str(md, MD_TYPEDEF, t, MD_TYPEDEF_NAME), WEAVE_STUB_TYPE);
 	assert_int_equal(md_get(md, MD_TYPEDEF, t, MD_TYPEDEF_FLAGS), 0x00100180);
 	for (uint32_t r = 1; r < t; r++)
 		api = strcmp(str(md, MD_TYPEDEF, r, MD_TYPEDEF_NAME), "<LockTime>Api") == 0 ? r : api;
@@ -87,27 +87,27 @@ static struct img *write_and_check(struct img *img, uint32_t nmethods)
 	return again;
 }
 
-/* ---- The helper type and its wrappers ---- */
+/* ---- The stub type and its wrappers ---- */
 
 /* mono's System.dll: Monitor wrappers, memoized per (callee, callvirt). */
-static void test_helper_mono_system(void **state)
+static void test_stubs_mono_system(void **state)
 {
 	struct img *img = load(MONO_SYSTEM), *again;
 	struct md_image *md = &img->md;
 	uint32_t enter = find_memberref(md, "Monitor", "Enter", 0), exit_ = find_memberref(md, "Monitor", "Exit", 0);
 	uint32_t wait = find_memberref(md, "Monitor", "Wait", 0), w1, w2, w3, w4;
-	struct weave_helper *h;
+	struct weave_stubs *h;
 	struct sig_method *s;
 
 	(void)state;
 	assert_int_not_equal(enter, 0);
 	assert_int_not_equal(exit_, 0);
 	assert_int_not_equal(wait, 0);
-	ok(weave_helper_begin(img, &default_opts, no_sites(img), &h));
-	ok(weave_helper_wrapper(h, enter, WEAVE_MONITOR_ENTER_TAKEN, 0, 0, &w1));
-	ok(weave_helper_wrapper(h, exit_, WEAVE_MONITOR_EXIT, 0, 0, &w2));
-	ok(weave_helper_wrapper(h, wait, WEAVE_MONITOR_WAIT, 0, 0, &w3));
-	ok(weave_helper_wrapper(h, enter, WEAVE_MONITOR_ENTER_TAKEN, 0, 0, &w4));
+	ok(weave_stubs_begin(img, &default_opts, no_sites(img), &h));
+	ok(weave_stubs_for_call(h, enter, WEAVE_MONITOR_ENTER_TAKEN, 0, 0, &w1));
+	ok(weave_stubs_for_call(h, exit_, WEAVE_MONITOR_EXIT, 0, 0, &w2));
+	ok(weave_stubs_for_call(h, wait, WEAVE_MONITOR_WAIT, 0, 0, &w3));
+	ok(weave_stubs_for_call(h, enter, WEAVE_MONITOR_ENTER_TAKEN, 0, 0, &w4));
 	assert_int_equal(w4, w1);
 	assert_int_equal(md_token_table(w1), MD_METHODDEF);
 	assert_string_equal(str(md, MD_METHODDEF, md_token_row(w1), MD_METHODDEF_NAME), "Monitor_Enter_Taken");
@@ -122,7 +122,7 @@ static void test_helper_mono_system(void **state)
 	s = methoddef_sig(md, w2);
 	assert_int_equal(s->nparams, 1);
 	sig_method_free(s);
-	ok(weave_helper_end(h));
+	ok(weave_stubs_end(h));
 	/* Enter: the inlinable front and its _Timed part; Exit; Wait. */
 	again = write_and_check(img, 4);
 	img_free(again);
@@ -131,7 +131,7 @@ static void test_helper_mono_system(void **state)
 
 /* Lock, Lock.Scope and the Monitor overloads on a net10 assembly, with
  * MemberRefs built here the way Roslyn writes them. */
-static void test_helper_lock_wrappers(void **state)
+static void test_stubs_lock_wrappers(void **state)
 {
 	struct img *img = load(NET_REF), *again;
 	struct md_image *md = &img->md;
@@ -145,7 +145,7 @@ static void test_helper_lock_wrappers(void **state)
 	static const uint8_t monitor_try_ref[] = { SIG_CONV_DEFAULT, 3, SIG_VOID, SIG_OBJECT, SIG_I4, SIG_BYREF, SIG_BOOLEAN };
 	static const uint8_t monitor_wait[] = { SIG_CONV_DEFAULT, 2, SIG_BOOLEAN, SIG_OBJECT, SIG_I4 };
 	uint32_t m_scope, m_dispose, m_try, m_exit, m_mtry, m_wait, w[7];
-	struct weave_helper *h;
+	struct weave_stubs *h;
 	struct sig_method *s;
 
 	(void)state;
@@ -160,15 +160,15 @@ static void test_helper_lock_wrappers(void **state)
 	m_exit = add_memberref(md, lock, "Exit", dispose, sizeof dispose);
 	m_mtry = add_memberref(md, monitor, "TryEnter", monitor_try_ref, sizeof monitor_try_ref);
 	m_wait = add_memberref(md, monitor, "Wait", monitor_wait, sizeof monitor_wait);
-	ok(weave_helper_begin(img, &default_opts, no_sites(img), &h));
-	ok(weave_helper_wrapper(h, m_scope, WEAVE_LOCK_ENTERSCOPE, 1, 0, &w[0]));
-	ok(weave_helper_wrapper(h, m_dispose, WEAVE_SCOPE_DISPOSE, 0, 0, &w[1]));
-	ok(weave_helper_wrapper(h, m_try, WEAVE_LOCK_TRYENTER, 1, 0, &w[2]));
-	ok(weave_helper_wrapper(h, m_exit, WEAVE_LOCK_EXIT, 1, 0, &w[3]));
-	ok(weave_helper_wrapper(h, m_mtry, WEAVE_MONITOR_TRYENTER, 0, 0, &w[4]));
-	ok(weave_helper_wrapper(h, m_wait, WEAVE_MONITOR_WAIT, 0, 0, &w[5]));
+	ok(weave_stubs_begin(img, &default_opts, no_sites(img), &h));
+	ok(weave_stubs_for_call(h, m_scope, WEAVE_LOCK_ENTERSCOPE, 1, 0, &w[0]));
+	ok(weave_stubs_for_call(h, m_dispose, WEAVE_SCOPE_DISPOSE, 0, 0, &w[1]));
+	ok(weave_stubs_for_call(h, m_try, WEAVE_LOCK_TRYENTER, 1, 0, &w[2]));
+	ok(weave_stubs_for_call(h, m_exit, WEAVE_LOCK_EXIT, 1, 0, &w[3]));
+	ok(weave_stubs_for_call(h, m_mtry, WEAVE_MONITOR_TRYENTER, 0, 0, &w[4]));
+	ok(weave_stubs_for_call(h, m_wait, WEAVE_MONITOR_WAIT, 0, 0, &w[5]));
 	/* the same callee through call and callvirt: two wrappers */
-	ok(weave_helper_wrapper(h, m_try, WEAVE_LOCK_TRYENTER, 0, 0, &w[6]));
+	ok(weave_stubs_for_call(h, m_try, WEAVE_LOCK_TRYENTER, 0, 0, &w[6]));
 	assert_int_not_equal(w[6], w[2]);
 	assert_string_equal(str(md, MD_METHODDEF, md_token_row(w[6]), MD_METHODDEF_NAME), "Lock_TryEnter_2");
 	/* EnterScope stub: valuetype Scope (class Lock, int32 site) */
@@ -186,7 +186,7 @@ static void test_helper_lock_wrappers(void **state)
 	assert_int_equal(s->params[0]->inner->elem, SIG_VALUETYPE);
 	assert_int_equal(s->params[0]->inner->token, scope);
 	sig_method_free(s);
-	ok(weave_helper_end(h));
+	ok(weave_stubs_end(h));
 	/* Four acquiring stubs (a front and a _Timed part each), three others. */
 	again = write_and_check(img, 4 * 2 + 3);
 	img_free(again);
@@ -203,15 +203,15 @@ static void test_stub_scope_dispose(void **state)
 	uint32_t scope = add_typeref(md, lock, "", "Scope");
 	static const uint8_t dispose[] = { SIG_HASTHIS, 0, SIG_VOID };
 	uint32_t m = add_memberref(md, scope, "Dispose", dispose, sizeof dispose), w, released, original = 0, after = 0;
-	struct weave_helper *h;
+	struct weave_stubs *h;
 	const uint8_t *b;
 	size_t len;
 	struct il_body body;
 
 	(void)state;
-	ok(weave_helper_begin(img, &default_opts, no_sites(img), &h));
-	ok(weave_helper_wrapper(h, m, WEAVE_SCOPE_DISPOSE, 0, 0, &w));
-	ok(weave_helper_end(h));
+	ok(weave_stubs_begin(img, &default_opts, no_sites(img), &h));
+	ok(weave_stubs_for_call(h, m, WEAVE_SCOPE_DISPOSE, 0, 0, &w));
+	ok(weave_stubs_end(h));
 	released = find_method(md, "<LockTime>Api", "ReleasedScope");
 	assert_int_not_equal(released, 0);
 	assert_int_equal(img_method_body(img, md_token_row(w), &b, &len), 0);
@@ -248,15 +248,15 @@ static void test_stub_wait_finally(void **state)
 	static const uint8_t monitor_wait[] = { SIG_CONV_DEFAULT, 2, SIG_BOOLEAN, SIG_OBJECT, SIG_I4 };
 	uint32_t m = add_memberref(md, monitor, "Wait", monitor_wait, sizeof monitor_wait), w, waited;
 	uint32_t original = UINT32_MAX, in_finally = 0, finallies = 0;
-	struct weave_helper *h;
+	struct weave_stubs *h;
 	const uint8_t *b;
 	size_t len;
 	struct il_body body;
 
 	(void)state;
-	ok(weave_helper_begin(img, &default_opts, no_sites(img), &h));
-	ok(weave_helper_wrapper(h, m, WEAVE_MONITOR_WAIT, 0, 0, &w));
-	ok(weave_helper_end(h));
+	ok(weave_stubs_begin(img, &default_opts, no_sites(img), &h));
+	ok(weave_stubs_for_call(h, m, WEAVE_MONITOR_WAIT, 0, 0, &w));
+	ok(weave_stubs_end(h));
 	waited = find_method(md, "<LockTime>Api", "Waited");
 	assert_int_not_equal(waited, 0);
 	assert_int_equal(img_method_body(img, md_token_row(w), &b, &len), 0);
@@ -315,17 +315,17 @@ static void test_stub_semaphore_in_async(void **state)
 	uint32_t m_try = add_memberref(md, sem, "Wait", try_wait, sizeof try_wait);
 	uint32_t m_enter = add_memberref(md, monitor, "Enter", enter, sizeof enter);
 	uint32_t w[6], plain, in_async;
-	struct weave_helper *h;
+	struct weave_stubs *h;
 
 	(void)state;
-	ok(weave_helper_begin(img, &default_opts, no_sites(img), &h));
-	ok(weave_helper_wrapper(h, m_wait, WEAVE_SEM_WAIT, 1, 0, &w[0]));
-	ok(weave_helper_wrapper(h, m_wait, WEAVE_SEM_WAIT, 1, 1, &w[1]));
-	ok(weave_helper_wrapper(h, m_try, WEAVE_SEM_TRYWAIT, 1, 1, &w[2]));
-	ok(weave_helper_wrapper(h, m_wait, WEAVE_SEM_WAIT, 1, 1, &w[3]));
-	ok(weave_helper_wrapper(h, m_enter, WEAVE_MONITOR_ENTER, 0, 0, &w[4]));
-	ok(weave_helper_wrapper(h, m_enter, WEAVE_MONITOR_ENTER, 0, 1, &w[5]));
-	ok(weave_helper_end(h));
+	ok(weave_stubs_begin(img, &default_opts, no_sites(img), &h));
+	ok(weave_stubs_for_call(h, m_wait, WEAVE_SEM_WAIT, 1, 0, &w[0]));
+	ok(weave_stubs_for_call(h, m_wait, WEAVE_SEM_WAIT, 1, 1, &w[1]));
+	ok(weave_stubs_for_call(h, m_try, WEAVE_SEM_TRYWAIT, 1, 1, &w[2]));
+	ok(weave_stubs_for_call(h, m_wait, WEAVE_SEM_WAIT, 1, 1, &w[3]));
+	ok(weave_stubs_for_call(h, m_enter, WEAVE_MONITOR_ENTER, 0, 0, &w[4]));
+	ok(weave_stubs_for_call(h, m_enter, WEAVE_MONITOR_ENTER, 0, 1, &w[5]));
+	ok(weave_stubs_end(h));
 	assert_int_not_equal(w[0], w[1]);
 	assert_int_equal(w[1], w[3]);
 	assert_int_equal(w[4], w[5]);
@@ -349,17 +349,17 @@ static void test_stub_semaphore_in_async(void **state)
 }
 
 /* The weave's options become the bodies of the run-time's Baked methods. */
-static void test_helper_baked_options(void **state)
+static void test_stubs_baked_options(void **state)
 {
 	struct weave_opts o = { .threshold_ms = 2.5, .output = "/tmp/lock\xC3\xA9s.txt", .summary = "3",
 				.report = "/tmp/run-{pid}.json", .lock_order = "0" };
 	struct img *img = load(NET_REF), *dflt = load(NET_REF);
-	struct weave_helper *h;
+	struct weave_stubs *h;
 	char buf[64];
 
 	(void)state;
-	ok(weave_helper_begin(img, &o, no_sites(img), &h));
-	ok(weave_helper_end(h));
+	ok(weave_stubs_begin(img, &o, no_sites(img), &h));
+	ok(weave_stubs_end(h));
 	baked_string(img, "ThresholdMs", buf, sizeof buf);
 	assert_string_equal(buf, "2.5");
 	baked_string(img, "Output", buf, sizeof buf);
@@ -371,8 +371,8 @@ static void test_helper_baked_options(void **state)
 	baked_string(img, "LockOrder", buf, sizeof buf);
 	assert_string_equal(buf, "0");
 	/* not given: the template's own defaults */
-	ok(weave_helper_begin(dflt, &default_opts, no_sites(dflt), &h));
-	ok(weave_helper_end(h));
+	ok(weave_stubs_begin(dflt, &default_opts, no_sites(dflt), &h));
+	ok(weave_stubs_end(h));
 	baked_string(dflt, "Summary", buf, sizeof buf);
 	assert_string_equal(buf, "10");
 	baked_string(dflt, "Report", buf, sizeof buf);
@@ -384,7 +384,7 @@ static void test_helper_baked_options(void **state)
 }
 
 /* Options the run-time could not take are refused before anything is merged. */
-static void test_helper_bad_options(void **state)
+static void test_stubs_bad_options(void **state)
 {
 	static const struct weave_opts bad[] = {
 		{ .threshold_ms = 1, .summary = "" }, { .threshold_ms = 1, .summary = "-1" },
@@ -392,82 +392,82 @@ static void test_helper_bad_options(void **state)
 		{ .threshold_ms = 1, .lock_order = "on" }, { .threshold_ms = 1, .report = "/tmp/\xC3(" },
 	};
 	struct img *img = load(NET_REF);
-	struct weave_helper *h;
+	struct weave_stubs *h;
 	uint32_t types = md_rows(&img->md, MD_TYPEDEF);
 
 	(void)state;
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-		expect_error(weave_helper_begin(img, &bad[i], no_sites(img), &h), LT_E_WEAVE);
+		expect_error(weave_stubs_begin(img, &bad[i], no_sites(img), &h), LT_E_WEAVE);
 	assert_int_equal(md_rows(&img->md, MD_TYPEDEF), types);
 	img_free(img);
 }
 
-static void test_helper_woven_twice(void **state)
+static void test_stubs_woven_twice(void **state)
 {
 	struct img *img = load(NET_REF);
-	struct weave_helper *h;
+	struct weave_stubs *h;
 
 	(void)state;
-	ok(weave_helper_begin(img, &default_opts, no_sites(img), &h));
-	ok(weave_helper_end(h));
-	expect_error(weave_helper_begin(img, &default_opts, no_sites(img), &h), LT_E_WEAVE);
+	ok(weave_stubs_begin(img, &default_opts, no_sites(img), &h));
+	ok(weave_stubs_end(h));
+	expect_error(weave_stubs_begin(img, &default_opts, no_sites(img), &h), LT_E_WEAVE);
 	img_free(img);
 }
 
-static void test_helper_bad_threshold(void **state)
+static void test_stubs_bad_threshold(void **state)
 {
 	struct weave_opts neg = { .threshold_ms = -1 }, nan_ = { .threshold_ms = NAN }, big = { .threshold_ms = 1e13 };
 	struct img *img = load(NET_REF);
-	struct weave_helper *h;
+	struct weave_stubs *h;
 
 	(void)state;
-	expect_error(weave_helper_begin(img, &neg, no_sites(img), &h), LT_E_WEAVE);
-	expect_error(weave_helper_begin(img, &nan_, no_sites(img), &h), LT_E_WEAVE);
-	expect_error(weave_helper_begin(img, &big, no_sites(img), &h), LT_E_WEAVE);
+	expect_error(weave_stubs_begin(img, &neg, no_sites(img), &h), LT_E_WEAVE);
+	expect_error(weave_stubs_begin(img, &nan_, no_sites(img), &h), LT_E_WEAVE);
+	expect_error(weave_stubs_begin(img, &big, no_sites(img), &h), LT_E_WEAVE);
 	img_free(img);
 }
 
-static void test_helper_empty_output(void **state)
+static void test_stubs_empty_output(void **state)
 {
 	struct weave_opts o = { .threshold_ms = 1, .output = "" };
 	struct img *img = load(NET_REF);
-	struct weave_helper *h;
+	struct weave_stubs *h;
 
 	(void)state;
-	expect_error(weave_helper_begin(img, &o, no_sites(img), &h), LT_E_WEAVE);
+	expect_error(weave_stubs_begin(img, &o, no_sites(img), &h), LT_E_WEAVE);
 	img_free(img);
 }
 
-static void test_helper_output_not_utf8(void **state)
+static void test_stubs_output_not_utf8(void **state)
 {
 	struct weave_opts o = { .threshold_ms = 1, .output = "/tmp/\xC3(" };
 	struct img *img = load(NET_REF);
-	struct weave_helper *h;
+	struct weave_stubs *h;
 
 	(void)state;
-	expect_error(weave_helper_begin(img, &o, no_sites(img), &h), LT_E_WEAVE);
+	expect_error(weave_stubs_begin(img, &o, no_sites(img), &h), LT_E_WEAVE);
 	assert_non_null(strstr(lt_error_last()->msg, "UTF-8"));
 	img_free(img);
 }
 
-static void test_helper_pointer_tables(void **state)
+static void test_stubs_pointer_tables(void **state)
 {
 	struct img *img = load(NET_REF);
 	uint32_t cell = 1, row;
-	struct weave_helper *h;
+	struct weave_stubs *h;
 
 	(void)state;
 	assert_int_equal(md_append_row(&img->md, MD_METHODPTR, &cell, &row), 0);
-	expect_error(weave_helper_begin(img, &default_opts, no_sites(img), &h), LT_E_WEAVE);
+	expect_error(weave_stubs_begin(img, &default_opts, no_sites(img), &h), LT_E_WEAVE);
 	img_free(img);
 }
 
-/* A core library that lacks a type the helper needs (Console, renamed here). */
-static void test_helper_unresolvable_framework(void **state)
+/* A core library that lacks a type the stubs need (Console, renamed here). */
+static void test_stubs_unresolvable_framework(void **state)
 {
 	struct img *img = load(MONO_MSCORLIB);
 	struct md_image *md = &img->md;
-	struct weave_helper *h;
+	struct weave_stubs *h;
 	uint32_t idx;
 
 	(void)state;
@@ -475,12 +475,12 @@ static void test_helper_unresolvable_framework(void **state)
 	for (uint32_t t = 1; t <= md_rows(md, MD_TYPEDEF); t++)
 		if (strcmp(str(md, MD_TYPEDEF, t, MD_TYPEDEF_NAME), "Console") == 0)
 			md_set(md, MD_TYPEDEF, t, MD_TYPEDEF_NAME, idx);
-	expect_error(weave_helper_begin(img, &default_opts, no_sites(img), &h), LT_E_WEAVE);
+	expect_error(weave_stubs_begin(img, &default_opts, no_sites(img), &h), LT_E_WEAVE);
 	assert_non_null(strstr(lt_error_last()->msg, "Console"));
 	img_free(img);
 }
 
-/* Wrapper refusals, each on a fresh helper. */
+/* Wrapper refusals, each on a fresh stub type. */
 struct refusal {
 	const char *name;
 	uint8_t sig[8];
@@ -510,12 +510,12 @@ static void test_wrapper_refusals(void **state)
 		uint32_t runtime = md_token(MD_ASSEMBLYREF, assemblyref_row(md, "System.Runtime"));
 		uint32_t monitor = add_typeref(md, runtime, "System.Threading", "Monitor"), w;
 		uint32_t m = add_memberref(md, monitor, refusals[i].name, refusals[i].sig, refusals[i].len);
-		struct weave_helper *h;
+		struct weave_stubs *h;
 
-		ok(weave_helper_begin(img, &default_opts, no_sites(img), &h));
-		if (weave_helper_wrapper(h, m, refusals[i].kind, 0, 0, &w) != -1 || lt_error_last()->code != refusals[i].code)
+		ok(weave_stubs_begin(img, &default_opts, no_sites(img), &h));
+		if (weave_stubs_for_call(h, m, refusals[i].kind, 0, 0, &w) != -1 || lt_error_last()->code != refusals[i].code)
 			fail_msg("refusal %zu: got LT%03d %s", i, lt_error_last()->code, lt_error_last()->msg);
-		weave_helper_free(h);
+		weave_stubs_free(h);
 		img_free(img);
 	}
 }
@@ -523,18 +523,18 @@ static void test_wrapper_refusals(void **state)
 static void test_wrapper_bad_tokens(void **state)
 {
 	struct img *img = load(NET_REF);
-	struct weave_helper *h;
+	struct weave_stubs *h;
 	uint32_t w;
 
 	(void)state;
-	ok(weave_helper_begin(img, &default_opts, no_sites(img), &h));
-	expect_error(weave_helper_wrapper(h, md_token(MD_METHODSPEC, 1), WEAVE_MONITOR_ENTER, 0, 0, &w), LT_E_WEAVE);
-	expect_error(weave_helper_wrapper(h, md_token(MD_TYPEDEF, 1), WEAVE_MONITOR_ENTER, 0, 0, &w), LT_E_WEAVE);
-	expect_error(weave_helper_wrapper(h, md_token(MD_MEMBERREF, 0xFFFFFF), WEAVE_MONITOR_ENTER, 0, 0, &w), LT_E_WEAVE);
+	ok(weave_stubs_begin(img, &default_opts, no_sites(img), &h));
+	expect_error(weave_stubs_for_call(h, md_token(MD_METHODSPEC, 1), WEAVE_MONITOR_ENTER, 0, 0, &w), LT_E_WEAVE);
+	expect_error(weave_stubs_for_call(h, md_token(MD_TYPEDEF, 1), WEAVE_MONITOR_ENTER, 0, 0, &w), LT_E_WEAVE);
+	expect_error(weave_stubs_for_call(h, md_token(MD_MEMBERREF, 0xFFFFFF), WEAVE_MONITOR_ENTER, 0, 0, &w), LT_E_WEAVE);
 	/* a MethodDef before the first TypeDef's method list belongs to no type */
 	md_set(&img->md, MD_TYPEDEF, 1, MD_TYPEDEF_METHODLIST, 2);
-	expect_error(weave_helper_wrapper(h, md_token(MD_METHODDEF, 1), WEAVE_MONITOR_EXIT, 0, 0, &w), LT_E_WEAVE);
-	weave_helper_free(h);
+	expect_error(weave_stubs_for_call(h, md_token(MD_METHODDEF, 1), WEAVE_MONITOR_EXIT, 0, 0, &w), LT_E_WEAVE);
+	weave_stubs_free(h);
 	img_free(img);
 }
 
@@ -546,7 +546,7 @@ static void test_wrapper_methoddef_callee(void **state)
 	struct img *img = load(MONO_SYSTEM), *again;
 	struct md_image *md = &img->md;
 	uint32_t callee = 0, w;
-	struct weave_helper *h;
+	struct weave_stubs *h;
 	struct sig_method *s;
 
 	(void)state;
@@ -558,27 +558,27 @@ static void test_wrapper_methoddef_callee(void **state)
 			callee = md_token(MD_METHODDEF, r);
 	}
 	assert_int_not_equal(callee, 0);
-	ok(weave_helper_begin(img, &default_opts, no_sites(img), &h));
-	ok(weave_helper_wrapper(h, callee, WEAVE_MONITOR_EXIT, 0, 0, &w));
+	ok(weave_stubs_begin(img, &default_opts, no_sites(img), &h));
+	ok(weave_stubs_for_call(h, callee, WEAVE_MONITOR_EXIT, 0, 0, &w));
 	s = methoddef_sig(md, w);
 	assert_int_equal(s->nparams, 1);
 	assert_int_equal(s->params[0]->elem, SIG_OBJECT);
 	assert_int_equal(s->ret->elem, SIG_VOID);
 	sig_method_free(s);
-	ok(weave_helper_end(h));
+	ok(weave_stubs_end(h));
 	again = write_and_check(img, 1);
 	img_free(again);
 	img_free(img);
 }
 
 /* No ldstr token past a 16 MiB #US heap (III.4.16). */
-static void test_helper_us_heap_full(void **state)
+static void test_stubs_us_heap_full(void **state)
 {
 	struct img *img = load(NET_REF);
 	uint32_t n = 8u << 20, index;
 	uint16_t *units = calloc(n, sizeof *units);
 	const struct weave_site_table *sites = no_sites(img);
-	struct weave_helper *h;
+	struct weave_stubs *h;
 
 	(void)state;
 	assert_non_null(units);
@@ -586,7 +586,7 @@ static void test_helper_us_heap_full(void **state)
 		units[i] = 'a';
 	assert_int_equal(md_add_us(&img->md, units, n, &index), 0);
 	free(units);
-	expect_error(weave_helper_begin(img, &default_opts, sites, &h), LT_E_LIMIT);
+	expect_error(weave_stubs_begin(img, &default_opts, sites, &h), LT_E_LIMIT);
 	img_free(img);
 }
 
@@ -597,15 +597,15 @@ static void test_wrapper_typespec_owner(void **state)
 	struct md_image *md = &img->md;
 	static const uint8_t spec[] = { SIG_SZARRAY, SIG_OBJECT }, enter[] = { SIG_HASTHIS, 0, SIG_VOID };
 	uint32_t blob, row, m, w;
-	struct weave_helper *h;
+	struct weave_stubs *h;
 
 	(void)state;
 	assert_int_equal(md_add_blob(md, spec, sizeof spec, &blob), 0);
 	assert_int_equal(md_append_row(md, MD_TYPESPEC, &blob, &row), 0);
 	m = add_memberref(md, md_token(MD_TYPESPEC, row), "Enter", enter, sizeof enter);
-	ok(weave_helper_begin(img, &default_opts, no_sites(img), &h));
-	expect_error(weave_helper_wrapper(h, m, WEAVE_LOCK_ENTER, 1, 0, &w), LT_E_WEAVE);
-	weave_helper_free(h);
+	ok(weave_stubs_begin(img, &default_opts, no_sites(img), &h));
+	expect_error(weave_stubs_for_call(h, m, WEAVE_LOCK_ENTER, 1, 0, &w), LT_E_WEAVE);
+	weave_stubs_free(h);
 	img_free(img);
 }
 
@@ -669,15 +669,15 @@ static int merged_uses(const struct md_image *md, const char *name, uint32_t *ct
 	return n;
 }
 
-/* Weave img with no sites: the merged image, written and read again; *unfit the helper's trim_unfit. */
+/* Weave img with no sites: the merged image, written and read again; *unfit the stub type's trim_unfit. */
 static struct img *woven(struct img *img, unsigned *unfit)
 {
-	struct weave_helper *h;
+	struct weave_stubs *h;
 	struct img *again;
 
-	ok(weave_helper_begin(img, &default_opts, no_sites(img), &h));
-	*unfit = weave_helper_trim_unfit(h);
-	ok(weave_helper_end(h));
+	ok(weave_stubs_begin(img, &default_opts, no_sites(img), &h));
+	*unfit = weave_stubs_trim_unfit(h);
+	ok(weave_stubs_end(h));
 	again = write_and_check(img, 0);
 	img_free(img);
 	return again;
@@ -687,7 +687,7 @@ static struct img *woven(struct img *img, unsigned *unfit)
 #define DEPENDENCY "DynamicDependencyAttribute"
 
 /* The merged run-time's attributes for the trimmer (weave_merge_trim.c), 5 suppressions (4 on Metrics, 1 on StackCapture.Take) and
- * 6 DynamicDependency on Metrics.Start (weaver/runtime/Metrics.cs), in each kind of target (the
+ * 6 DynamicDependency on Metrics.Start (weaver/runtime/Metrics/Metrics.cs), in each kind of target (the
  * netstandard library: the template's own bytes, with its own internal classes of both, Trimming.cs): */
 static void test_trim_attributes(void **state)
 {
@@ -776,23 +776,23 @@ static void test_trim_attributes(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_helper_mono_system),
-		cmocka_unit_test(test_helper_lock_wrappers),
+		cmocka_unit_test(test_stubs_mono_system),
+		cmocka_unit_test(test_stubs_lock_wrappers),
 		cmocka_unit_test(test_stub_scope_dispose),
 		cmocka_unit_test(test_stub_wait_finally),
 		cmocka_unit_test(test_stub_semaphore_in_async),
-		cmocka_unit_test(test_helper_baked_options),
-		cmocka_unit_test(test_helper_bad_options),
-		cmocka_unit_test(test_helper_woven_twice),
-		cmocka_unit_test(test_helper_bad_threshold),
-		cmocka_unit_test(test_helper_empty_output),
-		cmocka_unit_test(test_helper_output_not_utf8),
-		cmocka_unit_test(test_helper_pointer_tables),
-		cmocka_unit_test(test_helper_unresolvable_framework),
+		cmocka_unit_test(test_stubs_baked_options),
+		cmocka_unit_test(test_stubs_bad_options),
+		cmocka_unit_test(test_stubs_woven_twice),
+		cmocka_unit_test(test_stubs_bad_threshold),
+		cmocka_unit_test(test_stubs_empty_output),
+		cmocka_unit_test(test_stubs_output_not_utf8),
+		cmocka_unit_test(test_stubs_pointer_tables),
+		cmocka_unit_test(test_stubs_unresolvable_framework),
 		cmocka_unit_test(test_wrapper_refusals),
 		cmocka_unit_test(test_wrapper_bad_tokens),
 		cmocka_unit_test(test_wrapper_methoddef_callee),
-		cmocka_unit_test(test_helper_us_heap_full),
+		cmocka_unit_test(test_stubs_us_heap_full),
 		cmocka_unit_test(test_wrapper_typespec_owner),
 		cmocka_unit_test(test_trim_attributes),
 	};
