@@ -12,7 +12,10 @@
 #     open; the screenshot is kept in build/logs/stacks/);
 #   - `locktime report` adds the stacks of two runs up; a version 1 report (no stacks) is still read;
 #   - a flood of 150 slow holds from one caller: captures at most 20 a second, the rest "not_captured",
-#     the counts still exact; LOCKTIME_STACK_DEPTH bounds the frames, 0 gives no stacks.
+#     the counts still exact; LOCKTIME_STACK_DEPTH bounds the frames, 0 gives no stacks;
+#   - a slow lock released while another is held, twice, a second apart: the first is not captured (the
+#     first capture loads the symbol reader and the PDB, which the outer hold would carry; it is warmed up on
+#     a thread of its own instead), the second is.
 source "$(dirname "$0")/../lib.sh"
 LT=${LOCKTIME:-$LT_BUILD/san/locktime}
 KEEP=$LT_BUILD/logs/stacks
@@ -30,6 +33,7 @@ run() { # NAME [ARGS...]: report NAME.json, stdout NAME.out, stderr NAME.err
 check "runs and writes its report" run one || { done_testing; exit 0; }
 check "runs again" run two
 check "a flood of slow holds runs" run flood flood
+check "a slow lock inside another runs" run nested nested
 depth() { # N: the run depthN with LOCKTIME_STACK_DEPTH=N
 	LOCKTIME_STACK_DEPTH=$1 run "depth$1"
 }

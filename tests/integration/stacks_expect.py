@@ -142,6 +142,18 @@ ok("flood: at most 20 captures a second (%d in %.2f s), the rest not captured" %
 ok("flood: the captured ones are one stack from Flood", len([st for st in holders if st["what"] == "stack"]) == 1 and
    caller([st for st in holders if st["what"] == "stack"][0]) == "Shop.Program::Flood", holders)
 
+# a slow lock released while another is held: the first capture is not taken there
+nested = json.load(open(os.path.join(tmp, "nested.json")))
+took = said("nested")
+for name, first_what in (("NestedInner", "not_captured"), ("NestedOuter", "stack")):
+    ss = [s for s in nested["sites"] if s["location"] == "Program.cs:%d" % line[name]]
+    held = [st for st in ss[0]["stacks"] if st["role"] == "holder"] if len(ss) == 1 else []
+    whats = sorted((st["what"], st["count"]) for st in held)
+    want = sorted([(first_what, 1), ("stack", 1)]) if first_what != "stack" else [("stack", 1), ("stack", 1)]
+    ok("nested: %s's two slow holds, %s first, then a stack (releases took %d and %d us)"
+       % (name, first_what, took["first_release_us"], took["second_release_us"]),
+       len(ss) == 1 and ss[0]["acquisitions"] == 2 and whats == want, ss)
+
 d2 = site(json.load(open(os.path.join(tmp, "depth2.json"))))
 ok("LOCKTIME_STACK_DEPTH=2: two frames a stack", d2["stacks"] and all(len(st["frames"]) == 2 for st in d2["stacks"] if st["what"] == "stack"),
    d2["stacks"])

@@ -1,7 +1,11 @@
 // One lock (Inventory.Reserve) held 20 ms each time, reached from Checkout and from Restock on four threads, and
-// once from an async method after an await; `flood` instead holds it 6 ms 150 times in a row from one caller.
+// once from an async method after an await; `flood` instead holds it 6 ms 150 times in a row from one caller;
+// `nested` holds it 20 ms while holding another lock, twice, one second apart, and prints how long each release
+// took (the time from the end of the lock's body to the statement after it, what a capture there adds to the
+// outer lock's hold), in microseconds.
 // Prints what it did, one "name count" a line, for tests/integration/stacks.sh.
 using System;
+using System.Diagnostics;
 using System.Threading;
 using System.Threading.Tasks;
 
@@ -39,8 +43,32 @@ namespace Shop
                 inventory.Reserve(6); // Flood call
         }
 
+        static readonly object outer = new object();
+
+        static long Nested()
+        {
+            long released;
+            lock (outer) { // NestedOuter site
+                long end;
+                lock (inventory) { // NestedInner site
+                    Thread.Sleep(20);
+                    end = Stopwatch.GetTimestamp();
+                }
+                released = Stopwatch.GetTimestamp() - end;
+            }
+            return released * 1000000 / Stopwatch.Frequency;
+        }
+
         static int Main(string[] args)
         {
+            if (args.Length > 0 && args[0] == "nested") {
+                long first = Nested();
+                Thread.Sleep(1000);
+                long second = Nested();
+                Console.WriteLine("first_release_us " + first);
+                Console.WriteLine("second_release_us " + second);
+                return 0;
+            }
             if (args.Length > 0 && args[0] == "flood") {
                 Flood(150);
                 Console.WriteLine("flood 150");

@@ -445,7 +445,9 @@ namespace LockTime.Runtime
         /// lock's thread after the release or the failed try, never on a fast acquisition. At most
         /// <see cref="CapturesPerSecond"/> captures a second per site, and <see cref="MaxStacks"/> distinct stacks in
         /// this copy's thread records: the others counted as not captured, or as other stacks. Off when the stack depth
-        /// is 0 (<c>LOCKTIME_STACK_DEPTH</c>).
+        /// is 0 (<c>LOCKTIME_STACK_DEPTH</c>). A thread that still holds other locks does not take this copy's first
+        /// capture (tens of milliseconds, which those locks' holds would carry): that stack is not captured, and the
+        /// capture is warmed up on a thread of its own (<see cref="StackCapture.WarmUp"/>).
         /// </summary>
         internal void Capture(ThreadRecord t, SiteStats s, int site, long waitNs, long holdNs, bool asWaiter, bool asHolder)
         {
@@ -453,7 +455,9 @@ namespace LockTime.Runtime
             if (depth <= 0 || (!asWaiter && !asHolder))
                 return;
             StackEntry e = null;
-            if (MayCapture(site)) {
+            if (t.Depth > 0 && !StackCapture.IsWarm) {
+                StackCapture.WarmUp();
+            } else if (MayCapture(site)) {
                 bool busy = t.Busy;
                 t.Busy = true; /* the capture's own locks (a woven framework's) are not the program's */
                 try {

@@ -68,6 +68,14 @@ namespace LockTime.Runtime
         [ThreadStatic]
         internal static ThreadRecord Current;
 
+        /// <summary>Makes the calling thread one of the run-time's own: a busy record, so that its locks are not recorded.</summary>
+        internal static void MakeOwn()
+        {
+            ThreadRecord own = new ThreadRecord(0);
+            own.Busy = true;
+            Current = own;
+        }
+
         internal Frame[] Frames = new Frame[8];
         internal int Depth;
 

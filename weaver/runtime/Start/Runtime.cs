@@ -238,13 +238,13 @@ namespace LockTime.Runtime
         }
 
         /// <summary>
-        /// Starts <paramref name="thread"/> without the calling thread's execution context: the writer takes no
-        /// <c>AsyncLocal</c> value of the program's first locking code (nor keeps it alive). Started here, at
+        /// Starts <paramref name="thread"/>, one of the run-time's own, without the calling thread's execution context: it
+        /// takes no <c>AsyncLocal</c> value of the program's locking code (nor keeps it alive). The owner's, at
         /// the start, whatever the program does next: a service whose first lock is never released still gets
         /// its periodic reports (with the hold in progress) and its Meter. <c>Thread.Start</c> returns once the
         /// new thread runs: about a millisecond on a loaded machine, which every thread's first lock waits.
         /// </summary>
-        static void StartUnflowed(Thread thread)
+        internal static void StartUnflowed(Thread thread)
         {
             if (ExecutionContext.IsFlowSuppressed()) {
                 thread.Start();
@@ -298,14 +298,6 @@ namespace LockTime.Runtime
             }
         }
 
-        /// <summary>Makes the calling thread the run-time's own in this copy: its locks are not recorded.</summary>
-        static void OwnThread()
-        {
-            ThreadRecord own = new ThreadRecord(0);
-            own.Busy = true;
-            ThreadRecord.Current = own;
-        }
-
         /// <summary>
         /// The run-time's thread, which never writes to a sink (a sink that blocks stops only the writer thread). First it
         /// registers the SIGTERM handler through reflection when the start could not register it directly
@@ -320,7 +312,7 @@ namespace LockTime.Runtime
         /// </summary>
         static void MainLoop()
         {
-            OwnThread();
+            ThreadRecord.MakeOwn();
             if (termination == null)
                 termination = Signals.Register();
             if (TracedFromStart())
@@ -443,7 +435,7 @@ namespace LockTime.Runtime
         /// </summary>
         static void WriterLoop()
         {
-            OwnThread();
+            ThreadRecord.MakeOwn();
             while (true) {
                 try {
                     if (!writer.TryDrain())
