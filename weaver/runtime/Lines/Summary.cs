@@ -108,8 +108,8 @@ namespace LockTime.Runtime
 
         /// <summary>
         /// Appends <paramref name="n"/> spaces one by one: <c>StringBuilder.Append(char, int)</c> fills through a generic
-        /// span helper that the framework's precompiled code lacks, and the JIT compiled it at every exit with a summary
-        /// (about 1 ms of CPU, published ReadyToRun).
+        /// span helper that the framework's precompiled code lacks, and the JIT compiled it at every exit with a summary,
+        /// also published ReadyToRun (862 bytes of IL, at tier 0 with the profile's counters).
         /// </summary>
         static void Spaces(StringBuilder sb, int n)
         {
