@@ -24,14 +24,12 @@ namespace LockTime.Runtime
         internal static TextWriter ErrorOverride;
 #pragma warning restore 0649
 
-        /// <summary>A new writer of the process's standard error (<paramref name="error"/>) or output; <c>Console.Error</c> / <c>Console.Out</c> when no stream of its own can be made. Never throws.</summary>
+        /// <summary>A new writer of the process's standard error (<paramref name="error"/>) or output; <c>Console.Error</c> / <c>Console.Out</c> when no stream of its own can be made (only then made: a program that never wrote to <c>Console.Error</c> does not pay for its start). Never throws.</summary>
         internal static TextWriter Open(bool error)
         {
-            TextWriter fallback = null;
             try {
                 if (error && ErrorOverride != null)
                     return ErrorOverride;
-                fallback = error ? Console.Error : Console.Out;
                 Stream s;
                 if (Path.DirectorySeparatorChar == '/') {
                     s = new FileStream(new SafeFileHandle((IntPtr)(error ? 2 : 1), false), FileAccess.Write, 1);
@@ -39,7 +37,7 @@ namespace LockTime.Runtime
                     // program's Console.Out writes at the descriptor's; and a file never blocks: Console's.
                     if (s.CanSeek) {
                         s.Dispose();
-                        return fallback;
+                        return Fallback(error);
                     }
                 } else {
                     s = error ? Console.OpenStandardError() : Console.OpenStandardOutput();
@@ -48,7 +46,17 @@ namespace LockTime.Runtime
                 w.AutoFlush = true;
                 return w;
             } catch (Exception) {
-                return fallback ?? TextWriter.Null;
+                return Fallback(error);
+            }
+        }
+
+        /// <summary><c>Console.Error</c> (<paramref name="error"/>) or <c>Console.Out</c>; <c>TextWriter.Null</c> when that fails. Never throws.</summary>
+        static TextWriter Fallback(bool error)
+        {
+            try {
+                return error ? Console.Error : Console.Out;
+            } catch (Exception) {
+                return TextWriter.Null;
             }
         }
     }

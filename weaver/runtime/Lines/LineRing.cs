@@ -57,9 +57,8 @@ namespace LockTime.Runtime
         /// Queues a line: <paramref name="source"/> and <paramref name="site"/> (-1: <paramref name="source"/>
         /// is an entry), hold (-1: not acquired) and wait in ns, the holder (<see cref="LineRecord.Holder"/>).
         /// False when the ring was full: the line is dropped and counted. Never blocks but while another
-        /// thread makes a chunk, never throws. Optimized at its first call: every line of every thread comes here.
+        /// thread makes a chunk, never throws. Every line of every thread comes here.
         /// </summary>
-        [MethodImpl((MethodImplOptions)Jit.Optimized)]
         internal bool Add(object source, int site, long holdNs, long waitNs, object holder)
         {
             try {

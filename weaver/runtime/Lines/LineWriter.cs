@@ -86,7 +86,6 @@ namespace LockTime.Runtime
         /// most): two divisions, and one more per three digits past the first three, the digits copied one
         /// by one (a call of <c>Array.Copy</c> per three characters cost more than the copy).
         /// </summary>
-        [MethodImpl((MethodImplOptions)Jit.Optimized)]
         internal LineText Ms(long ns)
         {
             char[] c = Chars;
@@ -325,9 +324,8 @@ namespace LockTime.Runtime
         /// <summary>
         /// Queues the line of a slow lock of <paramref name="site"/> in <paramref name="source"/> (<see cref="Source"/>):
         /// hold (-1: not acquired) and wait in ns, and the holder it waited behind (<see cref="LineRecord.Holder"/>);
-        /// dropped and counted when the queue is full. The registry's entry 8 (a delegate, which no caller inlines: optimized at its first call). Allocates nothing, never blocks, never throws.
+        /// dropped and counted when the queue is full. The registry's entry 8 (a delegate, which no caller inlines). Allocates nothing, never blocks, never throws.
         /// </summary>
-        [MethodImpl((MethodImplOptions)Jit.Optimized)]
         internal void Record(object source, int site, long holdNs, long waitNs, object holder)
         {
             ring.Add(source, site, holdNs, waitNs, holder);
@@ -431,11 +429,9 @@ namespace LockTime.Runtime
         const int BatchLines = 4096;
 
         /// <summary>
-        /// Writes the lines the ring has ready (<see cref="LineRing.Take"/>), at most <see cref="BatchLines"/>; false when there was none. Compiled
-        /// optimized (<see cref="Jit.Optimized"/>) when the first line comes: a process without slow locks
-        /// never compiles it, nor the per-line methods it calls.
+        /// Writes the lines the ring has ready (<see cref="LineRing.Take"/>), at most <see cref="BatchLines"/>; false when there was none.
+        /// A process without slow locks and without a summary never compiles it, nor the per-line methods it calls.
         /// </summary>
-        [MethodImpl((MethodImplOptions)Jit.Optimized)]
         bool WriteReady()
         {
             bool any = false;
@@ -453,7 +449,6 @@ namespace LockTime.Runtime
         /// never throws. A method of its own, so that the loop around it is small: the JIT compiles that
         /// loop again, optimized, while it runs (on-stack replacement), and a short loop costs it little.
         /// </summary>
-        [MethodImpl((MethodImplOptions)Jit.Optimized)]
         void Write(ref LineRecord r)
         {
             TextWriter w = null;

@@ -62,7 +62,6 @@ namespace LockTime.Runtime
         /// passes the SpinLock's address <paramref name="spin"/> (its managed pointer as a number, which the GC does
         /// not follow): <see cref="ReleasedSpin"/> ends the frame of that address, on this thread or another.
         /// </summary>
-        [MethodImpl((MethodImplOptions)Jit.Optimized)]
         internal static void AcquiredSpin(IntPtr spin, int site, long start, long acquired, bool contended)
         {
             try {
@@ -392,11 +391,11 @@ namespace LockTime.Runtime
         }
 
         /// <summary>
-        /// What every acquisition's entry point does: the frame pushed, the lock order told. Optimized at its
-        /// first call (<see cref="Jit.Optimized"/>, at the start's warm-up), as <see cref="Pop"/>: the JIT's
-        /// first code, which a short program runs throughout, took twice as long per acquisition and release.
+        /// What every acquisition's entry point does: the frame pushed, the lock order told. Left to the tiering, as
+        /// <see cref="Pop"/> (precompiled in an app published ReadyToRun): compiled optimized at their first call, the
+        /// two and the writer's line path cost every process 11-15 ms of CPU JIT-compiled and 11-18 ms published
+        /// ReadyToRun, which crossgen leaves such methods to (weaver/runtime/README.md, "Before the tiering").
         /// </summary>
-        [MethodImpl((MethodImplOptions)Jit.Optimized)]
         static void Push(object lockObject, int site, long start, long acquired, bool contended, byte mode)
         {
             try {
@@ -486,7 +485,6 @@ namespace LockTime.Runtime
         /// frame's hold is the hold. An outer frame released before a re-entry above it (a write lock before the read lock
         /// taken inside it) leaves the lock held by that re-entry from now on (<see cref="ThreadRecord.Promote"/>).
         /// </summary>
-        [MethodImpl((MethodImplOptions)Jit.Optimized)]
         static void Pop(object lockObject, byte mode)
         {
             try {

@@ -264,7 +264,7 @@ namespace LockTime.Runtime
         /// <summary>
         /// Records a released lock of <paramref name="site"/> (called after the release: nothing here
         /// lengthens the hold) and queues a line when hold or wait reached the threshold. Inlined into
-        /// <see cref="Api"/>'s optimized release.
+        /// <see cref="Api"/>'s release.
         /// </summary>
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         internal void Released(ThreadRecord t, Frame f, long now)

@@ -49,8 +49,7 @@ namespace LockTime.Runtime
                 Bucket(ns);
         }
 
-        /// <summary>Counts a duration of at least <see cref="LowLimit"/> ns in its bucket. Optimized at its first call: most releases call it.</summary>
-        [MethodImpl((MethodImplOptions)Jit.Optimized)]
+        /// <summary>Counts a duration of at least <see cref="LowLimit"/> ns in its bucket. Most releases call it.</summary>
         void Bucket(long ns)
         {
             int d = 0;

@@ -391,7 +391,8 @@ namespace LockTime.Runtime
         /// <summary>
         /// Calls the joins the copies added to the registry's entry 10 since the last call with the process's EventSource
         /// (<see cref="Events.Join"/>), if there is one: on the run-time's thread every 10 ms, so that the reflection over
-        /// the source never runs on a lock's thread. Never throws.
+        /// the source never runs on a lock's thread. A join leaves the list once it is done (the copies only add to it;
+        /// this thread alone takes from it): a copy whose join is no longer listed gives its events. Never throws.
         /// </summary>
         static void JoinEvents()
         {
@@ -405,10 +406,11 @@ namespace LockTime.Runtime
                     if (joins.Count == 0)
                         return;
                     due = joins.ToArray();
-                    joins.Clear();
                 }
                 for (int i = 0; i < due.Length; i++)
                     due[i](events[0]);
+                lock (joins)
+                    joins.RemoveRange(0, due.Length);
             } catch (Exception) {
             }
         }
