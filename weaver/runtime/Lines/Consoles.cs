@@ -2,14 +2,13 @@
 using System;
 using System.IO;
 using System.Runtime.CompilerServices;
-using System.Text;
 using Microsoft.Win32.SafeHandles;
 
 namespace LockTime.Runtime
 {
     /// <summary>
-    /// The writers the line writer uses for the sinks <c>stderr</c> and <c>stdout</c>, over streams of their
-    /// own. Not <c>Console.Error</c>: .NET on Unix writes every console stream under the lock of
+    /// The sinks the line writer uses for <c>stderr</c> and <c>stdout</c> (<see cref="LineSink"/>), over
+    /// streams of their own. Not <c>Console.Error</c>: .NET on Unix writes every console stream under the lock of
     /// <c>Console.Out</c> (its cursor tracking), so a line blocked in <c>write()</c> on a stderr that nobody
     /// reads (a pipe into a process that stalled) would stop the program's own <c>Console.Out</c> too. On
     /// Unix the writers go straight to file descriptors 2 and 1 (a <c>FileStream</c> on the descriptor, not
@@ -47,13 +46,13 @@ namespace LockTime.Runtime
             }
         }
 
-        /// <summary>A new writer of the process's standard error (<paramref name="error"/>) or output; <c>Console.Error</c> / <c>Console.Out</c> when no stream of its own can be made. Never throws.</summary>
-        internal static TextWriter Open(bool error)
+        /// <summary>A new sink of the process's standard error (<paramref name="error"/>) or output; over <c>Console.Error</c> / <c>Console.Out</c> when no stream of its own can be made. Never throws.</summary>
+        internal static LineSink Open(bool error)
         {
             TextWriter fallback = null;
             try {
                 if (error && ErrorOverride != null)
-                    return ErrorOverride;
+                    return new LineSink(ErrorOverride);
                 fallback = error ? Console.Error : Console.Out;
                 Stream s;
                 if (Path.DirectorySeparatorChar == '/') {
@@ -62,16 +61,14 @@ namespace LockTime.Runtime
                     // program's Console.Out writes at the descriptor's; and a file never blocks: Console's.
                     if (s.CanSeek) {
                         s.Dispose();
-                        return fallback;
+                        return new LineSink(fallback);
                     }
                 } else {
                     s = error ? Console.OpenStandardError() : Console.OpenStandardOutput();
                 }
-                StreamWriter w = new StreamWriter(s, new UTF8Encoding(false), 4096);
-                w.AutoFlush = true;
-                return w;
+                return new LineSink(s, true);
             } catch (Exception) {
-                return fallback ?? TextWriter.Null;
+                return new LineSink(fallback ?? TextWriter.Null);
             }
         }
     }
