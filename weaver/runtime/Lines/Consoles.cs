@@ -2,14 +2,13 @@
 using System;
 using System.IO;
 using System.Runtime.CompilerServices;
-using System.Text;
 using Microsoft.Win32.SafeHandles;
 
 namespace LockTime.Runtime
 {
     /// <summary>
-    /// The writers the line writer uses for the sinks <c>stderr</c> and <c>stdout</c>, over streams of their
-    /// own. Not <c>Console.Error</c>: .NET on Unix writes every console stream under the lock of
+    /// The sinks the line writer uses for <c>stderr</c> and <c>stdout</c> (<see cref="LineSink"/>), over
+    /// streams of their own. Not <c>Console.Error</c>: .NET on Unix writes every console stream under the lock of
     /// <c>Console.Out</c> (its cursor tracking), so a line blocked in <c>write()</c> on a stderr that nobody
     /// reads (a pipe into a process that stalled) would stop the program's own <c>Console.Out</c> too. On
     /// Unix the writers go straight to file descriptors 2 and 1 (a <c>FileStream</c> on the descriptor, not
@@ -24,12 +23,35 @@ namespace LockTime.Runtime
         internal static TextWriter ErrorOverride;
 #pragma warning restore 0649
 
-        /// <summary>A new writer of the process's standard error (<paramref name="error"/>) or output; <c>Console.Error</c> / <c>Console.Out</c> when no stream of its own can be made (only then made: a program that never wrote to <c>Console.Error</c> does not pay for its start). Never throws.</summary>
-        internal static TextWriter Open(bool error)
+        /// <summary>
+        /// On Mono (on Unix), makes the process's <c>Console</c> (its class constructor: the program's <c>Console.Out</c> and
+        /// <c>Console.Error</c>) on the calling thread - the program's, in the start, before the run-time's threads
+        /// exist -, so that no thread of the run-time is the one that runs it: Mono writes the sinks through
+        /// <c>Console.Error</c> (a <c>FileStream</c> cannot take its descriptors), and when the writer thread's first
+        /// line made <c>Console</c> while the program's first <c>Console.WriteLine</c> waited for it, Mono let the
+        /// program's <c>Console.Out</c> be made before <c>TextWriter</c>'s class constructor had set its line end:
+        /// the program's <c>WriteLine</c> threw <c>NullReferenceException</c> (in 1 of about 300 runs). Elsewhere
+        /// nothing: .NET makes its console writers lazily, under a lock. Never throws.
+        /// </summary>
+        internal static void Prepare()
+        {
+            try {
+                /* Mono on Unix: '/' paths and a core library named mscorlib (.NET's is System.Private.CoreLib; .NET
+                   Framework's, on Windows, mscorlib). 40-150 us on .NET; not a look-up of the type Mono.Runtime (the
+                   first Assembly.GetType costs .NET's start 25-58 ms) nor Environment.Version (System.Version is not
+                   a type the weaver can name in a .NET target) */
+                if (Path.DirectorySeparatorChar == '/' && typeof(object).Assembly.FullName.StartsWith("mscorlib,", StringComparison.Ordinal))
+                    GC.KeepAlive(Console.Error);
+            } catch (Exception) {
+            }
+        }
+
+        /// <summary>A new sink of the process's standard error (<paramref name="error"/>) or output; over <c>Console.Error</c> / <c>Console.Out</c> when no stream of its own can be made (only then made: a program that never wrote to <c>Console.Error</c> does not pay for its start). Never throws.</summary>
+        internal static LineSink Open(bool error)
         {
             try {
                 if (error && ErrorOverride != null)
-                    return ErrorOverride;
+                    return new LineSink(ErrorOverride);
                 Stream s;
                 if (Path.DirectorySeparatorChar == '/') {
                     s = new FileStream(new SafeFileHandle((IntPtr)(error ? 2 : 1), false), FileAccess.Write, 1);
@@ -37,16 +59,14 @@ namespace LockTime.Runtime
                     // program's Console.Out writes at the descriptor's; and a file never blocks: Console's.
                     if (s.CanSeek) {
                         s.Dispose();
-                        return Fallback(error);
+                        return new LineSink(Fallback(error));
                     }
                 } else {
                     s = error ? Console.OpenStandardError() : Console.OpenStandardOutput();
                 }
-                StreamWriter w = new StreamWriter(s, new UTF8Encoding(false), 4096);
-                w.AutoFlush = true;
-                return w;
+                return new LineSink(s, true);
             } catch (Exception) {
-                return Fallback(error);
+                return new LineSink(Fallback(error));
             }
         }
 

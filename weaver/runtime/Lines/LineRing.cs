@@ -30,8 +30,8 @@ namespace LockTime.Runtime
     /// slots of plain records, so that queueing a line allocates nothing. Any number of threads add (a
     /// position claimed by one compare-and-swap on <see cref="tail"/>, then the slot written and handed
     /// over by its <see cref="LineRecord.State"/>); one thread at a time takes (the writer, under its
-    /// gate), in the order the positions were claimed, up to a slot still being written. A full ring
-    /// drops the line and counts it: an adding thread never waits. The slots come in
+    /// gate: <see cref="Next"/>, <see cref="Free"/>), in the order the positions were claimed, up to a
+    /// slot still being written. A full ring drops the line and counts it: an adding thread never waits. The slots come in
     /// <see cref="Chunks"/> arrays of <see cref="ChunkSize"/>, each made when the first lap reaches it:
     /// a program with few slow locks keeps one (48 KB), and none is large enough for the large object
     /// heap (3 MB at once there cost the first line a garbage collection).
@@ -104,39 +104,47 @@ namespace LockTime.Runtime
             }
         }
 
-        /// <summary>Yields <see cref="Take"/> makes at most for a line claimed but not yet written.</summary>
+        /// <summary>Yields <see cref="Next"/> makes at most for a line claimed but not yet written.</summary>
         const int Patience = 100;
 
         /// <summary>
-        /// Takes the next line into <paramref name="line"/> and frees its slot; false when there is none. A
-        /// line claimed but not yet written - its thread preempted between the claim and the write, for as
-        /// long as the scheduler runs the others: tens of milliseconds with 64 threads on 2 cores - is waited
-        /// for, the CPU given up meanwhile (up to <see cref="Patience"/> times; then false, it comes at the
-        /// next take): the lines behind it wait for it, and the ring would fill. One thread at a time.
+        /// The slot of the next line: its chunk, and its index there in <paramref name="index"/>; null when there
+        /// is none. The caller reads the line in place (no copy of the record) and then frees the slot
+        /// (<see cref="Free"/>) before it asks for the next. A line claimed but not yet written - its thread
+        /// preempted between the claim and the write, for as long as the scheduler runs the others: tens of
+        /// milliseconds with 64 threads on 2 cores - is waited for, the CPU given up meanwhile (up to
+        /// <see cref="Patience"/> times; then null, it comes at the next call): the lines behind it wait for it,
+        /// and the ring would fill. One thread at a time.
         /// </summary>
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        internal bool Take(out LineRecord line)
+        internal LineRecord[] Next(out int index)
         {
             LineRecord[] c = Volatile.Read(ref chunks[(int)(head >> ChunkShift) & (Chunks - 1)]);
             int i = (int)head & (ChunkSize - 1);
             long written = ((head >> Shift) << 1) + 1;
             for (int yields = 0; c == null || Volatile.Read(ref c[i].State) != written; yields++) {
                 if (yields == Patience || Volatile.Read(ref tail) <= head) {
-                    line = default(LineRecord);
-                    return false;
+                    index = 0;
+                    return null;
                 }
                 Thread.Yield();
                 c = Volatile.Read(ref chunks[(int)(head >> ChunkShift) & (Chunks - 1)]);
             }
-            line = c[i];
-            c[i].Source = null; /* nothing kept alive by a taken slot */
-            c[i].Holder = null;
-            Volatile.Write(ref c[i].State, written + 1);
-            Volatile.Write(ref head, head + 1);
-            return true;
+            index = i;
+            return c;
         }
 
-        /// <summary>True when a line was queued and not yet taken (it may still be being written: <see cref="Take"/> waits for it).</summary>
+        /// <summary>Frees the slot <see cref="Next"/> gave (<paramref name="c"/>, <paramref name="index"/>): the line is taken.</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        internal void Free(LineRecord[] c, int index)
+        {
+            c[index].Source = null; /* nothing kept alive by a taken slot */
+            c[index].Holder = null;
+            Volatile.Write(ref c[index].State, ((head >> Shift) << 1) + 2);
+            Volatile.Write(ref head, head + 1);
+        }
+
+        /// <summary>True when a line was queued and not yet taken (it may still be being written: <see cref="Next"/> waits for it).</summary>
         internal bool Pending()
         {
             return Volatile.Read(ref tail) != head;

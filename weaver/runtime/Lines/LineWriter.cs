@@ -9,139 +9,22 @@ using System.Threading;
 namespace LockTime.Runtime
 {
     /// <summary>
-    /// A line built in a reusable array of characters: the writer formats every line into one, with the
-    /// numbers as digits, and writes it whole in one call - no string per line, none per number. Room is
-    /// made once per line (<see cref="Start"/>): the appends do not check it, so that a line costs few
-    /// calls also before the JIT optimizes them (a short program's writer runs its first code).
-    /// </summary>
-    [CompilerGenerated]
-    internal sealed class LineText
-    {
-        /// <summary>Characters <see cref="Ms"/> appends at most: a sign, 16 digits, the point, 3 decimals.</summary>
-        internal const int MsLength = 21;
-
-        internal char[] Chars = new char[256];
-        internal int Length;
-
-        /// <summary>Empties the text and makes room for <paramref name="room"/> characters, which the appends may use.</summary>
-        [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        internal LineText Start(int room)
-        {
-            Length = 0;
-            if (room > Chars.Length)
-                Chars = new char[Math.Max(room, Chars.Length * 2)];
-            return this;
-        }
-
-        /// <summary>Appends <paramref name="s"/> (null: nothing) into the room made.</summary>
-        internal LineText Append(string s)
-        {
-            if (s != null) {
-                s.CopyTo(0, Chars, Length, s.Length);
-                Length += s.Length;
-            }
-            return this;
-        }
-
-        /// <summary>Appends <paramref name="c"/> (null: nothing) into the room made.</summary>
-        [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        internal LineText Append(char[] c)
-        {
-            if (c != null) {
-                Array.Copy(c, 0, Chars, Length, c.Length);
-                Length += c.Length;
-            }
-            return this;
-        }
-
-        /// <summary>"000" to "999", three characters each: the digits of a number three at a time.</summary>
-        static readonly char[] Triples = MakeTriples();
-
-        /// <summary>Powers of ten, 10^0 to 10^18: a number's count of digits by comparisons.</summary>
-        static readonly long[] Tens = MakeTens();
-
-        static char[] MakeTriples()
-        {
-            char[] t = new char[3000];
-            for (int i = 0; i < 1000; i++) {
-                t[3 * i] = (char)('0' + i / 100);
-                t[3 * i + 1] = (char)('0' + i / 10 % 10);
-                t[3 * i + 2] = (char)('0' + i % 10);
-            }
-            return t;
-        }
-
-        static long[] MakeTens()
-        {
-            long[] t = new long[19];
-            t[0] = 1;
-            for (int i = 1; i < t.Length; i++)
-                t[i] = t[i - 1] * 10;
-            return t;
-        }
-
-        /// <summary>
-        /// Appends <paramref name="ns"/> nanoseconds as milliseconds with three decimals (<c>12.345</c>),
-        /// rounded to the nearest microsecond, in integer arithmetic (<see cref="MsLength"/> characters at
-        /// most): two divisions, and one more per three digits past the first three, the digits copied one
-        /// by one (a call of <c>Array.Copy</c> per three characters cost more than the copy).
-        /// </summary>
-        internal LineText Ms(long ns)
-        {
-            char[] c = Chars;
-            if (ns < 0) {
-                c[Length++] = '-';
-                ns = ns == long.MinValue ? long.MaxValue : -ns;
-            }
-            long us = ns / 1000;
-            if (ns - us * 1000 >= 500)
-                us++;
-            long ms = us / 1000;
-            int frac = (int)(us - ms * 1000), digits = 1;
-            while (digits < Tens.Length && ms >= Tens[digits])
-                digits++;
-            int end = Length + digits, i = end;
-            char[] t = Triples;
-            for (; ms >= 1000; i -= 3) {
-                long rest = ms / 1000;
-                int k = 3 * (int)(ms - rest * 1000);
-                c[i - 3] = t[k];
-                c[i - 2] = t[k + 1];
-                c[i - 1] = t[k + 2];
-                ms = rest;
-            }
-            for (int k = 3 * (int)ms + 2; i > Length; k--)
-                c[--i] = t[k]; /* the first one to three digits: the end of ms's triple */
-            c[end] = '.';
-            c[end + 1] = t[3 * frac];
-            c[end + 2] = t[3 * frac + 1];
-            c[end + 3] = t[3 * frac + 2];
-            Length = end + 4;
-            return this;
-        }
-
-        /// <summary>The characters as a string.</summary>
-        internal string Text()
-        {
-            return new string(Chars, 0, Length);
-        }
-    }
-
-    /// <summary>
     /// All of a slow-lock line but its numbers, for one sink, method, location and holder, acquired or
     /// not: the writer makes it once and keeps it (<see cref="LineWriter"/>'s shapes), so that a line costs
     /// three copies and two numbers (<c>LockTime: M held </c>, hold, <c> ms, waited </c>, wait,
-    /// <c> ms at L (held by M2 at L2)</c>), not a dozen appends and a look-up of its sink.
+    /// <c> ms at L (held by M2 at L2)</c>), each kept as UTF-8 bytes, not a dozen appends and a look-up of its sink.
     /// </summary>
     [CompilerGenerated]
     internal sealed class LineShape
     {
         internal object Sink, Method, Location, Holder;
         internal bool Acquired;
-        /// <summary>The text before the first number, between the two (null when not acquired: one number), after the last.</summary>
-        internal char[] Head, Middle, Tail;
+        /// <summary>The text before the first number, between the two (null when not acquired: one number), after the last and the line end.</summary>
+        internal byte[] Head, Middle, Tail;
+        /// <summary>Bytes a line of this shape takes at most.</summary>
+        internal int Room;
         /// <summary>Where the writer writes these lines.</summary>
-        internal TextWriter Writer;
+        internal LineSink Out;
 
         /// <summary>True when a line of these sink, method, location and holder (compared by reference) has this shape.</summary>
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -155,9 +38,10 @@ namespace LockTime.Runtime
         /// The shape of a line of <paramref name="method"/> at <paramref name="location"/>: <c>LockTime: M held
         /// X ms, waited Y ms at L</c>, or (not <paramref name="acquired"/>) <c>LockTime: M waited Y ms, not
         /// acquired at L</c>, followed by <c> (held by M2 at L2)</c> when the <paramref name="holder"/>'s name
-        /// <c>{ assembly, method, location }</c> is known, or <c> (held by TEXT)</c> for a holder given as text.
+        /// <c>{ assembly, method, location }</c> is known, or <c> (held by TEXT)</c> for a holder given as text;
+        /// then <paramref name="end"/> (the line end, or none).
         /// </summary>
-        internal static LineShape Of(string sink, string method, string location, object holder, bool acquired)
+        internal static LineShape Of(string sink, string method, string location, object holder, bool acquired, string end)
         {
             LineShape s = new LineShape();
             s.Sink = sink;
@@ -171,17 +55,18 @@ namespace LockTime.Runtime
                 held = " (held by " + name[1] + " at " + name[2] + ")";
             else if (holder is string)
                 held = " (held by " + (string)holder + ")";
-            s.Head = ("LockTime: " + method + (acquired ? " held " : " waited ")).ToCharArray();
-            s.Middle = acquired ? " ms, waited ".ToCharArray() : null;
-            s.Tail = ((acquired ? " ms at " : " ms, not acquired at ") + location + held).ToCharArray();
+            s.Head = Encoding.UTF8.GetBytes("LockTime: " + method + (acquired ? " held " : " waited "));
+            s.Middle = acquired ? Encoding.UTF8.GetBytes(" ms, waited ") : null;
+            s.Tail = Encoding.UTF8.GetBytes((acquired ? " ms at " : " ms, not acquired at ") + location + held + end);
+            s.Room = s.Head.Length + (acquired ? s.Middle.Length : 0) + s.Tail.Length + 2 * LineText.MsLength;
             return s;
         }
 
-        /// <summary>The line of <paramref name="holdNs"/> and <paramref name="waitNs"/> into <paramref name="t"/>, emptied first, with room for <paramref name="more"/> characters after it.</summary>
+        /// <summary>Appends the line of <paramref name="holdNs"/> and <paramref name="waitNs"/> to <paramref name="t"/>, which has <see cref="Room"/> bytes of room.</summary>
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        internal void Format(LineText t, long holdNs, long waitNs, int more)
+        internal void Format(LineText t, long holdNs, long waitNs)
         {
-            t.Start(Head.Length + (Middle == null ? 0 : Middle.Length) + Tail.Length + 2 * LineText.MsLength + more).Append(Head);
+            t.Append(Head);
             if (Acquired)
                 t.Ms(holdNs).Append(Middle);
             t.Ms(waitNs).Append(Tail);
@@ -194,9 +79,9 @@ namespace LockTime.Runtime
     /// record (<see cref="Record"/>: the copy's line source, the site, hold, wait and holder - nothing
     /// allocated), a whole line or a copy of an older LockTime's line as an entry (framework data:
     /// <see cref="Enqueue"/>). A full ring drops the line and counts it, so a lock's thread never blocks
-    /// and never does I/O. One background thread formats and writes them; each line is one write on its
-    /// sink, a file sink stays open (appended to, buffered, flushed after each batch), so lines are whole
-    /// and never mixed.
+    /// and never does I/O. One background thread formats them, as bytes, straight into their sink's buffer
+    /// (<see cref="LineSink"/>): a file sink stays open (appended to, written 64 KiB at a time and flushed
+    /// after each batch), a console's line is one write, so lines are whole and never mixed.
     /// </summary>
     [CompilerGenerated]
     internal sealed class LineWriter
@@ -207,8 +92,7 @@ namespace LockTime.Runtime
         readonly LineRing ring = new LineRing();
         readonly object gate = new object();
         /* what only writing uses, made by the first writing (Open), under the gate: not by the start that every thread's first lock waits for */
-        Dictionary<string, TextWriter> sinks;
-        LineText line;
+        Dictionary<string, LineSink> sinks;
         LineShape[] shapes;
         LineShape last;
         /// <summary>Each open file sink's full path (as opened: a later change of directory moves nothing), by sink.</summary>
@@ -216,8 +100,8 @@ namespace LockTime.Runtime
         /// <summary><see cref="Clock"/> ticks between two looks for a file sink removed or renamed meanwhile, and the next look's time.</summary>
         readonly long lookTicks;
         long nextLook;
-        /// <summary>The writers of the sinks stderr and stdout (<see cref="Consoles"/>), made at their first line.</summary>
-        TextWriter stderr, stdout;
+        /// <summary>The sinks stderr and stdout (<see cref="Consoles"/>), made at their first line.</summary>
+        LineSink stderr, stdout;
         /// <summary>Ring positions written and flushed to their sinks (<see cref="Written"/>): after each batch, and after each line written to a console.</summary>
         long written;
 
@@ -231,9 +115,6 @@ namespace LockTime.Runtime
         {
             this.lookTicks = lookTicks;
         }
-
-        /// <summary>Characters a file sink buffers (and bytes its stream buffers) between writes: a write per 64 KiB, not per 4 KiB.</summary>
-        internal const int FileBuffer = 65536;
 
         /// <summary>
         /// A copy's line source, what its records name (<see cref="Record"/>): <c>{ sink, methods, locations }</c>,
@@ -283,11 +164,12 @@ namespace LockTime.Runtime
         /// </summary>
         internal static string Format(object[] entry)
         {
-            LineText t = new LineText();
             if (entry.Length == 2)
                 return (string)entry[1];
             long[] times = (long[])entry[3];
-            LineShape.Of(entry[0] as string, entry[1] as string, entry[2] as string, entry[4], times[0] >= 0).Format(t, times[0], times[1], 0);
+            LineShape s = LineShape.Of(entry[0] as string, entry[1] as string, entry[2] as string, entry[4], times[0] >= 0, "");
+            LineText t = new LineText(s.Room);
+            s.Format(t, times[0], times[1]);
             return t.Text();
         }
 
@@ -307,8 +189,8 @@ namespace LockTime.Runtime
             int slot = RuntimeHelpers.GetHashCode(location) & (Shapes - 1);
             s = shapes[slot];
             if (s == null || !s.Fits(sink, method, location, holder, acquired)) {
-                s = LineShape.Of(sink, method, location, holder, acquired);
-                s.Writer = Sink(sink);
+                s = LineShape.Of(sink, method, location, holder, acquired, NewLine);
+                s.Out = Sink(sink);
                 shapes[slot] = s;
             }
             last = s;
@@ -318,7 +200,7 @@ namespace LockTime.Runtime
         /// <summary>Nanoseconds as milliseconds with three decimals, rounded to the nearest microsecond (<see cref="LineText.Ms"/>).</summary>
         internal static string Ms(long ns)
         {
-            return new LineText().Start(LineText.MsLength).Ms(ns).Text();
+            return new LineText(LineText.MsLength).Ms(ns).Text();
         }
 
         /// <summary>
@@ -429,29 +311,31 @@ namespace LockTime.Runtime
         const int BatchLines = 4096;
 
         /// <summary>
-        /// Writes the lines the ring has ready (<see cref="LineRing.Take"/>), at most <see cref="BatchLines"/>; false when there was none.
+        /// Writes the lines the ring has ready (<see cref="LineRing.Next"/>), each read in its slot, at most <see cref="BatchLines"/>; false when there was none.
         /// A process without slow locks and without a summary never compiles it, nor the per-line methods it calls.
         /// </summary>
         bool WriteReady()
         {
-            bool any = false;
-            LineRecord r;
-            for (int n = 0; n < BatchLines && ring.Take(out r); n++) {
-                any = true;
-                Write(ref r);
+            int n = 0, i;
+            LineRecord[] c;
+            for (; n < BatchLines && (c = ring.Next(out i)) != null; n++) {
+                bool console = Write(ref c[i]);
+                ring.Free(c, i);
+                if (console)
+                    Volatile.Write(ref written, ring.Taken()); /* a console's line is written now */
             }
-            return any;
+            return n > 0;
         }
 
         /// <summary>
         /// Writes the line of <paramref name="r"/> to its sink: a record's site named by its source
         /// (<see cref="Source"/>), an entry's (<see cref="Entry"/>) line, a whole line (<see cref="TextEntry"/>);
-        /// never throws. A method of its own, so that the loop around it is small: the JIT compiles that
+        /// true when it went to a console, which has it now (a file's waits in its buffer). Never throws. A method of its own, so that the loop around it is small: the JIT compiles that
         /// loop again, optimized, while it runs (on-stack replacement), and a short loop costs it little.
         /// </summary>
-        void Write(ref LineRecord r)
+        bool Write(ref LineRecord r)
         {
-            TextWriter w = null;
+            LineSink sink = null;
             try {
                 object[] e = r.Source as object[];
                 long[] times = r.Site < 0 && e.Length > 4 ? e[3] as long[] : null;
@@ -461,18 +345,18 @@ namespace LockTime.Runtime
                 else if (times != null && times.Length >= 2)
                     shape = Shape(e[0] as string, e[1] as string, e[2] as string, e[4], times[0] >= 0);
                 if (shape != null) {
-                    shape.Format(line, times == null ? r.HoldNs : times[0], times == null ? r.WaitNs : times[1], NewLine.Length);
-                    w = shape.Writer;
+                    sink = shape.Out;
+                    shape.Format(sink.Line(shape.Room), times == null ? r.HoldNs : times[0], times == null ? r.WaitNs : times[1]);
                 } else {
                     string whole = e.Length > 1 ? e[1] as string : null;
-                    line.Start((whole == null ? 0 : whole.Length) + NewLine.Length).Append(whole);
-                    w = Sink(e.Length > 0 ? e[0] as string : null);
+                    sink = Sink(e.Length > 0 ? e[0] as string : null);
+                    sink.Line(LineText.Room(whole) + NewLineBytes.Length).Append(whole).Append(NewLineBytes);
                 }
-                w.Write(line.Append(NewLine).Chars, 0, line.Length);
-                if (ReferenceEquals(w, stderr) || ReferenceEquals(w, stdout))
-                    Volatile.Write(ref written, ring.Taken()); /* a console's line is written now (flushed after each) */
+                sink.End();
+                return sink.Console;
             } catch (Exception ex) {
-                Failed(w, ex);
+                Failed(sink, ex);
+                return false;
             }
         }
 
@@ -489,23 +373,23 @@ namespace LockTime.Runtime
 
         /// <summary>The line end of the platform, as <c>WriteLine</c> writes it.</summary>
         static readonly string NewLine = Environment.NewLine;
+        static readonly byte[] NewLineBytes = Encoding.UTF8.GetBytes(NewLine);
 
         /// <summary>Makes the sinks, the line text and the kept shapes at the first writing (the caller holds the gate).</summary>
         void Open()
         {
             if (sinks != null)
                 return;
-            line = new LineText();
             shapes = new LineShape[Shapes];
             files = new Dictionary<string, string>();
-            sinks = new Dictionary<string, TextWriter>();
+            sinks = new Dictionary<string, LineSink>();
         }
 
         void Flush()
         {
-            TextWriter failed = null;
+            LineSink failed = null;
             Exception error = null;
-            foreach (KeyValuePair<string, TextWriter> s in sinks) {
+            foreach (KeyValuePair<string, LineSink> s in sinks) {
                 try {
                     s.Value.Flush();
                 } catch (Exception ex) {
@@ -523,28 +407,21 @@ namespace LockTime.Runtime
         /// the lines it held in its buffer are lost. True when a sink was moved; false for the consoles or a
         /// null <paramref name="w"/> (nothing to move to).
         /// </summary>
-        bool Failed(TextWriter w, Exception error)
+        bool Failed(LineSink w, Exception error)
         {
             if (w == null || ReferenceEquals(w, stderr) || ReferenceEquals(w, stdout))
                 return false;
             List<string> names = new List<string>();
-            foreach (KeyValuePair<string, TextWriter> s in sinks)
+            foreach (KeyValuePair<string, LineSink> s in sinks)
                 if (ReferenceEquals(s.Value, w))
                     names.Add(s.Key);
             for (int i = 0; i < names.Count; i++) {
                 sinks[names[i]] = Stderr();
                 files.Remove(names[i]);
-                try {
-                    Stderr().WriteLine("LockTime: warning: " + Settings.OutputSetting(names[i]) + " cannot be written (" +
-                                            error.GetType().Name + ": " + error.Message + "); using stderr");
-                } catch (Exception) {
-                }
+                Warn(Settings.OutputSetting(names[i]) + " cannot be written (" + error.GetType().Name + ": " + error.Message + "); using stderr");
             }
             ForgetShapes();
-            try {
-                w.Dispose();
-            } catch (Exception) {
-            }
+            w.Close();
             return names.Count > 0;
         }
 
@@ -567,13 +444,9 @@ namespace LockTime.Runtime
             if (gone == null)
                 return;
             for (int i = 0; i < gone.Count; i++) {
-                TextWriter w;
-                if (sinks.TryGetValue(gone[i], out w)) {
-                    try {
-                        w.Dispose();
-                    } catch (Exception) {
-                    }
-                }
+                LineSink w;
+                if (sinks.TryGetValue(gone[i], out w))
+                    w.Close();
                 sinks.Remove(gone[i]);
                 files.Remove(gone[i]);
             }
@@ -587,16 +460,28 @@ namespace LockTime.Runtime
             last = null;
         }
 
-        /// <summary>The writer of the sink stderr, made at its first use (<see cref="Consoles"/>).</summary>
-        TextWriter Stderr()
+        /// <summary>The sink stderr, made at its first use (<see cref="Consoles"/>).</summary>
+        LineSink Stderr()
         {
             return stderr ?? (stderr = Consoles.Open(true));
         }
 
-        /// <summary>The writer of a sink (null: stderr); a file that cannot be opened warns once and writes to stderr instead.</summary>
-        TextWriter Sink(string sink)
+        /// <summary>Writes the line <c>LockTime: warning: </c><paramref name="text"/> to stderr now; never throws.</summary>
+        void Warn(string text)
         {
-            TextWriter w;
+            try {
+                LineSink e = Stderr();
+                string line = "LockTime: warning: " + text;
+                e.Line(LineText.Room(line) + NewLineBytes.Length).Append(line).Append(NewLineBytes);
+                e.End();
+            } catch (Exception) {
+            }
+        }
+
+        /// <summary>The sink of a name (null: stderr); a file that cannot be opened warns once and writes to stderr instead.</summary>
+        LineSink Sink(string sink)
+        {
+            LineSink w;
             if (sink == null)
                 sink = "stderr";
             if (sinks.TryGetValue(sink, out w))
@@ -607,17 +492,13 @@ namespace LockTime.Runtime
                 w = stdout ?? (stdout = Consoles.Open(false));
             } else {
                 try {
-                    FileStream fs = new FileStream(sink, FileMode.Append, FileAccess.Write, FileShare.ReadWrite | FileShare.Delete,
-                                                   FileBuffer);
-                    w = new StreamWriter(fs, new UTF8Encoding(false), FileBuffer);
+                    /* no buffer of the stream's own: the sink's 64 KiB go to the file in one write */
+                    FileStream fs = new FileStream(sink, FileMode.Append, FileAccess.Write, FileShare.ReadWrite | FileShare.Delete, 1);
+                    w = new LineSink(fs, false);
                     files[sink] = fs.Name;
                 } catch (Exception ex) {
                     w = Stderr();
-                    try {
-                        w.WriteLine("LockTime: warning: " + Settings.OutputSetting(sink) + " cannot be opened (" +
-                                    ex.GetType().Name + ": " + ex.Message + "); using stderr");
-                    } catch (Exception) {
-                    }
+                    Warn(Settings.OutputSetting(sink) + " cannot be opened (" + ex.GetType().Name + ": " + ex.Message + "); using stderr");
                 }
             }
             sinks[sink] = w;
