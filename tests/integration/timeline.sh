@@ -50,19 +50,26 @@ $(pid "$LT_TMP/two.json")"
 # waiter's wait (and from a waiter that held the lock before another to that one), the zoom; the screenshot of the section is kept in build/logs/timeline/.
 "$LT" report -o "$KEEP/one.html" "$LT_TMP/one.json" >/dev/null 2>&1
 report_page "$KEEP/one.html" "$KEEP/one.png" hold_total Ledger "$LT_TMP/page.json"
-python3 - "$LT_TMP/page.json" "$LT_TMP/one.out" <<'PY' | tap_relay
+python3 - "$LT_TMP/page.json" "$LT_TMP/one.out" "$LT_TMP/one.json" <<'PY' | tap_relay
 import json, sys
 page = json.load(open(sys.argv[1]))
 rows = [l.split() for l in open(sys.argv[2]) if l.startswith("measured: ")]
 holder = [r[2] for r in rows if r[1] == "hold"][0]
 waiters = sorted(r[2] for r in rows if r[1] == "wait")
+# The threads in the order they first appear on the time axis (the report's events are by wait_from_ms): which
+# waiter began to wait first is the scheduler's choice.
+lanes = []
+for e in json.load(open(sys.argv[3]))["timeline"]["events"]:
+    if e["thread_name"] not in lanes:
+        lanes.append(e["thread_name"])
 def check(name, cond, detail=""):
     print(("ok - " if cond else "not ok - ") + name + ("" if cond else "\n# " + str(detail)))
 check("html: no console error or exception", page.get("errors") == [], page.get("errors"))
 tl = (page.get("timeline") or [None])[0]
 check("html: the timeline shows the process", tl is not None, page.get("timeline"))
 if tl:
-    check("html: a lane per thread, by its name", tl["lanes"] == ["holder", "waiter-1", "waiter-2", "waiter-3"], tl["lanes"])
+    check("html: a lane per thread, by its name, in the order the threads first appear (the holder first)",
+          tl["lanes"] == lanes and lanes[0] == "holder" and sorted(lanes[1:]) == ["waiter-1", "waiter-2", "waiter-3"], (tl["lanes"], lanes))
     check("html: three waits, four holds (the holder's and each waiter's)", (tl["waits"], tl["holds"]) == (3, 4), tl)
     # A waiter that took the lock before another held it (briefly) while that one waited: blame gives it its
     # share, so an arrow may also join two waiters - never anything else.
