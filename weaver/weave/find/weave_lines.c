@@ -232,15 +232,24 @@ int wlines_init(struct wlines *out, const struct pdb_found *pdb, wlines_reader r
 	return 0;
 }
 
+void wlines_forget_sources(struct wlines *lines)
+{
+	if (!lines->memo || !lines->sources)
+		return;
+	for (uint32_t d = 0; d < documents(lines); d++) {
+		struct wlines_source *s = &lines->sources[d];
+
+		free(s->text);
+		free(s->line_start);
+		*s = (struct wlines_source){ 0 };
+	}
+}
+
 void wlines_free(struct wlines *lines)
 {
 	if (!lines || !lines->memo)
 		return;
-	if (lines->sources)
-		for (uint32_t d = 0; d < documents(lines); d++) {
-			free(lines->sources[d].text);
-			free(lines->sources[d].line_start);
-		}
+	wlines_forget_sources(lines);
 	free(lines->sources);
 	lines->sources = NULL;
 	pdb_seq_free(&lines->memo->seq);

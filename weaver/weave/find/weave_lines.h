@@ -58,6 +58,11 @@ int wlines_init(struct wlines *out, const struct pdb_found *pdb, wlines_reader r
 /* Release what wlines_init allocated.  NULL is a no-op. */
 void wlines_free(struct wlines *lines);
 
+/* Release the source files read so far and their line indexes (a library's
+ * sources can weigh more than the assembly); a later wlines_source reads a
+ * file again.  For when every search in them is done. */
+void wlines_forget_sources(struct wlines *lines);
+
 /* Which sequence point wlines_point picks. */
 enum wlines_which {
 	WLINES_AT_OR_BEFORE, /* the last visible one at an offset <= il_offset */
