@@ -252,6 +252,63 @@ static void test_format_and_source(void **state)
 	img_free(img);
 }
 
+static unsigned reads; /* files read through count_read */
+
+static int count_read(const char *path, uint8_t **data, size_t *size)
+{
+	reads++;
+	return lt_file_read(path, data, size);
+}
+
+/* Past the budget of source text the least recently asked for is released and read again when asked for
+ * again, with the same text; the others are not read again; after wlines_forget_sources each is read again. */
+static void test_source_budget(void **state)
+{
+	struct img *img = load_corpus();
+	struct wlines l;
+	struct pdb_found f;
+	const uint8_t *text;
+	uint8_t *first = NULL;
+	uint32_t doc[2] = { 0, 0 };
+	size_t len, first_len = 0;
+	unsigned n = 0;
+
+	(void)state;
+	assert_int_equal(weave_pdb_find(&f, img, CORPUS_DLL), 0);
+	assert_int_equal(wlines_init(&l, &f, count_read), 0);
+	for (uint32_t d = 1; d <= md_rows(l.md, MD_DOCUMENT) && n < 2; d++)
+		if (wlines_source(&l, d, &text, &len) == 1) {
+			if (n == 0 && (first = malloc(len)) != NULL) {
+				memcpy(first, text, len);
+				first_len = len;
+			}
+			doc[n++] = d;
+		}
+	assert_int_equal(n, 2);
+	assert_non_null(first);
+	reads = 0;
+	l.source_budget = 1; /* the last one asked for is kept, alone */
+	assert_int_equal(wlines_source(&l, doc[1], &text, &len), 1);
+	assert_int_equal(wlines_source(&l, doc[0], &text, &len), 1);
+	assert_int_equal(reads, 0); /* both held: only reading one more releases */
+	assert_int_equal(wlines_source(&l, doc[1], &text, &len), 1);
+	assert_int_equal(wlines_source(&l, doc[0], &text, &len), 1);
+	assert_int_equal(reads, 0);
+	wlines_forget_sources(&l);
+	assert_int_equal(wlines_source(&l, doc[0], &text, &len), 1);
+	assert_int_equal(wlines_source(&l, doc[1], &text, &len), 1); /* doc[0] released */
+	assert_int_equal(wlines_source(&l, doc[1], &text, &len), 1);
+	assert_int_equal(reads, 2);
+	assert_int_equal(wlines_source(&l, doc[0], &text, &len), 1);
+	assert_int_equal(reads, 3);
+	assert_int_equal(len, first_len);
+	assert_memory_equal(text, first, len);
+	free(first);
+	wlines_free(&l);
+	pdb_found_free(&f);
+	img_free(img);
+}
+
 /* Document `doc` of md renamed `path` ('/' between parts, PortablePdb-Metadata.md "Document Name Blob"). */
 static void rename_document(struct md_image *md, uint32_t doc, const char *path)
 {
@@ -391,6 +448,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_vb_lambda_named_by_lines),
 		cmocka_unit_test(test_point_bounds),
 		cmocka_unit_test(test_format_and_source),
+		cmocka_unit_test(test_source_budget),
 		cmocka_unit_test(test_common_folder_outside_project),
 		cmocka_unit_test(test_no_path),
 		cmocka_unit_test(test_missing_pdb),

@@ -360,27 +360,84 @@ fail:
 	return -1;
 }
 
+/* What il_scan_calls reads of a one-byte opcode (III.1.2): how to step over
+ * it.  SCAN_SLOW for what decode_instr reads itself: 0xFE (two-byte
+ * opcodes), switch, a byte no opcode has. */
+enum scan_kind { SCAN_SLOW, SCAN_STEP, SCAN_BR8, SCAN_BR32, SCAN_CALL };
+struct scan_op {
+	uint8_t kind;         /* enum scan_kind */
+	uint8_t operand_size; /* bytes after the opcode */
+	uint16_t op;          /* enum il_op, for SCAN_CALL */
+};
+
+/* scan_ops[b]: one entry per first byte, filled from the opcode table on first use. */
+static struct scan_op scan_ops[256];
+
+static void fill_scan_ops(void)
+{
+	for (unsigned op = 0; op < IL_OP_COUNT; op++) {
+		const struct il_opcode_info *info = il_op_info((enum il_op)op);
+		struct scan_op *s = &scan_ops[info->code & 0xFF];
+
+		if (info->code > 0xFF || info->operand == IL_OPND_SWITCH)
+			continue;
+		s->operand_size = (uint8_t)il_operand_size((enum il_operand)info->operand);
+		s->op = (uint16_t)op;
+		s->kind = op == IL_CALL || op == IL_CALLVIRT ? SCAN_CALL
+			: info->operand == IL_OPND_BR8	    ? SCAN_BR8
+			: info->operand == IL_OPND_BR32	    ? SCAN_BR32
+							    : SCAN_STEP;
+	}
+}
+
 int il_scan_calls(const uint8_t *bytes, size_t avail, il_call_fn fn, void *ctx)
 {
+	static int filled;
 	struct il_hdr h;
 	struct lt_cur c;
+	const uint8_t *code;
 	uint32_t end;
 
 	if (read_header(bytes, avail, &h) < 0 ||
 	    (h.more_sects && read_sections(bytes, avail, h.hdr_size + h.code_size, h.code_size, NULL, &end) < 0))
 		return -1;
-	c = lt_cur_init(bytes + h.hdr_size, h.code_size, LT_E_BODY, "IL code");
-	while (lt_cur_left(&c) > 0) {
-		uint32_t at = (uint32_t)c.pos;
+	if (!filled) {
+		fill_scan_ops();
+		filled = 1;
+	}
+	code = bytes + h.hdr_size;
+	c = lt_cur_init(code, h.code_size, LT_E_BODY, "IL code");
+	/* Only the opcode and its operand's size, but for what may not read
+	 * (an operand past the code, a branch out of it) or needs more
+	 * (two-byte opcodes, switch): those decode_instr reads, with its checks
+	 * and messages. */
+	while (c.pos < c.len) {
+		const struct scan_op *s = &scan_ops[code[c.pos]];
+		size_t at = c.pos, next = at + 1 + s->operand_size;
 		struct il_instr in;
 		int rc;
 
+		if (s->kind != SCAN_SLOW && next <= c.len) {
+			int64_t t = 0; /* a branch's target (III.1.7.2: from the next instruction) */
+
+			if (s->kind == SCAN_BR8)
+				t = (int64_t)next + (int8_t)code[at + 1];
+			else if (s->kind == SCAN_BR32)
+				t = (int64_t)next + (int32_t)lt_le32(code + at + 1);
+			if (t >= 0 && t < (int64_t)c.len) {
+				if (s->kind == SCAN_CALL &&
+				    fn(ctx, (uint32_t)at, (enum il_op)s->op, lt_le32(code + at + 1)) < 0)
+					return -1;
+				c.pos = next;
+				continue;
+			}
+		}
 		in.targets = NULL; /* the one field decode_instr allocates (switch) */
 		rc = decode_instr(&c, &in);
 		free(in.targets);
 		if (rc < 0)
-			return lt_error_prefix("IL offset 0x%x: ", at);
-		if ((in.op == IL_CALL || in.op == IL_CALLVIRT) && fn(ctx, at, in.op, in.arg.token) < 0)
+			return lt_error_prefix("IL offset 0x%zx: ", at);
+		if ((in.op == IL_CALL || in.op == IL_CALLVIRT) && fn(ctx, (uint32_t)at, in.op, in.arg.token) < 0)
 			return -1;
 	}
 	return 0;

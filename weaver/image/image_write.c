@@ -803,12 +803,8 @@ int img_layout(struct img *img, struct img_out *out)
 	unsigned nrefs = 0;
 	int rc = -1;
 
-	/* Appends are over: the heaps' lookups are not needed while writing. */
-	md_heap_drop_lookup(&img->md.strings);
-	md_heap_drop_lookup(&img->md.us);
-	md_heap_drop_lookup(&img->md.blob);
-	md_heap_drop_lookup(&img->md.guid);
-	md_find_free(&img->md); /* the rows' indexes too (built again on a later lookup) */
+	/* Appends are over: the heaps' lookups and the rows' indexes are not needed while writing. */
+	md_drop_lookups(&img->md);
 	for (l.sec = 0; l.sec < pe->nsections; l.sec++) {
 		const struct pe_section *s = &pe->sections[l.sec];
 		if (cli_rva >= s->virtual_address && cli_rva - s->virtual_address < section_span(s))

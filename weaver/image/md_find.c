@@ -45,6 +45,15 @@ void md_find_free(struct md_image *md)
 	md->find = NULL;
 }
 
+void md_drop_lookups(struct md_image *md)
+{
+	md_heap_drop_lookup(&md->strings);
+	md_heap_drop_lookup(&md->us);
+	md_heap_drop_lookup(&md->blob);
+	md_heap_drop_lookup(&md->guid);
+	md_find_free(md);
+}
+
 static uint8_t ascii_lower(uint8_t c)
 {
 	return c >= 'A' && c <= 'Z' ? (uint8_t)(c + 32) : c;

@@ -64,4 +64,9 @@ int md_standalonesig(struct md_image *md, const uint8_t *sig, uint32_t len, uint
 /* Release the row indexes (md_free calls it).  NULL is a no-op. */
 void md_find_free(struct md_image *md);
 
+/* Release the heaps' lookups (md_heap_drop_lookup) and the row indexes
+ * (md_find_free), each built again by the next append or find that needs
+ * it: memory back once the appends are over, before md is written. */
+void md_drop_lookups(struct md_image *md);
+
 #endif

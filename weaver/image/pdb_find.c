@@ -12,14 +12,22 @@
 #include <string.h>
 #include <zlib.h>
 
+void pdb_found_release_data(struct pdb_found *f)
+{
+	md_free(&f->md);
+	mdb_free(f->mdb);
+	free(f->mdb);
+	f->mdb = NULL;
+	free(f->data);
+	f->data = NULL;
+	f->size = 0;
+}
+
 void pdb_found_free(struct pdb_found *f)
 {
 	if (!f)
 		return;
-	md_free(&f->md);
-	mdb_free(f->mdb);
-	free(f->mdb);
-	free(f->data);
+	pdb_found_release_data(f);
 	free(f->path);
 	memset(f, 0, sizeof *f);
 	f->codeview = f->embedded = -1;
@@ -29,13 +37,7 @@ int pdb_found_stale(struct pdb_found *f, char *path, const char *fmt, ...)
 {
 	va_list ap;
 
-	md_free(&f->md);
-	mdb_free(f->mdb);
-	free(f->mdb);
-	f->mdb = NULL;
-	free(f->data);
-	f->data = NULL;
-	f->size = 0;
+	pdb_found_release_data(f);
 	if (path != f->path)
 		free(f->path);
 	f->path = path;

@@ -84,6 +84,12 @@ int pdb_found_stale(struct pdb_found *f, char *path, const char *fmt, ...) LT_PR
 /* Release what pdb_find_embedded and pdb_found_file read; *f is PDB_NONE afterwards.  NULL is a no-op. */
 void pdb_found_free(struct pdb_found *f);
 
+/* Release f's bytes and what was read of them (f->data, f->md, f->mdb: a
+ * PDB can weigh as much as its assembly), keeping what f says of them
+ * (source, path, why, the debug entries' indexes, id, cv_name): for when
+ * they have been rewritten (pdb_update), or found stale. */
+void pdb_found_release_data(struct pdb_found *f);
+
 /* The data of debug entry `index` of img: a cursor over [PointerToRawData,
  * +SizeOfData) (pe_parse checked it lies in the file).  Returns 0, or -1 with
  * LT_E_PDB. */

@@ -3,6 +3,7 @@
 #include "lt_cursor.h"
 #include "lt_error.h"
 #include "lt_hash.h"
+#include "md_find.h"
 #include "pdb_seq.h"
 #include "sig.h"
 
@@ -268,6 +269,8 @@ int pdb_rewrite(struct md_image *pdb, const struct img *img, struct lt_buf *out,
 	}
 	for (unsigned t = 0; t < MD_DOCUMENT; t++)
 		pdb->type_system_rows[t] = md_rows(&img->md, t);
+	/* Appends are over: the lookups' memory back before the PDB is written. */
+	md_drop_lookups(pdb);
 	/* PE-COFF.md: the id is derived from the hash of the PDB with the id zeroed. */
 	memset(pdb->pdb_id, 0, sizeof pdb->pdb_id);
 	out->len = 0;

@@ -303,8 +303,10 @@ int weave_image(struct img *img, const struct weave_opts *opts, enum weave_outco
 		rc = 0;
 		goto done;
 	}
-	if (weave_sites_locate(img, &lines, &sites) < 0 || site_table(img, &names, &lines, &sites, &table, &rows) < 0 ||
-	    weave_stubs_begin(img, opts, &table, &h) < 0)
+	if (weave_sites_locate(img, &lines, &sites) < 0)
+		goto done;
+	wlines_forget_sources(&lines); /* the searches in them are done: not kept through the merge */
+	if (site_table(img, &names, &lines, &sites, &table, &rows) < 0 || weave_stubs_begin(img, opts, &table, &h) < 0)
 		goto done;
 	if (trim_unfit)
 		*trim_unfit = weave_stubs_trim_unfit(h);

@@ -76,8 +76,11 @@ int weave_job_run(struct weave_job *j, struct img *img, const struct weave_opts 
 	 * laid out. */
 	if (!sym)
 		return 0;
-	return sym->in_path ? weave_pdb_update(&j->pdb, img, &j->found, sym->in_path, sym->out_path)
-			    : pdb_update(&j->pdb, img, &j->found, NULL);
+	rc = sym->in_path ? weave_pdb_update(&j->pdb, img, &j->found, sym->in_path, sym->out_path)
+			  : pdb_update(&j->pdb, img, &j->found, NULL);
+	/* Rewritten into j->pdb and img: the input's bytes are not kept through the layout and the write. */
+	pdb_found_release_data(&j->found);
+	return rc;
 }
 
 void weave_symbols_why(const struct weave_job *j, char *buf, size_t n)

@@ -18,6 +18,8 @@ struct wlines_memo {
 	uint32_t row;     /* 0: none decoded */
 	int ok;           /* 1: seq holds them; 0: the row's blob is empty or malformed */
 	struct pdb_seq seq;
+	size_t held;      /* bytes of source text held (sources with state 1) */
+	uint64_t clock;   /* wlines_source asks so far: the sources' `used` stamps */
 };
 
 /* Longest Document name LockTime reads, in bytes. */
@@ -218,6 +220,7 @@ int wlines_init(struct wlines *out, const struct pdb_found *pdb, wlines_reader r
 	out->common = 0;
 	out->common_doc = 0;
 	out->read = read;
+	out->source_budget = WLINES_SOURCE_BUDGET;
 	if (!out->has_pdb)
 		return 0;
 	if (!(out->memo = lt_calloc(1, sizeof *out->memo)) ||
@@ -232,15 +235,47 @@ int wlines_init(struct wlines *out, const struct pdb_found *pdb, wlines_reader r
 	return 0;
 }
 
+/* Release source s (read again when asked for again). */
+static void forget(const struct wlines *lines, struct wlines_source *s)
+{
+	if (s->state > 0)
+		lines->memo->held -= s->len;
+	free(s->text);
+	free(s->line_start);
+	*s = (struct wlines_source){ 0 };
+}
+
+void wlines_forget_sources(struct wlines *lines)
+{
+	if (!lines->memo || !lines->sources)
+		return;
+	for (uint32_t d = 0; d < documents(lines); d++)
+		forget(lines, &lines->sources[d]);
+}
+
+/* Release the sources asked for least recently but `keep` while more than
+ * lines->source_budget bytes are held. */
+static void within_budget(const struct wlines *lines, const struct wlines_source *keep)
+{
+	while (lines->memo->held > lines->source_budget) {
+		struct wlines_source *oldest = NULL;
+
+		for (uint32_t d = 0; d < documents(lines); d++) {
+			struct wlines_source *s = &lines->sources[d];
+			if (s != keep && s->state > 0 && (!oldest || s->used < oldest->used))
+				oldest = s;
+		}
+		if (!oldest)
+			return;
+		forget(lines, oldest);
+	}
+}
+
 void wlines_free(struct wlines *lines)
 {
 	if (!lines || !lines->memo)
 		return;
-	if (lines->sources)
-		for (uint32_t d = 0; d < documents(lines); d++) {
-			free(lines->sources[d].text);
-			free(lines->sources[d].line_start);
-		}
+	wlines_forget_sources(lines);
 	free(lines->sources);
 	lines->sources = NULL;
 	pdb_seq_free(&lines->memo->seq);
@@ -448,10 +483,17 @@ int wlines_source(const struct wlines *lines, uint32_t doc, const uint8_t **text
 	if (!lines->has_pdb || lines->mdb || doc == 0 || doc > md_rows(lines->md, MD_DOCUMENT))
 		return 0;
 	s = &lines->sources[doc - 1];
-	if (s->state == 0 && read_source(lines->md, lines->read, doc, s) < 0)
-		return -1;
+	if (s->state == 0) {
+		if (read_source(lines->md, lines->read, doc, s) < 0)
+			return -1;
+		if (s->state > 0) {
+			lines->memo->held += s->len;
+			within_budget(lines, s);
+		}
+	}
 	if (s->state < 0)
 		return 0;
+	s->used = ++lines->memo->clock;
 	*text = s->text;
 	*len = s->len;
 	return 1;

@@ -18,6 +18,12 @@
  * the pipeline gives it (weave_job_run): passes open no file themselves. */
 typedef int (*wlines_reader)(const char *path, uint8_t **data, size_t *size);
 
+/* Bytes of source text held at once (wlines_source): past them, the files
+ * asked for least recently are released.  Sites come in MethodDef order, a
+ * file's methods mostly together; a library of 200 files held them all
+ * (21 MB, 26 MB with their line indexes) without it. */
+#define WLINES_SOURCE_BUDGET ((size_t)4 << 20)
+
 /* A source file named by a Document row, read when first asked for. */
 struct wlines_source {
 	int state;      /* 0 not read yet, 1 text holds it, -1 missing or changed since the build */
@@ -25,6 +31,7 @@ struct wlines_source {
 	size_t len;
 	uint32_t *line_start; /* byte index in text where each line starts, [line - 1] (owned) */
 	uint32_t nlines;    /* entries in line_start */
+	uint64_t used;      /* when it was last asked for (wlines_source; the least recent is released first) */
 };
 
 /* The portable PDB or Mono .mdb of an assembly, or nothing (has_pdb 0). */
@@ -37,6 +44,7 @@ struct wlines {
 	uint32_t common_doc;        /* a document the common folder holds (0: none) */
 	struct wlines_source *sources; /* [Document row - 1], owned; a cache, so filled through const */
 	wlines_reader read;         /* reads the source files (NULL: none is read) */
+	size_t source_budget;       /* bytes of source text held at once (wlines_init: WLINES_SOURCE_BUDGET) */
 };
 
 /* The lines of the debug symbols `pdb` found for an assembly (pdb_find.h,
@@ -57,6 +65,11 @@ int wlines_init(struct wlines *out, const struct pdb_found *pdb, wlines_reader r
 
 /* Release what wlines_init allocated.  NULL is a no-op. */
 void wlines_free(struct wlines *lines);
+
+/* Release the source files read so far and their line indexes (a library's
+ * sources can weigh more than the assembly); a later wlines_source reads a
+ * file again.  For when every search in them is done. */
+void wlines_forget_sources(struct wlines *lines);
 
 /* Which sequence point wlines_point picks. */
 enum wlines_which {
@@ -87,8 +100,12 @@ int wlines_path(const struct wlines *lines, uint32_t doc, char *buf, size_t n);
 /* The text of the source file Document row `doc` names, as the compiler
  * read it: the file at that path (read with lines->read; none without it), used only when its hash is the Document's
  * Hash (SHA-1 or SHA-256, by HashAlgorithm; PortablePdb-Metadata.md
- * "Document Table").  Read once, then kept.  Returns 1 with *text (borrowed)
- * and *len bytes, or 0 when there is none (a moved or edited file, a path
+ * "Document Table").  Read when first asked for, then kept while the
+ * sources held stay within lines->source_budget bytes (past it, the least
+ * recently asked for is released, read and checked again when asked for
+ * again).  Returns 1
+ * with *text (borrowed: valid until another document is asked for) and
+ * *len bytes, or 0 when there is none (a moved or edited file, a path
  * map, a hash LockTime does not compute), or -1 with LT_E_NOMEM. */
 int wlines_source(const struct wlines *lines, uint32_t doc, const uint8_t **text, size_t *len);
 

@@ -59,9 +59,11 @@ static int own_class(const struct md_image *md, const char *ns, const char *name
 		if (md_string(md, md_get(md, MD_TYPEDEF, r, MD_TYPEDEF_NAME), &n) < 0 ||
 		    md_string(md, md_get(md, MD_TYPEDEF, r, MD_TYPEDEF_NAMESPACE), &s) < 0)
 			return lt_error_prefix("TypeDef row %u: ", r);
+		if (strcmp(n, name) || strcmp(s, ns))
+			continue; /* the NestedClass rows are walked for a class of that name only */
 		for (uint32_t k = 1; k <= md_rows(md, MD_NESTEDCLASS) && !nested; k++)
 			nested = md_get(md, MD_NESTEDCLASS, k, MD_NESTEDCLASS_NESTEDCLASS) == r;
-		if (!nested && strcmp(n, name) == 0 && strcmp(s, ns) == 0)
+		if (!nested)
 			*out = r;
 	}
 	return 0;
