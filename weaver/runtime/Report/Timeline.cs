@@ -86,9 +86,11 @@ namespace LockTime.Runtime
         /// <summary>
         /// Fills <paramref name="e"/> (<see cref="Fields"/> longs) with one event of thread <paramref name="thread"/>: its
         /// wait from <paramref name="waitFrom"/> to <paramref name="acquired"/>, its hold to <paramref name="released"/>
-        /// (ticks), of <paramref name="kind"/>, and links to the holds of the first <paramref name="n"/> posts of
-        /// <paramref name="posts"/> that have a thread, the longest shares first (at most <see cref="Links"/>); when none,
-        /// to the hold of <paramref name="found"/> (a thread id; 0: none) that began at <paramref name="foundFrom"/>.
+        /// (ticks), of <paramref name="kind"/>, and links to the holds it waited behind, the longest shares first (at most
+        /// <see cref="Links"/>): those of the first <paramref name="n"/> posts of <paramref name="posts"/> that have a thread,
+        /// and the hold of <paramref name="found"/> (the holder found as the wait began, a thread id; 0: none) that began at
+        /// <paramref name="foundFrom"/>, by the part of the wait no post told, which <see cref="Blame.Charge"/> gives it (a
+        /// holder whose share came after the wait was charged: its first post compiled while the lock went on to others).
         /// </summary>
         internal static void Fill(long[] e, int thread, long waitFrom, long acquired, long released, long kind, BlamePost[] posts, int n,
                                   int found, long foundFrom)
@@ -98,13 +100,29 @@ namespace LockTime.Runtime
             e[Acquired] = acquired;
             e[Released] = released;
             e[Kind] = kind;
+            long told = 0;
+            bool foundTold = false;
+            for (int i = 0; posts != null && i < n && i < posts.Length; i++) {
+                told += posts[i].Ticks;
+                foundTold |= posts[i].Thread == found;
+            }
+            long untold = found != 0 && !foundTold ? acquired - waitFrom - told : 0;
+            bool foundLinked = untold <= 0;
             int linked = 0;
             long below = long.MaxValue;
-            while (linked < Links && posts != null) {
+            while (linked < Links) {
                 int best = -1;
-                for (int i = 0; i < n && i < posts.Length; i++)
+                for (int i = 0; posts != null && i < n && i < posts.Length; i++)
                     if (posts[i].Thread != 0 && posts[i].Ticks < below && (best < 0 || posts[i].Ticks > posts[best].Ticks))
                         best = i;
+                if (!foundLinked && untold <= below && (best < 0 || untold > posts[best].Ticks)) {
+                    foundLinked = true;
+                    below = untold;
+                    e[Link + 2 * linked] = found;
+                    e[Link + 2 * linked + 1] = foundFrom;
+                    linked++;
+                    continue;
+                }
                 if (best < 0)
                     break;
                 below = posts[best].Ticks;
