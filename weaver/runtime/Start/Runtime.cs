@@ -200,7 +200,7 @@ namespace LockTime.Runtime
         }
 
         /// <summary>
-        /// Makes this copy the owner: on Mono the process's <c>Console</c> first (<see cref="Consoles.Prepare"/>: before the run-time's threads exist), a new registry, the exit and crash handlers, the end of a thread's announced
+        /// Makes this copy the owner: a new registry, the exit and crash handlers, the end of a thread's announced
         /// wait at an exception it throws (<see cref="Deadlocks.Thrown"/>), the SIGTERM handler and the watch that
         /// puts the exit handler last (by direct calls on .NET 6+: <see cref="Signals.RegisterDirect"/>,
         /// <see cref="ExitOrder.WatchUnloading"/>, unless <see cref="ExitOrder.Watch"/> did before the program ran), and the run-time's thread (<see cref="MainLoop"/>, which starts
@@ -208,7 +208,6 @@ namespace LockTime.Runtime
         /// </summary>
         static void Own(Collector c)
         {
-            Consoles.Prepare();
             writer = new LineWriter();
             writerThread = new Thread(new ThreadStart(WriterLoop));
             writerThread.IsBackground = true;
