@@ -107,6 +107,65 @@ public class LineWriterTests
     }
 
     [Fact]
+    public void ThreadsThatMayWaitForRoomLoseNoLineToASlowWriter()
+    {
+        // Twice the queue's lines, from threads that wait for room as a thread holding no lock does, and
+        // a writer thread that sleeps 2 ms between batches: without the wait most lines would be dropped.
+        string path = Path.GetTempFileName();
+        try
+        {
+            var w = new LineWriter();
+            const int threads = 4, each = LineWriter.Capacity / 2;
+            object source = LineWriter.Source(path, ["T::M"], ["F.cs:1"]);
+            bool stop = false;
+            var writer = new Thread(() => { while (!Volatile.Read(ref stop)) { w.TryDrain(); Thread.Sleep(2); } });
+            writer.Start();
+            var all = Enumerable.Range(0, threads).Select(k => new Thread(() =>
+            {
+                for (int i = 0; i < each; i++)
+                {
+                    w.AwaitRoom();
+                    w.Record(source, 0, i, k, null);
+                }
+            })).ToArray();
+            foreach (var t in all) t.Start();
+            foreach (var t in all) t.Join();
+            Assert.True(w.AwaitWritten(w.Queued(), 5000, 120000));
+            Volatile.Write(ref stop, true);
+            writer.Join();
+            Assert.Equal(0, w.Dropped());
+            Assert.Equal((long)threads * each, File.ReadLines(path).LongCount());
+        }
+        finally
+        {
+            File.Delete(path);
+        }
+    }
+
+    [Fact]
+    public void AWaitForRoomGivesUpOnAStalledWriterAndTheNextWaitsNoMore()
+    {
+        var w = new LineWriter();
+        object source = LineWriter.Source("/dev/null", ["M"], ["L"]);
+        for (int i = 0; i < LineWriter.Capacity; i++)
+            w.Record(source, 0, i, 0, null);
+        var first = System.Diagnostics.Stopwatch.StartNew();
+        w.AwaitRoom(); // no writer takes a line: given up after LineWriter.RoomStallMs
+        first.Stop();
+        Assert.True(first.ElapsedMilliseconds >= LineWriter.RoomStallMs, $"{first.ElapsedMilliseconds} ms");
+        var second = System.Diagnostics.Stopwatch.StartNew();
+        w.AwaitRoom(); // the writer still took nothing: no wait
+        second.Stop();
+        Assert.True(second.ElapsedMilliseconds < LineWriter.RoomStallMs, $"{second.ElapsedMilliseconds} ms");
+        w.Record(source, 0, 1, 0, null);
+        Assert.Equal(1, w.Dropped());
+        Assert.True(w.Drain());
+        var room = System.Diagnostics.Stopwatch.StartNew();
+        w.AwaitRoom(); // room again: at once
+        Assert.True(room.ElapsedMilliseconds < LineWriter.RoomStallMs, $"{room.ElapsedMilliseconds} ms");
+    }
+
+    [Fact]
     public void AFileSinkRemovedOrRenamedIsOpenedAgainAtItsPath()
     {
         string dir = Path.Combine(Path.GetTempPath(), "lt-sink-" + Guid.NewGuid());

@@ -137,7 +137,7 @@ public class RegistryTests : IDisposable
         RuntimeCopy owner = new("older-owner"), copy = new("newer-copy");
         Assert.False(owner.Start("Old", 1, slot, sink, threshold: "0"));
         var full = (object[])AppDomain.CurrentDomain.GetData(slot)!;
-        Assert.Equal(13, full.Length);
+        Assert.Equal(14, full.Length);
         AppDomain.CurrentDomain.SetData(slot, full[..8]);
         Assert.False(copy.Start("New", 1, slot, sink, threshold: "0"));
         Assert.Null(copy.Field("Runtime", "Current")!.GetType().GetField("Records", BindingFlags.Instance | BindingFlags.NonPublic)!

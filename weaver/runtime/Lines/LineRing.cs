@@ -144,6 +144,16 @@ namespace LockTime.Runtime
             Volatile.Write(ref head, head + 1);
         }
 
+        /// <summary>Slots kept for the threads that may not wait for room (<see cref="Crowded"/>): more than there are threads adding at once.</summary>
+        internal const int Reserve = 4096;
+
+        /// <summary>True when fewer than <see cref="Reserve"/> slots are free: a thread that may wait waits for room (<see cref="LineWriter.AwaitRoom"/>).</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        internal bool Crowded()
+        {
+            return Volatile.Read(ref tail) - Volatile.Read(ref head) > Capacity - Reserve;
+        }
+
         /// <summary>True when a line was queued and not yet taken (it may still be being written: <see cref="Next"/> waits for it).</summary>
         internal bool Pending()
         {

@@ -78,8 +78,9 @@ namespace LockTime.Runtime
     /// the registry's delegates, into one bounded ring (<see cref="LineRing"/>): a slow lock as a plain
     /// record (<see cref="Record"/>: the copy's line source, the site, hold, wait and holder - nothing
     /// allocated), a whole line or a copy of an older LockTime's line as an entry (framework data:
-    /// <see cref="Enqueue"/>). A full ring drops the line and counts it, so a lock's thread never blocks
-    /// and never does I/O. One background thread formats them, as bytes, straight into their sink's buffer
+    /// <see cref="Enqueue"/>). A thread that holds no timed lock waits for room in a crowded ring
+    /// (<see cref="AwaitRoom"/>: the writer gets the CPU to catch up); a full ring drops the line and counts it,
+    /// so a thread that holds a lock never waits, and no lock's thread does I/O. One background thread formats them, as bytes, straight into their sink's buffer
     /// (<see cref="LineSink"/>): a file sink stays open (appended to, written 64 KiB at a time and flushed
     /// after each batch), a console's line is one write, so lines are whole and never mixed.
     /// </summary>
@@ -206,11 +207,52 @@ namespace LockTime.Runtime
         /// <summary>
         /// Queues the line of a slow lock of <paramref name="site"/> in <paramref name="source"/> (<see cref="Source"/>):
         /// hold (-1: not acquired) and wait in ns, and the holder it waited behind (<see cref="LineRecord.Holder"/>);
-        /// dropped and counted when the queue is full. The registry's entry 8 (a delegate, which no caller inlines). Allocates nothing, never blocks, never throws.
+        /// dropped and counted when the queue is full (a thread that may wait for room waits before: <see cref="AwaitRoom"/>). The registry's entry 8 (a delegate, which no caller inlines). Allocates nothing, never blocks, never throws.
         /// </summary>
         internal void Record(object source, int site, long holdNs, long waitNs, object holder)
         {
             ring.Add(source, site, holdNs, waitNs, holder);
+        }
+
+        /// <summary>Milliseconds a thread waits for room in the queue while the writer takes no line: then the writer is taken for stalled.</summary>
+        internal const int RoomStallMs = 100;
+        /// <summary>The ring position the writer had taken when a wait for room gave up (-1: none did): until the writer takes more, no thread waits.</summary>
+        long stalledAt = -1;
+
+        /// <summary>
+        /// Waits, sleeping a millisecond at a time, until the queue has room again (<see cref="LineRing.Crowded"/>), for a
+        /// thread that holds no timed lock and is about to queue a line: a program whose threads queue lines faster than
+        /// the writer thread is given the CPU to write them (64 threads on 2 cores) waits for it instead of losing them.
+        /// Gives up when the writer took no line for <see cref="RoomStallMs"/> (its sink blocks: a pipe nobody reads), and
+        /// then no thread waits until it takes one. Returns at once when there is room. The registry's entry 13. Never throws.
+        /// </summary>
+        internal void AwaitRoom()
+        {
+            if (ring.Crowded())
+                AwaitRoomSlowly();
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        void AwaitRoomSlowly()
+        {
+            try {
+                long taken = ring.Taken();
+                if (taken == Volatile.Read(ref stalledAt))
+                    return;
+                long frequency = Clock.Frequency(), moved = Clock.Ticks();
+                while (ring.Crowded()) {
+                    Thread.Sleep(1);
+                    long now = Clock.Ticks(), t = ring.Taken();
+                    if (t != taken) {
+                        taken = t;
+                        moved = now;
+                    } else if ((now - moved) * 1000 >= RoomStallMs * frequency) {
+                        Volatile.Write(ref stalledAt, taken);
+                        return;
+                    }
+                }
+            } catch (Exception) {
+            }
         }
 
         /// <summary>Queues an entry (<see cref="Entry"/>, <see cref="TextEntry"/>), or drops and counts it when the queue is full: the registry's entry 1. Never blocks, never throws.</summary>

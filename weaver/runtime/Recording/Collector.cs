@@ -35,6 +35,8 @@ namespace LockTime.Runtime
         /// </summary>
         internal Action<object, int, long, long, object> Records;
         internal Action<object[]> Lines;
+        /// <summary>Waits for room in the line queue (<see cref="LineWriter.AwaitRoom"/>), called before a line is queued by a thread that holds none of this copy's locks; null when the registry has none (<see cref="Registry.Room"/>).</summary>
+        internal Action Room;
         /// <summary>What this copy's line records name: its sink, methods and locations (<see cref="LineWriter.Source"/>).</summary>
         internal readonly object[] LineSource;
         /// <summary>The thread that writes lines: its locks are not recorded (<see cref="NewThread"/>).</summary>
@@ -430,8 +432,12 @@ namespace LockTime.Runtime
             Action<object[]> lines = Lines;
             LineLimit limit = Limit;
             if (limit == null || limit.Take(site, holdNs, waitNs)) { /* else held back: counted for the roll-up */
-                if (records != null)
+                if (records != null) {
+                    Action room = Room;
+                    if (room != null && t.Depth == 0)
+                        room();
                     records(LineSource, site, holdNs, waitNs, holder);
+                }
                 else if (lines != null)
                     lines(LineWriter.Entry(Settings.Output, Sites.Methods[site], Sites.Locations[site], holdNs, waitNs, holder));
             }

@@ -24,14 +24,15 @@ namespace LockTime.Runtime
     /// <item>[10] <c>object[] { EventSource source, List&lt;Action&lt;object&gt;&gt; joins }</c>: the process's <c>EventSource</c> "LockTime" once the owner's run-time thread made it (null until then, or when the framework has none), and the copies' <see cref="Events.Join"/>s that thread has yet to finish with it (each leaves the list once done: <see cref="Events"/>); lock the list to use it</item>
     /// <item>[11] <c>List&lt;Action&lt;bool&gt;&gt;</c> every copy's roll-up of the slow-lock lines its limit held back (<see cref="Collector.RollUp"/>): the owner's run-time thread calls them all once a second (false: those due), its exit with true (all, before the summary); lock it to use it</item>
     /// <item>[12] <c>Action&lt;string[], string, long[]&gt;</c> adds a slow lock to the process's timeline (<see cref="Timeline.Add"/>): the site's name, the thread's name, the event's longs; null when the timeline is off</item>
+    /// <item>[13] <c>Action</c> waits for room in the line queue (<see cref="LineWriter.AwaitRoom"/>): a copy calls it before it queues a line on a thread that holds none of its locks</item>
     /// </list>
-    /// Entries 5 to 12 came after the first layout of version 1: a registry without them is still
+    /// Entries 5 to 13 came after the first layout of version 1: a registry without them is still
     /// version 1, and its copies follow no lock order, find holders only in their own copy, a copy
     /// that does not own it records the locks the exit's writing takes (a woven framework's), they
     /// queue slow-lock lines as entries through entry 1, and a copy that does not own it sweeps the
     /// records of ended threads only when a summary, report or metrics reading merges them, and a copy
     /// gives no events (<see cref="Events"/>) when its registry has no entry 10, and every slow-lock line (no
-    /// limit: nothing would roll up what it held back) when its registry has no entry 11, and keeps no timeline without entry 12.
+    /// limit: nothing would roll up what it held back) when its registry has no entry 11, and keeps no timeline without entry 12, and never waits for room in the line queue without entry 13.
     /// The first copy to start creates it and owns the writer, the summary and the report; later
     /// copies add their snapshot. Joining locks the <c>AppDomain</c> object, once per copy.
     /// </summary>
@@ -42,7 +43,7 @@ namespace LockTime.Runtime
         internal const int Version = 1;
         internal const int Length = 5;
         /// <summary>The length with every entry this layout defines (the later ones optional, see above).</summary>
-        internal const int FullLength = 13;
+        internal const int FullLength = 14;
 
         /// <summary>A new registry of version 1 around <paramref name="writer"/> (its thread not yet started), <paramref name="order"/> and <paramref name="timeline"/> (null: none).</summary>
         internal static object[] Create(LineWriter writer, Thread writerThread, LockOrder order, Timeline timeline)
@@ -70,6 +71,7 @@ namespace LockTime.Runtime
             r[11] = new List<Action<bool>>();
             if (timeline != null)
                 r[12] = new Action<string[], string, long[]>(timeline.Add);
+            r[13] = new Action(writer.AwaitRoom);
             return r;
         }
 
@@ -124,6 +126,12 @@ namespace LockTime.Runtime
         internal static Action<string[], string, long[]> Timeline(object[] registry)
         {
             return registry.Length > 12 ? registry[12] as Action<string[], string, long[]> : null;
+        }
+
+        /// <summary>The wait for room in the line queue (entry 13), or null when the registry has none.</summary>
+        internal static Action Room(object[] registry)
+        {
+            return registry.Length > 13 ? registry[13] as Action : null;
         }
 
         /// <summary>True when <paramref name="data"/> is a registry of this version.</summary>

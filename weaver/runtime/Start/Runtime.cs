@@ -128,6 +128,7 @@ namespace LockTime.Runtime
                 }
                 c.Lines = (Action<object[]>)registry[1];
                 c.Records = Registry.Records(registry);
+                c.Room = Registry.Room(registry);
                 c.Writer = (Thread)registry[4];
                 c.TimelineAdd = Registry.Timeline(registry);
                 object[] events = Registry.Events(registry);
