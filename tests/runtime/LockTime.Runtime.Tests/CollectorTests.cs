@@ -109,6 +109,26 @@ public class CollectorTests
     }
 
     [Fact]
+    public void OnlyAThreadThatHoldsNoLockWaitsForRoomBeforeItsLine()
+    {
+        var lines = new List<object[]>();
+        var c = Make(2, 0, lines);
+        int rooms = 0;
+        c.Room = () => rooms++;
+        var t = c.Thread();
+        t.Push(new object(), 0, 0, 0, false, Frame.Exclusive); // the outer lock, still held
+        c.Released(t, F(1, 0, 0), 2_000);                    // the inner one's line: no wait for room
+        c.Failed(t, 1, 3_000, null);                          // a failed try's line, the outer lock held
+        Assert.Equal(2, lines.Count);
+        Assert.Equal(0, rooms);
+        Frame outer = t.Remove(0);
+        c.Released(t, outer, 5_000);                          // the outer one's line, nothing held now
+        c.Failed(t, 1, 3_000, null);
+        Assert.Equal(4, lines.Count);
+        Assert.Equal(2, rooms);
+    }
+
+    [Fact]
     public void FailedAcquisitionsCountTheirWaitAndAsContended()
     {
         var lines = new List<object[]>();
