@@ -245,6 +245,30 @@ while read -r file; do
 	esac
 done < <(corpus_thirdparty)
 
+# ---- Mono: the program's Console is made on the program's thread ----
+# Mono makes Console's writers in its class constructor, and the run-time's sinks write through
+# Console.Error there: made by the writer thread while the program's first Console.WriteLine waited
+# for it, that WriteLine threw NullReferenceException (about 1 run in 600). The start makes Console
+# on the program's thread first (Consoles.Prepare): a woven program that never uses Console, with a
+# line to write, checks its terminal (TCGETS) on its main thread only, in every run.
+console_on_main() {
+	local dir=$LT_TMP/monoconsole main
+	mkdir -p "$dir"
+	printf '%s\n' 'class NoConsole { static readonly object a = new object();' \
+		'static void Main() { lock (a) { } System.Threading.Thread.Sleep(50); } }' >"$dir/NoConsole.cs"
+	mcs -out:"$dir/NoConsole.exe" "$dir/NoConsole.cs" && "$LT" weave -q "$dir/NoConsole.exe" || return 1
+	LOCKTIME_THRESHOLD_MS=0 strace -f -o "$dir/strace" -e trace=execve,ioctl mono "$dir/NoConsole.exe" >"$dir/out" 2>"$dir/err" || return 1
+	grep -q '^LockTime: NoConsole::Main held' "$dir/err" || { cat "$dir/err"; return 1; }
+	main=$(awk '/execve\(/ { print $1; exit }' "$dir/strace")
+	grep 'TCGETS' "$dir/strace"
+	[ -n "$main" ] && grep -q "^$main .*TCGETS" "$dir/strace" && ! grep 'TCGETS' "$dir/strace" | grep -qv "^$main "
+}
+if command -v strace >/dev/null && strace -o /dev/null true 2>/dev/null; then
+	check "mono: Console made on the program's thread, not the writer's" console_on_main
+else
+	skip "mono: Console made on the program's thread" "no strace, or no ptrace here"
+fi
+
 # ---- Mono's own class libraries, woven and run ----
 # mscorlib has no Stopwatch (Mono keeps it in System.dll): its stubs use mscorlib's own clock. The
 # woven mscorlib and System go first on MONO_PATH, under the woven Mono program - without -O=-aot:
@@ -307,13 +331,15 @@ reports_from_both() {
 }
 # The program's one SemaphoreSlim.Wait is counted once: the woven mscorlib has no site inside the lock
 # types' own methods (SemaphoreSlim.Wait() calls its own Wait(int, CancellationToken)), and the report
-# file has one SemaphoreSlim.Wait acquisition in all, at the program's site.
+# file has one SemaphoreSlim.Wait acquisition in all, at the program's site. The run prints its summary,
+# which the next check counts: two copies that each owned a registry printed two (and the report of the
+# one whose exit wrote last: mscorlib's, without the program's site, in 1 run of 5).
 semaphore_once() {
 	local inside
 	inside=$("$LT" list "$monolib/mscorlib.dll" | awk '$1 ~ /^System\.Threading\.(SemaphoreSlim|Monitor|Mutex|WaitHandle|SpinLock|ReaderWriterLock(Slim)?)(\+|::)/' | wc -l)
 	echo "woven mscorlib: $inside sites inside the lock types"
 	[ "$inside" = 0 ] || return 1
-	LOCKTIME_REPORT=$LT_TMP/mono-report.json MONO_PATH=$monolib mono "$monolib/MonoLocks.exe" >/dev/null 2>&1 || return 1
+	env -u LOCKTIME_SUMMARY LOCKTIME_REPORT="$LT_TMP/mono-report.json" MONO_PATH="$monolib" mono "$monolib/MonoLocks.exe" >/dev/null 2>"$LT_TMP/mono-once.err" || return 1
 	python3 - "$LT_TMP/mono-report.json" <<'PY'
 import json, sys
 sites = [s for s in json.load(open(sys.argv[1]))["sites"] if s["kind"] == "SemaphoreSlim.Wait" and s["acquisitions"]]
@@ -327,7 +353,9 @@ if check "mono mscorlib.dll + System.dll: woven" "$LT" weave -q "$LT_CORPUS/thir
 	check "mono: woven mscorlib's Mvid is new, and the first #GUID entry" new_first_guid "$LT_CORPUS/thirdparty/mscorlib.dll" "$monolib/mscorlib.dll"
 	check "mono: the woven program runs on the woven mscorlib and System (no -O=-aot), same stdout" mono_on_woven_corlib &&
 		check "mono: reports from the class library and from the program" reports_from_both &&
-		check "mono: the program's one SemaphoreSlim.Wait is counted once on the woven mscorlib" semaphore_once
+		check "mono: the program's one SemaphoreSlim.Wait is counted once on the woven mscorlib" semaphore_once &&
+		check "mono: one summary on the woven mscorlib (one registry: Console's timed locks in the program's start join it)" \
+			test "$(grep -c '^LockTime: summary: ' "$LT_TMP/mono-once.err")" = 1
 fi
 
 # No lock: the file is left byte-identical, and the tool says so.

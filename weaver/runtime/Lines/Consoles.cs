@@ -23,6 +23,33 @@ namespace LockTime.Runtime
         internal static TextWriter ErrorOverride;
 #pragma warning restore 0649
 
+        /// <summary>
+        /// On Mono (on Unix), makes the process's <c>Console</c> (its class constructor: the program's <c>Console.Out</c> and
+        /// <c>Console.Error</c>) on the calling thread - the program's, in the start, before the run-time's threads
+        /// exist -, so that no thread of the run-time is the one that runs it: Mono writes the sinks through
+        /// <c>Console.Error</c> (a <c>FileStream</c> cannot take its descriptors), and when the writer thread's first
+        /// line made <c>Console</c> while the program's first <c>Console.WriteLine</c> waited for it, Mono let the
+        /// program's <c>Console.Out</c> be made before <c>TextWriter</c>'s class constructor had set its line end:
+        /// the program's <c>WriteLine</c> threw <c>NullReferenceException</c> (in 1 of about 600 runs). Not in the
+        /// core library's own copy (a woven mscorlib's: its start may come inside any of the library's locks, and
+        /// <c>Console</c>'s would re-enter it). Elsewhere nothing: .NET makes its console writers lazily, under a
+        /// lock. Called before the copy joins the registry (<see cref="Runtime.StartWith"/>). Never throws.
+        /// </summary>
+        internal static void Prepare()
+        {
+            try {
+                /* Mono on Unix: '/' paths and a core library named mscorlib (.NET's is System.Private.CoreLib; .NET
+                   Framework's, on Windows, mscorlib). On .NET only under a host without TRUSTED_PLATFORM_ASSEMBLIES
+                   (Runtime.StartWith), 0.3 ms JIT-compiled at load 8; not a look-up of the type Mono.Runtime (the
+                   first Assembly.GetType costs .NET's start 25-58 ms) nor Environment.Version (System.Version is not
+                   a type the weaver can name in a .NET target) */
+                if (Path.DirectorySeparatorChar == '/' && typeof(object).Assembly.FullName.StartsWith("mscorlib,", StringComparison.Ordinal) &&
+                    typeof(Consoles).Assembly != typeof(object).Assembly)
+                    GC.KeepAlive(Console.Error);
+            } catch (Exception) {
+            }
+        }
+
         /// <summary>A new sink of the process's standard error (<paramref name="error"/>) or output; over <c>Console.Error</c> / <c>Console.Out</c> when no stream of its own can be made (only then made: a program that never wrote to <c>Console.Error</c> does not pay for its start). Never throws.</summary>
         internal static LineSink Open(bool error)
         {

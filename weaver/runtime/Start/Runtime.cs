@@ -110,6 +110,13 @@ namespace LockTime.Runtime
                 Collector c = new Collector(sites, settings, Clock.Frequency());
                 string mismatch = null;
                 AppDomain domain = AppDomain.CurrentDomain;
+                /* The first copy to start makes Mono's Console before its threads exist, and before it locks the
+                   domain: on a woven core library Console's own timed locks start that library's copy here, on
+                   this thread, which must find the slot as it is (the lock is re-entrant: inside it, that copy found
+                   it empty and owned a second registry - two summaries, and the report of the one that wrote last).
+                   .NET's host always sets TRUSTED_PLATFORM_ASSEMBLIES, Mono never: .NET does not even compile Prepare */
+                if (domain.GetData(slot) == null && domain.GetData("TRUSTED_PLATFORM_ASSEMBLIES") == null)
+                    Consoles.Prepare();
                 lock (domain) {
                     object data = domain.GetData(slot);
                     if (data != null && !Registry.IsCurrent(data)) {
