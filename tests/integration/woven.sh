@@ -21,6 +21,7 @@
 #     lock in a .NET program with its own [ModuleInitializer] (tests/woven/ModInit), which still runs;
 #   - one summary at exit and one report (LOCKTIME_REPORT, {pid}) with both assemblies' sites,
 #     valid against docs/report-format.schema.json; the baked --summary and --report;
+#   - `App busy`: on one core, one lock's holds sum to what the program timed inside them, and within the wall time;
 #   - `App reentry`: a lock taken again by its holder (Monitor, Lock, ReaderWriterLockSlim recursion, a
 #     SpinLock with owner tracking) is one hold and one line with its re-entries counted apart, every hold
 #     within the program's own Stopwatch; a Monitor.Wait ended by Thread.Interrupt is no hold;
@@ -193,6 +194,27 @@ sigterm() {
 	check ".NET: SIGTERM: the report has the posts made while serving" python3 -c "import sys; sys.exit(not int('$(site "$LT_TMP/term.json" Woven.Lib.Ledger::Post acquisitions)') > 100)"
 }
 sigterm
+
+# Holds end before the release, not after it: `App busy` (Busy.cs) on one core, four threads taking one lock in turn,
+# each hold a 200 us spin. A hold read after the release took in what ran between - the waiter the release woke ran
+# first, for a time slice - and the site's holds summed to 2.5 times what the program timed inside them and to twice
+# the run's wall time, as if the lock had been held by two threads at once. Each reported hold holds the program's
+# own interval, so the site's total is at least the program's sum, at most a little more, and at most the wall time.
+busy_holds() {
+	local out=$LT_TMP/busy
+	rm -f "$out.json"
+	timeout 120 env -C "$NET" LOCKTIME_SUMMARY=0 LOCKTIME_REPORT="$out.json" taskset -c 0 dotnet App.dll busy \
+		>"$out.out" 2>"$out.err" || { tail -n 5 "$out.err"; return 1; }
+	python3 - "$out.json" "$out.err" <<'PY'
+import json, re, sys
+site = [s for s in json.load(open(sys.argv[1]))["sites"] if s["method"] == "Busy::Work"]
+wall, inside = map(float, re.search(r"^Busy: wall ([0-9.]+) ms, inside ([0-9.]+) ms$", open(sys.argv[2]).read(), re.M).groups())
+held = site[0]["hold_ms"]["total"] if site else None
+print(f"wall {wall:.1f} ms, the program inside its holds {inside:.1f} ms, the site's holds {held} ms")
+sys.exit(not (site and site[0]["acquisitions"] == 4000 and inside - 0.01 <= held <= min(wall, inside * 1.1 + 50)))
+PY
+}
+check ".NET: holds end before the release: on one core, one lock's holds sum to what the program timed inside them, within the wall time" busy_holds
 
 # SIGTERM at any time after the first timed lock: `App term MS` keeps both cores busy (four spinning threads, the
 # process on one core), takes its first lock and sends itself SIGTERM MS ms later - the handler is registered in

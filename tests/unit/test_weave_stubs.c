@@ -193,7 +193,8 @@ static void test_stubs_lock_wrappers(void **state)
 	img_free(img);
 }
 
-/* The Lock.Scope.Dispose stub calls the original, then the run-time's ReleasedScope. */
+/* The Lock.Scope.Dispose stub reads the time, calls the original, then the run-time's ReleasedScope
+ * with that time: the hold ends before the release, not after what ran between. */
 static void test_stub_scope_dispose(void **state)
 {
 	struct img *img = load(NET_REF);
@@ -202,7 +203,8 @@ static void test_stub_scope_dispose(void **state)
 	uint32_t lock = add_typeref(md, runtime, "System.Threading", "Lock");
 	uint32_t scope = add_typeref(md, lock, "", "Scope");
 	static const uint8_t dispose[] = { SIG_HASTHIS, 0, SIG_VOID };
-	uint32_t m = add_memberref(md, scope, "Dispose", dispose, sizeof dispose), w, released, original = 0, after = 0;
+	uint32_t m = add_memberref(md, scope, "Dispose", dispose, sizeof dispose), w, released, ticks, original = 0, after = 0;
+	uint32_t read = 0;
 	struct weave_stubs *h;
 	const uint8_t *b;
 	size_t len;
@@ -213,16 +215,21 @@ static void test_stub_scope_dispose(void **state)
 	ok(weave_stubs_for_call(h, m, WEAVE_SCOPE_DISPOSE, 0, 0, &w));
 	ok(weave_stubs_end(h));
 	released = find_method(md, "<LockTime>Api", "ReleasedScope");
+	ticks = find_method(md, "<LockTime>Clock", "Ticks");
 	assert_int_not_equal(released, 0);
+	assert_int_not_equal(ticks, 0);
 	assert_int_equal(img_method_body(img, md_token_row(w), &b, &len), 0);
 	assert_int_equal(il_decode(b, len, &body), 0);
 	for (uint32_t i = 0; i < body.n; i++) {
+		if (body.ins[i].op == IL_CALL && body.ins[i].arg.token == md_token(MD_METHODDEF, ticks) && !original)
+			read++;
 		if (body.ins[i].op == IL_CALL && body.ins[i].arg.token == m)
 			original = i + 1;
 		if (body.ins[i].op == IL_CALL && body.ins[i].arg.token == md_token(MD_METHODDEF, released) && original)
 			after++;
 	}
 	il_body_free(&body);
+	assert_int_equal(read, 1);
 	assert_int_not_equal(original, 0);
 	assert_int_equal(after, 1);
 	img_free(img);

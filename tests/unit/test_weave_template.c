@@ -258,7 +258,7 @@ static void test_hook_missing(void **state)
 	(void)state;
 	set_string(&img->md, MD_METHODDEF, member_row(&img->md, MD_METHODDEF, "Api::Released"), MD_METHODDEF_NAME,
 		   "Released2");
-	expect_finding(img, 1, 1, "LockTime.Runtime.Api::Released: missing (the weaver calls or rewrites it, as void(object))");
+	expect_finding(img, 1, 1, "LockTime.Runtime.Api::Released: missing (the weaver calls or rewrites it, as void(object,int64))");
 	img_free(img);
 }
 
@@ -271,7 +271,7 @@ static void test_hook_signature(void **state)
 	(void)state;
 	md_set(md, MD_METHODDEF, member_row(md, MD_METHODDEF, "Api::Waiting"), MD_METHODDEF_SIGNATURE,
 	       md_get(md, MD_METHODDEF, scope, MD_METHODDEF_SIGNATURE));
-	expect_finding(img, 1, 1, "LockTime.Runtime.Api::Waiting: signature void(), the weaver needs void(object,int32)");
+	expect_finding(img, 1, 1, "LockTime.Runtime.Api::Waiting: signature void(int64), the weaver needs void(object,int32)");
 	img_free(img);
 }
 

@@ -52,12 +52,13 @@ namespace TestHost
             }
         }
 
-        /// <summary>The stub of Monitor.Exit(object).</summary>
+        /// <summary>The stub of Monitor.Exit(object): the hold ends at the time read before the release.</summary>
         internal static void Exit(object o)
         {
+            long t0 = Api.Off ? 0 : Clock.Ticks();
             Monitor.Exit(o);
             if (!Api.Off)
-                Api.Released(o);
+                Api.Released(o, t0);
         }
         /// <summary>The stub of ReaderWriterLockSlim.EnterWriteLock(): TryEnterWriteLock(0) is the fast try.</summary>
         internal static void EnterWrite(ReaderWriterLockSlim rw, int site)
@@ -79,9 +80,10 @@ namespace TestHost
         /// <summary>The stub of ReaderWriterLockSlim.ExitWriteLock().</summary>
         internal static void ExitWrite(ReaderWriterLockSlim rw)
         {
+            long t0 = Api.Off ? 0 : Clock.Ticks();
             rw.ExitWriteLock();
             if (!Api.Off)
-                Api.Released(rw);
+                Api.Released(rw, t0);
         }
 
         /// <summary>The stub of ReaderWriterLockSlim.EnterReadLock(): a reader waits behind a writer only.</summary>
@@ -104,9 +106,10 @@ namespace TestHost
         /// <summary>The stub of ReaderWriterLockSlim.ExitReadLock().</summary>
         internal static void ExitRead(ReaderWriterLockSlim rw)
         {
+            long t0 = Api.Off ? 0 : Clock.Ticks();
             rw.ExitReadLock();
             if (!Api.Off)
-                Api.ReleasedRead(rw);
+                Api.ReleasedRead(rw, t0);
         }
 
         /// <summary>The stub of SemaphoreSlim.Wait(): Wait(0) is the fast try.</summary>
@@ -174,11 +177,14 @@ namespace TestHost
         internal static int SemRelease(SemaphoreSlim sem)
         {
             object releasing = null;
-            if (!Api.Off)
+            long t0 = 0;
+            if (!Api.Off) {
                 releasing = Api.ReleasingSemaphore(sem);
+                t0 = Clock.Ticks();
+            }
             int before = sem.Release();
             if (!Api.Off)
-                Api.ReleasedSemaphore(releasing);
+                Api.ReleasedSemaphore(releasing, t0);
             return before;
         }
 
@@ -210,9 +216,10 @@ namespace TestHost
         /// <summary>The stub of SpinLock.Exit().</summary>
         internal static void SpinExit(ref SpinLock spin)
         {
+            long t0 = Api.Off ? 0 : Clock.Ticks();
             spin.Exit();
             if (!Api.Off)
-                Api.ReleasedSpin(Address(ref spin));
+                Api.ReleasedSpin(Address(ref spin), t0);
         }
     }
 }

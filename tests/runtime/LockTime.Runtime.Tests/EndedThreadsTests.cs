@@ -218,7 +218,7 @@ public class EndedThreadsTests
             {
                 object? releasing = copy.Call("Api", "ReleasingSemaphore", gate);
                 gate.Release();
-                copy.Call("Api", "ReleasedSemaphore", releasing);
+                copy.Call("Api", "ReleasedSemaphore", releasing, copy.Ticks());
             }
             object collector = copy.Field("Runtime", "Current")!, order = copy.Field("Runtime", "order")!;
             object? Invoke(object target, string method, params object[] args) =>

@@ -117,8 +117,8 @@ public class EventsTests : IDisposable
         foreach (var (first, second) in new[] { (a, b), (b, a) }) {
             app.Call("Api", "Acquired", first, 0, now, now, false);
             app.Call("Api", "Acquired", second, 1, now, now, false);
-            app.Call("Api", "Released", second);
-            app.Call("Api", "Released", first);
+            app.Call("Api", "Released", second, app.Ticks());
+            app.Call("Api", "Released", first, app.Ticks());
         }
         app.Finish();
         var cycles = listener.Events.Where(e => ReferenceEquals(e.EventSource, source)).ToArray();

@@ -49,7 +49,7 @@ public class ReentryTests : IDisposable
     private static void Exit(RuntimeCopy copy, object o)
     {
         Monitor.Exit(o);
-        copy.Call("Api", "Released", o);
+        copy.Call("Api", "Released", o, copy.Ticks());
     }
 
     private static void Recurse(RuntimeCopy copy, object o, int depth)
@@ -141,10 +141,10 @@ public class ReentryTests : IDisposable
                 copy.Call("Api", "AcquiredRead", rw, 1, r0, r0, false);
                 Thread.Sleep(10);
                 rw.ExitReadLock();
-                copy.Call("Api", "ReleasedRead", rw);
+                copy.Call("Api", "ReleasedRead", rw, copy.Ticks());
             }
             rw.ExitWriteLock();
-            copy.Call("Api", "Released", rw);
+            copy.Call("Api", "Released", rw, copy.Ticks());
         }
         void Read(int depth)
         {
@@ -156,7 +156,7 @@ public class ReentryTests : IDisposable
             else
                 Thread.Sleep(10);
             rw.ExitReadLock();
-            copy.Call("Api", "ReleasedRead", rw);
+            copy.Call("Api", "ReleasedRead", rw, copy.Ticks());
         }
         var watch = Stopwatch.StartNew();
         Write(100);
@@ -194,11 +194,11 @@ public class ReentryTests : IDisposable
         rw.EnterReadLock();
         copy.Call("Api", "AcquiredRead", rw, 1, t0, t0, false);
         rw.ExitWriteLock(); // the downgrade: the read lock goes on
-        copy.Call("Api", "Released", rw);
+        copy.Call("Api", "Released", rw, copy.Ticks());
         var downgraded = Stopwatch.StartNew();
         Thread.Sleep(10);
         rw.ExitReadLock();
-        copy.Call("Api", "ReleasedRead", rw);
+        copy.Call("Api", "ReleasedRead", rw, copy.Ticks());
         double readOnly = downgraded.Elapsed.TotalMilliseconds, took = watch.Elapsed.TotalMilliseconds;
         copy.Finish();
 
@@ -223,7 +223,7 @@ public class ReentryTests : IDisposable
     private static void SpinExit(RuntimeCopy copy, ref SpinLock spin, IntPtr address)
     {
         spin.Exit();
-        copy.Call("Api", "ReleasedSpin", address);
+        copy.Call("Api", "ReleasedSpin", address, copy.Ticks());
     }
 
     private static SpinLock handed = new(false), kept = new(false);

@@ -55,7 +55,7 @@ internal sealed class RuntimeCopy
         long now = Ticks();
         long acquired = now - (long)(holdMs * freq / 1000), start = acquired - (long)(waitMs * freq / 1000);
         Call("Api", "Acquired", lockObject, site, start, acquired, contended);
-        Call("Api", "Released", lockObject);
+        Call("Api", "Released", lockObject, Ticks());
     }
 
     public void Finish() => Call("Runtime", "Finish");
@@ -226,7 +226,7 @@ public class RegistryTests : IDisposable
             Assert.False(on.Off());
             var registry = Assert.IsType<object[]>(AppDomain.CurrentDomain.GetData(LockTime.Runtime.Registry.Slot));
             Assert.Equal(1, registry[0]);
-            on.Call("Api", "Released", new object()); // no site table (the template's is empty), no frame: nothing happens
+            on.Call("Api", "Released", new object(), on.Ticks()); // no site table (the template's is empty), no frame: nothing happens
             on.Call("Api", "NotAcquired", 5, 0L, 10L); // an id outside the table: ignored, never thrown
         }
         finally

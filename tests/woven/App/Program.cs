@@ -112,13 +112,18 @@ internal static class Program
             Nested(depth + 1);
     }
 
-    // With the argument "reentry", Main runs Reentry.cs's scenarios only; with "term MS", "late", "exitonly" or "modinit" one of Exits.cs's. With the argument "throw", Main ends in an unhandled exception after all the locks; with "serve" it
+    // With the argument "reentry", Main runs Reentry.cs's scenarios only; with "busy" Busy.cs's; with "term MS", "late", "exitonly" or "modinit" one of Exits.cs's. With the argument "throw", Main ends in an unhandled exception after all the locks; with "serve" it
     // goes on posting to the ledger until a signal ends the process (a service stopped by SIGTERM).
     private static void Main(string[] args)
     {
         if (args.Length > 0 && args[0] == "reentry")
         {
             Reentry.Run();
+            return;
+        }
+        if (args.Length > 0 && args[0] == "busy")
+        {
+            Busy.Run();
             return;
         }
         if (args.Length > 0 && args[0] == "term")

@@ -294,16 +294,16 @@ namespace LockTime.Runtime
 
         /// <summary>
         /// After the original <c>Release</c>: <paramref name="releasing"/> is what <see cref="ReleasingSemaphore"/>
-        /// returned before it. When that is a thread's record, the hold it took off the semaphore ends now and
-        /// is recorded there (whichever thread took the semaphore meanwhile); else nothing.
+        /// returned before it. When that is a thread's record, the hold it took off the semaphore ends at
+        /// <paramref name="now"/> (read before the release, as every release hook's time) and is recorded there
+        /// (whichever thread took the semaphore meanwhile); else nothing.
         /// </summary>
-        internal static void ReleasedSemaphore(object releasing)
+        internal static void ReleasedSemaphore(object releasing, long now)
         {
             try {
                 ThreadRecord t = releasing as ThreadRecord;
                 if (t == null)
                     return;
-                long now = Clock.Ticks();
                 Collector c = Runtime.Current;
                 if (c == null)
                     return;
@@ -424,30 +424,32 @@ namespace LockTime.Runtime
         }
 
         /// <summary>
-        /// <paramref name="lockObject"/> was released (the stub calls this after the original release):
-        /// the innermost frame of that object ends, its wait and hold are recorded. No frame: nothing.
+        /// <paramref name="lockObject"/> was released (the stub calls this after the original release, with the
+        /// time <paramref name="now"/> it read just before it, in <see cref="Clock"/> ticks: the hold ends there, not
+        /// after whatever ran between - on a busy CPU the waiter the release woke): the innermost frame of that
+        /// object ends, its wait and hold are recorded. No frame: nothing.
         /// </summary>
-        internal static void Released(object lockObject)
+        internal static void Released(object lockObject, long now)
         {
-            Pop(lockObject, Frame.Exclusive);
+            Pop(lockObject, Frame.Exclusive, now);
         }
 
-        /// <summary>A <c>Lock.Scope</c> was disposed: the innermost frame taken by EnterScope ends.</summary>
-        internal static void ReleasedScope()
+        /// <summary>A <c>Lock.Scope</c> was disposed (at <paramref name="now"/>, as <see cref="Released"/>): the innermost frame taken by EnterScope ends.</summary>
+        internal static void ReleasedScope(long now)
         {
-            Pop(null, Frame.Scope);
+            Pop(null, Frame.Scope, now);
         }
 
-        /// <summary>A read lock of <paramref name="lockObject"/> was released: its innermost read frame ends (a write frame of the same lock, taken with recursion, stays).</summary>
-        internal static void ReleasedRead(object lockObject)
+        /// <summary>A read lock of <paramref name="lockObject"/> was released (at <paramref name="now"/>, as <see cref="Released"/>): its innermost read frame ends (a write frame of the same lock, taken with recursion, stays).</summary>
+        internal static void ReleasedRead(object lockObject, long now)
         {
-            Pop(lockObject, Frame.Read);
+            Pop(lockObject, Frame.Read, now);
         }
 
-        /// <summary>An upgradeable read lock of <paramref name="lockObject"/> was released: its innermost upgradeable frame ends.</summary>
-        internal static void ReleasedUpgradeable(object lockObject)
+        /// <summary>An upgradeable read lock of <paramref name="lockObject"/> was released (at <paramref name="now"/>, as <see cref="Released"/>): its innermost upgradeable frame ends.</summary>
+        internal static void ReleasedUpgradeable(object lockObject, long now)
         {
-            Pop(lockObject, Frame.Upgradeable);
+            Pop(lockObject, Frame.Upgradeable, now);
         }
 
         /// <summary>
@@ -455,11 +457,11 @@ namespace LockTime.Runtime
         /// thread's with that address ends. None: a SpinLock without owner tracking entered on another thread and exited
         /// here - that thread's frame of the address ends, its hold recorded here (<see cref="Collector.EndSpinElsewhere"/>);
         /// else (a SpinLock the GC moved while held: its address changed) this thread's innermost SpinLock frame.
+        /// <paramref name="now"/>: the release's time, as <see cref="Released"/>'s.
         /// </summary>
-        internal static void ReleasedSpin(IntPtr spin)
+        internal static void ReleasedSpin(IntPtr spin, long now)
         {
             try {
-                long now = Clock.Ticks();
                 Collector c = Runtime.Current;
                 if (c == null)
                     return;
@@ -485,10 +487,9 @@ namespace LockTime.Runtime
         /// frame's hold is the hold. An outer frame released before a re-entry above it (a write lock before the read lock
         /// taken inside it) leaves the lock held by that re-entry from now on (<see cref="ThreadRecord.Promote"/>).
         /// </summary>
-        static void Pop(object lockObject, byte mode)
+        static void Pop(object lockObject, byte mode, long now)
         {
             try {
-                long now = Clock.Ticks();
                 Collector c = Runtime.Current;
                 ThreadRecord t = ThreadRecord.Current;
                 if (c == null || t == null)
@@ -553,27 +554,27 @@ namespace LockTime.Runtime
         /// ReaderWriterLock.ReleaseLock released every hold of <paramref name="lockObject"/> this thread had
         /// (RestoreLock takes them again): its frames pause - not hold time, and no holder for a waiter
         /// meanwhile (like <see cref="WaitBegins"/>) - and leave the lock order until <see cref="Restored"/>.
+        /// <paramref name="now"/>: the release's time, read before it (as <see cref="Released"/>'s).
         /// </summary>
-        internal static void Paused(object lockObject)
+        internal static void Paused(object lockObject, long now)
         {
-            Gap(lockObject, true);
+            Gap(lockObject, true, now);
         }
 
-        /// <summary>RestoreLock took the holds <see cref="Paused"/> paused again: they go on from their hold so far, and are back in the lock order.</summary>
+        /// <summary>RestoreLock took the holds <see cref="Paused"/> paused again: they go on from their hold so far, and are back in the lock order (from now: RestoreLock may have waited for them).</summary>
         internal static void Restored(object lockObject)
         {
-            Gap(lockObject, false);
+            Gap(lockObject, false, Clock.Ticks());
         }
 
         /// <summary>
-        /// The frames of <paramref name="lockObject"/> pause (<paramref name="pause"/>) or go on. A paused
-        /// frame's <see cref="Frame.Acquired"/> keeps its hold so far, negated (acquired - now); going on
+        /// The frames of <paramref name="lockObject"/> pause (<paramref name="pause"/>) or go on, at <paramref name="now"/>.
+        /// A paused frame's <see cref="Frame.Acquired"/> keeps its hold so far, negated (acquired - now); going on
         /// makes it now - that hold again, so the time between is not counted.
         /// </summary>
-        static void Gap(object lockObject, bool pause)
+        static void Gap(object lockObject, bool pause, long now)
         {
             try {
-                long now = Clock.Ticks();
                 Collector c = Runtime.Current;
                 ThreadRecord t = ThreadRecord.Current;
                 if (c == null || t == null || lockObject == null)

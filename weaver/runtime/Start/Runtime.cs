@@ -201,7 +201,7 @@ namespace LockTime.Runtime
             object own = new object();
             long now = Clock.Ticks();
             Api.Acquired(own, -1, now, now, false);
-            Api.Released(own);
+            Api.Released(own, Clock.Ticks());
             c.OrderEnter = enter;
             c.OrderExit = exit;
             new Histogram().Record(c.Ns(1));

@@ -616,23 +616,32 @@ static void emit_acquire(struct weave_stubs *h, struct em *e, const struct calle
 	emit_call_recorded(h, e, c, kind, acq, timing, timing == TIME_FAST, returns);
 }
 
-/* Releasing stub: the original first (its exceptions are unchanged), then
- * if (!Api.Off) Api.Released(arg 0) / Api.ReleasedScope().  A kind with a
- * hook before the original: if (!Api.Off) token = Api.Releasing...(arg 0);
- * the original; if (!Api.Off) Api.Released...(token) (token stays null
- * when Off: InitLocals). */
+/* Releasing stub: if (!Api.Off) t0 = Ticks(); the original (its exceptions
+ * are unchanged); if (!Api.Off) Api.Released(arg 0, t0) / Api.ReleasedScope(t0).
+ * The hold ends at t0, read before the release: read after it, the hold took
+ * in whatever came between - on a busy CPU the waiter the release woke ran
+ * first, for a whole time slice, and holds of one lock overlapped.  A kind
+ * with a hook before the original: if (!Api.Off) token = Api.Releasing...(arg 0)
+ * before t0; then Api.Released...(token, t0) (token stays null when Off:
+ * InitLocals).  RestoreLock takes the holds of ReleaseLock again, waiting for
+ * them: its hook reads its own time, after (no t0). */
 static void emit_release(struct weave_stubs *h, struct em *e, const struct callee *c, enum weave_kind kind,
 			 int returns)
 {
 	uint32_t done = em_label(e), original = em_label(e);
+	int timed = kinds[kind].hook != HK_RESTORED;
 
-	if (kinds[kind].waiting) {
+	if (kinds[kind].waiting || timed) {
 		em_tok(e, IL_LDSFLD, h->hook[HK_OFF]);
 		em_br(e, IL_BRTRUE, original);
+	}
+	if (kinds[kind].waiting) {
 		em_ldarg(e, 0);
 		em_tok(e, IL_CALL, h->hook[kinds[kind].waiting]);
 		em_stloc(e, w_token(returns));
 	}
+	if (timed)
+		emit_timestamp(h, e, W_T0);
 	em_mark(e, original);
 	emit_original(e, c, returns);
 	em_tok(e, IL_LDSFLD, h->hook[HK_OFF]);
@@ -640,14 +649,14 @@ static void emit_release(struct weave_stubs *h, struct em *e, const struct calle
 	if (kinds[kind].value) {
 		if (is_spin(kind))
 			emit_spin_address(e);
-		em_tok(e, IL_CALL, h->hook[kinds[kind].hook]);
+	} else if (kinds[kind].waiting) {
+		em_ldloc(e, w_token(returns));
 	} else {
-		if (kinds[kind].waiting)
-			em_ldloc(e, w_token(returns));
-		else
-			em_ldarg(e, 0);
-		em_tok(e, IL_CALL, h->hook[kinds[kind].hook ? kinds[kind].hook : HK_RELEASED]);
+		em_ldarg(e, 0);
 	}
+	if (timed)
+		em_ldloc(e, W_T0);
+	em_tok(e, IL_CALL, h->hook[kinds[kind].hook ? kinds[kind].hook : HK_RELEASED]);
 	em_mark(e, done);
 	if (returns)
 		em_ldloc(e, W_RESULT);
@@ -883,7 +892,8 @@ int weave_stubs_for_call(struct weave_stubs *h, uint32_t callee, enum weave_kind
 
 /* Synchronized_Enter(object lock, int32 site):
  *   if (!Api.Off) { t = Ticks(); Api.Acquired(lock, site, t, t, false); }
- * Synchronized_Exit(object lock): if (!Api.Off) Api.Released(lock); */
+ * Synchronized_Exit(object lock): if (!Api.Off) Api.Released(lock, Ticks())
+ * (the method's last instruction: the monitor is released after it). */
 static void emit_sync(struct weave_stubs *h, struct em *e, int enter)
 {
 	uint32_t done = em_label(e);
@@ -898,6 +908,7 @@ static void emit_sync(struct weave_stubs *h, struct em *e, int enter)
 		em_i4(e, 0);
 		em_tok(e, IL_CALL, h->hook[HK_ACQUIRED]);
 	} else {
+		em_tok(e, IL_CALL, h->hook[HK_TICKS]);
 		em_tok(e, IL_CALL, h->hook[HK_RELEASED]);
 	}
 	em_mark(e, done);

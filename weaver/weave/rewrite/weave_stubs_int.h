@@ -19,8 +19,8 @@ enum hhook {
 	HK_ACQUIRED,       /* void Api.Acquired(object, int32 site, int64 start, int64 acquired, bool contended) */
 	HK_ACQUIRED_SCOPE, /* the same for Lock.EnterScope */
 	HK_WAITING,        /* void Api.Waiting(object, int32 site): the fast try failed, the thread blocks next */
-	HK_RELEASED,       /* void Api.Released(object) */
-	HK_RELEASED_SCOPE, /* void Api.ReleasedScope() */
+	HK_RELEASED,       /* void Api.Released(object, int64 released): the time read before the original release */
+	HK_RELEASED_SCOPE, /* void Api.ReleasedScope(int64 released) */
 	HK_WAIT_BEGINS,    /* void Api.WaitBegins(object) */
 	HK_WAITED,         /* void Api.Waited(object, int64 ticks) */
 	HK_NOT_ACQUIRED,   /* void Api.NotAcquired(int32 site, int64 start, int64 end) */
@@ -31,15 +31,15 @@ enum hhook {
 	HK_WAITING_TO_UPGRADE,   /* as HK_WAITING, before a blocking upgradeable read lock call */
 	HK_WAITING_TIMED,        /* void Api.WaitingTimed(object, int32 site): as HK_WAITING, before a call with a
 				    timeout, which ends: no deadlock is searched for through it */
-	HK_RELEASED_READ,        /* void Api.ReleasedRead(object) */
-	HK_RELEASED_UPGRADEABLE, /* void Api.ReleasedUpgradeable(object) */
+	HK_RELEASED_READ,        /* void Api.ReleasedRead(object, int64 released) */
+	HK_RELEASED_UPGRADEABLE, /* void Api.ReleasedUpgradeable(object, int64 released) */
 	HK_ACQUIRED_SEMAPHORE,   /* as HK_ACQUIRED, SemaphoreSlim.Wait (its hold kept by the semaphore) */
 	HK_ACQUIRED_SEMAPHORE_IN_ASYNC, /* the same inside an async state machine's MoveNext: no lock order */
 	HK_ACQUIRED_WHEN_DONE,   /* void Api.AcquiredWhenDone(Task, object, int32 site, int64 start): WaitAsync */
 	HK_RELEASING_SEMAPHORE,  /* object Api.ReleasingSemaphore(object): before the original Release */
-	HK_RELEASED_SEMAPHORE,   /* void Api.ReleasedSemaphore(object): after it, given what that returned */
+	HK_RELEASED_SEMAPHORE,   /* void Api.ReleasedSemaphore(object, int64 released): after it, given what that returned */
 	HK_ACQUIRED_SPIN,        /* void Api.AcquiredSpin(native int spin, int32 site, int64 start, int64 acquired, bool contended): SpinLock, its address */
-	HK_RELEASED_SPIN,        /* void Api.ReleasedSpin(native int spin) */
+	HK_RELEASED_SPIN,        /* void Api.ReleasedSpin(native int spin, int64 released) */
 	HK_IS_MUTEX,             /* bool Handles.IsMutex(object): a WaitHandle.WaitOne stub times only a Mutex's */
 	HK_ANY_MUTEX,            /* bool Handles.AnyMutex(object handles): a WaitAny / WaitAll stub times only arrays with a Mutex */
 	HK_ACQUIRED_ANY,         /* void Api.AcquiredAny(object handles, int32 index, int32 site, int64 start, int64 end) */
@@ -47,7 +47,7 @@ enum hhook {
 	HK_ABANDONED,            /* bool Api.Abandoned(object exception, object mutex, int32 site, int64 start): a filter, false */
 	HK_ABANDONED_ANY,        /* the same for WaitAny's handles */
 	HK_ABANDONED_ALL,        /* the same for WaitAll's handles */
-	HK_PAUSED,               /* void Api.Paused(object): ReaderWriterLock.ReleaseLock released the thread's holds */
+	HK_PAUSED,               /* void Api.Paused(object, int64 released): ReaderWriterLock.ReleaseLock released the thread's holds */
 	HK_RESTORED,             /* void Api.Restored(object): RestoreLock took them again */
 	HK_WATCH,                /* bool ExitOrder.Watch(): the exit hook subscribed before the program runs (weave_early.c) */
 	HK_COUNT
