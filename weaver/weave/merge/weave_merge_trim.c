@@ -112,7 +112,7 @@ static int plan_one(struct merge *m, uint32_t ctor_row, int netstandard, unsigne
 	uint32_t len, tt, own, type;
 	int index, known;
 
-	if ((index = merge_framework_attribute(m->tm, ctor_row, &ns, &name, &tt, &sig, &len)) <= 0)
+	if ((index = merge_framework_attribute(&m->t->x, ctor_row, &ns, &name, &tt, &sig, &len)) <= 0)
 		return index;
 	if (own_class(m->md, ns, name, &own) < 0)
 		return -1;
