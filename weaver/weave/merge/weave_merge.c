@@ -444,8 +444,11 @@ static int find_substs(const struct merge *m, const struct weave_subst *substs, 
 	for (size_t i = 0; i < n; i++) {
 		int any = 0;
 
-		for (uint32_t r = 1; r <= t->nmethods; r++)
-			if (strcmp(t->names[t->nfields + r - 1], substs[i].method) == 0) {
+		for (size_t k = merge_first_named(t, substs[i].method);
+		     k < (size_t)t->nfields + t->nmethods && strcmp(t->names[t->sorted[k]], substs[i].method) == 0; k++)
+			if (t->sorted[k] >= t->nfields) {
+				uint32_t r = t->sorted[k] - t->nfields + 1;
+
 				if (!subst[r])
 					subst[r] = &substs[i];
 				any = 1;

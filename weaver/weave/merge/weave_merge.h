@@ -95,7 +95,8 @@ long weave_merge_check(const struct img *tmpl, void (*report)(void *ctx, const c
 
 /* Prepare template `tmpl` (which must outlive *out, unchanged) for
  * weave_merge, once for any number of merges: its check (weave_merge_check),
- * the names of its Fields and MethodDefs, and in each method body (II.25.4)
+ * the names of its Fields and MethodDefs, the constructors of its attributes
+ * for the trimmer (weave_merge_trim_attribute), and in each method body (II.25.4)
  * the offsets of its tokens (operands, the fat header's LocalVarSigTok, catch
  * clauses' classes).  Returns 0 (free *out with weave_template_free), or -1
  * with LT_E_WEAVE (the template outside the subset: the first of

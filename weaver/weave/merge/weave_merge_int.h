@@ -34,11 +34,16 @@ struct weave_template {
 	uint32_t nfields, nmethods;
 	char **names;        /* [0, nfields): Field rows 1.., then MethodDef rows: "Namespace.Type::Name" (owned) */
 	uint32_t *sorted;    /* indexes into names in strcmp order, equal names by index */
+	uint32_t *trim_ctors, ntrim_ctors; /* the MethodDef rows merge_framework_attribute names, in row order */
 	/* MethodDef row r's body: its bytes (in img), body_len[r - 1] of them, and the body offsets of its
 	 * tokens patch[patch_first[r - 1] .. patch_first[r]) in the order il_decode meets them. */
 	const uint8_t **body;
 	uint32_t *body_len, *patch_first, *patch;
 };
+
+/* The first place in t->sorted whose name is not before `name` (strcmp; nfields + nmethods: none):
+ * the members of that name, if any, follow it, in row order. */
+size_t merge_first_named(const struct weave_template *t, const char *name);
 
 /* One merge of a template into a target. */
 struct merge {

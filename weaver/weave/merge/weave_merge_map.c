@@ -3,13 +3,11 @@
 
 #include <string.h>
 
-int weave_merge_find(const struct weave_merge_map *m, const char *name, uint32_t *out)
+size_t merge_first_named(const struct weave_template *t, const char *name)
 {
-	const struct weave_template *t = m->tmpl;
 	size_t lo = 0, hi = (size_t)t->nfields + t->nmethods;
-	uint32_t i;
 
-	while (lo < hi) { /* the first of the sorted names not before `name` */
+	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
 		if (strcmp(t->names[t->sorted[mid]], name) < 0)
@@ -17,7 +15,16 @@ int weave_merge_find(const struct weave_merge_map *m, const char *name, uint32_t
 		else
 			hi = mid;
 	}
-	if (lo == (size_t)t->nfields + t->nmethods || strcmp(t->names[i = t->sorted[lo]], name) != 0)
+	return lo;
+}
+
+int weave_merge_find(const struct weave_merge_map *m, const char *name, uint32_t *out)
+{
+	const struct weave_template *t = m->tmpl;
+	size_t at = merge_first_named(t, name);
+	uint32_t i;
+
+	if (at == (size_t)t->nfields + t->nmethods || strcmp(t->names[i = t->sorted[at]], name) != 0)
 		return 0;
 	*out = i < t->nfields ? md_token(MD_FIELD, m->field_base + i + 1)
 			      : md_token(MD_METHODDEF, m->method_base + (i - t->nfields) + 1);

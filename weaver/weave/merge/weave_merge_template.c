@@ -96,6 +96,28 @@ static int find_tokens(struct weave_template *t, uint32_t r, size_t *npatch, siz
 	return rc;
 }
 
+/* t->trim_ctors: the constructors of the attributes for the trimmer the template declares. */
+static int find_trim_ctors(struct weave_template *t)
+{
+	size_t cap = 0;
+
+	for (uint32_t r = 1; r <= t->nmethods; r++) {
+		const char *ns, *name;
+		const uint8_t *sig;
+		uint32_t len, type;
+		int index = merge_framework_attribute(&t->x, r, &ns, &name, &type, &sig, &len);
+
+		if (index < 0)
+			return -1;
+		if (index == 0)
+			continue;
+		if (lt_grow(&t->trim_ctors, &cap, (size_t)t->ntrim_ctors + 1, sizeof *t->trim_ctors) < 0)
+			return -1;
+		t->trim_ctors[t->ntrim_ctors++] = r;
+	}
+	return 0;
+}
+
 int weave_template_open(const struct img *tmpl, struct weave_template **out)
 {
 	struct weave_template *t = lt_calloc(1, sizeof *t);
@@ -118,7 +140,7 @@ int weave_template_open(const struct img *tmpl, struct weave_template **out)
 				     finding, n > 1 ? " (and more: weave_merge_check lists them)" : "");
 		goto fail;
 	}
-	if (name_members(t) < 0)
+	if (name_members(t) < 0 || find_trim_ctors(t) < 0)
 		goto fail;
 	if (!(t->body = lt_calloc(t->nmethods + 1u, sizeof *t->body)) ||
 	    !(t->body_len = lt_calloc(t->nmethods + 1u, sizeof *t->body_len)) ||
@@ -148,6 +170,7 @@ void weave_template_free(struct weave_template *t)
 		free(t->names[i]);
 	free(t->names);
 	free(t->sorted);
+	free(t->trim_ctors);
 	free(t->body);
 	free(t->body_len);
 	free(t->patch_first);
