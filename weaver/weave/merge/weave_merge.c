@@ -445,9 +445,9 @@ static int find_substs(const struct merge *m, const struct weave_subst *substs, 
 		int any = 0;
 
 		for (size_t k = merge_first_named(t, substs[i].method);
-		     k < (size_t)t->nfields + t->nmethods && strcmp(t->names[t->sorted[k]], substs[i].method) == 0; k++)
-			if (t->sorted[k] >= t->nfields) {
-				uint32_t r = t->sorted[k] - t->nfields + 1;
+		     k < (size_t)t->nfields + t->nmethods && strcmp(t->sorted[k].name, substs[i].method) == 0; k++)
+			if (t->sorted[k].i >= t->nfields) {
+				uint32_t r = t->sorted[k].i - t->nfields + 1;
 
 				if (!subst[r])
 					subst[r] = &substs[i];

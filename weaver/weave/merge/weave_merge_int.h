@@ -33,7 +33,10 @@ struct weave_template {
 	struct merge_index x;
 	uint32_t nfields, nmethods;
 	char **names;        /* [0, nfields): Field rows 1.., then MethodDef rows: "Namespace.Type::Name" (owned) */
-	uint32_t *sorted;    /* indexes into names in strcmp order, equal names by index */
+	struct merge_named {
+		const char *name; /* names[i] */
+		uint32_t i;
+	} *sorted;           /* every name in strcmp order, equal names by index */
 	uint32_t *trim_ctors, ntrim_ctors; /* the MethodDef rows merge_framework_attribute names, in row order */
 	/* MethodDef row r's body: its bytes (in img), body_len[r - 1] of them, and the body offsets of its
 	 * tokens patch[patch_first[r - 1] .. patch_first[r]) in the order il_decode meets them. */

@@ -18,15 +18,12 @@ static void first_finding(void *ctx, const char *what)
 		snprintf(buf, 400, "%s", what);
 }
 
-/* The template being sorted by name (qsort has no context argument). */
-static const struct weave_template *sorting;
-
 static int by_name(const void *a, const void *b)
 {
-	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
-	int c = strcmp(sorting->names[i], sorting->names[j]);
+	const struct merge_named *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
 
-	return c ? c : (i > j) - (i < j);
+	return c ? c : (x->i > y->i) - (x->i < y->i);
 }
 
 /* t->names of every Field and MethodDef, and t->sorted. */
@@ -45,11 +42,9 @@ static int name_members(struct weave_template *t)
 			return -1;
 		if (!(t->names[i] = lt_strdup(name)))
 			return lt_nomem(NULL);
-		t->sorted[i] = (uint32_t)i;
+		t->sorted[i] = (struct merge_named){ t->names[i], (uint32_t)i };
 	}
-	sorting = t;
 	qsort(t->sorted, n, sizeof *t->sorted, by_name);
-	sorting = NULL;
 	return 0;
 }
 
