@@ -111,6 +111,7 @@ int main(int argc, char **argv)
 	struct weave_opts opts = { .threshold_ms = 1 };
 	size_t nsubsts = 0;
 	struct img *tmpl = NULL, *img = NULL;
+	struct weave_template *prepared = NULL;
 	struct lt_buf out = LT_BUF_INIT;
 	int rc = 1, merged;
 
@@ -131,10 +132,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (weave_refs_read(&refs, paths, opts.nrefs) < 0 || open_image(argv[1], &tmpl) < 0 ||
-	    open_image(argv[2], &img) < 0)
+	    weave_template_open(tmpl, &prepared) < 0 || open_image(argv[2], &img) < 0)
 		goto done;
 	opts.refs = refs;
-	merged = weave_merge(img, tmpl, &opts, substs, nsubsts, NULL);
+	merged = weave_merge(img, prepared, &opts, substs, nsubsts, NULL);
 	if (merged < 0)
 		goto done;
 	if (merged == 1) {
@@ -151,6 +152,7 @@ done:
 	lt_buf_free(&out);
 	weave_refs_free(refs, opts.nrefs);
 	img_free(img);
+	weave_template_free(prepared);
 	img_free(tmpl);
 	return rc;
 }

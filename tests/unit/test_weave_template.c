@@ -1,10 +1,13 @@
 /* test_weave_template.c - the run-time template (weaver/runtime, linked in) read as the weaver reads it:
  * inside the merger's subset (weave_merge_check) with every member the weaver relies on
  * (weave_stubs_check_hooks); small bad templates, each the built one with one edit, fail with the
- * construct named.  The same check on templates the C# compiler made: tests/integration/merge.sh. */
+ * construct named; prepared for merging (weave_template_open), its bodies' tokens found where they lie.
+ * The same check on templates the C# compiler made: tests/integration/merge.sh. */
 #include "weave_fixture.h"
 #include "weave_stubs_int.h"
 #include "weave_merge_int.h"
+#include "image_body.h"
+#include "lt_cursor.h"
 
 /* What a check reported: its lines, one after another. */
 struct findings {
@@ -48,11 +51,16 @@ static uint32_t type_row(const struct md_image *md, const char *name)
 {
 	char buf[300], want[300];
 
+	struct merge_index x;
+
 	snprintf(want, sizeof want, "LockTime.Runtime.%s", name);
+	assert_int_equal(merge_index_open(md, &x), 0);
 	for (uint32_t r = 2; r <= md_rows(md, MD_TYPEDEF); r++) {
-		assert_int_equal(merge_type_name(md, r, buf, sizeof buf), 0);
-		if (strcmp(buf, want) == 0)
+		assert_int_equal(merge_type_name(&x, r, buf, sizeof buf), 0);
+		if (strcmp(buf, want) == 0) {
+			merge_index_close(&x);
 			return r;
+		}
 	}
 	fail_msg("no TypeDef %s", want);
 	return 0;
@@ -63,11 +71,16 @@ static uint32_t member_row(const struct md_image *md, enum md_table_id table, co
 {
 	char buf[400], want[400];
 
+	struct merge_index x;
+
 	snprintf(want, sizeof want, "LockTime.Runtime.%s", name);
+	assert_int_equal(merge_index_open(md, &x), 0);
 	for (uint32_t r = 1; r <= md_rows(md, table); r++) {
-		assert_int_equal(merge_member_name(md, table, r, buf, sizeof buf), 0);
-		if (strcmp(buf, want) == 0)
+		assert_int_equal(merge_member_name(&x, table, r, buf, sizeof buf), 0);
+		if (strcmp(buf, want) == 0) {
+			merge_index_close(&x);
 			return r;
+		}
 	}
 	fail_msg("no member %s", want);
 	return 0;
@@ -82,6 +95,54 @@ static void test_template_as_built(void **state)
 	(void)state;
 	if (subset.n || hooks.n)
 		fail_msg("the run-time template:\n%s%s", subset.text, hooks.text);
+	img_free(img);
+}
+
+/* Prepared (weave_template_open), the built template's bodies are what the merger copies: each is what
+ * il_encode writes of it (so a copy with its tokens re-mapped in place is what re-encoding it gave), and
+ * its token offsets are exactly the tokens il_decode reads, in its order: each marked with its index, the
+ * decoded body holds the marks 0, 1, 2... in operand, LocalVarSigTok, catch clause order. */
+static void test_template_bodies_prepared(void **state)
+{
+	struct img *img = template_load();
+	struct weave_template *t;
+	uint32_t tokens = 0;
+
+	(void)state;
+	assert_int_equal(weave_template_open(img, &t), 0);
+	assert_int_equal(t->nmethods, md_rows(&img->md, MD_METHODDEF));
+	for (uint32_t r = 1; r <= t->nmethods; r++) {
+		uint32_t first = t->patch_first[r - 1], next = first, len = t->body_len[r - 1];
+		uint8_t *copy = malloc(len);
+		struct lt_buf enc = LT_BUF_INIT;
+		struct il_body b;
+
+		assert_non_null(copy);
+		assert_int_equal(img_decode_body(img, r, &b), 0);
+		assert_int_equal(il_encode(&b, img_stack_effect, img, &enc), 0);
+		assert_int_equal(enc.len, len);
+		assert_memory_equal(enc.data, t->body[r - 1], len);
+		il_body_free(&b);
+		lt_buf_free(&enc);
+		memcpy(copy, t->body[r - 1], len);
+		for (uint32_t k = first; k < t->patch_first[r]; k++)
+			lt_put32(copy + t->patch[k], 0x7F000000u | (k - first));
+		assert_int_equal(il_decode(copy, len, &b), 0);
+		for (uint32_t i = 0; i < b.n; i++)
+			if (il_op_info(b.ins[i].op)->operand == IL_OPND_TOKEN)
+				assert_int_equal(b.ins[i].arg.token, 0x7F000000u | (next++ - first));
+		if (b.local_var_sig_tok)
+			assert_int_equal(b.local_var_sig_tok, 0x7F000000u | (next++ - first));
+		for (uint32_t k = 0; k < b.neh; k++)
+			if (b.eh[k].kind == IL_EH_CATCH)
+				assert_int_equal(b.eh[k].class_token, 0x7F000000u | (next++ - first));
+		assert_int_equal(next, t->patch_first[r]);
+		tokens += next - first;
+		il_body_free(&b);
+		free(copy);
+	}
+	assert_true(tokens > t->nmethods); /* the template's bodies call, load fields, catch */
+	weave_template_free(t);
 	img_free(img);
 }
 
@@ -176,11 +237,13 @@ static void test_template_framework_attributes(void **state)
 	struct img *img = template_load();
 	const struct md_image *md = &img->md;
 	int suppress = 0, dependency = 0;
+	struct merge_index x;
 	char name[300];
 
 	(void)state;
+	assert_int_equal(merge_index_open(md, &x), 0);
 	for (uint32_t r = 1; r <= md_rows(md, MD_CUSTOMATTRIBUTE); r++) {
-		int kind = merge_attribute_name(md, r, name, sizeof name);
+		int kind = merge_attribute_name(&x, r, name, sizeof name);
 
 		assert_true(kind >= 0);
 		suppress += strcmp(name, "System.Diagnostics.CodeAnalysis.UnconditionalSuppressMessageAttribute") == 0;
@@ -190,6 +253,7 @@ static void test_template_framework_attributes(void **state)
 	}
 	assert_int_equal(suppress, 15);  /* 4 on Metrics, 5 on MeterHistograms, 5 on Events, 1 on StackCapture.Take */
 	assert_int_equal(dependency, 29); /* 6 on Metrics.Start, 6 on MeterHistograms, 17 on Events */
+	merge_index_close(&x);
 	img_free(img);
 }
 
@@ -200,14 +264,17 @@ static void test_template_framework_attribute_not_strings(void **state)
 	struct img *img = template_load();
 	struct md_image *md = &img->md;
 	uint32_t ctor = 0, idx;
+	struct merge_index x;
 	char name[400];
 
 	(void)state;
+	assert_int_equal(merge_index_open(md, &x), 0);
 	for (uint32_t r = 1; r <= md_rows(md, MD_METHODDEF); r++) {
-		assert_int_equal(merge_member_name(md, MD_METHODDEF, r, name, sizeof name), 0);
+		assert_int_equal(merge_member_name(&x, MD_METHODDEF, r, name, sizeof name), 0);
 		if (strcmp(name, "System.Diagnostics.CodeAnalysis.UnconditionalSuppressMessageAttribute::.ctor") == 0)
 			ctor = r;
 	}
+	merge_index_close(&x);
 	assert_int_not_equal(ctor, 0);
 	assert_int_equal(md_add_blob(md, sig, sizeof sig, &idx), 0);
 	md_set(md, MD_METHODDEF, ctor, MD_METHODDEF_SIGNATURE, idx);
@@ -315,6 +382,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_template_as_built),
+		cmocka_unit_test(test_template_bodies_prepared),
 		cmocka_unit_test(test_template_field_rva),
 		cmocka_unit_test(test_template_closure),
 		cmocka_unit_test(test_template_no_body),

@@ -70,8 +70,9 @@ static int read_header(const uint8_t *bytes, size_t avail, struct il_hdr *h)
 }
 
 /* One clause of either form (II.25.4.6), kept with offsets: starts as
- * offsets, ends as offset + length (checked <= code_size). */
-static int read_clause(struct lt_cur *c, int fat, uint32_t code_size, struct il_body *b)
+ * offsets, ends as offset + length (checked <= code_size); c reads the
+ * section that starts at body offset `section`. */
+static int read_clause(struct lt_cur *c, size_t section, int fat, uint32_t code_size, struct il_body *b)
 {
 	uint32_t v[6];
 	uint16_t s16;
@@ -107,7 +108,8 @@ static int read_clause(struct lt_cur *c, int fat, uint32_t code_size, struct il_
 	if (b->neh >= IL_MAX_CLAUSES)
 		return lt_error_set(LT_E_LIMIT, "more than %u EH clauses", IL_MAX_CLAUSES);
 	e = (struct il_eh){ .kind = (enum il_eh_kind)v[0], .try_start = v[1], .try_end = v[1] + v[2],
-			    .handler_start = v[3], .handler_end = v[3] + v[4] };
+			    .handler_start = v[3], .handler_end = v[3] + v[4],
+			    .class_at = (uint32_t)(section + c->pos - 4) };
 	if (e.kind == IL_EH_FILTER)
 		e.filter_start = v[5];
 	else
@@ -152,7 +154,7 @@ static int read_sections(const uint8_t *bytes, size_t avail, size_t pos, uint32_
 		if (lt_cur_sub(&all, pos, size, &c) < 0 || lt_cur_skip(&c, 4) < 0)
 			return -1;
 		for (uint32_t k = 0; b && k < (size - 4) / csize; k++)
-			if (read_clause(&c, kind & SECT_FAT, code_size, b) < 0)
+			if (read_clause(&c, pos, kind & SECT_FAT, code_size, b) < 0)
 				return -1;
 		more = kind & SECT_MORE;
 		pos += size;

@@ -62,6 +62,8 @@ struct il_eh {
 	uint32_t handler_start, handler_end;
 	uint32_t filter_start; /* IL_EH_FILTER only */
 	uint32_t class_token;  /* catch: the class token; finally/fault: the field as read (0) */
+	uint32_t class_at;     /* as il_decode read it: the body offset of the clause's last field (the
+				* class token of a catch), 0 for a clause added */
 };
 
 struct il_body {

@@ -1,6 +1,7 @@
 /* weave_merge.c - the run-time template's rows and bodies copied into the target (weave_merge.h). */
 #include "weave_merge_int.h"
 #include "image_body.h"
+#include "lt_cursor.h"
 #include "lt_error.h"
 #include "lt_mem.h"
 #include "sig.h"
@@ -275,7 +276,7 @@ static int copy_attributes(struct merge *m)
 		int kind;
 
 		if (md_coded_decode(MD_CI_HASCUSTOMATTRIBUTE, md_get(tm, MD_CUSTOMATTRIBUTE, r, MD_CUSTOMATTRIBUTE_PARENT),
-				    &parent) < 0 || (kind = merge_attribute_name(tm, r, name, sizeof name)) < 0)
+				    &parent) < 0 || (kind = merge_attribute_name(&m->t->x, r, name, sizeof name)) < 0)
 			goto done;
 		if (!copied_parent(m, parent))
 			continue; /* the assembly's and the module's attributes stay with the template */
@@ -302,20 +303,6 @@ static int copy_attributes(struct merge *m)
 done:
 	free(marked);
 	return rc;
-}
-
-/* The substitution naming template MethodDef `row`, or NULL. */
-static const struct weave_subst *subst_of(const struct merge *m, const struct weave_subst *substs, size_t n,
-					  uint32_t row)
-{
-	char name[400];
-
-	if (merge_member_name(m->tm, MD_METHODDEF, row, name, sizeof name) < 0)
-		return NULL;
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(substs[i].method, name) == 0)
-			return &substs[i];
-	return NULL;
 }
 
 /* Whether a core-library substitution applies: the target defines System.Object but not Stopwatch. */
@@ -402,47 +389,43 @@ static int subst_body(struct merge *m, const struct weave_subst *s, const struct
 	return 0;
 }
 
-/* A template body with every token, the locals signature and the EH clause classes re-mapped. */
-static int copied_body(struct merge *m, uint32_t row, struct il_body *b)
+/* Template MethodDef row's body into out: its bytes with every token (operands, the locals signature, catch
+ * clauses' classes: weave_template_open found where) re-mapped in place. */
+static int copied_body(struct merge *m, uint32_t row, struct lt_buf *out)
 {
-	if (img_decode_body(m->tmpl, row, b) < 0)
+	const struct weave_template *t = m->t;
+
+	out->len = 0;
+	if (lt_buf_put(out, t->body[row - 1], t->body_len[row - 1]) < 0)
 		return -1;
-	for (uint32_t i = 0; i < b->n; i++)
-		if (il_op_info(b->ins[i].op)->operand == IL_OPND_TOKEN &&
-		    merge_token(m, b->ins[i].arg.token, &b->ins[i].arg.token) < 0)
+	for (uint32_t k = t->patch_first[row - 1]; k < t->patch_first[row]; k++) {
+		uint32_t tok = lt_le32(out->data + t->patch[k]);
+
+		if (merge_token(m, tok, &tok) < 0)
 			return -1;
-	if (b->local_var_sig_tok && merge_token(m, b->local_var_sig_tok, &b->local_var_sig_tok) < 0)
-		return -1;
-	for (uint32_t k = 0; k < b->neh; k++)
-		if (b->eh[k].kind == IL_EH_CATCH && merge_token(m, b->eh[k].class_token, &b->eh[k].class_token) < 0)
-			return -1;
+		lt_put32(out->data + t->patch[k], tok);
+	}
 	return 0;
 }
 
-/* II.25.4: every template body, copied or substituted, encoded into the target. */
-static int copy_bodies(struct merge *m, const struct weave_subst *substs, size_t nsubsts,
-		       const struct weave_merge_map *map)
+/* II.25.4: every template body, copied or substituted (subst[r]: the substitution naming MethodDef r, or
+ * NULL), into the target. */
+static int copy_bodies(struct merge *m, const struct weave_subst *const *subst, const struct weave_merge_map *map)
 {
 	struct lt_buf out = LT_BUF_INIT;
 	int rc = 0;
 
-	for (uint32_t r = 1; r <= md_rows(m->tm, MD_METHODDEF) && rc == 0; r++) {
-		const struct weave_subst *s = subst_of(m, substs, nsubsts, r);
+	for (uint32_t r = 1; r <= m->t->nmethods && rc == 0; r++) {
 		struct il_body b;
 		int done;
 
 		memset(&b, 0, sizeof b);
-		done = s ? subst_body(m, s, map, r, &b) : 1;
-		if (done == 1)
-			done = copied_body(m, r, &b);
+		done = subst[r] ? subst_body(m, subst[r], map, r, &b) : 1;
 		out.len = 0;
-		if (done < 0 || il_encode(&b, img_stack_effect, m->img, &out) < 0 ||
+		if (done < 0 || (done == 0 && il_encode(&b, img_stack_effect, m->img, &out) < 0) ||
+		    (done == 1 && copied_body(m, r, &out) < 0) ||
 		    img_set_method_body(m->img, m->method_base + r, out.data, out.len) < 0) {
-			char name[400];
-
-			if (merge_member_name(m->tm, MD_METHODDEF, r, name,
-					     sizeof name) == 0)
-				lt_error_prefix("run-time method %s: ", name);
+			lt_error_prefix("run-time method %s: ", m->t->names[m->t->nfields + r - 1]);
 			rc = -1;
 		}
 		il_body_free(&b);
@@ -451,49 +434,28 @@ static int copy_bodies(struct merge *m, const struct weave_subst *substs, size_t
 	return rc;
 }
 
-/* Every substitution names a template method. */
-static int check_substs(const struct merge *m, const struct weave_subst *substs, size_t n)
+/* subst[r] for each template MethodDef r: the first of substs[0..n) that names it (NULL: none); every
+ * substitution must name one. */
+static int find_substs(const struct merge *m, const struct weave_subst *substs, size_t n,
+		       const struct weave_subst **subst)
 {
-	for (size_t i = 0; i < n; i++) {
-		uint32_t r;
+	const struct weave_template *t = m->t;
 
-		for (r = 1; r <= md_rows(m->tm, MD_METHODDEF); r++)
-			if (subst_of(m, &substs[i], 1, r))
-				break;
-		if (r > md_rows(m->tm, MD_METHODDEF))
+	for (size_t i = 0; i < n; i++) {
+		int any = 0;
+
+		for (size_t k = merge_first_named(t, substs[i].method);
+		     k < (size_t)t->nfields + t->nmethods && strcmp(t->sorted[k].name, substs[i].method) == 0; k++)
+			if (t->sorted[k].i >= t->nfields) {
+				uint32_t r = t->sorted[k].i - t->nfields + 1;
+
+				if (!subst[r])
+					subst[r] = &substs[i];
+				any = 1;
+			}
+		if (!any)
 			return lt_error_set(LT_E_WEAVE, "substitution %s: the run-time template has no such method",
 					    substs[i].method);
-	}
-	return 0;
-}
-
-static void first_finding(void *ctx, const char *what)
-{
-	char *buf = ctx;
-
-	if (!buf[0])
-		snprintf(buf, 400, "%s", what);
-}
-
-static int fill_map(const struct merge *m, struct weave_merge_map *out)
-{
-	size_t n = md_rows(m->tm, MD_FIELD) + md_rows(m->tm, MD_METHODDEF);
-	char name[400];
-
-	if (!(out->names = lt_calloc(n ? n : 1, sizeof *out->names)) ||
-	    !(out->tokens = lt_calloc(n ? n : 1, sizeof *out->tokens)))
-		return lt_nomem(NULL);
-	for (unsigned k = 0; k < 2; k++) {
-		enum md_table_id t = k ? MD_METHODDEF : MD_FIELD;
-		uint32_t base = k ? m->method_base : m->field_base;
-
-		for (uint32_t r = 1; r <= md_rows(m->tm, t); r++) {
-			if (merge_member_name(m->tm, t, r, name, sizeof name) < 0)
-				return -1;
-			if (!(out->names[out->n] = lt_strdup(name)))
-				return lt_nomem(NULL);
-			out->tokens[out->n++] = md_token(t, base + r);
-		}
 	}
 	return 0;
 }
@@ -501,49 +463,46 @@ static int fill_map(const struct merge *m, struct weave_merge_map *out)
 static int merge_all(struct merge *m, const struct weave_opts *opts, const struct weave_subst *substs, size_t nsubsts,
 		     struct weave_merge_map *out)
 {
-	char finding[400] = "";
-	long n;
-	int before;
+	const struct weave_subst **subst;
+	int rc;
 
-	if ((before = merged_before(m->md)) != 0)
-		return before;
-	if ((n = weave_merge_check(m->tmpl, first_finding, finding)) < 0)
-		return lt_error_prefix("run-time template: ");
-	if (n > 0)
-		return lt_error_set(LT_E_WEAVE, "the run-time template uses what the merger does not support: %s%s",
-				    finding, n > 1 ? " (and more: weave_merge_check lists them)" : "");
+	if ((rc = merged_before(m->md)) != 0)
+		return rc;
 	/* II.24.2.6: with FieldPtr / MethodPtr / ParamPtr (uncompressed #- metadata) lists go through the
 	 * pointer tables; not supported. */
 	if (md_rows(m->md, MD_FIELDPTR) || md_rows(m->md, MD_METHODPTR) || md_rows(m->md, MD_PARAMPTR))
 		return lt_error_set(LT_E_WEAVE, "metadata with FieldPtr/MethodPtr/ParamPtr tables (II.24.2.6): not supported");
-	if (check_substs(m, substs, nsubsts) < 0 || wref_open(m->img, opts, &m->refs) < 0)
+	if (!(subst = lt_calloc(m->t->nmethods + 1u, sizeof *subst)))
+		return lt_nomem(NULL);
+	if (find_substs(m, substs, nsubsts, subst) < 0 || wref_open(m->img, opts, &m->refs) < 0) {
+		free(subst);
 		return -1;
+	}
 	m->type_base = md_rows(m->md, MD_TYPEDEF);
 	m->field_base = md_rows(m->md, MD_FIELD);
 	m->method_base = md_rows(m->md, MD_METHODDEF);
 	m->param_base = md_rows(m->md, MD_PARAM);
 	m->property_base = md_rows(m->md, MD_PROPERTY);
+	*out = (struct weave_merge_map){ .tmpl = m->t, .field_base = m->field_base, .method_base = m->method_base };
 	/* The map first: substituted bodies may call merged methods. */
 	if (merge_plan_trim(m, &out->trim_unfit) < 0 || copy_types(m) < 0 || copy_members(m) < 0 ||
-	    copy_properties(m) < 0 || copy_links(m) < 0 || copy_attributes(m) < 0 || fill_map(m, out) < 0 ||
-	    copy_bodies(m, substs, nsubsts, out) < 0)
-		return -1;
-	return 0;
+	    copy_properties(m) < 0 || copy_links(m) < 0 || copy_attributes(m) < 0 || copy_bodies(m, subst, out) < 0)
+		rc = -1;
+	free(subst);
+	return rc;
 }
 
-int weave_merge(struct img *target, const struct img *tmpl, const struct weave_opts *opts,
+int weave_merge(struct img *target, const struct weave_template *tmpl, const struct weave_opts *opts,
 		const struct weave_subst *substs, size_t nsubsts, struct weave_merge_map *out)
 {
-	struct merge m = { .img = target, .md = &target->md, .tmpl = tmpl, .tm = &tmpl->md };
-	struct weave_merge_map own = { 0 };
+	struct merge m = { .img = target, .md = &target->md, .t = tmpl, .tm = &tmpl->img->md };
+	struct weave_merge_map own;
 	int rc;
 
 	if (!out)
 		out = &own;
 	memset(out, 0, sizeof *out);
 	rc = merge_all(&m, opts, substs, nsubsts, out);
-	if (rc != 0 || out == &own)
-		weave_merge_map_free(out);
 	wref_close(m.refs);
 	for (unsigned t = 0; t < MD_TABLE_MAX; t++)
 		free(m.map[t]);
@@ -551,4 +510,3 @@ int weave_merge(struct img *target, const struct img *tmpl, const struct weave_o
 	free(m.trim_named);
 	return rc;
 }
-

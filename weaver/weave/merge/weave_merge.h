@@ -55,13 +55,18 @@ struct weave_subst {
 	void *ctx;
 };
 
+/* LockTime's run-time template prepared for merging (weave_template_open):
+ * what every merge of it needs of the template alone - its check, its
+ * members' names, where the tokens of its bodies lie - found once. */
+struct weave_template;
+
 /* The target tokens of the template's methods and fields, by template name
  * ("Namespace.Type::Name", as in struct weave_subst), for the call-site
- * stubs that call into the merged run-time. */
+ * stubs that call into the merged run-time (weave_merge_find). */
 struct weave_merge_map {
-	char **names;          /* owned */
-	uint32_t *tokens;      /* MethodDef or Field tokens of the target */
-	size_t n;
+	const struct weave_template *tmpl; /* the names (it must outlive the map) */
+	uint32_t field_base;   /* template Field f is target Field field_base + f */
+	uint32_t method_base;  /* template MethodDef r is target MethodDef method_base + r */
 	unsigned trim_unfit;   /* bit i: the target's own class named weave_merge_trim_attribute(i) does
 				* not fit the run-time's uses of it, which were left out (0: none) */
 };
@@ -88,7 +93,21 @@ const char *weave_merge_trim_attribute(unsigned i);
  * for malformed rows. */
 long weave_merge_check(const struct img *tmpl, void (*report)(void *ctx, const char *what), void *ctx);
 
-/* Merge the template `tmpl` into `target` (whose other edits may come
+/* Prepare template `tmpl` (which must outlive *out, unchanged) for
+ * weave_merge, once for any number of merges: its check (weave_merge_check),
+ * the names of its Fields and MethodDefs, the constructors of its attributes
+ * for the trimmer (weave_merge_trim_attribute), and in each method body (II.25.4)
+ * the offsets of its tokens (operands, the fat header's LocalVarSigTok, catch
+ * clauses' classes).  Returns 0 (free *out with weave_template_free), or -1
+ * with LT_E_WEAVE (the template outside the subset: the first of
+ * weave_merge_check's findings), LT_E_METADATA, the errors of il_decode
+ * (LT_E_BODY, LT_E_LIMIT), LT_E_NOMEM. */
+int weave_template_open(const struct img *tmpl, struct weave_template **out);
+
+/* Release a prepared template (not its image).  NULL is a no-op. */
+void weave_template_free(struct weave_template *t);
+
+/* Merge the prepared template `tmpl` into `target` (whose other edits may come
  * before or after; the merged TypeDefs go after its last TypeDef, their
  * members at the ends of their tables, so no existing token moves):
  *  - every TypeDef but <Module>, with nesting (II.22.32), Extends,
@@ -103,7 +122,9 @@ long weave_merge_check(const struct img *tmpl, void (*report)(void *ctx, const c
  *    or for a .NETStandard target the template's class merged under its
  *    own full name; left out elsewhere (.NET Framework, Mono: nothing trims
  *    them);
- *  - every method body (II.25.4) with each token re-mapped: TypeRefs and
+ *  - every method body (II.25.4), its bytes as the template has them with
+ *    each token re-mapped in place (a token's size is fixed: the code, its
+ *    branches and max stack stay the same): TypeRefs and
  *    MemberRefs resolved in the target's framework (wref_type, wref_member:
  *    opts->refs, else its AssemblyRefs; a core library's own TypeDefs), TypeSpec,
  *    MethodSpec and StandAloneSig rows re-encoded (sig_remap) and shared
@@ -112,24 +133,21 @@ long weave_merge_check(const struct img *tmpl, void (*report)(void *ctx, const c
  *    weave_subst).
  * A reference is resolved when a copied row or body uses it: what only a
  * substituted body used is never looked for.  *out (may be NULL) gets the
- * tokens of the template's members; free with weave_merge_map_free.
+ * tokens of the template's members.
  * Deterministic: the same inputs give the same rows.
  * Returns 0, 1 when the target holds merged types already (nothing done),
- * or -1 with LT_E_WEAVE (the template outside the subset: the first of
- * weave_merge_check's findings; a type or member the target's framework
+ * or -1 with LT_E_WEAVE (a type or member the target's framework
  * lacks, named "the target's framework has no System.X::Y needed by
  * LockTime's run-time"; a substitution naming no template method), and the
- * errors of wref_open, sig_remap, il_decode, il_encode, LT_E_METADATA,
+ * errors of wref_open, sig_remap, il_encode, LT_E_METADATA,
  * LT_E_NOMEM, LT_E_LIMIT.  On failure the target is left half-edited:
  * the caller drops it. */
-int weave_merge(struct img *target, const struct img *tmpl, const struct weave_opts *opts,
+int weave_merge(struct img *target, const struct weave_template *tmpl, const struct weave_opts *opts,
 		const struct weave_subst *substs, size_t nsubsts, struct weave_merge_map *out);
 
-/* The target token of template member `name` ("Namespace.Type::Name") in m:
- * 1 with *out, 0 when m has none. */
+/* The target token of template member `name` ("Namespace.Type::Name") in m
+ * (of overloads, the first row's; a Field's before a MethodDef's): 1 with
+ * *out, 0 when m has none.  A binary search of the template's names. */
 int weave_merge_find(const struct weave_merge_map *m, const char *name, uint32_t *out);
-
-/* Release what weave_merge put in m.  NULL is a no-op. */
-void weave_merge_map_free(struct weave_merge_map *m);
 
 #endif

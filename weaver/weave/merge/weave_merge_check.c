@@ -1,30 +1,84 @@
 /* weave_merge_check.c - the subset of .NET metadata a run-time template may use (weave_merge.h), and template names. */
 #include "weave_merge_int.h"
 #include "lt_error.h"
+#include "lt_mem.h"
 #include "sig.h"
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MAX_NESTING 64
 
-/* The enclosing TypeDef row of template TypeDef `row` (II.22.32), 0 for a top-level one. */
-static uint32_t enclosing_of(const struct md_image *tm, uint32_t row)
+/* For each row 1..nrows of the table TypeDef column `col` lists (II.22.37 FieldList, MethodList), the last
+ * TypeDef row whose list starts at or before it (0: none), as a scan of every TypeDef for each row finds;
+ * owned, [0..nrows]; NULL when out of memory. */
+static uint32_t *owner_table(const struct md_image *tm, unsigned col, uint32_t nrows)
 {
-	for (uint32_t r = 1; r <= md_rows(tm, MD_NESTEDCLASS); r++)
-		if (md_get(tm, MD_NESTEDCLASS, r, MD_NESTEDCLASS_NESTEDCLASS) == row)
-			return md_get(tm, MD_NESTEDCLASS, r, MD_NESTEDCLASS_ENCLOSINGCLASS);
+	uint32_t ntypes = md_rows(tm, MD_TYPEDEF), *owner = lt_calloc((size_t)nrows + 1, sizeof *owner);
+
+	if (!owner)
+		return NULL;
+	/* owner[v]: the last TypeDef whose list starts at v; then the last starting at or before each row. */
+	for (uint32_t r = 1; r <= ntypes; r++) {
+		uint32_t v = md_get(tm, MD_TYPEDEF, r, col);
+
+		if (v <= nrows)
+			owner[v] = r;
+	}
+	for (uint32_t v = 1; v <= nrows; v++)
+		if (owner[v] < owner[v - 1])
+			owner[v] = owner[v - 1];
+	return owner;
+}
+
+int merge_index_open(const struct md_image *tm, struct merge_index *out)
+{
+	uint32_t ntypes = md_rows(tm, MD_TYPEDEF);
+
+	memset(out, 0, sizeof *out);
+	out->tm = tm;
+	if (!(out->enclosing = lt_calloc((size_t)ntypes + 1, sizeof *out->enclosing)) ||
+	    !(out->owner[0] = owner_table(tm, MD_TYPEDEF_FIELDLIST, md_rows(tm, MD_FIELD))) ||
+	    !(out->owner[1] = owner_table(tm, MD_TYPEDEF_METHODLIST, md_rows(tm, MD_METHODDEF)))) {
+		merge_index_close(out);
+		return lt_nomem("the template's index");
+	}
+	/* The first NestedClass row naming a type is the one that counts (II.22.32 allows one). */
+	for (uint32_t r = md_rows(tm, MD_NESTEDCLASS); r >= 1; r--) {
+		uint32_t nested = md_get(tm, MD_NESTEDCLASS, r, MD_NESTEDCLASS_NESTEDCLASS);
+
+		if (nested <= ntypes)
+			out->enclosing[nested] = md_get(tm, MD_NESTEDCLASS, r, MD_NESTEDCLASS_ENCLOSINGCLASS);
+	}
 	return 0;
 }
 
-int merge_type_name(const struct md_image *tm, uint32_t row, char *buf, size_t size)
+void merge_index_close(struct merge_index *x)
 {
+	if (!x)
+		return;
+	free(x->enclosing);
+	free(x->owner[0]);
+	free(x->owner[1]);
+	memset(x, 0, sizeof *x);
+}
+
+/* The enclosing TypeDef row of template TypeDef `row` (II.22.32), 0 for a top-level one. */
+static uint32_t enclosing_of(const struct merge_index *x, uint32_t row)
+{
+	return row <= md_rows(x->tm, MD_TYPEDEF) ? x->enclosing[row] : 0;
+}
+
+int merge_type_name(const struct merge_index *x, uint32_t row, char *buf, size_t size)
+{
+	const struct md_image *tm = x->tm;
 	uint32_t chain[MAX_NESTING];
 	unsigned n = 0;
 	size_t at = 0;
 
-	for (uint32_t r = row; r; r = enclosing_of(tm, r)) {
+	for (uint32_t r = row; r; r = enclosing_of(x, r)) {
 		if (n == MAX_NESTING || r > md_rows(tm, MD_TYPEDEF))
 			return lt_error_set(LT_E_METADATA, "TypeDef row %u: nesting deeper than %d or broken (II.22.32)",
 					    row, MAX_NESTING);
@@ -61,8 +115,6 @@ static const char *const framework_attributes[] = {
 	"System.Diagnostics.CodeAnalysis.UnconditionalSuppressMessageAttribute",
 };
 
-static uint32_t owner_of(const struct md_image *tm, enum md_table_id table, uint32_t row);
-
 /* Whether sig[0..len) is an instance method's returning void with strings only (II.23.2.1). */
 static int strings_only(const uint8_t *sig, uint32_t len)
 {
@@ -79,19 +131,20 @@ const char *weave_merge_trim_attribute(unsigned i)
 	return i < sizeof framework_attributes / sizeof framework_attributes[0] ? framework_attributes[i] : NULL;
 }
 
-int merge_framework_attribute(const struct md_image *tm, uint32_t ctor_row, const char **ns, const char **name,
+int merge_framework_attribute(const struct merge_index *x, uint32_t ctor_row, const char **ns, const char **name,
 			      uint32_t *type, const uint8_t **sig, uint32_t *siglen)
 {
+	const struct md_image *tm = x->tm;
 	char full[300];
 	const char *n;
 
-	*type = ctor_row && ctor_row <= md_rows(tm, MD_METHODDEF) ? owner_of(tm, MD_METHODDEF, ctor_row) : 0;
+	*type = ctor_row && ctor_row <= md_rows(tm, MD_METHODDEF) ? x->owner[1][ctor_row] : 0;
 	*ns = *name = "";
 	if (*type < 2)
 		return 0;
 	if (md_string(tm, md_get(tm, MD_TYPEDEF, *type, MD_TYPEDEF_NAMESPACE), ns) < 0 ||
 	    md_string(tm, md_get(tm, MD_TYPEDEF, *type, MD_TYPEDEF_NAME), name) < 0 ||
-	    merge_type_name(tm, *type, full, sizeof full) < 0 ||
+	    merge_type_name(x, *type, full, sizeof full) < 0 ||
 	    md_string(tm, md_get(tm, MD_METHODDEF, ctor_row, MD_METHODDEF_NAME), &n) < 0 ||
 	    md_blob(tm, md_get(tm, MD_METHODDEF, ctor_row, MD_METHODDEF_SIGNATURE), sig, siglen) < 0)
 		return -1;
@@ -103,8 +156,9 @@ int merge_framework_attribute(const struct md_image *tm, uint32_t ctor_row, cons
 	return 0;
 }
 
-int merge_attribute_name(const struct md_image *tm, uint32_t ca_row, char *buf, size_t size)
+int merge_attribute_name(const struct merge_index *x, uint32_t ca_row, char *buf, size_t size)
 {
+	const struct md_image *tm = x->tm;
 	uint32_t ctor, parent;
 	const char *ns, *name;
 
@@ -115,7 +169,7 @@ int merge_attribute_name(const struct md_image *tm, uint32_t ca_row, char *buf, 
 	if (md_token_table(ctor) == MD_METHODDEF) { /* a class of the template's own */
 		const uint8_t *sig;
 		uint32_t len, type;
-		int own = merge_framework_attribute(tm, md_token_row(ctor), &ns, &name, &type, &sig, &len);
+		int own = merge_framework_attribute(x, md_token_row(ctor), &ns, &name, &type, &sig, &len);
 
 		if (own >= 0 && name[0])
 			snprintf(buf, size, "%s%s%s", ns, ns[0] ? "." : "", name);
@@ -141,6 +195,7 @@ int merge_attribute_name(const struct md_image *tm, uint32_t ca_row, char *buf, 
 }
 
 struct chk {
+	const struct merge_index *x;
 	const struct md_image *tm;
 	void (*report)(void *ctx, const char *what);
 	void *ctx;
@@ -220,36 +275,24 @@ static int check_types(struct chk *k)
 	for (uint32_t r = 2; r <= md_rows(tm, MD_TYPEDEF); r++) {
 		const char *n;
 
-		if (merge_type_name(tm, r, name, sizeof name) < 0 ||
+		if (merge_type_name(k->x, r, name, sizeof name) < 0 ||
 		    md_string(tm, md_get(tm, MD_TYPEDEF, r, MD_TYPEDEF_NAME), &n) < 0)
 			return -1;
 		if (n[0] == '<')
 			found(k, "TypeDef %s: a closure, lambda, iterator, async state machine or other "
 				 "compiler-generated type", name);
-		if (enclosing_of(tm, r))
+		if (enclosing_of(k->x, r))
 			continue;
 		for (uint32_t o = 2; o < r; o++) {
 			const char *other;
 
 			if (md_string(tm, md_get(tm, MD_TYPEDEF, o, MD_TYPEDEF_NAME), &other) < 0)
 				return -1;
-			if (!enclosing_of(tm, o) && strcmp(other, n) == 0)
+			if (!enclosing_of(k->x, o) && strcmp(other, n) == 0)
 				found(k, "TypeDef %s: a second top-level type named %s (merged, the namespace goes)", name, n);
 		}
 	}
 	return 0;
-}
-
-/* The TypeDef row owning member `row` of `table` (II.22.37 lists), 0 if none. */
-static uint32_t owner_of(const struct md_image *tm, enum md_table_id table, uint32_t row)
-{
-	unsigned col = table == MD_FIELD ? MD_TYPEDEF_FIELDLIST : MD_TYPEDEF_METHODLIST;
-	uint32_t owner = 0;
-
-	for (uint32_t r = 1; r <= md_rows(tm, MD_TYPEDEF); r++)
-		if (md_get(tm, MD_TYPEDEF, r, col) <= row)
-			owner = r;
-	return owner;
 }
 
 /* Whether template MethodDef `row` is a type initializer (II.10.5.3: named .cctor). */
@@ -260,12 +303,13 @@ static int is_cctor(const struct md_image *tm, uint32_t row)
 	return md_string(tm, md_get(tm, MD_METHODDEF, row, MD_METHODDEF_NAME), &n) == 0 && strcmp(n, ".cctor") == 0;
 }
 
-int merge_member_name(const struct md_image *tm, enum md_table_id table, uint32_t row, char *buf, size_t size)
+int merge_member_name(const struct merge_index *x, enum md_table_id table, uint32_t row, char *buf, size_t size)
 {
+	const struct md_image *tm = x->tm;
 	const char *n;
 	size_t at;
 
-	if (merge_type_name(tm, owner_of(tm, table, row), buf, size) < 0 ||
+	if (merge_type_name(x, x->owner[table == MD_METHODDEF][row], buf, size) < 0 ||
 	    md_string(tm, md_get(tm, table, row, table == MD_FIELD ? MD_FIELD_NAME : MD_METHODDEF_NAME), &n) < 0)
 		return -1;
 	at = strlen(buf);
@@ -275,8 +319,9 @@ int merge_member_name(const struct md_image *tm, enum md_table_id table, uint32_
 
 /* "TypeDef Ns.T", "MethodDef Ns.T::M", "Field Ns.T::F" for a template row
  * token, else its table and row. */
-static int row_name(const struct md_image *tm, uint32_t tok, char *buf, size_t size)
+static int row_name(const struct merge_index *x, uint32_t tok, char *buf, size_t size)
 {
+	const struct md_image *tm = x->tm;
 	enum md_table_id t = md_token_table(tok);
 	uint32_t row = md_token_row(tok);
 	const char *table = t < MD_TABLE_MAX && md_schema[t].name ? md_schema[t].name : "?";
@@ -284,9 +329,9 @@ static int row_name(const struct md_image *tm, uint32_t tok, char *buf, size_t s
 
 	if (row >= 1 && t < MD_TABLE_MAX && row <= md_rows(tm, t) && at < size) {
 		if (t == MD_TYPEDEF)
-			return merge_type_name(tm, row, buf + at, size - at);
+			return merge_type_name(x, row, buf + at, size - at);
 		if (t == MD_FIELD || t == MD_METHODDEF)
-			return merge_member_name(tm, t, row, buf + at, size - at);
+			return merge_member_name(x, t, row, buf + at, size - at);
 	}
 	snprintf(buf, size, "%s row %u", table, row);
 	return 0;
@@ -308,7 +353,7 @@ static int check_members(struct chk *k)
 
 		if (md_coded_decode(MD_CI_TYPEORMETHODDEF, md_get(tm, MD_GENERICPARAM, r, MD_GENERICPARAM_OWNER), &owner) < 0 ||
 		    (md_get(tm, MD_GENERICPARAM, r, MD_GENERICPARAM_NUMBER) == 0 &&
-		     row_name(tm, owner, name, sizeof name) < 0))
+		     row_name(k->x, owner, name, sizeof name) < 0))
 			return -1;
 		if (md_get(tm, MD_GENERICPARAM, r, MD_GENERICPARAM_NUMBER) == 0)
 			found(k, "%s: generic, with parameters of its own", name);
@@ -318,7 +363,7 @@ static int check_members(struct chk *k)
 
 		if (!(flags & 0x1100))
 			continue;
-		if (merge_member_name(tm, MD_FIELD, r, name, sizeof name) < 0)
+		if (merge_member_name(k->x, MD_FIELD, r, name, sizeof name) < 0)
 			return -1;
 		found(k, "Field %s: %s", name, flags & 0x0100 ? "FieldRVA data" : "marshalling");
 	}
@@ -328,7 +373,7 @@ static int check_members(struct chk *k)
 		const uint8_t *p;
 		uint32_t len;
 
-		if (merge_member_name(tm, MD_METHODDEF, r, name, sizeof name) < 0 ||
+		if (merge_member_name(k->x, MD_METHODDEF, r, name, sizeof name) < 0 ||
 		    md_blob(tm, md_get(tm, MD_METHODDEF, r, MD_METHODDEF_SIGNATURE), &p, &len) < 0)
 			return -1;
 		if (md_get(tm, MD_METHODDEF, r, MD_METHODDEF_RVA) == 0 || (flags & 0x2400) || (impl & 0x1003))
@@ -337,7 +382,7 @@ static int check_members(struct chk *k)
 			found(k, "MethodDef %s: a vararg method", name);
 		if (len && (p[0] & SIG_GENERIC))
 			found(k, "MethodDef %s: a generic method of its own", name);
-		if (is_cctor(tm, r) && (owner = owner_of(tm, MD_METHODDEF, r)) != 0 &&
+		if (is_cctor(tm, r) && (owner = k->x->owner[1][r]) != 0 &&
 		    !(md_get(tm, MD_TYPEDEF, owner, MD_TYPEDEF_FLAGS) & 0x00100000))
 			found(k, "MethodDef %s: an explicit static constructor (the type is not beforefieldinit: use field "
 				 "initializers)", name);
@@ -380,20 +425,20 @@ static int check_refs(struct chk *k)
 		int ok;
 
 		if (md_coded_decode(MD_CI_HASCUSTOMATTRIBUTE, md_get(tm, MD_CUSTOMATTRIBUTE, r, MD_CUSTOMATTRIBUTE_PARENT),
-				    &tok) < 0 || (ok = merge_attribute_name(tm, r, name, sizeof name)) < 0)
+				    &tok) < 0 || (ok = merge_attribute_name(k->x, r, name, sizeof name)) < 0)
 			return -1;
 		if (md_token_table(tok) == MD_ASSEMBLY || md_token_table(tok) == MD_MODULE || ok)
 			continue;
-		if (row_name(tm, tok, owner, sizeof owner) < 0)
+		if (row_name(k->x, tok, owner, sizeof owner) < 0)
 			return -1;
 		found(k, "%s: custom attribute %s%s, not one the merger copies", owner, name, attribute_hint(name));
 	}
 	return 0;
 }
 
-long weave_merge_check(const struct img *tmpl, void (*report)(void *ctx, const char *what), void *ctx)
+long merge_check(const struct merge_index *x, void (*report)(void *ctx, const char *what), void *ctx)
 {
-	struct chk k = { &tmpl->md, report, ctx, 0 };
+	struct chk k = { x, x->tm, report, ctx, 0 };
 
 	for (size_t i = 0; i < sizeof refused_tables / sizeof refused_tables[0]; i++)
 		if (md_rows(k.tm, refused_tables[i].t))
@@ -402,4 +447,16 @@ long weave_merge_check(const struct img *tmpl, void (*report)(void *ctx, const c
 	if (check_types(&k) < 0 || check_members(&k) < 0 || check_refs(&k) < 0)
 		return -1;
 	return k.n;
+}
+
+long weave_merge_check(const struct img *tmpl, void (*report)(void *ctx, const char *what), void *ctx)
+{
+	struct merge_index x;
+	long n;
+
+	if (merge_index_open(&tmpl->md, &x) < 0)
+		return -1;
+	n = merge_check(&x, report, ctx);
+	merge_index_close(&x);
+	return n;
 }

@@ -8,11 +8,51 @@
 #include "weave_merge.h"
 #include "weave_refs.h"
 
+/* Who owns and encloses what in a template (II.22.37 lists, II.22.32
+ * NestedClass), each table read once: names without a scan per member. */
+struct merge_index {
+	const struct md_image *tm;
+	uint32_t *enclosing;   /* [TypeDef row]: the enclosing row the first NestedClass row naming it gives, 0 none */
+	uint32_t *owner[2];    /* [0][Field row], [1][MethodDef row]: the last TypeDef row whose list starts at or
+				* before it, 0 none */
+};
+
+/* The index of template tm (which must outlive it) into *out.  Returns 0
+ * (release with merge_index_close), or -1 with LT_E_NOMEM. */
+int merge_index_open(const struct md_image *tm, struct merge_index *out);
+
+/* Release what merge_index_open put in x.  NULL is a no-op. */
+void merge_index_close(struct merge_index *x);
+
+/* weave_merge_check over an indexed template. */
+long merge_check(const struct merge_index *x, void (*report)(void *ctx, const char *what), void *ctx);
+
+/* A template prepared once (weave_template_open). */
+struct weave_template {
+	const struct img *img;
+	struct merge_index x;
+	uint32_t nfields, nmethods;
+	char **names;        /* [0, nfields): Field rows 1.., then MethodDef rows: "Namespace.Type::Name" (owned) */
+	struct merge_named {
+		const char *name; /* names[i] */
+		uint32_t i;
+	} *sorted;           /* every name in strcmp order, equal names by index */
+	uint32_t *trim_ctors, ntrim_ctors; /* the MethodDef rows merge_framework_attribute names, in row order */
+	/* MethodDef row r's body: its bytes (in img), body_len[r - 1] of them, and the body offsets of its
+	 * tokens patch[patch_first[r - 1] .. patch_first[r]) in the order il_decode meets them. */
+	const uint8_t **body;
+	uint32_t *body_len, *patch_first, *patch;
+};
+
+/* The first place in t->sorted whose name is not before `name` (strcmp; nfields + nmethods: none):
+ * the members of that name, if any, follow it, in row order. */
+size_t merge_first_named(const struct weave_template *t, const char *name);
+
 /* One merge of a template into a target. */
 struct merge {
 	struct img *img;             /* the target */
 	struct md_image *md;
-	const struct img *tmpl;
+	const struct weave_template *t;
 	const struct md_image *tm;
 	struct wref_ctx *refs;
 	/* Rows the target had before the merge: template TypeDef t (t >= 2) is
@@ -33,12 +73,12 @@ struct merge {
 /* The name of template TypeDef `row` as "Namespace.Outer+Inner" into
  * buf[0..size) like snprintf.  Returns 0, or -1 with LT_E_METADATA (a bad
  * #Strings index, nesting deeper than 64: a cycle). */
-int merge_type_name(const struct md_image *tm, uint32_t row, char *buf, size_t size);
+int merge_type_name(const struct merge_index *x, uint32_t row, char *buf, size_t size);
 
 /* The name of template Field or MethodDef `row` of `table`,
  * "Namespace.Type::Name", into buf[0..size) like snprintf.  Returns 0, or -1
  * as merge_type_name. */
-int merge_member_name(const struct md_image *tm, enum md_table_id table, uint32_t row, char *buf, size_t size);
+int merge_member_name(const struct merge_index *x, enum md_table_id table, uint32_t row, char *buf, size_t size);
 
 /* What the merger does with a template custom attribute (merge_attribute_name). */
 enum {
@@ -52,7 +92,7 @@ enum {
  * MemberRef on a TypeRef nor a framework attribute's): MERGE_ATTRIBUTE_COPIED
  * or _FRAMEWORK when the merger copies it (weave_merge_check's lists),
  * MERGE_ATTRIBUTE_REFUSED when not, -1 with LT_E_METADATA. */
-int merge_attribute_name(const struct md_image *tm, uint32_t ca_row, char *buf, size_t size);
+int merge_attribute_name(const struct merge_index *x, uint32_t ca_row, char *buf, size_t size);
 
 /* Whether template MethodDef `ctor_row` is the constructor of an attribute the
  * template declares for the trimmer (weave_merge_trim_attribute, a
@@ -60,7 +100,7 @@ int merge_attribute_name(const struct md_image *tm, uint32_t ca_row, char *buf, 
  * index, with its type's namespace and name (#Strings of the template), its
  * TypeDef row *type and its signature; 0 when not (*ns and *name then those
  * of the class it is of, or ""), -1 with LT_E_METADATA. */
-int merge_framework_attribute(const struct md_image *tm, uint32_t ctor_row, const char **ns, const char **name,
+int merge_framework_attribute(const struct merge_index *x, uint32_t ctor_row, const char **ns, const char **name,
 			      uint32_t *type, const uint8_t **sig, uint32_t *siglen);
 
 /* The target token for template token `tok`: TypeDef, Field, MethodDef

@@ -1,26 +1,33 @@
 /* weave_merge_map.c - the map a merge gives back: the target tokens of the template's members, by name. */
-#include "weave_merge.h"
+#include "weave_merge_int.h"
 
-#include <stdlib.h>
 #include <string.h>
+
+size_t merge_first_named(const struct weave_template *t, const char *name)
+{
+	size_t lo = 0, hi = (size_t)t->nfields + t->nmethods;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(t->sorted[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
 
 int weave_merge_find(const struct weave_merge_map *m, const char *name, uint32_t *out)
 {
-	for (size_t i = 0; i < m->n; i++)
-		if (strcmp(m->names[i], name) == 0) {
-			*out = m->tokens[i];
-			return 1;
-		}
-	return 0;
-}
+	const struct weave_template *t = m->tmpl;
+	size_t at = merge_first_named(t, name);
+	uint32_t i;
 
-void weave_merge_map_free(struct weave_merge_map *m)
-{
-	if (!m)
-		return;
-	for (size_t i = 0; i < m->n; i++)
-		free(m->names[i]);
-	free(m->names);
-	free(m->tokens);
-	memset(m, 0, sizeof *m);
+	if (at == (size_t)t->nfields + t->nmethods || strcmp(t->sorted[at].name, name) != 0)
+		return 0;
+	i = t->sorted[at].i;
+	*out = i < t->nfields ? md_token(MD_FIELD, m->field_base + i + 1)
+			      : md_token(MD_METHODDEF, m->method_base + (i - t->nfields) + 1);
+	return 1;
 }

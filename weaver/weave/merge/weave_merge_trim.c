@@ -112,7 +112,7 @@ static int plan_one(struct merge *m, uint32_t ctor_row, int netstandard, unsigne
 	uint32_t len, tt, own, type;
 	int index, known;
 
-	if ((index = merge_framework_attribute(m->tm, ctor_row, &ns, &name, &tt, &sig, &len)) <= 0)
+	if ((index = merge_framework_attribute(&m->t->x, ctor_row, &ns, &name, &tt, &sig, &len)) <= 0)
 		return index;
 	if (own_class(m->md, ns, name, &own) < 0)
 		return -1;
@@ -155,8 +155,8 @@ int merge_plan_trim(struct merge *m, unsigned *unfit)
 		lt_error_clear(); /* an unreadable TargetFrameworkAttribute: no framework told, as weave_job_run takes it */
 		framework[0] = '\0';
 	}
-	for (uint32_t r = 1; r <= md_rows(m->tm, MD_METHODDEF); r++)
-		if (plan_one(m, r, strncmp(framework, ".NETStandard,", 13) == 0, unfit) < 0)
+	for (uint32_t k = 0; k < m->t->ntrim_ctors; k++)
+		if (plan_one(m, m->t->trim_ctors[k], strncmp(framework, ".NETStandard,", 13) == 0, unfit) < 0)
 			return -1;
 	return 0;
 }

@@ -90,8 +90,9 @@ static void put(struct text *t, const char *fmt, ...)
 /* A type of a template signature (II.23.2.12): a primitive by its IL name,
  * a class or value type by its full name, an SZARRAY as its element and
  * "[]"; anything else by its element type. */
-static int type_text(const struct md_image *tm, const struct sig_type *s, struct text *t)
+static int type_text(const struct merge_index *x, const struct sig_type *s, struct text *t)
 {
+	const struct md_image *tm = x->tm;
 	static const char *const names[] = {
 		[SIG_VOID] = "void", [SIG_BOOLEAN] = "bool", [SIG_CHAR] = "char", [SIG_I1] = "int8",
 		[SIG_U1] = "uint8", [SIG_I2] = "int16", [SIG_U2] = "uint16", [SIG_I4] = "int32",
@@ -107,7 +108,7 @@ static int type_text(const struct md_image *tm, const struct sig_type *s, struct
 		return 0;
 	}
 	if (s->elem == SIG_SZARRAY) {
-		if (type_text(tm, s->inner, t) < 0)
+		if (type_text(x, s->inner, t) < 0)
 			return -1;
 		put(t, "[]");
 		return 0;
@@ -119,7 +120,7 @@ static int type_text(const struct md_image *tm, const struct sig_type *s, struct
 		return 0;
 	}
 	if (md_token_table(s->token) == MD_TYPEDEF) {
-		if (merge_type_name(tm, md_token_row(s->token), name, sizeof name) < 0)
+		if (merge_type_name(x, md_token_row(s->token), name, sizeof name) < 0)
 			return -1;
 		put(t, "%s", name);
 		return 0;
@@ -135,8 +136,9 @@ static int type_text(const struct md_image *tm, const struct sig_type *s, struct
  * it: "static bool" (a field: "static " when it is static, II.23.1.5
  * 0x0010), "instance void(string,int32)" (a method: "instance " with
  * HASTHIS, II.23.2.1).  Returns 0, or -1 with LT_E_METADATA, LT_E_SIGNATURE. */
-static int hook_sig(const struct md_image *tm, enum md_table_id table, uint32_t row, char *buf, size_t size)
+static int hook_sig(const struct merge_index *x, enum md_table_id table, uint32_t row, char *buf, size_t size)
 {
+	const struct md_image *tm = x->tm;
 	struct text t = { buf, size, 0 };
 	struct sig_method *m;
 	const uint8_t *p;
@@ -153,18 +155,18 @@ static int hook_sig(const struct md_image *tm, enum md_table_id table, uint32_t 
 		if (sig_field_decode(p, len, &f) < 0)
 			return -1;
 		put(&t, "%s", md_get(tm, MD_FIELD, row, MD_FIELD_FLAGS) & 0x0010 ? "static " : "");
-		rc = type_text(tm, f, &t);
+		rc = type_text(x, f, &t);
 		sig_type_free(f);
 		return rc;
 	}
 	if (sig_method_decode(p, len, &m) < 0)
 		return -1;
 	put(&t, "%s", m->conv & SIG_HASTHIS ? "instance " : "");
-	rc = type_text(tm, m->ret, &t);
+	rc = type_text(x, m->ret, &t);
 	put(&t, "(");
 	for (uint32_t i = 0; rc == 0 && i < m->nparams; i++) {
 		put(&t, "%s", i ? "," : "");
-		rc = type_text(tm, m->params[i], &t);
+		rc = type_text(x, m->params[i], &t);
 	}
 	put(&t, ")");
 	sig_method_free(m);
@@ -179,8 +181,9 @@ struct found {
 	uint32_t row[NHOOKS];
 };
 
-static int find_hooks(const struct md_image *tm, struct found *f)
+static int find_hooks(const struct merge_index *x, struct found *f)
 {
+	const struct md_image *tm = x->tm;
 	char buf[400];
 
 	memset(f, 0, sizeof *f);
@@ -188,7 +191,7 @@ static int find_hooks(const struct md_image *tm, struct found *f)
 		enum md_table_id t = k ? MD_METHODDEF : MD_FIELD;
 
 		for (uint32_t r = 1; r <= md_rows(tm, t); r++) {
-			if (merge_member_name(tm, t, r, buf, sizeof buf) < 0)
+			if (merge_member_name(x, t, r, buf, sizeof buf) < 0)
 				return -1;
 			for (size_t i = 0; i < NHOOKS; i++)
 				if (strcmp(buf, weave_hooks[i].name) == 0) {
@@ -201,20 +204,20 @@ static int find_hooks(const struct md_image *tm, struct found *f)
 	return 0;
 }
 
-long weave_stubs_check_hooks(const struct img *tmpl, void (*report)(void *ctx, const char *what), void *ctx)
+/* weave_stubs_check_hooks over an indexed template. */
+static long check_hooks(const struct merge_index *x, void (*report)(void *ctx, const char *what), void *ctx)
 {
-	const struct md_image *tm = &tmpl->md;
 	char sig[300], what[800];
 	struct found f;
 	long n = 0;
 
-	if (find_hooks(tm, &f) < 0)
+	if (find_hooks(x, &f) < 0)
 		return lt_error_prefix("the run-time template: ");
 	for (size_t i = 0; i < NHOOKS; i++) {
 		const struct weave_hook *h = &weave_hooks[i];
 
 		if (f.count[i] == 1) {
-			if (hook_sig(tm, f.table[i], f.row[i], sig, sizeof sig) < 0)
+			if (hook_sig(x, f.table[i], f.row[i], sig, sizeof sig) < 0)
 				return lt_error_prefix("%s: ", h->name);
 			if (strcmp(sig, h->sig) == 0)
 				continue;
@@ -227,5 +230,17 @@ long weave_stubs_check_hooks(const struct img *tmpl, void (*report)(void *ctx, c
 		if (report)
 			report(ctx, what);
 	}
+	return n;
+}
+
+long weave_stubs_check_hooks(const struct img *tmpl, void (*report)(void *ctx, const char *what), void *ctx)
+{
+	struct merge_index x;
+	long n;
+
+	if (merge_index_open(&tmpl->md, &x) < 0)
+		return lt_error_prefix("the run-time template: ");
+	n = check_hooks(&x, report, ctx);
+	merge_index_close(&x);
 	return n;
 }

@@ -127,19 +127,6 @@ static int check_options(const struct weave_opts *opts)
 	return 0;
 }
 
-/* The run-time template, linked in (build/gen/runtime_template.c), as an image of its own. */
-static int load_template(struct img **out)
-{
-	uint8_t *copy = lt_malloc(lt_runtime_template_len);
-
-	if (!copy)
-		return lt_nomem("the run-time template");
-	memcpy(copy, lt_runtime_template, lt_runtime_template_len);
-	if (img_load(out, copy, lt_runtime_template_len) < 0)
-		return lt_error_prefix("the run-time template: ");
-	return 0;
-}
-
 /* weave_stubs_check_hooks's report: keeps the first finding. */
 static void first_hook_finding(void *ctx, const char *what)
 {
@@ -149,15 +136,50 @@ static void first_hook_finding(void *ctx, const char *what)
 		snprintf(first, 400, "%s", what);
 }
 
+/* The run-time template, linked in (build/gen/runtime_template.c): loaded, its hooks checked
+ * (weave_stubs_check_hooks) and prepared for merging (weave_template_open) on the first weave of the
+ * process, then kept for every other (it is the same bytes; the weaver runs on one thread).  Returns 0
+ * with *out, or -1 (tried again on the next call). */
+static int runtime_template(const struct weave_template **out)
+{
+	static struct img *img;
+	static struct weave_template *prepared;
+	char finding[400] = "";
+	uint8_t *copy;
+	long found;
+
+	if (prepared) {
+		*out = prepared;
+		return 0;
+	}
+	if (!(copy = lt_malloc(lt_runtime_template_len)))
+		return lt_nomem("the run-time template");
+	memcpy(copy, lt_runtime_template, lt_runtime_template_len);
+	if (img_load(&img, copy, lt_runtime_template_len) < 0)
+		return lt_error_prefix("the run-time template: ");
+	if ((found = weave_stubs_check_hooks(img, first_hook_finding, finding)) != 0) {
+		if (found < 0)
+			lt_error_prefix("the run-time template: ");
+		else
+			lt_error_set(LT_E_WEAVE, "the run-time template lacks what the weaver needs: %s%s", finding,
+				     found > 1 ? " (and more: weave_stubs_check_hooks lists them)" : "");
+	} else if (weave_template_open(img, &prepared) == 0) {
+		*out = prepared;
+		return 0;
+	}
+	img_free(img);
+	img = NULL;
+	return -1;
+}
+
 /* Merge the run-time with the options baked in and the site table, and
  * look up the hooks (enum hhook) among the merged members. */
 static int merge_runtime(struct weave_stubs *h, const struct weave_opts *opts, const struct weave_site_table *sites)
 {
-	char threshold[32], finding[400] = "";
+	char threshold[32];
 	struct weave_subst substs[11];
-	long found;
 	struct weave_merge_map map;
-	struct img *tmpl;
+	const struct weave_template *tmpl = NULL;
 	size_t n = 0;
 	int rc;
 
@@ -186,16 +208,9 @@ static int merge_runtime(struct weave_stubs *h, const struct weave_opts *opts, c
 	substs[n++] = (struct weave_subst){ .method = "LockTime.Runtime.Signals::RegisterDirect", .kind = WEAVE_SUBST_SIGTERM };
 	substs[n++] = (struct weave_subst){ .method = "LockTime.Runtime.ExitOrder::WatchUnloading",
 					    .kind = WEAVE_SUBST_UNLOADING };
-	if (load_template(&tmpl) < 0)
+	if (runtime_template(&tmpl) < 0)
 		return -1;
-	if ((found = weave_stubs_check_hooks(tmpl, first_hook_finding, finding)) != 0) {
-		img_free(tmpl);
-		return found < 0 ? lt_error_prefix("the run-time template: ")
-				 : lt_error_set(LT_E_WEAVE, "the run-time template lacks what the weaver needs: %s%s", finding,
-						found > 1 ? " (and more: weave_stubs_check_hooks lists them)" : "");
-	}
 	rc = weave_merge(h->img, tmpl, opts, substs, n, &map);
-	img_free(tmpl);
 	if (rc == 1)
 		return lt_error_set(LT_E_WEAVE, "the assembly already holds LockTime's run-time types");
 	if (rc < 0)
@@ -204,7 +219,6 @@ static int merge_runtime(struct weave_stubs *h, const struct weave_opts *opts, c
 	for (unsigned k = 0; k < HK_COUNT && rc == 0; k++)
 		if (!weave_merge_find(&map, weave_hooks[k].name, &h->hook[k]))
 			rc = lt_error_set(LT_E_WEAVE, "the run-time template has no %s", weave_hooks[k].name);
-	weave_merge_map_free(&map);
 	return rc;
 }
 
