@@ -167,17 +167,20 @@ internal static class Program
         Wait();
         holder.Join();
         var taken = new ManualResetEventSlim();
+        var tried = new ManualResetEventSlim();
         var poller = new Thread(() =>
         {
             lock (polled)
             {
                 taken.Set();
                 Thread.Sleep(50);
+                tried.Wait(); // held until the try gave up, however late a loaded machine runs it
             }
         });
         poller.Start();
         taken.Wait();
         bool got = GiveUp();
+        tried.Set();
         poller.Join();
         var ledger = new Ledger();
         for (int i = 0; i < 99; i++)
