@@ -1,7 +1,7 @@
 /* lt_hash.h - message digests (SHA-1, SHA-2) for the PDB id, PdbChecksum, the
- * derived Mvid and public-key tokens, on Mbed TLS (FIPS 180-4), SHA-256 on the
- * CPU's SHA instructions where an x86-64 CPU has them; MD5 (RFC 1321) for the
- * names of Mono's key container files. */
+ * derived Mvid, public-key tokens and the sources' Document hashes, on Mbed
+ * TLS (FIPS 180-4); MD5 (RFC 1321) for the names of Mono's key container
+ * files. */
 #ifndef LT_HASH_H
 #define LT_HASH_H
 
