@@ -166,6 +166,28 @@ public class LineWriterTests
     }
 
     [Fact]
+    public void AThreadThatHoldsAnyCopysLockDoesNotWaitForRoom()
+    {
+        var w = new LineWriter();
+        object source = LineWriter.Source("/dev/null", ["M"], ["L"]);
+        for (int i = 0; i < LineWriter.Capacity; i++)
+            w.Record(source, 0, i, 0, null); // crowded, and no writer takes a line
+        bool holds = false;
+        w.Holding.Add(() => false);          // a copy whose locks this thread does not hold
+        w.Holding.Add(() => holds);          // one whose lock it holds, below
+        holds = true;
+        var held = System.Diagnostics.Stopwatch.StartNew();
+        w.AwaitRoom();
+        held.Stop();
+        Assert.True(held.ElapsedMilliseconds < LineWriter.RoomStallMs, $"{held.ElapsedMilliseconds} ms");
+        holds = false;                       // released: it waits now, until the stalled writer is given up on
+        var free = System.Diagnostics.Stopwatch.StartNew();
+        w.AwaitRoom();
+        free.Stop();
+        Assert.True(free.ElapsedMilliseconds >= LineWriter.RoomStallMs, $"{free.ElapsedMilliseconds} ms");
+    }
+
+    [Fact]
     public void AFileSinkRemovedOrRenamedIsOpenedAgainAtItsPath()
     {
         string dir = Path.Combine(Path.GetTempPath(), "lt-sink-" + Guid.NewGuid());

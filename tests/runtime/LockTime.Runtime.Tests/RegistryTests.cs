@@ -137,7 +137,7 @@ public class RegistryTests : IDisposable
         RuntimeCopy owner = new("older-owner"), copy = new("newer-copy");
         Assert.False(owner.Start("Old", 1, slot, sink, threshold: "0"));
         var full = (object[])AppDomain.CurrentDomain.GetData(slot)!;
-        Assert.Equal(14, full.Length);
+        Assert.Equal(Registry.FullLength, full.Length);
         AppDomain.CurrentDomain.SetData(slot, full[..8]);
         Assert.False(copy.Start("New", 1, slot, sink, threshold: "0"));
         Assert.Null(copy.Field("Runtime", "Current")!.GetType().GetField("Records", BindingFlags.Instance | BindingFlags.NonPublic)!
@@ -206,6 +206,31 @@ public class RegistryTests : IDisposable
             owner.Finish(); // before the folder goes: the summary at exit would find no folder
             Assert.Equal("LockTime: warning: LOCKTIME_THRESHOLD_MS=\"abc\" is not a number from 0 to 1000000000000; using 1000\n", err.Text);
         }
+    }
+
+    [Fact]
+    public void TheWaitForRoomAsksEveryCopyWhetherTheThreadHoldsItsLock()
+    {
+        RuntimeCopy app = new("app"), lib = new("lib");
+        Assert.False(app.Start("App", 1, slot, "stderr", summary: "0"));
+        Assert.False(lib.Start("Lib", 1, slot, "stderr", summary: "0"));
+        var holding = (List<Func<bool>>)((object[])AppDomain.CurrentDomain.GetData(slot)!)[14];
+        bool[] Ask() { lock (holding) return holding.Select(h => h()).ToArray(); }
+        Assert.Equal([false, false], Ask());
+        object o = new();
+        long now = lib.Ticks();
+        lib.Call("Api", "Acquired", o, 0, now, now, false); // the library's lock, held by this thread
+        Assert.Equal([false, true], Ask());
+        bool[] other = [];
+        var t = new Thread(() => other = Ask());
+        t.Start();
+        t.Join();
+        Assert.Equal([false, false], other);                // another thread holds none
+        lib.Call("Api", "Released", o, lib.Ticks());
+        app.Call("Api", "Acquired", o, 0, now, now, false);
+        Assert.Equal([true, false], Ask());
+        app.Call("Api", "Released", o, app.Ticks());
+        Assert.Equal([false, false], Ask());
     }
 
     [Fact]

@@ -218,13 +218,20 @@ namespace LockTime.Runtime
         internal const int RoomStallMs = 100;
         /// <summary>The ring position the writer had taken when a wait for room gave up (-1: none did): until the writer takes more, no thread waits.</summary>
         long stalledAt = -1;
+        /// <summary>
+        /// Every copy's "the calling thread holds one of its timed locks" (<see cref="Collector.Holding"/>), the registry's
+        /// entry 14: a thread that holds another copy's lock does not wait for room either. Lock it to use it.
+        /// </summary>
+        internal readonly List<Func<bool>> Holding = new List<Func<bool>>();
 
         /// <summary>
         /// Waits, sleeping a millisecond at a time, until the queue has room again (<see cref="LineRing.Crowded"/>), for a
         /// thread that holds no timed lock and is about to queue a line: a program whose threads queue lines faster than
         /// the writer thread is given the CPU to write them (64 threads on 2 cores) waits for it instead of losing them.
         /// Gives up when the writer took no line for <see cref="RoomStallMs"/> (its sink blocks: a pipe nobody reads), and
-        /// then no thread waits until it takes one. Returns at once when there is room. The registry's entry 13. Never throws.
+        /// then no thread waits until it takes one. Returns at once when there is room, and when the thread holds a timed
+        /// lock of any copy (<see cref="Holding"/>: its hold would be longer by the wait; the caller has seen that it holds
+        /// none of its own). The registry's entry 13. Never throws.
         /// </summary>
         internal void AwaitRoom()
         {
@@ -237,22 +244,23 @@ namespace LockTime.Runtime
         {
             try {
                 long taken = ring.Taken();
-                if (taken == Volatile.Read(ref stalledAt))
+                if (taken == Volatile.Read(ref stalledAt) || HoldsAnyLock())
                     return;
-                long frequency = Clock.Frequency(), moved = Clock.Ticks();
-                while (ring.Crowded()) {
-                    Thread.Sleep(1);
-                    long now = Clock.Ticks(), t = ring.Taken();
-                    if (t != taken) {
-                        taken = t;
-                        moved = now;
-                    } else if ((now - moved) * 1000 >= RoomStallMs * frequency) {
-                        Volatile.Write(ref stalledAt, taken);
-                        return;
-                    }
-                }
+                if (!Await(true, 0, RoomStallMs, int.MaxValue))
+                    Volatile.Write(ref stalledAt, ring.Taken());
             } catch (Exception) {
             }
+        }
+
+        /// <summary>True when a copy in <see cref="Holding"/> says that the calling thread holds one of its timed locks.</summary>
+        bool HoldsAnyLock()
+        {
+            lock (Holding) {
+                for (int i = 0; i < Holding.Count; i++)
+                    if (Holding[i]())
+                        return true;
+            }
+            return false;
         }
 
         /// <summary>Queues an entry (<see cref="Entry"/>, <see cref="TextEntry"/>), or drops and counts it when the queue is full: the registry's entry 1. Never blocks, never throws.</summary>
@@ -293,12 +301,22 @@ namespace LockTime.Runtime
         /// </summary>
         internal bool AwaitWritten(long end, int stallMs, int maxMs)
         {
+            return Await(false, end, stallMs, maxMs);
+        }
+
+        /// <summary>
+        /// Sleeps a millisecond at a time until the queue has room (<paramref name="room"/>: <see cref="LineRing.Crowded"/>
+        /// no more), else until the lines queued before position <paramref name="end"/> are written. True then; false
+        /// when the writer took no line for <paramref name="stallMs"/> or <paramref name="maxMs"/> passed in all.
+        /// </summary>
+        bool Await(bool room, long end, int stallMs, int maxMs)
+        {
             long frequency = Clock.Frequency(), start = Clock.Ticks(), moved = start;
             long taken = ring.Taken();
-            while (Written() < end) {
-                long now = Clock.Ticks();
-                if (ring.Taken() != taken) {
-                    taken = ring.Taken();
+            while (room ? ring.Crowded() : Written() < end) {
+                long now = Clock.Ticks(), t = ring.Taken();
+                if (t != taken) {
+                    taken = t;
                     moved = now;
                 }
                 if ((now - moved) * 1000 >= stallMs * frequency || (now - start) * 1000 >= maxMs * frequency)

@@ -35,7 +35,7 @@ namespace LockTime.Runtime
         /// </summary>
         internal Action<object, int, long, long, object> Records;
         internal Action<object[]> Lines;
-        /// <summary>Waits for room in the line queue (<see cref="LineWriter.AwaitRoom"/>), called before a line is queued by a thread that holds none of this copy's locks; null when the registry has none (<see cref="Registry.Room"/>).</summary>
+        /// <summary>Waits for room in the line queue (<see cref="LineWriter.AwaitRoom"/>), called before a line is queued by a thread that holds none of this copy's locks (the wait asks the other copies: <see cref="LineWriter.Holding"/>); null when the registry has none (<see cref="Registry.Room"/>).</summary>
         internal Action Room;
         /// <summary>What this copy's line records name: its sink, methods and locations (<see cref="LineWriter.Source"/>).</summary>
         internal readonly object[] LineSource;
@@ -126,6 +126,13 @@ namespace LockTime.Runtime
                 Thread().Busy = true;
             } catch (Exception) {
             }
+        }
+
+        /// <summary>True when the calling thread holds one of this copy's timed locks (its record has a frame): the registry's entry 14. Never throws.</summary>
+        internal bool Holding()
+        {
+            ThreadRecord t = ThreadRecord.Current;
+            return t != null && t.Depth > 0;
         }
 
         /// <summary>The calling thread's record, made (and listed) on first use.</summary>

@@ -152,6 +152,10 @@ namespace LockTime.Runtime
                 if (markers != null)
                     lock (markers)
                         markers.Add(new Action(c.MarkBusy));
+                List<Func<bool>> holding = Registry.Holding(registry);
+                if (holding != null)
+                    lock (holding)
+                        holding.Add(new Func<bool>(c.Holding));
                 List<Func<bool, int>> sweeps = Registry.Sweeps(registry);
                 if (sweeps != null)
                     lock (sweeps)
