@@ -290,6 +290,46 @@ static void test_pointed_at_table_out_of_order(void **state)
 	img_free(img);
 }
 
+/* A 2 KiB PE32 file whose first section claims a VirtualSize of 0xe007400 for 0x5ff bytes of data (fuzz
+ * roundtrip, a timeout): the writer laid out the 235 MB of zeros of that tail, and the section overlapped
+ * the next two in address.  Refused when read, by the zero-filled tail first. */
+static void test_virtual_size_past_raw_data(void **state)
+{
+	struct img *img;
+
+	(void)state;
+	assert_int_equal(load_regress("roundtrip", "virtual-size-past-raw-data", &img), -1);
+	assert_int_equal(lt_error_last()->code, LT_E_NOT_PE);
+	assert_non_null(strstr(lt_error_last()->msg,
+			       "section .tex: VirtualSize 0xe007400 passes its raw data (0x5ff bytes) by more than 16 MiB"));
+	assert_null(img);
+}
+
+/* A first section grown in address by one SectionAlignment, over the second's (PE/COFF "Section Table":
+ * sections are laid out in ascending, separate ranges): refused when read, naming both. */
+static void test_sections_overlap_in_address(void **state)
+{
+	struct img *img = NULL;
+	uint8_t *data;
+	size_t size;
+	uint32_t pe, table, align, vsize;
+
+	(void)state;
+	assert_int_equal(lt_file_read("build/corpus/csharp/Release/LockCorpus.dll", &data, &size), 0);
+	pe = lt_le32(data + 0x3c);
+	table = pe + 24 + lt_le16(data + pe + 20); /* after the COFF header and SizeOfOptionalHeader */
+	align = lt_le32(data + pe + 24 + 32);     /* SectionAlignment */
+	vsize = lt_le32(data + table + 8);
+	assert_true(lt_le16(data + pe + 6) >= 2);
+	assert_true(lt_le32(data + table + 40 + 12) < lt_le32(data + table + 12) + vsize + align);
+	lt_put32(data + table + 8, vsize + align);
+	assert_int_equal(img_load(&img, data, size), -1);
+	assert_int_equal(lt_error_last()->code, LT_E_NOT_PE);
+	assert_non_null(strstr(lt_error_last()->msg, "section .rsrc: RVA range 0x"));
+	assert_non_null(strstr(lt_error_last()->msg, "overlaps section .text's"));
+	assert_null(img);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -306,6 +346,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_headers_full_grow),
 		cmocka_unit_test(test_bad_layout_does_not_read_back),
 		cmocka_unit_test(test_pointed_at_table_out_of_order),
+		cmocka_unit_test(test_virtual_size_past_raw_data),
+		cmocka_unit_test(test_sections_overlap_in_address),
 	};
 	if (argc > 1)
 		cmocka_set_test_filter(argv[1]); /* tests/run.sh: one test by name */

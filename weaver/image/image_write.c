@@ -66,11 +66,6 @@ typedef int (*site_fn)(struct layout *l, const struct site *s);
 
 static const struct pe_section *cli_section(const struct layout *l) { return &l->img->pe.sections[l->sec]; }
 
-static uint32_t section_span(const struct pe_section *s)
-{
-	return s->virtual_size > s->raw_size ? s->virtual_size : s->raw_size;
-}
-
 static int in_text(const struct layout *l, uint32_t rva)
 {
 	return rva >= l->text.lo && rva < l->text.hi;
@@ -457,8 +452,8 @@ static int plan_file(struct layout *l)
 			raw_end = (uint64_t)s->raw_ptr + s->raw_size;
 		if (s->virtual_address < min_va)
 			min_va = s->virtual_address;
-		if (align_up((uint64_t)s->virtual_address + section_span(s), pe->section_alignment) > va_end)
-			va_end = align_up((uint64_t)s->virtual_address + section_span(s), pe->section_alignment);
+		if (align_up((uint64_t)s->virtual_address + pe_section_span(s), pe->section_alignment) > va_end)
+			va_end = align_up((uint64_t)s->virtual_address + pe_section_span(s), pe->section_alignment);
 	}
 	table_end = (uint64_t)pe->sections_offset + (uint64_t)(pe->nsections + 1) * SECTION_HEADER_SIZE;
 	headers = align_up(table_end > pe->size_of_headers ? table_end : pe->size_of_headers, pe->file_alignment);
@@ -556,7 +551,7 @@ static int patch_headers(const struct layout *l, struct img_out *out)
 			continue;
 		}
 		/* The old range stays reserved: VirtualAddress and VirtualSize kept. */
-		if (hdr_section(&h, e, hole_name, section_span(s), s->virtual_address, 0, 0, HOLE_FLAGS) < 0)
+		if (hdr_section(&h, e, hole_name, pe_section_span(s), s->virtual_address, 0, 0, HOLE_FLAGS) < 0)
 			return -1;
 	}
 	if (hdr_section(&h, table + (uint64_t)pe->nsections * SECTION_HEADER_SIZE, s->name, l->text_len, l->text.va,
@@ -807,13 +802,13 @@ int img_layout(struct img *img, struct img_out *out)
 	md_drop_lookups(&img->md);
 	for (l.sec = 0; l.sec < pe->nsections; l.sec++) {
 		const struct pe_section *s = &pe->sections[l.sec];
-		if (cli_rva >= s->virtual_address && cli_rva - s->virtual_address < section_span(s))
+		if (cli_rva >= s->virtual_address && cli_rva - s->virtual_address < pe_section_span(s))
 			break;
 	}
 	if (l.sec == pe->nsections)
 		return lt_error_set(LT_E_LAYOUT, "the CLI header is in no section");
 	l.text.lo = pe->sections[l.sec].virtual_address;
-	l.text.hi = l.text.lo + section_span(&pe->sections[l.sec]);
+	l.text.hi = l.text.lo + pe_section_span(&pe->sections[l.sec]);
 	l.image_base = pe->pe32plus ? read_field(&l, pe->opt_offset + 24, 8) : lt_le32(img->file + pe->opt_offset + 28);
 	if (!(l.raw = lt_calloc(pe->nsections, sizeof *l.raw))) {
 		lt_nomem("%u section layouts", pe->nsections);

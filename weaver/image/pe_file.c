@@ -125,12 +125,25 @@ static int parse_sections(struct pe_file *pe, struct lt_cur *file)
 	return 0;
 }
 
+/* The most a section's VirtualSize may pass its SizeOfRawData: the writer
+ * writes the zeros of that tail into the output when it keeps the section,
+ * so a 2 KiB file claiming 235 MB laid out 235 MB.  Compilers and linkers
+ * leave less than one FileAlignment (the raw data rounded up, not down). */
+#define PE_MAX_ZERO_FILL (16u << 20)
+
+uint32_t pe_section_span(const struct pe_section *s)
+{
+	return s->virtual_size > s->raw_size ? s->virtual_size : s->raw_size;
+}
+
 /* The optional header's sizes against the file and the section table
- * (II.25.2.3.2, PE/COFF "Optional Header Windows-Specific Fields"): the
- * headers (SizeOfHeaders) hold the section table and end before every
- * section's data and address; the image (SizeOfImage) holds every section's
- * address range; no two sections share file bytes.  The writer lays the
- * output out by these fields: none is trusted unchecked. */
+ * (II.25.2.3.2, PE/COFF "Optional Header Windows-Specific Fields" and
+ * "Section Table"): the headers (SizeOfHeaders) hold the section table and
+ * end before every section's data and address; the image (SizeOfImage)
+ * holds every section's address range; no two sections share file bytes or
+ * addresses; no section is zero-filled past its data by more than
+ * PE_MAX_ZERO_FILL.  The writer lays the output out by these fields: none is
+ * trusted unchecked. */
 static int check_sizes(const struct pe_file *pe)
 {
 	uint64_t table_end = pe->sections_offset + (uint64_t)pe->nsections * 40;
@@ -143,7 +156,7 @@ static int check_sizes(const struct pe_file *pe)
 				    "(it ends at 0x%llx)", pe->size_of_headers, (unsigned long long)table_end);
 	for (uint16_t i = 0; i < pe->nsections; i++) {
 		const struct pe_section *s = &pe->sections[i];
-		uint64_t end = (uint64_t)s->virtual_address + (s->virtual_size > s->raw_size ? s->virtual_size : s->raw_size);
+		uint64_t end = (uint64_t)s->virtual_address + pe_section_span(s);
 
 		if (s->raw_size && s->raw_ptr < pe->size_of_headers)
 			return lt_error_set(LT_E_NOT_PE, "optional header: SizeOfHeaders 0x%x passes section %s's data at 0x%x",
@@ -151,6 +164,9 @@ static int check_sizes(const struct pe_file *pe)
 		if (s->virtual_address < pe->size_of_headers)
 			return lt_error_set(LT_E_NOT_PE, "optional header: SizeOfHeaders 0x%x passes section %s's RVA 0x%x",
 					    pe->size_of_headers, s->name, s->virtual_address);
+		if (s->virtual_size > s->raw_size && s->virtual_size - s->raw_size > PE_MAX_ZERO_FILL)
+			return lt_error_set(LT_E_NOT_PE, "section %s: VirtualSize 0x%x passes its raw data (0x%x bytes) by "
+					    "more than 16 MiB", s->name, s->virtual_size, s->raw_size);
 		if (end > pe->size_of_image)
 			return lt_error_set(LT_E_NOT_PE, "optional header: SizeOfImage 0x%x ends inside section %s "
 					    "(RVA 0x%x to 0x%llx)", pe->size_of_image, s->name, s->virtual_address,
@@ -161,6 +177,10 @@ static int check_sizes(const struct pe_file *pe)
 			    t->raw_ptr < (uint64_t)s->raw_ptr + s->raw_size)
 				return lt_error_set(LT_E_NOT_PE, "section %s: raw data 0x%x+0x%x overlaps section %s's",
 						    s->name, s->raw_ptr, s->raw_size, t->name);
+			if (s->virtual_address < (uint64_t)t->virtual_address + pe_section_span(t) &&
+			    t->virtual_address < (uint64_t)s->virtual_address + pe_section_span(s))
+				return lt_error_set(LT_E_NOT_PE, "section %s: RVA range 0x%x+0x%x overlaps section %s's",
+						    s->name, s->virtual_address, pe_section_span(s), t->name);
 		}
 	}
 	return 0;

@@ -127,6 +127,12 @@ void pe_free(struct pe_file *pe);
 int pe_rva_to_offset(const struct pe_file *pe, uint32_t rva, uint32_t len, uint32_t *out,
 		     int code, const char *what);
 
+/* The addresses section s takes from its VirtualAddress, in bytes: its
+ * VirtualSize, or its SizeOfRawData when that is longer (PE/COFF "Section
+ * Table": the raw data is rounded up to FileAlignment, which SectionAlignment
+ * is at least).  pe_parse has checked that no two sections' spans overlap. */
+uint32_t pe_section_span(const struct pe_section *s);
+
 /* A cursor over the bytes from `rva` to the end of its section's raw data,
  * for reading structures whose length is found while reading them (method
  * bodies).  Returns 0, or -1 with `code` when rva is not mapped. */
