@@ -205,9 +205,10 @@ held_and_waited() { # NAME SCENARIO HOLDER-LOCATION WAITER-LOCATION BLAMED(1/0)
 held_and_waited "ReaderWriterLockSlim: writer, then a reader" rwlock Program.cs:19 Program.cs:20 1
 held_and_waited "SemaphoreSlim(1, 1): released by another thread" semaphore Program.cs:21 Program.cs:22 1
 held_and_waited "SemaphoreSlim(1, 1): an async holder awaits Task.Delay(60), an async waiter" asyncgate Program.cs:23 Program.cs:24 1
+held_and_waited "SemaphoreSlim(1, 1): an async waiter that begins before the holder's stub records its hold" asyncrace Program.cs:23 Program.cs:24 1
 held_and_waited "SpinLock" spin Program.cs:26 Program.cs:27 0
-expect "SemaphoreSlim: the program's results" 'grep -qx "semaphore free: 1" "$LT_TMP/semaphore.out" && grep -qx "async take: True, free: 1" "$LT_TMP/asyncgate.out"' \
-	"$(cat "$LT_TMP/semaphore.out" "$LT_TMP/asyncgate.out")"
+expect "SemaphoreSlim: the program's results" 'grep -qx "semaphore free: 1" "$LT_TMP/semaphore.out" && grep -qx "async take: True, free: 1" "$LT_TMP/asyncgate.out" &&
+	 grep -qx "async take: True, free: 1" "$LT_TMP/asyncrace.out"' "$(cat "$LT_TMP/semaphore.out" "$LT_TMP/asyncgate.out" "$LT_TMP/asyncrace.out")"
 LOCKTIME_REPORT="$LT_TMP/readers.json" host "$LT_TMP/readers.out" "$LT_TMP/readers.err" readers
 expect "ReaderWriterLockSlim: overlapping readers do not wait for each other" \
 	'[ "$(report_field "$LT_TMP/readers.json" Program.cs:20 "(s[\"acquisitions\"], s[\"contended\"], s[\"wait_ms\"][\"max\"] < 40, s[\"waited_behind\"], s[\"hold_ms\"][\"max\"] >= 50)")" = "(2, 0, True, [], True)" ]' \

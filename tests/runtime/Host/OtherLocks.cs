@@ -3,6 +3,7 @@
 using System;
 using System.Threading;
 using System.Threading.Tasks;
+using LockTime.Runtime;
 using TestHost;
 
 internal static class OtherLocks
@@ -98,6 +99,17 @@ internal static class OtherLocks
             held.Wait();
             Task<bool> taker = TakeAsync(gate);
             holder.Wait();
+            Console.WriteLine("async take: " + taker.Result + ", free: " + gate.CurrentCount);
+            break;
+        }
+        case "asyncrace": { // the holder's WaitAsync has returned, its stub has not recorded the hold yet, when the taker's begins
+            var gate = new SemaphoreSlim(1, 1);
+            long start = Clock.Ticks();
+            Task got = gate.WaitAsync(); // the holder's call, inside its stub (Stubs.SemWaitAsync)
+            Task<bool> taker = TakeAsync(gate); // finds no holder as it begins to wait
+            Api.AcquiredWhenDone(got, gate, AsyncHold, start); // the rest of the holder's stub
+            Thread.Sleep(60);
+            Stubs.SemRelease(gate);
             Console.WriteLine("async take: " + taker.Result + ", free: " + gate.CurrentCount);
             break;
         }
