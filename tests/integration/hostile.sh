@@ -262,6 +262,21 @@ killed_in_pdb() {
 	[ -z "$(find "$d" -name '*.locktime*')" ] || { echo "stray files:"; ls "$d"; return 1; }
 	ltcheck pdb "$d/orig/LockCorpus.dll" "$d/LockCorpus.dll" || { echo "the PDB does not match the woven assembly"; return 1; }
 }
+# Killed between the two renames (the assembly's done, the PDB's not): the woven assembly lies beside
+# the input's PDB, its own PDB staged; the next run finds the assembly woven and puts that PDB in place.
+killed_between_renames() {
+	local d=$LT_TMP/killrename
+	rm -rf "$d"; mkdir -p "$d/orig"
+	cp "$LT_CORPUS"/csharp/Debug/LockCorpus.{dll,pdb} "$d/"
+	cp "$LT_CORPUS"/csharp/Debug/LockCorpus.{dll,pdb} "$d/orig/"
+	strace -f -qq -o /dev/null -e trace=rename,renameat,renameat2 -e inject=rename,renameat,renameat2:signal=SIGKILL:when=2 \
+		"$FAST" weave -q "$d/LockCorpus.dll" 2>/dev/null
+	cmp -s "$d/LockCorpus.pdb" "$d/orig/LockCorpus.pdb" && ! cmp -s "$d/LockCorpus.dll" "$d/orig/LockCorpus.dll" ||
+		{ echo "the kill did not fall between the two renames"; return 1; }
+	"$FAST" weave "$d/LockCorpus.dll" || return 1
+	[ -z "$(find "$d" -name '*.locktime*')" ] || { echo "stray files:"; ls "$d"; return 1; }
+	ltcheck pdb "$d/orig/LockCorpus.dll" "$d/LockCorpus.dll" || { echo "the PDB does not match the woven assembly"; return 1; }
+}
 temp_exists() { [ -n "$(find "$kdir" -name 'a.dll.locktime-*' -size +0)" ]; }
 temp_created() { [ -n "$(find "$kdir" -name 'a.dll.locktime-*')" ]; }
 renamed() { [ "$(sha256sum <"$kdir/a.dll")" = "$new_sum" ]; }
@@ -274,6 +289,8 @@ if strace -f -qq -o /dev/null true 2>/dev/null; then
 	check "kill after the rename, before the folder's fsync: new file, no stray file after" \
 		killed_in "rename" renamed -e trace=fsync -e inject=fsync:delay_enter=10000000:when=2
 	check "kill while writing the PDB: the old pair stays, a later run weaves both and leaves no temporary" killed_in_pdb
+	check "kill between the renames of the assembly and its PDB: a later run puts the woven assembly's PDB in place" \
+		killed_between_renames
 else
 	skip "kill at chosen system calls" "strace cannot trace here"
 fi

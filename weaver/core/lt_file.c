@@ -24,6 +24,18 @@ int lt_file_write_atomic_v(const char *path, const struct lt_iov *parts, size_t 
 	return rc;
 }
 
+/* lt_file_clean_temps' fn: 1 when temp is removed. */
+static int remove_temp(void *ctx, const char *temp)
+{
+	(void)ctx;
+	return lt_file_remove(temp) == 0;
+}
+
+int lt_file_clean_temps(const char *path)
+{
+	return lt_file_each_temp(path, remove_temp, NULL);
+}
+
 void lt_file_discard(struct lt_file_staged *s)
 {
 	if (s->tmp)

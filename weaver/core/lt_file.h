@@ -142,4 +142,11 @@ void lt_file_unlock(struct lt_file_lock *lock);
  * Returns the number of files removed. */
 int lt_file_clean_temps(const char *path);
 
+/* Call fn(ctx, temp) for each temporary of `path` that lt_file_clean_temps
+ * would remove (the same files, the same caller's lock), temp its path; fn
+ * removes it or puts it somewhere (a PDB staged by a run killed between the
+ * renames of an assembly and its PDB, weave_inputs.h).  Returns the sum of
+ * what fn returned. */
+int lt_file_each_temp(const char *path, int (*fn)(void *ctx, const char *temp), void *ctx);
+
 #endif

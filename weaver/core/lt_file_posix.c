@@ -257,14 +257,14 @@ void lt_file_sync_folder(const char *path)
 	free(dircopy);
 }
 
-int lt_file_clean_temps(const char *path)
+int lt_file_each_temp(const char *path, int (*fn)(void *ctx, const char *temp), void *ctx)
 {
 	size_t dir_len = lt_path_dir_len(path), base_len = strlen(path + dir_len);
 	const char *base = path + dir_len;
 	char *dir = dir_len ? strndup(path, dir_len) : lt_strdup(".");
 	struct dirent *e;
 	DIR *d;
-	int dfd, removed = 0;
+	int dfd, sum = 0;
 
 	if (!dir || !(d = opendir(dir))) {
 		free(dir);
@@ -273,16 +273,19 @@ int lt_file_clean_temps(const char *path)
 	dfd = dirfd(d);
 	while ((e = readdir(d)) != NULL) {
 		struct stat st;
+		char *full;
 		if (!lt_file_is_temp_of(e->d_name, base, base_len) ||
 		    fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
-		    st.st_uid != geteuid())
+		    st.st_uid != geteuid() || !(full = lt_malloc(dir_len + strlen(e->d_name) + 1)))
 			continue;
-		if (unlinkat(dfd, e->d_name, 0) == 0)
-			removed++;
+		memcpy(full, path, dir_len);
+		strcpy(full + dir_len, e->d_name);
+		sum += fn(ctx, full);
+		free(full);
 	}
 	closedir(d);
 	free(dir);
-	return removed;
+	return sum;
 }
 
 /* One try of an exclusive flock on *(int *)fd (lt_file_poll): 0, 1 busy, -1 failed (errno). */

@@ -363,14 +363,14 @@ void lt_file_sync_folder(const char *path)
 {
 }
 
-int lt_file_clean_temps(const char *path)
+int lt_file_each_temp(const char *path, int (*fn)(void *ctx, const char *temp), void *ctx)
 {
 	size_t dir_len = lt_path_dir_len(path), base_len = strlen(path + dir_len);
 	char *pattern = lt_malloc(strlen(path) + sizeof LT_FILE_TEMP_SUFFIX + 1), *name;
 	wchar_t *w = NULL;
 	WIN32_FIND_DATAW e;
 	HANDLE find;
-	int removed = 0;
+	int sum = 0;
 
 	if (pattern) {
 		sprintf(pattern, "%s" LT_FILE_TEMP_SUFFIX "*", path);
@@ -391,14 +391,14 @@ int lt_file_clean_temps(const char *path)
 		    (full = lt_malloc(dir_len + strlen(name) + 1)) != NULL) {
 			memcpy(full, path, dir_len);
 			strcpy(full + dir_len, name);
-			removed += lt_file_remove(full) == 0;
+			sum += fn(ctx, full);
 			free(full);
 		}
 		free(name);
 	} while (FindNextFileW(find, &e));
 	FindClose(find);
 	free(pattern);
-	return removed;
+	return sum;
 }
 
 /* The lock file of path: its folder's full path (so that "a.dll", ".\a.dll"

@@ -209,10 +209,14 @@ int weave_file(struct weave_job *j, const char *in_path, const char *out_path, c
 	if (lt_file_lock(&lock, out) < 0)
 		goto done;
 	/* A later run that finds the assembly already woven writes no PDB
-	 * that would clean what a killed one left. */
-	weave_clean_pdb_temps(out);
-	if (lt_file_read(in, &data, &size) == 0 && img_load(&img, data, size) == 0)
+	 * that would clean what a killed one left: cleaned here, and the
+	 * woven assembly's own PDB, when a kill left it staged, put in place. */
+	if (lt_file_read(in, &data, &size) == 0 && img_load(&img, data, size) == 0) {
+		weave_clean_pdb_temps(out, strcmp(in, out) ? NULL : img);
 		rc = weave_loaded(j, img, in, out, opts, r);
+	} else {
+		weave_clean_pdb_temps(out, NULL);
+	}
 	img_free(img);
 	lt_file_unlock(&lock);
 done:

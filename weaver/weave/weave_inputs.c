@@ -252,7 +252,9 @@ int weave_write_pair(const struct pdb_update *u, const char *asm_path, const str
 	int rc = -1;
 
 	/* Both files are written before either is replaced: a failure, or a
-	 * kill before the two renames, leaves the old pair. */
+	 * kill before the two renames, leaves the old pair; a kill between them
+	 * the woven assembly and its staged PDB, which the next run puts in
+	 * place (weave_clean_pdb_temps). */
 	if (lt_file_stage_v(&staged_asm, asm_path, asm_parts, nparts) < 0 ||
 	    (u->path && lt_file_stage_v(&staged_pdb, u->path, &pdb, 1) < 0) || lt_file_commit(&staged_asm) < 0)
 		goto done;
@@ -276,14 +278,57 @@ done:
 	return rc;
 }
 
-void weave_clean_pdb_temps(const char *out)
-{
-	static const char *const exts[] = { ".pdb", ".mdb" };
+/* What settle_pdb_temp settles: the PDB path whose temporaries they are, and the woven assembly at out (or NULL). */
+struct pdb_temps {
+	const char *pdb;
+	const struct img *woven;
+};
 
-	for (size_t i = 0; i < sizeof exts / sizeof *exts; i++) {
-		char *path = beside_named(out, exts[i]);
-		if (path)
-			lt_file_clean_temps(path);
-		free(path);
+/* weave_clean_pdb_temps' fn for the .pdb temporaries (ctx a struct
+ * pdb_temps): the woven assembly's own PDB is renamed to the PDB path, any
+ * other removed.  Returns 1 when temp is gone. */
+static int settle_pdb_temp(void *ctx, const char *temp)
+{
+	const struct pdb_temps *t = ctx;
+	const struct img *woven = t->woven;
+	struct lt_file_staged staged = LT_FILE_STAGED_INIT;
+	struct pdb_found f;
+	uint8_t *data;
+	size_t size;
+	char *path;
+	int own = 0;
+
+	if (woven && pdb_find_embedded(&f, woven) == 0) {
+		/* pdb_found_file takes the bytes and the path, also when it fails. */
+		if (f.embedded < 0 && f.codeview >= 0 && lt_file_read(temp, &data, &size) == 0) {
+			if ((path = lt_strdup(temp)) != NULL)
+				own = pdb_found_file(&f, data, size, path) == 0 && f.source == PDB_FILE;
+			else
+				free(data);
+		}
+		pdb_found_free(&f);
+		lt_error_clear(); /* an unreadable or foreign temporary is removed, not a failure of the weave */
 	}
+	if (own && (staged.tmp = lt_strdup(temp)) != NULL && (staged.path = lt_strdup(t->pdb)) != NULL) {
+		if (lt_file_commit(&staged) == 0)
+			lt_file_sync_folder(staged.path);
+		lt_file_discard(&staged); /* removes the temporary when the rename failed */
+		lt_error_clear();
+		return 1;
+	}
+	lt_file_discard(&staged);
+	return lt_file_remove(temp) == 0;
+}
+
+void weave_clean_pdb_temps(const char *out, const struct img *woven)
+{
+	char *path = beside_named(out, ".pdb");
+	struct pdb_temps t = { path, woven };
+
+	if (path)
+		lt_file_each_temp(path, settle_pdb_temp, &t);
+	free(path);
+	if ((path = beside_named(out, ".mdb")) != NULL)
+		lt_file_clean_temps(path);
+	free(path);
 }

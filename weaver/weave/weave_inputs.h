@@ -78,7 +78,11 @@ int weave_write_pair(const struct pdb_update *u, const char *asm_path, const str
 /* Remove what a run killed while writing the symbols beside `out` left
  * (<name without .dll/.exe>.pdb.locktime-XXXXXX, <out>.mdb.locktime-XXXXXX;
  * lt_file_clean_temps): they are written under out's lock, which the caller
- * holds. */
-void weave_clean_pdb_temps(const char *out);
+ * holds.  `woven`, the assembly at out as loaded (NULL: none), keeps the one
+ * temporary that is its portable PDB: a run killed between the renames of
+ * the pair (weave_write_pair) left the woven assembly beside the input's PDB,
+ * and its own PDB staged; that PDB is put in place, and a later run, which
+ * finds the assembly already woven, leaves a matching pair. */
+void weave_clean_pdb_temps(const char *out, const struct img *woven);
 
 #endif
