@@ -248,6 +248,8 @@ public class JsonTests
             string? error = Report.Write(bad, "x", 77);
             Assert.NotNull(error);
             Assert.Contains("DirectoryNotFoundException", error);
+            Assert.Equal($"it is a folder: give the report's file name, as {Path.Combine(dir, "report.{pid}.json")}", Report.Write(dir, "x", 77));
+            Assert.Equal(new[] { path }, Directory.GetFiles(dir)); // nothing written beside it
         }
         finally
         {

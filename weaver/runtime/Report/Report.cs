@@ -344,12 +344,15 @@ namespace LockTime.Runtime
         /// Writes <paramref name="text"/> to <paramref name="path"/> atomically: a temporary file beside
         /// it (<c>PATH.PID.tmp</c>), then a rename over it, so a reader sees the old report or the new one,
         /// never half of one - unless the path is to be written into as it is (<see cref="InPlace"/>, by
-        /// <see cref="InPlaceWrite"/>: bounded). Returns null, or the reason it could not (the temporary file removed).
+        /// <see cref="InPlaceWrite"/>: bounded). Returns null, or the reason it could not (the temporary file removed; a
+        /// folder at the path named as one).
         /// </summary>
         internal static string Write(string path, string text, int pid)
         {
             string temp = path + "." + pid.ToString(System.Globalization.CultureInfo.InvariantCulture) + ".tmp";
             try {
+                if (Directory.Exists(path)) /* a rename over it says only that it "already exists" */
+                    return "it is a folder: give the report's file name, as " + Path.Combine(path, "report.{pid}.json");
                 if (InPlace(path))
                     return InPlaceWrite.Run(path, text);
                 File.WriteAllText(temp, text, new UTF8Encoding(false));
