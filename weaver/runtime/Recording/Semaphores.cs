@@ -52,18 +52,6 @@ namespace LockTime.Runtime
         /// only after the awaiting method has released it: a release settles them first (<c>Api.Settle</c>).
         /// </summary>
         internal PendingWait Pending;
-
-        /// <summary>
-        /// The names of the site of the last hold recorded (<see cref="Hold"/>, kept after its release until the next
-        /// acquisition writes it), from <paramref name="c"/>'s table; null when this copy recorded none. Read by a
-        /// <c>WaitAsync</c> that found no holder as it began (the holder's stub had not recorded its hold yet) when it
-        /// is handed the semaphore: nothing else acquires it between that release and this waiter's record.
-        /// </summary>
-        internal string[] LastHolder(Collector c)
-        {
-            int site = Hold.Site;
-            return Hold.Acquired != 0 && c != null && (uint)site < (uint)c.HolderNames.Length ? c.HolderNames[site] : null;
-        }
     }
 
     /// <summary>
@@ -264,7 +252,7 @@ namespace LockTime.Runtime
         internal void Record(Task task, long now)
         {
             if (Acquired(task))
-                Api.SemaphoreAcquired(Semaphore, Site, Start, now, true, Behind ?? (State == null ? null : State.LastHolder(Runtime.Current)), false);
+                Api.SemaphoreAcquired(Semaphore, Site, Start, now, true, Behind, false);
             else
                 Api.NotAcquired(Site, Start, now);
         }
