@@ -207,6 +207,17 @@ held_and_waited "SemaphoreSlim(1, 1): released by another thread" semaphore Prog
 held_and_waited "SemaphoreSlim(1, 1): an async holder awaits Task.Delay(60), an async waiter" asyncgate Program.cs:23 Program.cs:24 1
 held_and_waited "SemaphoreSlim(1, 1): an async waiter that begins before the holder's stub records its hold" asyncrace Program.cs:23 Program.cs:24 1
 held_and_waited "SpinLock" spin Program.cs:26 Program.cs:27 0
+# A WaitAsync through two holds in turn is shared among them as a thread's wait is (each holder tells its share
+# into the pending wait): the second waiter waits behind the rest of the holder's 60 ms, then the first waiter's 40.
+LOCKTIME_REPORT="$LT_TMP/relay.json" host "$LT_TMP/relay.out" "$LT_TMP/relay.err" asyncrelay
+expect "SemaphoreSlim(1, 1): a WaitAsync behind two holds in turn is charged to both, its shares adding up to its wait" \
+	'[ "$host_rc" -eq 0 ] && grep -q "^relay free: 1," "$LT_TMP/relay.out" &&
+	 [ "$(report_field "$LT_TMP/relay.json" Program.cs:22 "(s[\"contended\"], sorted(w[\"location\"] for w in s[\"waited_behind\"]), [w[\"wait_ms\"] >= 30 for w in s[\"waited_behind\"] if w[\"location\"] == \"Program.cs:24\"], abs(sum(w[\"wait_ms\"] for w in s[\"waited_behind\"]) - s[\"wait_ms\"][\"total\"]) < 0.001)")" = "(1, ['"'"'Program.cs:23'"'"', '"'"'Program.cs:24'"'"'], [True], True)" ]' \
+	"$(cat "$LT_TMP/relay.out" "$LT_TMP/relay.err" "$LT_TMP/relay.json")"
+expect "SemaphoreSlim(1, 1): a WaitAsync(20) that gives up is charged to the holder, as a timed try's wait" \
+	'grep -qx "relay free: 1, timed take: False" "$LT_TMP/relay.out" &&
+	 [ "$(report_field "$LT_TMP/relay.json" Program.cs:25 "(s[\"failed\"], \"Program.cs:23\" in [w[\"location\"] for w in s[\"waited_behind\"]], abs(sum(w[\"wait_ms\"] for w in s[\"waited_behind\"]) - s[\"wait_ms\"][\"total\"]) < 0.001)")" = "(1, True, True)" ]' \
+	"$(cat "$LT_TMP/relay.out" "$LT_TMP/relay.json")"
 expect "SemaphoreSlim: the program's results" 'grep -qx "semaphore free: 1" "$LT_TMP/semaphore.out" && grep -qx "async take: True, free: 1" "$LT_TMP/asyncgate.out" &&
 	 grep -qx "async take: True, free: 1" "$LT_TMP/asyncrace.out"' "$(cat "$LT_TMP/semaphore.out" "$LT_TMP/asyncgate.out" "$LT_TMP/asyncrace.out")"
 LOCKTIME_REPORT="$LT_TMP/readers.json" host "$LT_TMP/readers.out" "$LT_TMP/readers.err" readers

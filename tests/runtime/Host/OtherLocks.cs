@@ -113,6 +113,18 @@ internal static class OtherLocks
             Console.WriteLine("async take: " + taker.Result + ", free: " + gate.CurrentCount);
             break;
         }
+        case "asyncrelay": { // a WaitAsync through two holds in turn: the async holder's 60 ms, then a first waiter's 40 ms
+            var gate = new SemaphoreSlim(1, 1);
+            using var held = new ManualResetEventSlim();
+            Task holder = HoldAsync(gate, held);
+            held.Wait();
+            Task first = TakeAndHold(gate, AsyncTake, 40); // both wait now, first ahead: SemaphoreSlim's async waiters are served in order
+            Task second = TakeAndHold(gate, GateTake, 0);
+            Task<bool> timed = Stubs.SemWaitAsync(gate, 20, Pool); // gives up behind the holder
+            Task.WaitAll(holder, first, second, timed);
+            Console.WriteLine("relay free: " + gate.CurrentCount + ", timed take: " + timed.Result);
+            break;
+        }
         case "counting": {
             var pool = new SemaphoreSlim(3, 3);
             using var taken = new CountdownEvent(3);
@@ -157,6 +169,14 @@ internal static class OtherLocks
         await Stubs.SemWaitAsync(gate, AsyncHold);
         held.Set();
         await Task.Delay(60);
+        Stubs.SemRelease(gate);
+    }
+
+    private static async Task TakeAndHold(SemaphoreSlim gate, int site, int holdMs)
+    {
+        await Stubs.SemWaitAsync(gate, site);
+        if (holdMs > 0)
+            await Task.Delay(holdMs);
         Stubs.SemRelease(gate);
     }
 

@@ -1,7 +1,7 @@
 // Program.cs - lock scenarios through hand-written call-site stubs, for tests/integration/runtime.sh.
 //   Host nested | threads | ended N | contended | waiters | waitblame | rewait | exit | library | many | interval REPORT
 //        | transfer | cycle3 | nocycle | libcycle | stress | metrics BEFORE SECONDS AFTER
-//        | rwlock | readers | semaphore | semorder | asyncwait | asyncgate | asyncrace | counting | spin | term plain|before|after|earlyMS[flood]|earlyline[flood] | stuck REPORT COPY
+//        | rwlock | readers | semaphore | semorder | asyncwait | asyncgate | asyncrace | asyncrelay | counting | spin | term plain|before|after|earlyMS[flood]|earlyline[flood] | stuck REPORT COPY
 //        | flood exit|throw|term|interval [REPORT COPY] | atexit
 using System;
 using System.Diagnostics;
@@ -354,6 +354,7 @@ internal static class Program
         case "asyncwait": // an async method takes a max-1 semaphore at :21 by Wait() and awaits 60 ms holding it; :16 meanwhile, then :16 then :22
         case "asyncgate": // an async holder at :23 awaits Task.Delay(60) inside a max-1 semaphore; an async waiter at :24
         case "asyncrace": // as asyncgate, the waiter at :24 begins to wait before the holder's stub at :23 has recorded its hold
+        case "asyncrelay": // as asyncgate, the waiter at :24 holding 40 ms, a second async waiter at :22 behind both, a 20 ms try at :25
         case "counting": // a semaphore of 3 at :25: waits only, its hold not applicable
         case "spin": // a SpinLock held 60 ms at :26 while a waiter at :27 spins
             OtherLocks.Run(args[0]);

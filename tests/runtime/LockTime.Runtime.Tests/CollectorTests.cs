@@ -80,7 +80,7 @@ public class CollectorTests
                     if (i % 10 == 0)
                         c.Released(t, F(1, 0, id * 1000, contended: true), 500);
                 }
-                c.Failed(t, 2, 10, null);
+                c.Failed(t, 2, 10, null, false);
             });
             all[k].Start();
         }
@@ -118,12 +118,12 @@ public class CollectorTests
         var t = c.Thread();
         t.Push(new object(), 0, 0, 0, false, Frame.Exclusive); // the outer lock, still held
         c.Released(t, F(1, 0, 0), 2_000);                    // the inner one's line: no wait for room
-        c.Failed(t, 1, 3_000, null);                          // a failed try's line, the outer lock held
+        c.Failed(t, 1, 3_000, null, false);                          // a failed try's line, the outer lock held
         Assert.Equal(2, lines.Count);
         Assert.Equal(0, rooms);
         Frame outer = t.Remove(0);
         c.Released(t, outer, 5_000);                          // the outer one's line, nothing held now
-        c.Failed(t, 1, 3_000, null);
+        c.Failed(t, 1, 3_000, null, false);
         Assert.Equal(4, lines.Count);
         Assert.Equal(2, rooms);
     }
@@ -135,8 +135,8 @@ public class CollectorTests
         var c = Make(1, 1, lines);
         var t = c.Thread();
         c.Released(t, F(0, 0, 1_000_000, contended: true), 1_500_000); // acquired after 1 ms
-        c.Failed(t, 0, 5_172_000, null);                                     // a TryEnter(o, 5) that gave up
-        c.Failed(t, 0, 300, null);                                         // a TryEnter(o) that found it taken
+        c.Failed(t, 0, 5_172_000, null, false);                                     // a TryEnter(o, 5) that gave up
+        c.Failed(t, 0, 300, null, false);                                         // a TryEnter(o) that found it taken
         var s = c.Merge()[0];
         Assert.Equal(1, s.Acquisitions);
         Assert.Equal(2, s.Failed);
@@ -165,7 +165,7 @@ public class CollectorTests
         c.Released(t, F(0, 0, 0), 999_999);           // below: no line
         c.Released(t, F(0, 0, 0), 52_114_000);        // held 52.114 ms
         c.Released(t, F(1, 10, 3_000_000), 20);       // waited 3 ms
-        c.Failed(t, 1, 2_000_000, null);                    // not acquired after 2 ms
+        c.Failed(t, 1, 2_000_000, null, false);                    // not acquired after 2 ms
         c.Released(t, F(7, 0, 0), 5_000_000);         // an id outside the table: ignored
         Assert.Equal(new[]
         {
@@ -183,7 +183,7 @@ public class CollectorTests
         var lines = new List<object[]>();
         var c = Make(2, 1, lines);
         var t = c.Thread();
-        c.Failed(t, 1, 5_000_000, ["Test", "T::M0", "F.cs:1"]);
+        c.Failed(t, 1, 5_000_000, ["Test", "T::M0", "F.cs:1"], false);
         Assert.Equal(new[] { "LockTime: T::M1 waited 5.000 ms, not acquired at F.cs:2 (held by T::M0 at F.cs:1)" },
                      lines.Select(LineWriter.Format).ToArray());
         SiteStats s = t.Stats(1);
@@ -202,7 +202,7 @@ public class CollectorTests
         c.Records = null;
         var t = c.Thread();
         c.Released(t, F(1, 0, 2_000_000, contended: true) with { Holder = ["Test", "T::M0", "F.cs:1"] }, 3_000_000);
-        c.Failed(t, 0, 4_000_000, null);
+        c.Failed(t, 0, 4_000_000, null, false);
         Assert.Equal(new[]
         {
             "LockTime: T::M1 held 3.000 ms, waited 2.000 ms at F.cs:2 (held by T::M0 at F.cs:1)",

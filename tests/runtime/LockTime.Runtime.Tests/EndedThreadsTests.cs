@@ -42,7 +42,7 @@ public class EndedThreadsTests
                     f.Holder = c.HolderNames[k % 2 == 0 ? 2 : 0];
                 c.Released(t, f, 1000 + 37 * i);
                 if (i % 50 == 0)
-                    c.Failed(t, 2, 5_000 + k, null); // site 2: a failed try now and then
+                    c.Failed(t, 2, 5_000 + k, null, false); // site 2: a failed try now and then
             }
             recorded.Signal();
             end.Wait();

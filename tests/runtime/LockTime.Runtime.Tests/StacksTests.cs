@@ -111,7 +111,7 @@ public class StacksTests
         c.Released(t, CollectorTests.F(0, 2_000_000, 2_000_000, contended: true), 2_100_000); // a slow wait
         c.Released(t, CollectorTests.F(0, 0, 0), 3_000_000);                                  // a slow hold
         c.Released(t, CollectorTests.F(1, 0, 2_000_000, contended: true), 5_000_000);         // both
-        c.Failed(t, 1, 4_000_000, null);                                                      // a slow failed try: a waiter
+        c.Failed(t, 1, 4_000_000, null, false);                                                      // a slow failed try: a waiter
         var sum = c.Merge();
         var s0 = sum[0].Stacks.Sorted();
         Assert.Equal(new[] { (StackSet.Waiter, 1L, 2_000_000L, 100_000L), (StackSet.Holder, 1L, 0L, 3_000_000L) },

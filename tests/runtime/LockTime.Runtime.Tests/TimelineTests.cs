@@ -111,7 +111,7 @@ public class TimelineTests
     {
         var (c, t) = Made(2);
         long before = Clock.Ticks();
-        c.Failed(c.Thread(), 1, 7 * Ms, null);
+        c.Failed(c.Thread(), 1, 7 * Ms, null, false);
         var e = Json(t, 0)["events"]![0]!;
         Assert.False((bool)e["acquired"]!);
         Assert.Null(e["released_ms"]);
@@ -125,7 +125,7 @@ public class TimelineTests
     {
         var (c, t) = Made(2);
         t.Add(["A", "N.T::M", "F.cs:7"], "pool \"1\"", Event(3, 2 * Ms, 5 * Ms, 9 * Ms));
-        c.Failed(c.Thread(), 0, 2 * Ms, null);
+        c.Failed(c.Thread(), 0, 2 * Ms, null, false);
         string json = Report.Format(new ProcessInfo { Name = "x" }, [], 0, null, t, 0, 1);
         JsonTests.Validate(json);
         Assert.Equal(2, JsonNode.Parse(json)!["timeline"]!["events"]!.AsArray().Count);

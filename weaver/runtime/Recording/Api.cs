@@ -122,7 +122,7 @@ namespace LockTime.Runtime
                     t.WaitAcquired(acquired);
                 else
                     t.EndWait();
-                Kept(c, t, semaphore, site, start, acquired, contended, behind, wait, order);
+                Kept(c, t, semaphore, site, start, acquired, contended, behind, wait, order, null);
             } catch (Exception) {
             }
         }
@@ -146,9 +146,9 @@ namespace LockTime.Runtime
                     return;
                 if (task.IsCompleted) {
                     if (PendingWait.Acquired(task))
-                        Kept(c, t, semaphore, site, start, start, false, null, 0, OutOfOrder);
+                        Kept(c, t, semaphore, site, start, start, false, null, 0, OutOfOrder, null);
                     else
-                        c.Failed(t, site, Clock.Ticks() - start, null);
+                        c.Failed(t, site, Clock.Ticks() - start, null, false);
                     return;
                 }
                 PendingWait p = new PendingWait();
@@ -160,6 +160,7 @@ namespace LockTime.Runtime
                 SemaphoreState s = semaphore == null ? null : c.Semaphores.Of(t, semaphore);
                 if (s != null && s.IsLock) {
                     p.State = s;
+                    p.Posts = new BlamePost[Blame.PendingPosts];
                     lock (s) {
                         p.Next = s.Pending;
                         Volatile.Write(ref s.Pending, p);
@@ -170,13 +171,37 @@ namespace LockTime.Runtime
             }
         }
 
-        /// <summary>What a <see cref="PendingWait"/> records, on the thread that completed its task (<paramref name="ordered"/> false: not followed in the lock order, see <see cref="AcquiredWhenDone"/>).</summary>
-        internal static void SemaphoreAcquired(object semaphore, int site, long start, long acquired, bool contended, string[] behind, bool ordered)
+        /// <summary>
+        /// What a <see cref="PendingWait"/> records, on the thread that completed its task (<paramref name="ordered"/> false:
+        /// not followed in the lock order, see <see cref="AcquiredWhenDone"/>); <paramref name="posts"/> the shares its
+        /// holders told (<see cref="PendingWait.Posts"/>, null for none: all to <paramref name="behind"/>, the holder found
+        /// as it began).
+        /// </summary>
+        internal static void SemaphoreAcquired(object semaphore, int site, long start, long acquired, bool contended, string[] behind, bool ordered,
+                                               BlamePost[] posts)
         {
             Collector c = Runtime.Current;
             ThreadRecord t = Recorder(c);
             if (t != null)
-                Kept(c, t, semaphore, site, start, acquired, contended, behind, 0, ordered ? HeldInOrder : OutOfOrder);
+                Kept(c, t, semaphore, site, start, acquired, contended, behind, 0, ordered ? HeldInOrder : OutOfOrder, posts);
+        }
+
+        /// <summary>
+        /// What a <see cref="PendingWait"/> that did not acquire records (its task gave false, was cancelled or faulted),
+        /// on the thread that completed its task: a failed try waiting from <paramref name="start"/> to <paramref name="end"/>,
+        /// charged to the holders that told their shares (<paramref name="posts"/>, null for none) and the rest to
+        /// <paramref name="behind"/>, the holder found as it began, as an acquisition's wait is.
+        /// </summary>
+        internal static void SemaphoreNotAcquired(int site, long start, long end, string[] behind, BlamePost[] posts)
+        {
+            Collector c = Runtime.Current;
+            ThreadRecord t = Recorder(c);
+            if (t == null)
+                return;
+            SiteStats stats = posts == null ? null : t.Stats(site);
+            if (stats != null)
+                behind = Blame.Charge(c, t, posts, Blame.PendingSeq, stats, end - start, behind);
+            c.Failed(t, site, end - start, behind, stats != null);
         }
 
         /// <summary>
@@ -188,9 +213,11 @@ namespace LockTime.Runtime
         /// A signal (<see cref="SemaphoreState.Signal"/>) is never in the order. <paramref name="wait"/>: the number of the
         /// thread's wait before a contended acquisition (0: none), whose holders told their shares before they released
         /// (<see cref="ReleasingSemaphore"/>): charged now (<see cref="Blame.Charge"/>), the hold released perhaps elsewhere.
+        /// <paramref name="posts"/>: a <c>WaitAsync</c>'s own shares told by its holders (<see cref="PendingWait.Posts"/>),
+        /// charged now too; null for none.
         /// </summary>
         static void Kept(Collector c, ThreadRecord t, object semaphore, int site, long start, long acquired, bool contended,
-                         string[] behind, int wait, byte order)
+                         string[] behind, int wait, byte order, BlamePost[] posts)
         {
             if (semaphore == null)
                 return;
@@ -199,11 +226,14 @@ namespace LockTime.Runtime
                 c.WaitOnly(t, site, acquired - start, contended, behind);
                 return;
             }
-            if (wait != 0) {
+            bool charged = wait != 0 || posts != null;
+            if (charged) {
                 SiteStats stats = t.Stats(site);
                 if (stats != null)
-                    behind = Blame.Charge(c, t, wait, stats, acquired - start, behind);
-                t.Charged(wait);
+                    behind = wait != 0 ? Blame.Charge(c, t, wait, stats, acquired - start, behind)
+                                       : Blame.Charge(c, t, posts, Blame.PendingSeq, stats, acquired - start, behind);
+                if (wait != 0)
+                    t.Charged(wait);
             }
             bool ordered = !s.Signal && c.OrderEnter != null;
             OrderedSemaphores mine = null;
@@ -216,7 +246,7 @@ namespace LockTime.Runtime
             s.Hold.Acquired = acquired >= s.Known ? acquired : s.Known; /* not before the run-time knew it (SemaphoreState.Known) */
             s.Hold.Wait = acquired - start;
             s.Hold.Contended = contended;
-            s.Hold.WaitSeq = wait != 0 ? -1 : 0; /* -1: charged here, Collector.Released names the holder only */
+            s.Hold.WaitSeq = charged ? -1 : 0; /* -1: charged here, Collector.Released names the holder only */
             if (behind != null || s.Hold.Holder != null) /* the references only when they change: no write barrier else */
                 s.Hold.Holder = behind;
             ThreadRecord orderer = mine == null ? null : t;
@@ -284,8 +314,14 @@ namespace LockTime.Runtime
                     else if (t.Ordered != null)
                         t.Ordered.Left(s, c, t);
                 }
-                if (Volatile.Read(ref Blame.WaitersNow) != 0) /* told before the release: a waiter that takes it finds the share */
-                    Blame.Released(c, t, semaphore, t.Releasing.Site, Frame.Exclusive, t.Releasing.Acquired, Clock.Ticks());
+                bool waiters = Volatile.Read(ref Blame.WaitersNow) != 0, pending = Volatile.Read(ref s.Pending) != null;
+                if (waiters || pending) { /* told before the release: a waiter that takes it finds the share */
+                    long now = Clock.Ticks();
+                    if (waiters)
+                        Blame.Released(c, t, semaphore, t.Releasing.Site, Frame.Exclusive, t.Releasing.Acquired, now);
+                    if (pending)
+                        Blame.ReleasedToPending(c, t, s, t.Releasing.Site, t.Releasing.Acquired, now);
+                }
                 return t;
             } catch (Exception) {
                 return null;
@@ -695,7 +731,7 @@ namespace LockTime.Runtime
                 string[] behind = t.Behind;
                 t.Behind = null;
                 t.EndWait();
-                c.Failed(t, site, end - start, behind);
+                c.Failed(t, site, end - start, behind, false);
             } catch (Exception) {
             }
         }

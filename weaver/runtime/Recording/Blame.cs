@@ -64,21 +64,45 @@ namespace LockTime.Runtime
                     continue;
                 long from = Math.Max(acquired, began), to = ended != 0 ? Math.Min(now, ended) : now;
                 if (to > from)
-                    Post(w, seq, c.HolderNames[site], to - from, to, holder.ThreadId, acquired);
+                    Post(w.Posts, ref w.PostNext, seq, c.HolderNames[site], to - from, to, holder.ThreadId, acquired);
+            }
+        }
+
+        /// <summary>Posts kept per <c>WaitAsync</c> that waits (<see cref="PendingWait.Posts"/>): holders past these overwrite the oldest.</summary>
+        internal const int PendingPosts = 8;
+
+        /// <summary>The number of a <c>WaitAsync</c>'s one wait in its own posts (<see cref="PendingWait.Posts"/>).</summary>
+        internal const int PendingSeq = 1;
+
+        /// <summary>
+        /// <paramref name="holder"/>'s thread releases semaphore state <paramref name="s"/>'s hold, taken at
+        /// <paramref name="site"/> at <paramref name="acquired"/> (ticks), at <paramref name="now"/>: every <c>WaitAsync</c>
+        /// still waiting for it (<see cref="SemaphoreState.Pending"/>, no thread of its own to post to) is told the part
+        /// of its wait the hold covered, into its own posts, which its acquisition charges (<see cref="Charge"/>).
+        /// Called before the original <c>Release</c>, so that a wait its release completes has the share.
+        /// </summary>
+        internal static void ReleasedToPending(Collector c, ThreadRecord holder, SemaphoreState s, int site, long acquired, long now)
+        {
+            if ((uint)site >= (uint)c.HolderNames.Length)
+                return;
+            for (PendingWait p = Volatile.Read(ref s.Pending); p != null; p = Volatile.Read(ref p.Next)) {
+                long from = Math.Max(acquired, p.Start);
+                if (now > from)
+                    Post(p.Posts, ref p.PostNext, PendingSeq, c.HolderNames[site], now - from, now, holder.ThreadId, acquired);
             }
         }
 
         /// <summary>
-        /// Puts a share of <paramref name="ticks"/> by <paramref name="holder"/> into <paramref name="w"/>'s posts for its
-        /// wait <paramref name="seq"/>, with the holder's <paramref name="thread"/> and the start of its hold <paramref name="holdFrom"/>;
-        /// a slot another holder is writing at the same moment is left to it (the share is lost).
+        /// Puts a share of <paramref name="ticks"/> by <paramref name="holder"/> into <paramref name="posts"/> (a waiting
+        /// thread's or a <c>WaitAsync</c>'s; <paramref name="next"/> its next slot) for wait <paramref name="seq"/>, with the
+        /// holder's <paramref name="thread"/> and the start of its hold <paramref name="holdFrom"/>; a slot another holder is
+        /// writing at the same moment is left to it (the share is lost).
         /// </summary>
-        static void Post(ThreadRecord w, int seq, string[] holder, long ticks, long end, int thread, long holdFrom)
+        static void Post(BlamePost[] posts, ref int next, int seq, string[] holder, long ticks, long end, int thread, long holdFrom)
         {
-            BlamePost[] posts = w.Posts;
             if (posts == null)
                 return;
-            int i = (Interlocked.Increment(ref w.PostNext) - 1) & (posts.Length - 1);
+            int i = (Interlocked.Increment(ref next) - 1) & (posts.Length - 1);
             int old = Volatile.Read(ref posts[i].Seq);
             if (old == -1 || Interlocked.CompareExchange(ref posts[i].Seq, -1, old) != old)
                 return;
@@ -91,13 +115,13 @@ namespace LockTime.Runtime
         }
 
         /// <summary>
-        /// Copies the whole posts of wait <paramref name="seq"/> out of <paramref name="w"/>'s ring into its
-        /// <see cref="ThreadRecord.Taken"/> (the calling thread's own: a holder late to tell may overwrite a slot
-        /// meanwhile) and returns how many, also kept in <see cref="ThreadRecord.TakenCount"/> (the timeline's links).
+        /// Copies the whole posts of wait <paramref name="seq"/> out of the ring <paramref name="posts"/> into
+        /// <paramref name="w"/>'s <see cref="ThreadRecord.Taken"/> (the calling thread's own: a holder late to tell may
+        /// overwrite a slot meanwhile) and returns how many, also kept in <see cref="ThreadRecord.TakenCount"/> (the
+        /// timeline's links).
         /// </summary>
-        static int Take(ThreadRecord w, int seq)
+        static int Take(ThreadRecord w, BlamePost[] posts, int seq)
         {
-            BlamePost[] posts = w.Posts;
             w.TakenCount = 0;
             if (seq == 0 || posts == null)
                 return 0;
@@ -129,7 +153,17 @@ namespace LockTime.Runtime
         /// </summary>
         internal static string[] Charge(Collector c, ThreadRecord w, int seq, SiteStats s, long waitTicks, string[] found)
         {
-            int n = Take(w, seq);
+            return Charge(c, w, w.Posts, seq, s, waitTicks, found);
+        }
+
+        /// <summary>
+        /// As <see cref="Charge(Collector, ThreadRecord, int, SiteStats, long, string[])"/>, the shares read from
+        /// <paramref name="posts"/> (a <c>WaitAsync</c>'s own, <see cref="PendingWait.Posts"/>, wait <see cref="PendingSeq"/>)
+        /// by <paramref name="w"/>, the thread that records the wait.
+        /// </summary>
+        internal static string[] Charge(Collector c, ThreadRecord w, BlamePost[] posts, int seq, SiteStats s, long waitTicks, string[] found)
+        {
+            int n = Take(w, posts, seq);
             BlamePost[] taken = w.Taken;
             long told = 0;
             for (int i = 0; i < n; i++)

@@ -384,9 +384,10 @@ namespace LockTime.Runtime
         /// timed-out or cancelled WaitAsync) after waiting <paramref name="waitTicks"/>: it counts as failed,
         /// its wait counts in the site's wait like any other, and it counts as contended, since its try
         /// did not get the lock; <paramref name="holder"/>, when known, the site it waited behind, as for
-        /// an acquisition.
+        /// an acquisition, charged the whole wait unless <paramref name="charged"/> (the caller shared it among the
+        /// holders already, <see cref="Blame.Charge"/>).
         /// </summary>
-        internal void Failed(ThreadRecord t, int site, long waitTicks, string[] holder)
+        internal void Failed(ThreadRecord t, int site, long waitTicks, string[] holder, bool charged)
         {
             SiteStats s = t.Stats(site);
             if (s == null)
@@ -395,7 +396,7 @@ namespace LockTime.Runtime
             s.Failed++;
             s.Contended++;
             s.Wait.Record(waitNs);
-            if (holder != null)
+            if (holder != null && !charged)
                 s.WaitedBehind(holder, waitNs, 1);
             if (waitTicks >= ThresholdTicks)
                 Slow(t, s, site, -1, waitNs, holder, true, false);

@@ -215,6 +215,13 @@ namespace LockTime.Runtime
         internal SemaphoreState State;
         /// <summary>The next on <see cref="SemaphoreState.Pending"/>.</summary>
         internal PendingWait Next;
+        /// <summary>
+        /// The shares of the holds this wait waited behind, told by each holder's release while it is listed
+        /// (<see cref="Blame.ReleasedToPending"/>; <see cref="Blame.PendingPosts"/> slots, made as it is listed), and
+        /// the next slot to write; charged as it is recorded. Null for a wait not listed (a counting semaphore's).
+        /// </summary>
+        internal BlamePost[] Posts;
+        internal int PostNext;
         int taken;
 
         /// <summary>True for the one caller that records this wait (<see cref="Done"/> or <c>Api.Settle</c>).</summary>
@@ -252,9 +259,9 @@ namespace LockTime.Runtime
         internal void Record(Task task, long now)
         {
             if (Acquired(task))
-                Api.SemaphoreAcquired(Semaphore, Site, Start, now, true, Behind, false);
+                Api.SemaphoreAcquired(Semaphore, Site, Start, now, true, Behind, false, Posts);
             else
-                Api.NotAcquired(Site, Start, now);
+                Api.SemaphoreNotAcquired(Site, Start, now, Behind, Posts);
         }
 
         /// <summary>Takes this wait off <paramref name="s"/>'s list (the state locked by the caller).</summary>
