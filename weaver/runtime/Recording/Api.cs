@@ -122,7 +122,7 @@ namespace LockTime.Runtime
                     t.WaitAcquired(acquired);
                 else
                     t.EndWait();
-                Kept(c, t, semaphore, site, start, acquired, contended, behind, wait, order, null);
+                Kept(c, t, semaphore, site, start, acquired, contended, behind, wait, order, false);
             } catch (Exception) {
             }
         }
@@ -146,7 +146,7 @@ namespace LockTime.Runtime
                     return;
                 if (task.IsCompleted) {
                     if (PendingWait.Acquired(task))
-                        Kept(c, t, semaphore, site, start, start, false, null, 0, OutOfOrder, null);
+                        Kept(c, t, semaphore, site, start, start, false, null, 0, OutOfOrder, false);
                     else
                         c.Failed(t, site, Clock.Ticks() - start, null, false);
                     return;
@@ -160,8 +160,9 @@ namespace LockTime.Runtime
                 SemaphoreState s = semaphore == null ? null : c.Semaphores.Of(t, semaphore);
                 if (s != null && s.IsLock) {
                     p.State = s;
-                    p.Posts = new BlamePost[Blame.PendingPosts];
                     lock (s) {
+                        if (s.Holds == null)
+                            s.Holds = new BlamePost[Blame.HoldLog];
                         p.Next = s.Pending;
                         Volatile.Write(ref s.Pending, p);
                     }
@@ -173,34 +174,35 @@ namespace LockTime.Runtime
 
         /// <summary>
         /// What a <see cref="PendingWait"/> records, on the thread that completed its task (<paramref name="ordered"/> false:
-        /// not followed in the lock order, see <see cref="AcquiredWhenDone"/>); <paramref name="posts"/> the shares its
-        /// holders told (<see cref="PendingWait.Posts"/>, null for none: all to <paramref name="behind"/>, the holder found
-        /// as it began).
+        /// not followed in the lock order, see <see cref="AcquiredWhenDone"/>); <paramref name="logged"/>: it was listed
+        /// on a lock's state, whose log of holds it shares its wait among (<see cref="Blame.ChargeLogged"/>), the rest to
+        /// <paramref name="behind"/>, the holder found as it began.
         /// </summary>
         internal static void SemaphoreAcquired(object semaphore, int site, long start, long acquired, bool contended, string[] behind, bool ordered,
-                                               BlamePost[] posts)
+                                               bool logged)
         {
             Collector c = Runtime.Current;
             ThreadRecord t = Recorder(c);
             if (t != null)
-                Kept(c, t, semaphore, site, start, acquired, contended, behind, 0, ordered ? HeldInOrder : OutOfOrder, posts);
+                Kept(c, t, semaphore, site, start, acquired, contended, behind, 0, ordered ? HeldInOrder : OutOfOrder, logged);
         }
 
         /// <summary>
         /// What a <see cref="PendingWait"/> that did not acquire records (its task gave false, was cancelled or faulted),
         /// on the thread that completed its task: a failed try waiting from <paramref name="start"/> to <paramref name="end"/>,
-        /// charged to the holders that told their shares (<paramref name="posts"/>, null for none) and the rest to
-        /// <paramref name="behind"/>, the holder found as it began, as an acquisition's wait is.
+        /// shared among the holds in the log of <paramref name="state"/> (the lock's state it was listed on, null for none:
+        /// <see cref="Blame.ChargeLogged"/>), the rest to <paramref name="behind"/>, the holder found as it began, as an
+        /// acquisition's wait is.
         /// </summary>
-        internal static void SemaphoreNotAcquired(int site, long start, long end, string[] behind, BlamePost[] posts)
+        internal static void SemaphoreNotAcquired(SemaphoreState state, int site, long start, long end, string[] behind)
         {
             Collector c = Runtime.Current;
             ThreadRecord t = Recorder(c);
             if (t == null)
                 return;
-            SiteStats stats = posts == null ? null : t.Stats(site);
+            SiteStats stats = state == null ? null : t.Stats(site);
             if (stats != null)
-                behind = Blame.Charge(c, t, posts, Blame.PendingSeq, stats, end - start, behind);
+                behind = Blame.ChargeLogged(c, t, state.Holds, start, end, stats, behind);
             c.Failed(t, site, end - start, behind, stats != null);
         }
 
@@ -213,11 +215,11 @@ namespace LockTime.Runtime
         /// A signal (<see cref="SemaphoreState.Signal"/>) is never in the order. <paramref name="wait"/>: the number of the
         /// thread's wait before a contended acquisition (0: none), whose holders told their shares before they released
         /// (<see cref="ReleasingSemaphore"/>): charged now (<see cref="Blame.Charge"/>), the hold released perhaps elsewhere.
-        /// <paramref name="posts"/>: a <c>WaitAsync</c>'s own shares told by its holders (<see cref="PendingWait.Posts"/>),
-        /// charged now too; null for none.
+        /// <paramref name="logged"/>: a <c>WaitAsync</c> that waited listed on the state, shared among the holds of its log
+        /// (<see cref="Blame.ChargeLogged"/>) now too.
         /// </summary>
         static void Kept(Collector c, ThreadRecord t, object semaphore, int site, long start, long acquired, bool contended,
-                         string[] behind, int wait, byte order, BlamePost[] posts)
+                         string[] behind, int wait, byte order, bool logged)
         {
             if (semaphore == null)
                 return;
@@ -226,12 +228,12 @@ namespace LockTime.Runtime
                 c.WaitOnly(t, site, acquired - start, contended, behind);
                 return;
             }
-            bool charged = wait != 0 || posts != null;
+            bool charged = wait != 0 || logged;
             if (charged) {
                 SiteStats stats = t.Stats(site);
                 if (stats != null)
                     behind = wait != 0 ? Blame.Charge(c, t, wait, stats, acquired - start, behind)
-                                       : Blame.Charge(c, t, posts, Blame.PendingSeq, stats, acquired - start, behind);
+                                       : Blame.ChargeLogged(c, t, s.Holds, start, acquired, stats, behind);
                 if (wait != 0)
                     t.Charged(wait);
             }
@@ -320,7 +322,7 @@ namespace LockTime.Runtime
                     if (waiters)
                         Blame.Released(c, t, semaphore, t.Releasing.Site, Frame.Exclusive, t.Releasing.Acquired, now);
                     if (pending)
-                        Blame.ReleasedToPending(c, t, s, t.Releasing.Site, t.Releasing.Acquired, now);
+                        Blame.ReleasedLogged(c, t, s, t.Releasing.Site, t.Releasing.Acquired, now);
                 }
                 return t;
             } catch (Exception) {

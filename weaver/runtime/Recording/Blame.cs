@@ -68,35 +68,29 @@ namespace LockTime.Runtime
             }
         }
 
-        /// <summary>Posts kept per <c>WaitAsync</c> that waits (<see cref="PendingWait.Posts"/>): holders past these overwrite the oldest.</summary>
-        internal const int PendingPosts = 8;
-
-        /// <summary>The number of a <c>WaitAsync</c>'s one wait in its own posts (<see cref="PendingWait.Posts"/>).</summary>
-        internal const int PendingSeq = 1;
+        /// <summary>Holds kept per semaphore that <c>WaitAsync</c>s wait for (<see cref="SemaphoreState.Holds"/>): a wait through more holds charges the older ones' part as the rest.</summary>
+        internal const int HoldLog = 16;
 
         /// <summary>
         /// <paramref name="holder"/>'s thread releases semaphore state <paramref name="s"/>'s hold, taken at
-        /// <paramref name="site"/> at <paramref name="acquired"/> (ticks), at <paramref name="now"/>: every <c>WaitAsync</c>
-        /// still waiting for it (<see cref="SemaphoreState.Pending"/>, no thread of its own to post to) is told the part
-        /// of its wait the hold covered, into its own posts, which its acquisition charges (<see cref="Charge"/>).
-        /// Called before the original <c>Release</c>, so that a wait its release completes has the share.
+        /// <paramref name="site"/> at <paramref name="acquired"/> (ticks), at <paramref name="now"/>, while a
+        /// <c>WaitAsync</c> waits for it (<see cref="SemaphoreState.Pending"/>: no thread of its own to post to): the
+        /// hold goes into the semaphore's log (<see cref="SemaphoreState.Holds"/>), whose holds each wait shares its time
+        /// among as it is recorded (<see cref="ChargeLogged"/>). O(1), before the original <c>Release</c>, so that a wait
+        /// its release completes finds it.
         /// </summary>
-        internal static void ReleasedToPending(Collector c, ThreadRecord holder, SemaphoreState s, int site, long acquired, long now)
+        internal static void ReleasedLogged(Collector c, ThreadRecord holder, SemaphoreState s, int site, long acquired, long now)
         {
-            if ((uint)site >= (uint)c.HolderNames.Length)
-                return;
-            for (PendingWait p = Volatile.Read(ref s.Pending); p != null; p = Volatile.Read(ref p.Next)) {
-                long from = Math.Max(acquired, p.Start);
-                if (now > from)
-                    Post(p.Posts, ref p.PostNext, PendingSeq, c.HolderNames[site], now - from, now, holder.ThreadId, acquired);
-            }
+            if ((uint)site < (uint)c.HolderNames.Length && now > acquired)
+                Post(s.Holds, ref s.HoldNext, 1, c.HolderNames[site], now - acquired, now, holder.ThreadId, acquired);
         }
 
         /// <summary>
         /// Puts a share of <paramref name="ticks"/> by <paramref name="holder"/> into <paramref name="posts"/> (a waiting
-        /// thread's or a <c>WaitAsync</c>'s; <paramref name="next"/> its next slot) for wait <paramref name="seq"/>, with the
-        /// holder's <paramref name="thread"/> and the start of its hold <paramref name="holdFrom"/>; a slot another holder is
-        /// writing at the same moment is left to it (the share is lost).
+        /// thread's, for its wait <paramref name="seq"/>; or a semaphore's log of holds, seq 1, the hold's whole length),
+        /// <paramref name="next"/> its next slot, ending at <paramref name="end"/>, with the holder's
+        /// <paramref name="thread"/> and the start of its hold <paramref name="holdFrom"/>; a slot another holder is writing
+        /// at the same moment is left to it (the share is lost).
         /// </summary>
         static void Post(BlamePost[] posts, ref int next, int seq, string[] holder, long ticks, long end, int thread, long holdFrom)
         {
@@ -115,13 +109,13 @@ namespace LockTime.Runtime
         }
 
         /// <summary>
-        /// Copies the whole posts of wait <paramref name="seq"/> out of the ring <paramref name="posts"/> into
-        /// <paramref name="w"/>'s <see cref="ThreadRecord.Taken"/> (the calling thread's own: a holder late to tell may
-        /// overwrite a slot meanwhile) and returns how many, also kept in <see cref="ThreadRecord.TakenCount"/> (the
-        /// timeline's links).
+        /// Copies the whole posts of wait <paramref name="seq"/> out of <paramref name="w"/>'s ring into its
+        /// <see cref="ThreadRecord.Taken"/> (the calling thread's own: a holder late to tell may overwrite a slot
+        /// meanwhile) and returns how many, also kept in <see cref="ThreadRecord.TakenCount"/> (the timeline's links).
         /// </summary>
-        static int Take(ThreadRecord w, BlamePost[] posts, int seq)
+        static int Take(ThreadRecord w, int seq)
         {
+            BlamePost[] posts = w.Posts;
             w.TakenCount = 0;
             if (seq == 0 || posts == null)
                 return 0;
@@ -143,6 +137,40 @@ namespace LockTime.Runtime
         }
 
         /// <summary>
+        /// Copies into <paramref name="w"/>'s <see cref="ThreadRecord.Taken"/> the part of a wait from
+        /// <paramref name="from"/> to <paramref name="to"/> (ticks) that each whole hold of the semaphore's
+        /// <paramref name="log"/> covered (<see cref="ReleasedLogged"/>) and returns how many, as <see cref="Take"/>.
+        /// </summary>
+        static int TakeLogged(ThreadRecord w, BlamePost[] log, long from, long to)
+        {
+            w.TakenCount = 0;
+            if (log == null)
+                return 0;
+            BlamePost[] taken = w.Taken ?? (w.Taken = new BlamePost[Posts]);
+            int n = 0;
+            for (int i = 0; i < log.Length && n < taken.Length; i++) {
+                if (Volatile.Read(ref log[i].Seq) != 1)
+                    continue;
+                string[] holder = log[i].Holder;
+                long holdFrom = log[i].HoldFrom, end = log[i].End;
+                int thread = log[i].Thread;
+                if (Volatile.Read(ref log[i].Seq) != 1 || holder == null)
+                    continue;
+                long lo = Math.Max(holdFrom, from), hi = Math.Min(end, to);
+                if (hi <= lo)
+                    continue;
+                taken[n].Holder = holder;
+                taken[n].Ticks = hi - lo;
+                taken[n].End = hi;
+                taken[n].Thread = thread;
+                taken[n].HoldFrom = holdFrom;
+                n++;
+            }
+            w.TakenCount = n;
+            return n;
+        }
+
+        /// <summary>
         /// Charges wait number <paramref name="seq"/> of <paramref name="w"/> (the calling thread, the one that
         /// waited), <paramref name="waitTicks"/> long, to its holders in <paramref name="s"/>'s
         /// <see cref="SiteStats.WaitedBehind"/> (the wait counted once, to the holder it waited behind longest): each holder that told its share (scaled down when
@@ -153,17 +181,22 @@ namespace LockTime.Runtime
         /// </summary>
         internal static string[] Charge(Collector c, ThreadRecord w, int seq, SiteStats s, long waitTicks, string[] found)
         {
-            return Charge(c, w, w.Posts, seq, s, waitTicks, found);
+            return Share(c, w, Take(w, seq), s, waitTicks, found);
         }
 
         /// <summary>
-        /// As <see cref="Charge(Collector, ThreadRecord, int, SiteStats, long, string[])"/>, the shares read from
-        /// <paramref name="posts"/> (a <c>WaitAsync</c>'s own, <see cref="PendingWait.Posts"/>, wait <see cref="PendingSeq"/>)
-        /// by <paramref name="w"/>, the thread that records the wait.
+        /// As <see cref="Charge"/>, for a <c>WaitAsync</c> from <paramref name="from"/> to <paramref name="to"/> (ticks)
+        /// recorded by <paramref name="w"/>'s thread: the shares are the parts of it the holds in the semaphore's
+        /// <paramref name="log"/> covered (<see cref="SemaphoreState.Holds"/>, null for none: all to <paramref name="found"/>).
         /// </summary>
-        internal static string[] Charge(Collector c, ThreadRecord w, BlamePost[] posts, int seq, SiteStats s, long waitTicks, string[] found)
+        internal static string[] ChargeLogged(Collector c, ThreadRecord w, BlamePost[] log, long from, long to, SiteStats s, string[] found)
         {
-            int n = Take(w, posts, seq);
+            return Share(c, w, TakeLogged(w, log, from, to), s, to - from, found);
+        }
+
+        /// <summary>Charges <paramref name="waitTicks"/> to the <paramref name="n"/> shares taken into <paramref name="w"/>'s <see cref="ThreadRecord.Taken"/>, as <see cref="Charge"/> says.</summary>
+        static string[] Share(Collector c, ThreadRecord w, int n, SiteStats s, long waitTicks, string[] found)
+        {
             BlamePost[] taken = w.Taken;
             long told = 0;
             for (int i = 0; i < n; i++)

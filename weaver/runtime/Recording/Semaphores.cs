@@ -52,6 +52,13 @@ namespace LockTime.Runtime
         /// only after the awaiting method has released it: a release settles them first (<c>Api.Settle</c>).
         /// </summary>
         internal PendingWait Pending;
+        /// <summary>
+        /// The last holds released while a <c>WaitAsync</c> waited (<see cref="Blame.ReleasedLogged"/>; made as the first one
+        /// is listed, <see cref="Blame.HoldLog"/> slots) and the next slot to write: a <c>WaitAsync</c> has no thread for the
+        /// holders to post their shares to, so it shares its wait among those as it is recorded (<see cref="Blame.ChargeLogged"/>).
+        /// </summary>
+        internal BlamePost[] Holds;
+        internal int HoldNext;
     }
 
     /// <summary>
@@ -215,13 +222,6 @@ namespace LockTime.Runtime
         internal SemaphoreState State;
         /// <summary>The next on <see cref="SemaphoreState.Pending"/>.</summary>
         internal PendingWait Next;
-        /// <summary>
-        /// The shares of the holds this wait waited behind, told by each holder's release while it is listed
-        /// (<see cref="Blame.ReleasedToPending"/>; <see cref="Blame.PendingPosts"/> slots, made as it is listed), and
-        /// the next slot to write; charged as it is recorded. Null for a wait not listed (a counting semaphore's).
-        /// </summary>
-        internal BlamePost[] Posts;
-        internal int PostNext;
         int taken;
 
         /// <summary>True for the one caller that records this wait (<see cref="Done"/> or <c>Api.Settle</c>).</summary>
@@ -259,9 +259,9 @@ namespace LockTime.Runtime
         internal void Record(Task task, long now)
         {
             if (Acquired(task))
-                Api.SemaphoreAcquired(Semaphore, Site, Start, now, true, Behind, false, Posts);
+                Api.SemaphoreAcquired(Semaphore, Site, Start, now, true, Behind, false, State != null);
             else
-                Api.SemaphoreNotAcquired(Site, Start, now, Behind, Posts);
+                Api.SemaphoreNotAcquired(State, Site, Start, now, Behind);
         }
 
         /// <summary>Takes this wait off <paramref name="s"/>'s list (the state locked by the caller).</summary>
