@@ -120,6 +120,15 @@ mem_20k=$(sed -n 's/^memory after GC: //p' "$LT_TMP/e.out")
 expect "ended: memory after GC with 20000 threads within 4 MB of 2000 threads'" \
 	'[ -n "$mem_2k" ] && [ -n "$mem_20k" ] && [ $((mem_20k - mem_2k)) -lt $((4 * 1024 * 1024)) ]' "2000 threads: $mem_2k bytes, 20000 threads: $mem_20k bytes"
 
+# A lock call that throws while it waits (Thread.Interrupt on a thread blocked in lock) did not acquire: a failed
+# try of its site, its wait charged to the holder, as a timed try that gives up.
+LOCKTIME_REPORT="$LT_TMP/intr.json" host "$LT_TMP/intr.out" "$LT_TMP/intr.err" interrupted
+expect "interrupted: the wait a Thread.Interrupt ended is a failed try, waited behind the holder" \
+	'[ "$host_rc" -eq 0 ] && grep -qx "waiter: interrupted" "$LT_TMP/intr.out" &&
+	 [ "$(report_field "$LT_TMP/intr.json" Program.cs:13 "(s[\"acquisitions\"], s[\"contended\"], s[\"failed\"], s[\"wait_ms\"][\"max\"] >= 40, [w[\"location\"] for w in s[\"waited_behind\"]], s[\"waiting_now\"][\"count\"])")" = "(0, 1, 1, True, ['"'"'Program.cs:12'"'"'], 0)" ] &&
+	 [ "$(report_field "$LT_TMP/intr.json" Program.cs:12 "(s[\"acquisitions\"], s[\"blamed_wait_ms\"] >= 40)")" = "(1, True)" ]' \
+	"$(cat "$LT_TMP/intr.out" "$LT_TMP/intr.err" "$LT_TMP/intr.json")"
+
 # A 100 ms hold at Program.cs:12 and a waiter at :13 (contended), three waiters (waiters). The program
 # measures each hold and wait itself around the stubs ("measured:" lines): the reported hold lies
 # between the inner and outer measure, each wait within 3 ms below the waiter's own measure (what the

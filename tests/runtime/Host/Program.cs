@@ -1,5 +1,5 @@
 // Program.cs - lock scenarios through hand-written call-site stubs, for tests/integration/runtime.sh.
-//   Host nested | threads | ended N | contended | waiters | waitblame | rewait | exit | library | many | interval REPORT
+//   Host nested | threads | ended N | contended | waiters | interrupted | waitblame | rewait | exit | library | many | interval REPORT
 //        | transfer | cycle3 | nocycle | libcycle | stress | metrics BEFORE SECONDS AFTER
 //        | rwlock | readers | semaphore | semorder | asyncwait | asyncgate | asyncrace | asyncrelay | counting | spin | term plain|before|after|earlyMS[flood]|earlyline[flood] | stuck REPORT COPY
 //        | flood exit|throw|term|interval [REPORT COPY] | atexit
@@ -117,6 +117,29 @@ internal static class Program
                 t.Join();
             }
             Console.WriteLine("memory after GC: " + GC.GetTotalMemory(true).ToString(System.Globalization.CultureInfo.InvariantCulture));
+            break;
+        }
+        case "interrupted": { // a holder at Program.cs:12 holds 200 ms; a waiter at :13 is interrupted after 50 ms and catches it
+            object l = new object();
+            using var held = new ManualResetEventSlim();
+            var holder = new Thread(() => { Enter(l, 2); held.Set(); Thread.Sleep(200); Exit(l); });
+            holder.Start();
+            held.Wait();
+            string outcome = "acquired";
+            var waiter = new Thread(() => {
+                try {
+                    Enter(l, 3);
+                    Exit(l);
+                } catch (ThreadInterruptedException) {
+                    outcome = "interrupted";
+                }
+            });
+            waiter.Start();
+            Thread.Sleep(50);
+            waiter.Interrupt();
+            waiter.Join();
+            holder.Join();
+            Console.WriteLine("waiter: " + outcome);
             break;
         }
         case "contended": // a holder at Program.cs:12 holds 100 ms while a waiter at :13 waits

@@ -69,7 +69,7 @@ namespace LockTime.Runtime
         /// lock (<c>Thread.Interrupt</c> on a thread blocked in <c>lock</c>, <c>Mutex.WaitOne</c>...), which no
         /// acquisition or release of its own says - and it may go on holding its locks, not waiting, in a
         /// <c>catch</c> inside them: it waits no more (<see cref="Unwait"/>, and its record's wait ends:
-        /// <see cref="ThreadRecord.EndWait"/>).
+        /// <see cref="ThreadRecord.EndWait"/>, recorded first as a try that did not acquire: <see cref="Api.Threw"/>).
         /// </summary>
         internal static void Thrown(object sender, FirstChanceExceptionEventArgs e)
         {
@@ -78,8 +78,10 @@ namespace LockTime.Runtime
                 if (h != null && h.WaitingFor != null)
                     Unwait(h);
                 ThreadRecord t = ThreadRecord.Current;
-                if (t != null && t.WaitingSince != 0)
+                if (t != null && t.WaitingSince != 0) {
+                    Api.Threw(e.Exception, t);
                     t.EndWait();
+                }
             } catch (Exception) {
             }
         }

@@ -705,7 +705,7 @@ namespace LockTime.Runtime
             return false;
         }
 
-        static bool IsAbandoned(object exception)
+        internal static bool IsAbandoned(object exception)
         {
             return exception != null && exception.GetType().FullName == "System.Threading.AbandonedMutexException";
         }
@@ -717,6 +717,29 @@ namespace LockTime.Runtime
         internal static object TypeOf(RuntimeTypeHandle type)
         {
             return Type.GetTypeFromHandle(type);
+        }
+
+        /// <summary>
+        /// <paramref name="exception"/> was thrown on the calling thread, whose record <paramref name="t"/> has a wait
+        /// begun and not acquired: its lock call threw (a <c>Thread.Interrupt</c> on a thread blocked in <c>lock</c> or
+        /// <c>Mutex.WaitOne</c>), seen first-chance (<see cref="Deadlocks.Thrown"/>, which ends the wait after this). The
+        /// try did not acquire: a failed try of the wait's site, from the wait's start to now, charged to the holders
+        /// that told their shares and the holder found as it began, as a timed try that gives up. Not an
+        /// <c>AbandonedMutexException</c>, with which <c>WaitOne</c> acquired the mutex (<see cref="Abandoned"/> records it).
+        /// </summary>
+        internal static void Threw(object exception, ThreadRecord t)
+        {
+            Collector c = Runtime.Current;
+            if (c == null || t.Busy || IsAbandoned(exception))
+                return;
+            int site = t.WaitingSite;
+            long ticks = Clock.Ticks() - Volatile.Read(ref t.WaitingSince);
+            SiteStats stats = t.Stats(site);
+            if (stats == null || ticks < 0)
+                return;
+            string[] behind = Blame.Charge(c, t, t.WaitSeq, stats, ticks, t.Behind);
+            t.Behind = null;
+            c.Failed(t, site, ticks, behind, true);
         }
 
         /// <summary>
