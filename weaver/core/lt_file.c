@@ -1,5 +1,6 @@
 /* lt_file.c - the host-independent part of the file layer (see lt_file.h):
- * atomic replacement from its stage and commit steps. */
+ * atomic replacement from its stage and commit steps; the lock, and the
+ * cleaning of temporaries that follows it. */
 #include "lt_file.h"
 #include "lt_file_int.h"
 
@@ -34,6 +35,14 @@ static int remove_temp(void *ctx, const char *temp)
 int lt_file_clean_temps(const char *path)
 {
 	return lt_file_each_temp(path, remove_temp, NULL);
+}
+
+int lt_file_lock(struct lt_file_lock *out, const char *path)
+{
+	if (lt_file_take_lock(out, path) < 0)
+		return -1;
+	lt_file_clean_temps(path);
+	return 0;
 }
 
 void lt_file_discard(struct lt_file_staged *s)

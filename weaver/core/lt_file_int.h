@@ -33,6 +33,10 @@ static inline int lt_file_is_temp_of(const char *name, const char *base, size_t 
 	return 1;
 }
 
+/* lt_file_lock without the cleaning of temporaries after it (lt_file.c does
+ * that): the host's lock of `path`, as lt_file_lock says. */
+int lt_file_take_lock(struct lt_file_lock *out, const char *path);
+
 /* The host's monotonic clock in milliseconds, and a sleep of ms milliseconds
  * (lt_file_posix.c, lt_file_win.c). */
 uint64_t lt_file_clock_ms(void);

@@ -319,7 +319,7 @@ static int lock_path(const char *path, char **out)
 	return 0;
 }
 
-int lt_file_lock(struct lt_file_lock *out, const char *path)
+int lt_file_take_lock(struct lt_file_lock *out, const char *path)
 {
 	struct stat held, named;
 
@@ -344,7 +344,6 @@ int lt_file_lock(struct lt_file_lock *out, const char *path)
 		if (fstat(fd, &held) == 0 && lstat(out->path, &named) == 0 && held.st_dev == named.st_dev &&
 		    held.st_ino == named.st_ino) {
 			out->fd = fd;
-			lt_file_clean_temps(path);
 			return 0;
 		}
 		close(fd);

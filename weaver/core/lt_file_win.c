@@ -462,7 +462,7 @@ static int try_lock(void *ctx)
 	return t->error == ERROR_LOCK_VIOLATION ? 1 : -1;
 }
 
-int lt_file_lock(struct lt_file_lock *out, const char *path)
+int lt_file_take_lock(struct lt_file_lock *out, const char *path)
 {
 	struct lock_try t = { NULL, INVALID_HANDLE_VALUE, 0 };
 	int waited;
@@ -474,7 +474,6 @@ int lt_file_lock(struct lt_file_lock *out, const char *path)
 	waited = lt_file_poll(try_lock, &t);
 	if (waited == 0) {
 		out->fd = (intptr_t)t.h;
-		lt_file_clean_temps(path);
 		return 0;
 	}
 	if (t.h == INVALID_HANDLE_VALUE && waited < 0)
