@@ -109,13 +109,15 @@ namespace LockTime.Runtime
         }
 
         /// <summary>
-        /// Copies the whole posts of wait <paramref name="seq"/> out of <paramref name="w"/>'s ring into its
+        /// Copies the whole posts of wait <paramref name="seq"/> out of <paramref name="posts"/> into <paramref name="w"/>'s
         /// <see cref="ThreadRecord.Taken"/> (the calling thread's own: a holder late to tell may overwrite a slot
         /// meanwhile) and returns how many, also kept in <see cref="ThreadRecord.TakenCount"/> (the timeline's links).
+        /// <paramref name="posts"/> is <paramref name="w"/>'s ring, or, with <paramref name="clip"/>, a semaphore's log
+        /// of whole holds (<see cref="ReleasedLogged"/>, seq 1), of which each share is the part of the wait from
+        /// <paramref name="from"/> to <paramref name="to"/> (ticks) its hold covered.
         /// </summary>
-        static int Take(ThreadRecord w, int seq)
+        static int Take(ThreadRecord w, BlamePost[] posts, int seq, bool clip, long from, long to)
         {
-            BlamePost[] posts = w.Posts;
             w.TakenCount = 0;
             if (seq == 0 || posts == null)
                 return 0;
@@ -129,42 +131,15 @@ namespace LockTime.Runtime
                 taken[n].End = posts[i].End;
                 taken[n].Thread = posts[i].Thread;
                 taken[n].HoldFrom = posts[i].HoldFrom;
-                if (Volatile.Read(ref posts[i].Seq) == seq && taken[n].Holder != null && taken[n].Ticks > 0)
+                if (Volatile.Read(ref posts[i].Seq) != seq || taken[n].Holder == null)
+                    continue;
+                if (clip) {
+                    long lo = Math.Max(taken[n].HoldFrom, from), hi = Math.Min(taken[n].End, to);
+                    taken[n].Ticks = hi - lo;
+                    taken[n].End = hi;
+                }
+                if (taken[n].Ticks > 0)
                     n++;
-            }
-            w.TakenCount = n;
-            return n;
-        }
-
-        /// <summary>
-        /// Copies into <paramref name="w"/>'s <see cref="ThreadRecord.Taken"/> the part of a wait from
-        /// <paramref name="from"/> to <paramref name="to"/> (ticks) that each whole hold of the semaphore's
-        /// <paramref name="log"/> covered (<see cref="ReleasedLogged"/>) and returns how many, as <see cref="Take"/>.
-        /// </summary>
-        static int TakeLogged(ThreadRecord w, BlamePost[] log, long from, long to)
-        {
-            w.TakenCount = 0;
-            if (log == null)
-                return 0;
-            BlamePost[] taken = w.Taken ?? (w.Taken = new BlamePost[Posts]);
-            int n = 0;
-            for (int i = 0; i < log.Length && n < taken.Length; i++) {
-                if (Volatile.Read(ref log[i].Seq) != 1)
-                    continue;
-                string[] holder = log[i].Holder;
-                long holdFrom = log[i].HoldFrom, end = log[i].End;
-                int thread = log[i].Thread;
-                if (Volatile.Read(ref log[i].Seq) != 1 || holder == null)
-                    continue;
-                long lo = Math.Max(holdFrom, from), hi = Math.Min(end, to);
-                if (hi <= lo)
-                    continue;
-                taken[n].Holder = holder;
-                taken[n].Ticks = hi - lo;
-                taken[n].End = hi;
-                taken[n].Thread = thread;
-                taken[n].HoldFrom = holdFrom;
-                n++;
             }
             w.TakenCount = n;
             return n;
@@ -181,7 +156,7 @@ namespace LockTime.Runtime
         /// </summary>
         internal static string[] Charge(Collector c, ThreadRecord w, int seq, SiteStats s, long waitTicks, string[] found)
         {
-            return Share(c, w, Take(w, seq), s, waitTicks, found);
+            return Share(c, w, Take(w, w.Posts, seq, false, 0, 0), s, waitTicks, found);
         }
 
         /// <summary>
@@ -191,7 +166,7 @@ namespace LockTime.Runtime
         /// </summary>
         internal static string[] ChargeLogged(Collector c, ThreadRecord w, BlamePost[] log, long from, long to, SiteStats s, string[] found)
         {
-            return Share(c, w, TakeLogged(w, log, from, to), s, to - from, found);
+            return Share(c, w, Take(w, log, 1, true, from, to), s, to - from, found);
         }
 
         /// <summary>Charges <paramref name="waitTicks"/> to the <paramref name="n"/> shares taken into <paramref name="w"/>'s <see cref="ThreadRecord.Taken"/>, as <see cref="Charge"/> says.</summary>
