@@ -234,6 +234,20 @@ public class RegistryTests : IDisposable
     }
 
     [Fact]
+    public void ACopyThatJoinsAfterTheListWasReadIsInTheNextRead()
+    {
+        var finders = new List<Func<object, string[]?>> { _ => null };
+        Delegate[]? items = null;
+        Delegate[] first = Registry.Items(finders, ref items);
+        Assert.Same(finders[0], Assert.Single(first));
+        Assert.Same(first, Registry.Items(finders, ref items)); // no copy joined: no new array, no lock
+        lock (finders)
+            finders.Add(_ => ["Lib", "L::M", "L.cs:1"]);
+        Delegate[] second = Registry.Items(finders, ref items);
+        Assert.Equal(new Delegate[] { finders[0], finders[1] }, second);
+    }
+
+    [Fact]
     public void ReadingOffStartsTheCopyFromTheEnvironment()
     {
         string? disabled = Environment.GetEnvironmentVariable("LOCKTIME_DISABLED");

@@ -220,9 +220,10 @@ namespace LockTime.Runtime
         long stalledAt = -1;
         /// <summary>
         /// Every copy's "the calling thread holds one of its timed locks" (<see cref="Collector.Holding"/>), the registry's
-        /// entry 14: a thread that holds another copy's lock does not wait for room either. Lock it to use it.
+        /// entry 14: a thread that holds another copy's lock does not wait for room either. Read through <see cref="Registry.Items"/>.
         /// </summary>
         internal readonly List<Func<bool>> Holding = new List<Func<bool>>();
+        Delegate[] holdingItems;
 
         /// <summary>
         /// Waits, sleeping a millisecond at a time, until the queue has room again (<see cref="LineRing.Crowded"/>), for a
@@ -255,11 +256,10 @@ namespace LockTime.Runtime
         /// <summary>True when a copy in <see cref="Holding"/> says that the calling thread holds one of its timed locks.</summary>
         bool HoldsAnyLock()
         {
-            lock (Holding) {
-                for (int i = 0; i < Holding.Count; i++)
-                    if (Holding[i]())
-                        return true;
-            }
+            Delegate[] all = Registry.Items(Holding, ref holdingItems);
+            for (int i = 0; i < all.Length; i++)
+                if (((Func<bool>)all[i])())
+                    return true;
             return false;
         }
 

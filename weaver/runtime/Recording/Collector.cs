@@ -50,8 +50,9 @@ namespace LockTime.Runtime
         /// <summary>The process's timeline (<see cref="Timeline.Add"/>, registry entry 12); null: off.</summary>
         internal Action<string[], string, long[]> TimelineAdd;
 
-        /// <summary>The process's holder finders (every copy's <see cref="Holder"/>); lock it to use it. Null: none.</summary>
+        /// <summary>The process's holder finders (every copy's <see cref="Holder"/>); read through <see cref="Registry.Items"/>. Null: none.</summary>
         internal List<Func<object, string[]>> Finders;
+        Delegate[] finderItems;
         /// <summary>The process's lock order (<see cref="LockOrder.Enter"/>, <see cref="LockOrder.Exit"/>) and this copy's first site there; null when off.</summary>
         internal Action<object, int> OrderEnter;
         internal Action<object> OrderExit;
@@ -245,16 +246,15 @@ namespace LockTime.Runtime
         /// asked of every copy in the process (<see cref="Finders"/>); null when none knows. A reader's or
         /// upgrader's is looked for in this copy only: the registry's finders know no modes.
         /// </summary>
+        [MethodImpl((MethodImplOptions)Jit.Optimized)]
         internal string[] FindHolder(object lockObject, byte waiter)
         {
             List<Func<object, string[]>> finders = Finders;
             if (finders == null || waiter != Frame.Exclusive)
                 return Holder(lockObject, waiter);
-            Func<object, string[]>[] all;
-            lock (finders)
-                all = finders.ToArray();
+            Delegate[] all = Registry.Items(finders, ref finderItems);
             for (int i = 0; i < all.Length; i++) {
-                string[] h = all[i](lockObject);
+                string[] h = ((Func<object, string[]>)all[i])(lockObject);
                 if (h != null)
                     return h;
             }
@@ -497,7 +497,11 @@ namespace LockTime.Runtime
                 Interlocked.Increment(ref stacksKept);
         }
 
-        /// <summary>Whether a stack of <paramref name="site"/> may be captured now: fewer than <see cref="CapturesPerSecond"/> this second (a race may let a few more through).</summary>
+        /// <summary>
+        /// Whether a stack of <paramref name="site"/> may be captured now: fewer than <see cref="CapturesPerSecond"/> this
+        /// second (a race may let a few more through). Once the second's are taken it only reads the count: the slow locks
+        /// of many threads at one site (every acquisition at threshold 0) do not each take its cache line from the others.
+        /// </summary>
         bool MayCapture(int site)
         {
             if ((uint)site >= (uint)captureSecond.Length)
@@ -506,6 +510,8 @@ namespace LockTime.Runtime
             if (Volatile.Read(ref captureSecond[site]) != second) {
                 Volatile.Write(ref captureCount[site], 0);
                 Volatile.Write(ref captureSecond[site], second);
+            } else if (Volatile.Read(ref captureCount[site]) >= CapturesPerSecond) {
+                return false;
             }
             return Interlocked.Increment(ref captureCount[site]) <= CapturesPerSecond;
         }

@@ -176,6 +176,25 @@ namespace LockTime.Runtime
                 return sources.ToArray();
         }
 
+        /// <summary>
+        /// The items of one of the registry's lists of every copy's delegates (<see cref="Finders"/>, <see cref="Holding"/>),
+        /// which copies only add to: <paramref name="copy"/>, an array of them taken under the list's lock, while it has as
+        /// many items as the list, else a new copy. So a caller on a lock's path locks nothing and allocates nothing but when
+        /// a copy joined (64 threads on 8 locks all took one list's lock at every contended acquisition). Never null.
+        /// </summary>
+        internal static Delegate[] Items(System.Collections.ICollection list, ref Delegate[] copy)
+        {
+            Delegate[] items = Volatile.Read(ref copy);
+            if (items != null && items.Length == list.Count)
+                return items;
+            lock (list) {
+                items = new Delegate[list.Count];
+                list.CopyTo(items, 0);
+            }
+            Volatile.Write(ref copy, items);
+            return items;
+        }
+
         /// <summary>True the first time <paramref name="warning"/> is given in this registry.</summary>
         internal static bool FirstTime(object[] registry, string warning)
         {
