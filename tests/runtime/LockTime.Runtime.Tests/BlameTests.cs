@@ -13,7 +13,16 @@ public class BlameTests
     {
         ThreadRecord w = c.Thread();
         w.BeginWait(site, gate, mode);
-        return (w, w.WaitBegan);
+        return (w, w.WaitingSince);
+    }
+
+    // The waiter w acquires `gate` at site `site` `waitMs` after its wait began and releases it 1 ms later: the wait is
+    // charged. Returns its statistics.
+    static SiteStats AcquiredAndReleased(Collector c, ThreadRecord w, object gate, int site, long began, long waitMs, byte mode = Frame.Exclusive)
+    {
+        w.Push(gate, site, began + waitMs * Ms, waitMs * Ms, true, mode);
+        c.Released(w, w.Remove(w.Find(gate, mode)), began + (waitMs + 1) * Ms);
+        return w.Stats(site);
     }
 
     [Fact]
@@ -50,10 +59,7 @@ public class BlameTests
         var other = new ThreadRecord(3);
         Blame.Released(c, other, rw, 0, Frame.Read, began - Ms, began + 10 * Ms);
         Blame.Released(c, other, rw, 1, Frame.Read, began - Ms, began + 10 * Ms);
-        w.Push(rw, 2, began + 10 * Ms, 10 * Ms, true, Frame.Exclusive);
-        c.Released(w, w.Remove(w.Find(rw, Frame.Exclusive)), began + 11 * Ms);
-
-        SiteStats s = w.Stats(2);
+        SiteStats s = AcquiredAndReleased(c, w, rw, 2, began, 10);
         Assert.Equal(2, s.HolderN);
         Assert.Equal(10 * Ms, s.HolderWait[0] + s.HolderWait[1]); // 10 + 10 told, the wait 10
         Assert.Equal(1L, s.HolderCount[0] + s.HolderCount[1]); // one wait: counted once
@@ -69,10 +75,7 @@ public class BlameTests
         Blame.Released(c, other, rw, 0, Frame.Read, began, began + 5 * Ms);      // a reader does not block a reader
         Blame.Released(c, other, new object(), 1, Frame.Exclusive, began, began + 5 * Ms); // another lock
         Blame.Released(c, other, rw, 1, Frame.Exclusive, began, began + 8 * Ms); // the writer
-        w.Push(rw, 2, began + 8 * Ms, 8 * Ms, true, Frame.Read);
-        c.Released(w, w.Remove(w.Find(rw, Frame.Read)), began + 9 * Ms);
-
-        SiteStats s = w.Stats(2);
+        SiteStats s = AcquiredAndReleased(c, w, rw, 2, began, 8, Frame.Read);
         Assert.Equal(1, s.HolderN);
         Assert.Equal(("F.cs:2", 8 * Ms, 1L), (s.Holders[0][2], s.HolderWait[0], s.HolderCount[0]));
     }
@@ -86,11 +89,57 @@ public class BlameTests
         var (w, began) = Wait(c, gate, 2);
         w.Behind = c.HolderNames[0]; // found as the wait began (a holder in another woven assembly tells nothing)
         Blame.Released(c, new ThreadRecord(3), gate, 1, Frame.Exclusive, began + 4 * Ms, began + 10 * Ms);
-        w.Push(gate, 2, began + 10 * Ms, 10 * Ms, true, Frame.Exclusive);
-        c.Released(w, w.Remove(w.Find(gate, Frame.Exclusive)), began + 11 * Ms);
-
-        SiteStats s = w.Stats(2);
+        SiteStats s = AcquiredAndReleased(c, w, gate, 2, began, 10);
         var shares = Enumerable.Range(0, s.HolderN).ToDictionary(i => s.Holders[i][2], i => (s.HolderWait[i] / Ms, s.HolderCount[i]));
         Assert.Equal(new Dictionary<string, (long, long)> { ["F.cs:2"] = (6, 1), ["F.cs:1"] = (4, 0) }, shares);
+    }
+
+    [Fact]
+    public void AHoldLoggedAfterALaterOneStillGetsItsShare()
+    {
+        // the first holder's thread was preempted between its release and its log: the next hold is logged first
+        var c = CollectorTests.Make(3, 1000, new List<object[]>());
+        object gate = new();
+        var (w, began) = Wait(c, gate, 2);
+        Blame.Released(c, new ThreadRecord(3), gate, 1, Frame.Exclusive, began + 10 * Ms, began + 20 * Ms);
+        Blame.Released(c, new ThreadRecord(3), gate, 0, Frame.Exclusive, began - 5 * Ms, began + 10 * Ms);
+        SiteStats s = AcquiredAndReleased(c, w, gate, 2, began, 20);
+        var shares = Enumerable.Range(0, s.HolderN).ToDictionary(i => s.Holders[i][2], i => s.HolderWait[i] / Ms);
+        Assert.Equal(new Dictionary<string, long> { ["F.cs:1"] = 10, ["F.cs:2"] = 10 }, shares);
+    }
+
+    [Fact]
+    public void HoldsOfAnotherLockInTheSameLogAreNotShares()
+    {
+        var c = CollectorTests.Make(3, 1000, new List<object[]>());
+        object gate = new();
+        int key = System.Runtime.CompilerServices.RuntimeHelpers.GetHashCode(gate);
+        object other;
+        do // a lock whose hash picks the same log
+            other = new object();
+        while (((System.Runtime.CompilerServices.RuntimeHelpers.GetHashCode(other) ^ key) & (Blame.Logs - 1)) != 0 ||
+               System.Runtime.CompilerServices.RuntimeHelpers.GetHashCode(other) == key);
+        var (w, began) = Wait(c, gate, 2);
+        Blame.Released(c, new ThreadRecord(3), other, 0, Frame.Exclusive, began, began + 9 * Ms); // the other lock: not a share
+        Blame.Released(c, new ThreadRecord(3), gate, 1, Frame.Exclusive, began, began + 6 * Ms);
+        SiteStats s = AcquiredAndReleased(c, w, gate, 2, began, 6);
+        Assert.Equal(1, s.HolderN);
+        Assert.Equal(("F.cs:2", 6 * Ms, 1L), (s.Holders[0][2], s.HolderWait[0], s.HolderCount[0]));
+    }
+
+    [Fact]
+    public void AWaitThroughMoreHoldsThanTheLogKeepsIsStillChargedWhole()
+    {
+        // 40 holds of 1 ms in turn during a 40 ms wait: the log keeps the last 32, a wait takes 16 shares, the rest goes
+        // to the holder that released last
+        var c = CollectorTests.Make(3, 1000, new List<object[]>());
+        object gate = new();
+        var (w, began) = Wait(c, gate, 2);
+        for (int i = 0; i < 40; i++)
+            Blame.Released(c, new ThreadRecord(3), gate, i % 2, Frame.Exclusive, began + i * Ms, began + (i + 1) * Ms);
+        SiteStats s = AcquiredAndReleased(c, w, gate, 2, began, 40);
+        Assert.Equal(2, s.HolderN);
+        Assert.Equal(40 * Ms, s.HolderWait[0] + s.HolderWait[1]); // the whole wait, charged once
+        Assert.Equal(1L, s.HolderCount[0] + s.HolderCount[1]);
     }
 }

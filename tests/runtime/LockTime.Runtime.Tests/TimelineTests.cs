@@ -69,7 +69,7 @@ public class TimelineTests
         object gate = new();
         ThreadRecord w = c.Thread();
         w.BeginWait(3, gate, Frame.Exclusive);
-        long began = w.WaitBegan;
+        long began = w.WaitingSince;
         var h1 = new ThreadRecord(4) { ThreadId = 501 };
         var h2 = new ThreadRecord(4) { ThreadId = 502 };
         Blame.Released(c, h1, gate, 0, Frame.Exclusive, began - 5 * Ms, began + 10 * Ms); // 10 ms of the wait
@@ -100,8 +100,9 @@ public class TimelineTests
         w.FoundThread = 77;
         w.FoundFrom = 3 * Ms;
         w.BeginWait(1, gate, Frame.Exclusive);
-        w.Push(gate, 1, w.WaitBegan + 5 * Ms, 5 * Ms, true, Frame.Exclusive);
-        c.Released(w, w.Remove(w.Find(gate, Frame.Exclusive)), w.WaitBegan + 6 * Ms);
+        long began = w.WaitingSince;
+        w.Push(gate, 1, began + 5 * Ms, 5 * Ms, true, Frame.Exclusive);
+        c.Released(w, w.Remove(w.Find(gate, Frame.Exclusive)), began + 6 * Ms);
         var e = Json(t, 0)["events"]![0]!;
         Assert.Equal("[{\"thread\":77,\"hold_from_ms\":3}]", e["behind"]!.ToJsonString());
     }

@@ -119,7 +119,7 @@ namespace LockTime.Runtime
                 int wait = contended && t.WaitingSince != 0 ? t.WaitSeq : 0;
                 t.Behind = null;
                 if (wait != 0)
-                    t.WaitAcquired(acquired);
+                    t.WaitAcquired();
                 else
                     t.EndWait();
                 Kept(c, t, semaphore, site, start, acquired, contended, behind, wait, order, false);
@@ -161,8 +161,6 @@ namespace LockTime.Runtime
                 if (s != null && s.IsLock) {
                     p.State = s;
                     lock (s) {
-                        if (s.Holds == null)
-                            s.Holds = new BlamePost[Blame.HoldLog];
                         p.Next = s.Pending;
                         Volatile.Write(ref s.Pending, p);
                     }
@@ -175,8 +173,8 @@ namespace LockTime.Runtime
         /// <summary>
         /// What a <see cref="PendingWait"/> records, on the thread that completed its task (<paramref name="ordered"/> false:
         /// not followed in the lock order, see <see cref="AcquiredWhenDone"/>); <paramref name="logged"/>: it was listed
-        /// on a lock's state, whose log of holds it shares its wait among (<see cref="Blame.ChargeLogged"/>), the rest to
-        /// <paramref name="behind"/>, the holder found as it began.
+        /// on a lock's state, so the semaphore's holds meanwhile were logged: it shares its wait among them
+        /// (<see cref="Blame.Charge"/>), the rest to <paramref name="behind"/>, the holder found as it began.
         /// </summary>
         internal static void SemaphoreAcquired(object semaphore, int site, long start, long acquired, bool contended, string[] behind, bool ordered,
                                                bool logged)
@@ -190,19 +188,19 @@ namespace LockTime.Runtime
         /// <summary>
         /// What a <see cref="PendingWait"/> that did not acquire records (its task gave false, was cancelled or faulted),
         /// on the thread that completed its task: a failed try waiting from <paramref name="start"/> to <paramref name="end"/>,
-        /// shared among the holds in the log of <paramref name="state"/> (the lock's state it was listed on, null for none:
-        /// <see cref="Blame.ChargeLogged"/>), the rest to <paramref name="behind"/>, the holder found as it began, as an
+        /// shared among the logged holds of <paramref name="semaphore"/> (when the wait was listed on its state, else null:
+        /// <see cref="Blame.Charge"/>), the rest to <paramref name="behind"/>, the holder found as it began, as an
         /// acquisition's wait is.
         /// </summary>
-        internal static void SemaphoreNotAcquired(SemaphoreState state, int site, long start, long end, string[] behind)
+        internal static void SemaphoreNotAcquired(object semaphore, int site, long start, long end, string[] behind)
         {
             Collector c = Runtime.Current;
             ThreadRecord t = Recorder(c);
             if (t == null)
                 return;
-            SiteStats stats = state == null ? null : t.Stats(site);
+            SiteStats stats = semaphore == null ? null : t.Stats(site);
             if (stats != null)
-                behind = Blame.ChargeLogged(c, t, state.Holds, start, end, stats, behind);
+                behind = Blame.Charge(c, t, semaphore, Frame.Exclusive, start, end, stats, behind);
             c.Failed(t, site, end - start, behind, stats != null);
         }
 
@@ -232,8 +230,7 @@ namespace LockTime.Runtime
             if (charged) {
                 SiteStats stats = t.Stats(site);
                 if (stats != null)
-                    behind = wait != 0 ? Blame.Charge(c, t, wait, stats, acquired - start, behind)
-                                       : Blame.ChargeLogged(c, t, s.Holds, start, acquired, stats, behind);
+                    behind = Blame.Charge(c, t, semaphore, Frame.Exclusive, start, acquired, stats, behind);
                 if (wait != 0)
                     t.Charged(wait);
             }
@@ -317,13 +314,8 @@ namespace LockTime.Runtime
                         t.Ordered.Left(s, c, t);
                 }
                 bool waiters = Volatile.Read(ref Blame.WaitersNow) != 0, pending = Volatile.Read(ref s.Pending) != null;
-                if (waiters || pending) { /* told before the release: a waiter that takes it finds the share */
-                    long now = Clock.Ticks();
-                    if (waiters)
-                        Blame.Released(c, t, semaphore, t.Releasing.Site, Frame.Exclusive, t.Releasing.Acquired, now);
-                    if (pending)
-                        Blame.ReleasedLogged(c, t, s, t.Releasing.Site, t.Releasing.Acquired, now);
-                }
+                if (waiters || pending) /* logged before the release: a waiter that takes it finds the hold */
+                    Blame.Released(c, t, semaphore, t.Releasing.Site, Frame.Exclusive, t.Releasing.Acquired, Clock.Ticks());
                 return t;
             } catch (Exception) {
                 return null;
@@ -411,6 +403,7 @@ namespace LockTime.Runtime
         }
 
         /// <summary>The wait of <see cref="Waiting"/> and its kin; <paramref name="blocks"/>: until it has the lock, so a deadlock is searched for through it.</summary>
+        [MethodImpl((MethodImplOptions)Jit.Optimized)]
         static void WaitingAs(object lockObject, int site, byte mode, bool blocks)
         {
             try {
@@ -733,11 +726,12 @@ namespace LockTime.Runtime
             if (c == null || t.Busy || IsAbandoned(exception))
                 return;
             int site = t.WaitingSite;
-            long ticks = Clock.Ticks() - Volatile.Read(ref t.WaitingSince);
+            long since = Volatile.Read(ref t.WaitingSince), now = Clock.Ticks();
             SiteStats stats = t.Stats(site);
-            if (stats == null || ticks < 0)
+            if (stats == null || now < since)
                 return;
-            string[] behind = Blame.Charge(c, t, t.WaitSeq, stats, ticks, t.Behind);
+            string[] behind = Blame.Charge(c, t, t.WaitingFor, t.WaitingMode, since, now, stats, t.Behind);
+            long ticks = now - since;
             t.Behind = null;
             c.Failed(t, site, ticks, behind, true);
         }

@@ -1,4 +1,4 @@
-// Blame.cs - a contended wait's time shared among the holders it waited behind, each told by the holder itself.
+// Blame.cs - a contended wait's time shared among the holders it waited behind, from a log of their holds.
 using System;
 using System.Runtime.CompilerServices;
 using System.Threading;
@@ -6,11 +6,11 @@ using System.Threading;
 namespace LockTime.Runtime
 {
     /// <summary>
-    /// One holder's share of a wait, posted into the waiting thread's record (<see cref="ThreadRecord.Posts"/>)
-    /// by the thread that released the lock: for wait number <see cref="Seq"/> of that thread, the holder's
-    /// site name, how long of the wait it held the lock and when that part ended (ticks), the holder's managed thread id
-    /// and the start of its hold (ticks: the hold's event in the timeline, <see cref="Timeline"/>). <see cref="Seq"/> is
-    /// written last (0: free, -1: being written), so the waiter takes a post whole or not at all.
+    /// One hold in a <see cref="HoldLog"/>: the holder's site name, the lock's identity hash (<see cref="Lock"/>) and the
+    /// mode it was held in, the hold's start (<see cref="HoldFrom"/>), end and length in ticks,
+    /// the holder's managed thread id. Copied into a waiter's <see cref="ThreadRecord.Taken"/>, the part of its wait the
+    /// hold covered. <see cref="Seq"/> is the slot's version, written last (0: never written, -1: being written), so a
+    /// reader takes a hold whole or not at all.
     /// </summary>
     [CompilerGenerated]
     internal struct BlamePost
@@ -20,18 +20,93 @@ namespace LockTime.Runtime
         internal long Ticks, End;
         internal int Thread;
         internal long HoldFrom;
+        internal int Lock;
+        internal byte Mode;
     }
 
     /// <summary>
-    /// Holder blame told by the holders. A waiter finds the holder once, as it begins to wait
-    /// (<see cref="Collector.FindHolder"/>); on the thread pool that misses a thread just handed the lock,
-    /// which has not yet recorded its frame, and a wait that lasts through several holders in turn was
-    /// all charged to the first. So every holder that releases a lock while a thread of this copy waits
-    /// (<see cref="WaitersNow"/> not 0: one read on the release path) gives each thread waiting for that
-    /// lock its share - the part of the wait during which it held it - and the waiter charges its wait to
-    /// those holders (<see cref="Charge"/>); what no holder told (a holder in another woven assembly, the
-    /// hand-over between two holds) goes to the holder found at the start. Shares of holders that held the
-    /// lock together (readers) add up to more than the wait: they are scaled to it.
+    /// The last holds released while a thread waited: a ring of <see cref="BlamePost"/> slots (a power of two), each written
+    /// by the releasing thread in O(1) (<see cref="Add"/>), read by the waiters as they charge their waits (<see cref="Take"/>).
+    /// A hold older than the ring's length of holds is overwritten: a wait that outlasts it charges the rest as
+    /// <see cref="Blame.Charge"/> says.
+    /// </summary>
+    [CompilerGenerated]
+    internal sealed class HoldLog
+    {
+        readonly BlamePost[] slots;
+        int next;
+
+        /// <summary>A log of <paramref name="size"/> holds (a power of two).</summary>
+        internal HoldLog(int size)
+        {
+            slots = new BlamePost[size];
+        }
+
+        /// <summary>
+        /// Logs a hold of the lock whose identity hash is <paramref name="lockKey"/> in
+        /// <paramref name="mode"/>, at site <paramref name="holder"/>, from <paramref name="acquired"/> to
+        /// <paramref name="released"/> (ticks), by managed thread <paramref name="thread"/>. A slot another thread is writing
+        /// at the same moment is left to it (the hold is not logged).
+        /// </summary>
+        [MethodImpl((MethodImplOptions)Jit.Optimized)]
+        internal void Add(string[] holder, int lockKey, byte mode, long acquired, long released, int thread)
+        {
+            int i = (Interlocked.Increment(ref next) - 1) & (slots.Length - 1);
+            int old = Volatile.Read(ref slots[i].Seq);
+            if (old == -1 || Interlocked.CompareExchange(ref slots[i].Seq, -1, old) != old)
+                return;
+            slots[i].Holder = holder;
+            slots[i].Lock = lockKey;
+            slots[i].Mode = mode;
+            slots[i].HoldFrom = acquired;
+            slots[i].End = released;
+            slots[i].Ticks = released - acquired;
+            slots[i].Thread = thread;
+            Volatile.Write(ref slots[i].Seq, old == int.MaxValue ? 1 : old + 1);
+        }
+
+        /// <summary>
+        /// Copies into <paramref name="w"/>'s <see cref="ThreadRecord.Taken"/> (the calling thread's own) the part of a wait
+        /// from <paramref name="from"/> to <paramref name="to"/> (ticks) in <paramref name="mode"/> that each logged hold of
+        /// lock <paramref name="lockKey"/> covered, for the holds in a mode that blocks it, and returns how many,
+        /// also kept in <see cref="ThreadRecord.TakenCount"/> (the timeline's links). Reads every slot once: a releasing
+        /// thread preempted before it logged its hold logs it after later ones.
+        /// </summary>
+        [MethodImpl((MethodImplOptions)Jit.Optimized)]
+        internal int Take(ThreadRecord w, int lockKey, byte mode, long from, long to)
+        {
+            BlamePost[] taken = w.Taken ?? (w.Taken = new BlamePost[Blame.Posts]);
+            int n = 0;
+            for (int i = 0; i < slots.Length && n < taken.Length; i++) {
+                int seq = Volatile.Read(ref slots[i].Seq);
+                if (seq <= 0 || slots[i].Lock != lockKey || slots[i].End <= from || slots[i].HoldFrom >= to)
+                    continue;
+                taken[n] = slots[i];
+                if (Volatile.Read(ref slots[i].Seq) != seq || taken[n].Holder == null || taken[n].Lock != lockKey ||
+                    !Frame.Blocks(taken[n].Mode, mode))
+                    continue;
+                long lo = Math.Max(taken[n].HoldFrom, from), hi = Math.Min(taken[n].End, to);
+                taken[n].Ticks = hi - lo;
+                taken[n].End = hi;
+                if (taken[n].Ticks > 0)
+                    n++;
+            }
+            w.TakenCount = n;
+            return n;
+        }
+    }
+
+    /// <summary>
+    /// Holder blame from the holders' own record of their holds. A waiter finds the holder once, as it begins to wait
+    /// (<see cref="Collector.FindHolder"/>); on the thread pool that misses a thread just handed the lock, which has not
+    /// yet recorded its frame, and a wait that lasts through several holders in turn was all charged to the first. So
+    /// every holder that releases a lock while a thread of this copy waits (<see cref="WaitersNow"/> not 0: one read on
+    /// the release path) logs its hold in the log of the lock's identity hash (<see cref="Released"/>, O(1)), and the
+    /// waiter, when it charges its wait, takes the part of it each hold of that lock covered (<see cref="Charge"/>); what
+    /// no hold covered (a holder in another woven assembly, the hand-over between two holds) goes to the holder found at
+    /// the start. Shares of holders that held the lock together (readers) add up to more than the wait: they are scaled
+    /// to it. Until 2026-12-07 each releasing holder posted its share into every waiting thread's record: with 64 threads
+    /// on 8 locks, about 7 posts per release, each taking two cache lines from another core.
     /// </summary>
     [CompilerGenerated]
     internal static class Blame
@@ -39,137 +114,78 @@ namespace LockTime.Runtime
         /// <summary>
         /// Threads of this copy whose last wait is not charged yet (<see cref="ThreadRecord.WaitingFor"/> set: from
         /// <see cref="ThreadRecord.BeginWait"/> to <see cref="ThreadRecord.Charged"/>) - the last holder of a lock
-        /// tells its share after the release, when the waiter may have the lock already.
+        /// logs its hold after the release, when the waiter may have the lock already.
         /// </summary>
         internal static int WaitersNow;
 
-        /// <summary>Posts kept per thread: the holders of one wait told beyond these overwrite the oldest (their time goes to the holder found at the start).</summary>
+        /// <summary>Shares one wait takes at most (<see cref="ThreadRecord.Taken"/>): the holds beyond these go as the rest of the wait.</summary>
         internal const int Posts = 16;
+
+        /// <summary>Logs of the threads' waits, by the lock's identity hash (a power of two), and holds kept in each.</summary>
+        internal const int Logs = 64, LogHolds = 32;
+
+        /// <summary>This copy's logs of holds for the threads' waits, each made at its first hold (<see cref="Released"/>).</summary>
+        static HoldLog[] logs;
+
+        /// <summary>The log of the lock whose identity hash is <paramref name="key"/>; null when none was made and <paramref name="make"/> is false.</summary>
+        static HoldLog Log(int key, bool make)
+        {
+            HoldLog[] all = Volatile.Read(ref logs);
+            if (all == null) {
+                if (!make)
+                    return null;
+                Interlocked.CompareExchange(ref logs, new HoldLog[Logs], null);
+                all = logs;
+            }
+            int i = key & (Logs - 1);
+            HoldLog log = Volatile.Read(ref all[i]);
+            if (log == null && make) {
+                Interlocked.CompareExchange(ref all[i], new HoldLog(LogHolds), null);
+                log = all[i];
+            }
+            return log;
+        }
 
         /// <summary>
         /// <paramref name="holder"/>'s thread released <paramref name="lockObject"/>, held in <paramref name="mode"/> at
-        /// <paramref name="site"/> since <paramref name="acquired"/> (ticks), at <paramref name="now"/>: every other
-        /// thread of this copy waiting for it in a mode that hold blocks is told the part of its wait the hold
-        /// covered. Called only while <see cref="WaitersNow"/> is not 0.
+        /// <paramref name="site"/> from <paramref name="acquired"/> to <paramref name="now"/> (ticks): the hold goes into the
+        /// log of the lock's identity hash, where each thread of this copy that waited for the lock in a mode the hold
+        /// blocks takes its share as it charges its wait. Called only while <see cref="WaitersNow"/> is not 0.
         /// </summary>
+        [MethodImpl((MethodImplOptions)Jit.Optimized)]
         internal static void Released(Collector c, ThreadRecord holder, object lockObject, int site, byte mode, long acquired, long now)
         {
-            if (lockObject == null || (uint)site >= (uint)c.HolderNames.Length)
+            if (lockObject == null || (uint)site >= (uint)c.HolderNames.Length || now <= acquired)
                 return;
-            foreach (ThreadRecord w in c.Others(holder)) {
-                int seq = Volatile.Read(ref w.WaitSeq);
-                long began = Volatile.Read(ref w.WaitBegan), ended = Volatile.Read(ref w.WaitEnded);
-                if (!ReferenceEquals(Volatile.Read(ref w.WaitingFor), lockObject) || !Frame.Blocks(mode, Volatile.Read(ref w.WaitingMode)) ||
-                    Volatile.Read(ref w.WaitSeq) != seq)
-                    continue;
-                long from = Math.Max(acquired, began), to = ended != 0 ? Math.Min(now, ended) : now;
-                if (to > from)
-                    Post(w.Posts, ref w.PostNext, seq, c.HolderNames[site], to - from, to, holder.ThreadId, acquired);
-            }
+            int key = RuntimeHelpers.GetHashCode(lockObject);
+            Log(key, true).Add(c.HolderNames[site], key, mode, acquired, now, holder.ThreadId);
         }
 
-        /// <summary>Holds kept per semaphore that <c>WaitAsync</c>s wait for (<see cref="SemaphoreState.Holds"/>): a wait through more holds charges the older ones' part as the rest.</summary>
-        internal const int HoldLog = 16;
-
         /// <summary>
-        /// <paramref name="holder"/>'s thread releases semaphore state <paramref name="s"/>'s hold, taken at
-        /// <paramref name="site"/> at <paramref name="acquired"/> (ticks), at <paramref name="now"/>, while a
-        /// <c>WaitAsync</c> waits for it (<see cref="SemaphoreState.Pending"/>: no thread of its own to post to): the
-        /// hold goes into the semaphore's log (<see cref="SemaphoreState.Holds"/>), whose holds each wait shares its time
-        /// among as it is recorded (<see cref="ChargeLogged"/>). O(1), before the original <c>Release</c>, so that a wait
-        /// its release completes finds it.
+        /// Charges <paramref name="w"/>'s wait (the calling thread, the one that waited) for <paramref name="lockObject"/> in
+        /// <paramref name="mode"/>, from <paramref name="from"/> to <paramref name="to"/> (ticks), to its holders in
+        /// <paramref name="s"/>'s <see cref="SiteStats.WaitedBehind"/> (the wait counted once, to the holder it waited behind
+        /// longest): each logged hold's part of it (scaled down when the parts exceed the wait), the rest to
+        /// <paramref name="found"/>, the holder found as the wait began, when no hold of it was logged (it is in another copy),
+        /// else to the holder that released last: the hand-over after its release (the waiter woken) is its. Returns the
+        /// holder waited behind longest, or null.
         /// </summary>
-        internal static void ReleasedLogged(Collector c, ThreadRecord holder, SemaphoreState s, int site, long acquired, long now)
+        internal static string[] Charge(Collector c, ThreadRecord w, object lockObject, byte mode, long from, long to, SiteStats s, string[] found)
         {
-            if ((uint)site < (uint)c.HolderNames.Length && now > acquired)
-                Post(s.Holds, ref s.HoldNext, 1, c.HolderNames[site], now - acquired, now, holder.ThreadId, acquired);
+            int key = lockObject == null ? 0 : RuntimeHelpers.GetHashCode(lockObject);
+            HoldLog log = lockObject == null ? null : Log(key, false);
+            return Share(c, w, log == null ? Untaken(w) : log.Take(w, key, mode, from, to), s, to - from, found);
         }
 
-        /// <summary>
-        /// Puts a share of <paramref name="ticks"/> by <paramref name="holder"/> into <paramref name="posts"/> (a waiting
-        /// thread's, for its wait <paramref name="seq"/>; or a semaphore's log of holds, seq 1, the hold's whole length),
-        /// <paramref name="next"/> its next slot, ending at <paramref name="end"/>, with the holder's
-        /// <paramref name="thread"/> and the start of its hold <paramref name="holdFrom"/>; a slot another holder is writing
-        /// at the same moment is left to it (the share is lost).
-        /// </summary>
-        static void Post(BlamePost[] posts, ref int next, int seq, string[] holder, long ticks, long end, int thread, long holdFrom)
-        {
-            if (posts == null)
-                return;
-            int i = (Interlocked.Increment(ref next) - 1) & (posts.Length - 1);
-            int old = Volatile.Read(ref posts[i].Seq);
-            if (old == -1 || Interlocked.CompareExchange(ref posts[i].Seq, -1, old) != old)
-                return;
-            posts[i].Holder = holder;
-            posts[i].Ticks = ticks;
-            posts[i].End = end;
-            posts[i].Thread = thread;
-            posts[i].HoldFrom = holdFrom;
-            Volatile.Write(ref posts[i].Seq, seq);
-        }
-
-        /// <summary>
-        /// Copies the whole posts of wait <paramref name="seq"/> out of <paramref name="posts"/> into <paramref name="w"/>'s
-        /// <see cref="ThreadRecord.Taken"/> (the calling thread's own: a holder late to tell may overwrite a slot
-        /// meanwhile) and returns how many, also kept in <see cref="ThreadRecord.TakenCount"/> (the timeline's links).
-        /// <paramref name="posts"/> is <paramref name="w"/>'s ring, or, with <paramref name="clip"/>, a semaphore's log
-        /// of whole holds (<see cref="ReleasedLogged"/>, seq 1), of which each share is the part of the wait from
-        /// <paramref name="from"/> to <paramref name="to"/> (ticks) its hold covered.
-        /// </summary>
-        static int Take(ThreadRecord w, BlamePost[] posts, int seq, bool clip, long from, long to)
+        /// <summary>No share taken: <paramref name="w"/>'s <see cref="ThreadRecord.TakenCount"/> 0; returns 0.</summary>
+        static int Untaken(ThreadRecord w)
         {
             w.TakenCount = 0;
-            if (seq == 0 || posts == null)
-                return 0;
-            BlamePost[] taken = w.Taken ?? (w.Taken = new BlamePost[Posts]);
-            int n = 0;
-            for (int i = 0; i < posts.Length && n < taken.Length; i++) {
-                if (Volatile.Read(ref posts[i].Seq) != seq)
-                    continue;
-                taken[n].Holder = posts[i].Holder;
-                taken[n].Ticks = posts[i].Ticks;
-                taken[n].End = posts[i].End;
-                taken[n].Thread = posts[i].Thread;
-                taken[n].HoldFrom = posts[i].HoldFrom;
-                if (Volatile.Read(ref posts[i].Seq) != seq || taken[n].Holder == null)
-                    continue;
-                if (clip) {
-                    long lo = Math.Max(taken[n].HoldFrom, from), hi = Math.Min(taken[n].End, to);
-                    taken[n].Ticks = hi - lo;
-                    taken[n].End = hi;
-                }
-                if (taken[n].Ticks > 0)
-                    n++;
-            }
-            w.TakenCount = n;
-            return n;
-        }
-
-        /// <summary>
-        /// Charges wait number <paramref name="seq"/> of <paramref name="w"/> (the calling thread, the one that
-        /// waited), <paramref name="waitTicks"/> long, to its holders in <paramref name="s"/>'s
-        /// <see cref="SiteStats.WaitedBehind"/> (the wait counted once, to the holder it waited behind longest): each holder that told its share (scaled down when
-        /// the shares exceed the wait), the rest to <paramref name="found"/>, the holder found as the wait began, when it told
-        /// nothing (it is in another copy), else to the holder that released last: the hand-over after its release (the waiter
-        /// woken) is its. <paramref name="seq"/> 0 (no wait begun): all to <paramref name="found"/>. Returns the holder waited
-        /// behind longest, or null.
-        /// </summary>
-        internal static string[] Charge(Collector c, ThreadRecord w, int seq, SiteStats s, long waitTicks, string[] found)
-        {
-            return Share(c, w, Take(w, w.Posts, seq, false, 0, 0), s, waitTicks, found);
-        }
-
-        /// <summary>
-        /// As <see cref="Charge"/>, for a <c>WaitAsync</c> from <paramref name="from"/> to <paramref name="to"/> (ticks)
-        /// recorded by <paramref name="w"/>'s thread: the shares are the parts of it the holds in the semaphore's
-        /// <paramref name="log"/> covered (<see cref="SemaphoreState.Holds"/>, null for none: all to <paramref name="found"/>).
-        /// </summary>
-        internal static string[] ChargeLogged(Collector c, ThreadRecord w, BlamePost[] log, long from, long to, SiteStats s, string[] found)
-        {
-            return Share(c, w, Take(w, log, 1, true, from, to), s, to - from, found);
+            return 0;
         }
 
         /// <summary>Charges <paramref name="waitTicks"/> to the <paramref name="n"/> shares taken into <paramref name="w"/>'s <see cref="ThreadRecord.Taken"/>, as <see cref="Charge"/> says.</summary>
+        [MethodImpl((MethodImplOptions)Jit.Optimized)]
         static string[] Share(Collector c, ThreadRecord w, int n, SiteStats s, long waitTicks, string[] found)
         {
             BlamePost[] taken = w.Taken;

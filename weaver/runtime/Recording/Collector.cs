@@ -212,6 +212,7 @@ namespace LockTime.Runtime
         }
 
         /// <summary>As <see cref="Holder(object)"/> for a waiter in mode <paramref name="waiter"/>: frames it is not blocked by (<see cref="Frame.Blocks"/>: readers by readers) are passed over.</summary>
+        [MethodImpl((MethodImplOptions)Jit.Optimized)]
         internal string[] Holder(object lockObject, byte waiter)
         {
             try {
@@ -290,7 +291,7 @@ namespace LockTime.Runtime
             s.Hold.Record(holdNs);
             string[] behind = f.Holder;
             if (f.Contended && f.WaitSeq >= 0) {
-                behind = Blame.Charge(this, t, f.WaitSeq, s, f.Wait, f.Holder);
+                behind = Blame.Charge(this, t, f.Lock, f.Mode, f.Acquired - f.Wait, f.Acquired, s, f.Holder);
                 t.Charged(f.WaitSeq);
             }
             if (hold >= ThresholdTicks || f.Wait >= ThresholdTicks) {

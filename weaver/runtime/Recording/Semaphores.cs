@@ -52,13 +52,6 @@ namespace LockTime.Runtime
         /// only after the awaiting method has released it: a release settles them first (<c>Api.Settle</c>).
         /// </summary>
         internal PendingWait Pending;
-        /// <summary>
-        /// The last holds released while a <c>WaitAsync</c> waited (<see cref="Blame.ReleasedLogged"/>; made as the first one
-        /// is listed, <see cref="Blame.HoldLog"/> slots) and the next slot to write: a <c>WaitAsync</c> has no thread for the
-        /// holders to post their shares to, so it shares its wait among those as it is recorded (<see cref="Blame.ChargeLogged"/>).
-        /// </summary>
-        internal BlamePost[] Holds;
-        internal int HoldNext;
     }
 
     /// <summary>
@@ -261,7 +254,7 @@ namespace LockTime.Runtime
             if (Acquired(task))
                 Api.SemaphoreAcquired(Semaphore, Site, Start, now, true, Behind, false, State != null);
             else
-                Api.SemaphoreNotAcquired(State, Site, Start, now, Behind);
+                Api.SemaphoreNotAcquired(State != null ? Semaphore : null, Site, Start, now, Behind);
         }
 
         /// <summary>Takes this wait off <paramref name="s"/>'s list (the state locked by the caller).</summary>

@@ -100,19 +100,15 @@ namespace LockTime.Runtime
 
         /// <summary>
         /// The lock of the thread's last wait (<see cref="BeginWait"/>), kept until the wait is charged to its holders
-        /// (<see cref="Charged"/>: at the release of the lock it waited for, when the last holder has told its share), the
-        /// mode it was asked in, the wait's number (counted from 1), its start and its end (the acquisition; 0 while it
-        /// waits), in ticks: what a holder that releases the lock reads to post its share (<see cref="Blame.Released"/>).
+        /// (<see cref="Charged"/>: at the release of the lock it waited for, when the last holder has logged its hold), the
+        /// mode it was asked in and the wait's number (counted from 1): while a thread has one, the holders of its copy log
+        /// their holds (<see cref="Blame.WaitersNow"/>, <see cref="Blame.Released"/>).
         /// </summary>
         internal object WaitingFor;
         internal byte WaitingMode;
         internal int WaitSeq;
-        internal long WaitBegan, WaitEnded;
 
-        /// <summary>The holders' shares of this thread's waits (<see cref="Blame.Posts"/> slots, made at its first wait), written by the holders' threads; the next slot to write.</summary>
-        internal BlamePost[] Posts;
-        internal int PostNext;
-        /// <summary>The posts of the wait being charged, copied out of <see cref="Posts"/> (<see cref="Blame.Charge"/>, on this thread only).</summary>
+        /// <summary>The shares of the wait being charged, taken from the log of its lock's holds (<see cref="Blame.Charge"/>, on this thread only).</summary>
         internal BlamePost[] Taken;
         /// <summary>How many of <see cref="Taken"/> the last wait charged took (the holds its timeline event links to).</summary>
         internal int TakenCount;
@@ -191,7 +187,7 @@ namespace LockTime.Runtime
                 f.WaitSeq = 0;
                 if (WaitingSince != 0) {
                     f.WaitSeq = WaitSeq;
-                    WaitAcquired(acquired);
+                    WaitAcquired();
                 }
             }
             Volatile.Write(ref f.Lock, lockObject);
@@ -260,18 +256,15 @@ namespace LockTime.Runtime
 
         /// <summary>
         /// This thread begins to wait at <paramref name="site"/> now for <paramref name="lockObject"/> in <paramref name="mode"/>
-        /// (read by <see cref="Collector.WaitingNow"/>, and by the holders that release it meanwhile: <see cref="Blame.Released"/>).
+        /// (read by <see cref="Collector.WaitingNow"/>; the holders that release it meanwhile log their holds: <see cref="Blame.Released"/>).
         /// </summary>
+        [MethodImpl((MethodImplOptions)Jit.Optimized)]
         internal void BeginWait(int site, object lockObject, byte mode)
         {
-            if (Posts == null)
-                Posts = new BlamePost[Blame.Posts];
             long now = Math.Max(1, Clock.Ticks());
             int seq = WaitSeq + 1;
             Volatile.Write(ref WaitSeq, seq > 0 ? seq : 1);
             WaitingMode = mode;
-            WaitBegan = now;
-            WaitEnded = 0;
             if (WaitingFor == null && lockObject != null)
                 Interlocked.Increment(ref Blame.WaitersNow);
             else if (WaitingFor != null && lockObject == null)
@@ -282,16 +275,15 @@ namespace LockTime.Runtime
         }
 
         /// <summary>
-        /// This thread's wait ended in the acquisition at <paramref name="acquired"/> (ticks): it waits no more, but the
-        /// wait's lock stays known to the holders that release it until the wait is <see cref="Charged"/>.
+        /// This thread's wait ended in an acquisition: it waits no more, but the holders of its copy go on logging their
+        /// holds until the wait is <see cref="Charged"/> (the last one logs it after its release).
         /// </summary>
-        internal void WaitAcquired(long acquired)
+        internal void WaitAcquired()
         {
-            Volatile.Write(ref WaitEnded, Math.Max(1, acquired));
             Volatile.Write(ref WaitingSince, 0);
         }
 
-        /// <summary>The wait numbered <paramref name="seq"/> is charged to its holders (<see cref="Blame.Charge"/>): when it is the last, holders are told of it no more.</summary>
+        /// <summary>The wait numbered <paramref name="seq"/> is charged to its holders (<see cref="Blame.Charge"/>): when it is the last, it keeps its copy's holders logging no more.</summary>
         internal void Charged(int seq)
         {
             if (seq == WaitSeq && WaitingFor != null) {

@@ -87,10 +87,10 @@ namespace LockTime.Runtime
         /// Fills <paramref name="e"/> (<see cref="Fields"/> longs) with one event of thread <paramref name="thread"/>: its
         /// wait from <paramref name="waitFrom"/> to <paramref name="acquired"/>, its hold to <paramref name="released"/>
         /// (ticks), of <paramref name="kind"/>, and links to the holds it waited behind, the longest shares first (at most
-        /// <see cref="Links"/>): those of the first <paramref name="n"/> posts of <paramref name="posts"/> that have a thread,
+        /// <see cref="Links"/>): those of the first <paramref name="n"/> shares of <paramref name="posts"/> that have a thread,
         /// and the hold of <paramref name="found"/> (the holder found as the wait began, a thread id; 0: none) that began at
-        /// <paramref name="foundFrom"/>, by the part of the wait no post told, which <see cref="Blame.Charge"/> gives it (a
-        /// holder whose share came after the wait was charged: its first post compiled while the lock went on to others).
+        /// <paramref name="foundFrom"/>, by the part of the wait no share covered, which <see cref="Blame.Charge"/> gives it (a
+        /// holder whose hold was logged after the wait was charged: its first log compiled while the lock went on to others).
         /// </summary>
         internal static void Fill(long[] e, int thread, long waitFrom, long acquired, long released, long kind, BlamePost[] posts, int n,
                                   int found, long foundFrom)
