@@ -183,4 +183,21 @@ public class BlameTests
         Assert.Equal(40 * Ms, s.HolderWait[0] + s.HolderWait[1]); // the whole wait, charged once
         Assert.Equal(1L, s.HolderCount[0] + s.HolderCount[1]);
     }
+
+    [Fact]
+    public void AWaitThroughMoreHoldsThanTheLogKeepsIsNotLeftToItsFirstHolder()
+    {
+        // found as the wait began: site 0's 8 ms hold, then 40 holds of 1 ms at site 1: the log has only site 1's
+        var c = CollectorTests.Make(3, 1000, new List<object[]>());
+        object gate = new();
+        var (w, began) = Wait(c, gate, 2);
+        w.Behind = c.HolderNames[0];
+        Blame.Released(c, new ThreadRecord(3), gate, 0, Frame.Exclusive, began - Ms, began + 8 * Ms);
+        for (int i = 0; i < 40; i++)
+            Blame.Released(c, new ThreadRecord(3), gate, 1, Frame.Exclusive, began + (8 + i) * Ms, began + (9 + i) * Ms);
+        SiteStats s = AcquiredAndReleased(c, w, gate, 2, began, 48);
+
+        var shares = Enumerable.Range(0, s.HolderN).ToDictionary(i => s.Holders[i][2], i => (s.HolderWait[i] / Ms, s.HolderCount[i]));
+        Assert.Equal(new Dictionary<string, (long, long)> { ["F.cs:2"] = (48, 1) }, shares); // before: 32 ms to F.cs:1
+    }
 }

@@ -70,16 +70,23 @@ namespace LockTime.Runtime
         /// from <paramref name="from"/> to <paramref name="to"/> (ticks) in <paramref name="mode"/> that each logged hold of
         /// lock <paramref name="lockKey"/> covered, for the holds in a mode that blocks it, and returns how many,
         /// also kept in <see cref="ThreadRecord.TakenCount"/> (the timeline's links). Reads every slot once: a releasing
-        /// thread preempted before it logged its hold logs it after later ones.
+        /// thread preempted before it logged its hold logs it after later ones. Sets <see cref="ThreadRecord.TakenPart"/>
+        /// when the shares may be only part of the wait's holds: more than <see cref="Blame.Posts"/>, or every slot written
+        /// with a hold that ended after the wait began (older holds, the wait's first ones among them, overwritten).
         /// </summary>
         [MethodImpl((MethodImplOptions)Jit.Optimized)]
         internal int Take(ThreadRecord w, int lockKey, byte mode, long from, long to)
         {
             BlamePost[] taken = w.Taken ?? (w.Taken = new BlamePost[Blame.Posts]);
-            int n = 0;
-            for (int i = 0; i < slots.Length && n < taken.Length; i++) {
+            int n = 0, written = 0;
+            long oldest = long.MaxValue;
+            for (int i = 0; i < slots.Length; i++) {
                 int seq = Volatile.Read(ref slots[i].Seq);
-                if (seq <= 0 || slots[i].Lock != lockKey || slots[i].End <= from || slots[i].HoldFrom >= to)
+                if (seq <= 0)
+                    continue;
+                written++;
+                oldest = Math.Min(oldest, slots[i].End);
+                if (n == taken.Length || slots[i].Lock != lockKey || slots[i].End <= from || slots[i].HoldFrom >= to)
                     continue;
                 taken[n] = slots[i];
                 if (Volatile.Read(ref slots[i].Seq) != seq || taken[n].Holder == null || taken[n].Lock != lockKey ||
@@ -92,6 +99,7 @@ namespace LockTime.Runtime
                     n++;
             }
             w.TakenCount = n;
+            w.TakenPart = n == taken.Length || (written == slots.Length && oldest > from);
             return n;
         }
     }
@@ -182,7 +190,8 @@ namespace LockTime.Runtime
         /// Charges <paramref name="w"/>'s wait (the calling thread, the one that waited) for <paramref name="lockObject"/> in
         /// <paramref name="mode"/>, from <paramref name="from"/> to <paramref name="to"/> (ticks), to its holders in
         /// <paramref name="s"/>'s <see cref="SiteStats.WaitedBehind"/> (the wait counted once, to the holder it waited behind
-        /// longest): each logged hold's part of it (scaled down when the parts exceed the wait), the rest to
+        /// longest): each logged hold's part of it (scaled down when the parts exceed the wait; scaled up to it when they may
+        /// be only part of the holds, <see cref="ThreadRecord.TakenPart"/>: a wait through more holds than the log keeps), the rest to
         /// <paramref name="found"/>, the holder found as the wait began, when no hold of it was logged (it is in another copy),
         /// else to the holder that released last: the hand-over after its release (the waiter woken) is its. Returns the
         /// holder waited behind longest, or null.
@@ -198,6 +207,7 @@ namespace LockTime.Runtime
         static int Untaken(ThreadRecord w)
         {
             w.TakenCount = 0;
+            w.TakenPart = false;
             return 0;
         }
 
@@ -214,7 +224,7 @@ namespace LockTime.Runtime
                     s.WaitedBehind(found, c.Ns(waitTicks), 1);
                 return found;
             }
-            double scale = told > waitTicks ? (double)waitTicks / told : 1;
+            double scale = told > waitTicks || w.TakenPart ? (double)waitTicks / told : 1; /* part of the holds: scaled up to the wait */
             long charged = 0, longestTicks = 0, lastEnd = long.MinValue;
             string[] longest = null, last = null;
             bool foundTold = false;

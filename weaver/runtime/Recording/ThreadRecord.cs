@@ -122,6 +122,8 @@ namespace LockTime.Runtime
         internal BlamePost[] Taken;
         /// <summary>How many of <see cref="Taken"/> the last wait charged took (the holds its timeline event links to).</summary>
         internal int TakenCount;
+        /// <summary>Whether those shares may be only part of the holds the wait waited behind (<see cref="HoldLog.Take"/>): then they are scaled up to the wait, none of it left to the holder found at the start.</summary>
+        internal bool TakenPart;
 
         /// <summary>The thread whose frame <see cref="Collector.Holder(object, byte)"/> found holding the lock of this thread's last wait, and the start of that hold (ticks); 0: none found.</summary>
         internal int FoundThread;
