@@ -291,13 +291,13 @@ namespace LockTime.Runtime
             s.Hold.Record(holdNs);
             string[] behind = f.Holder;
             if (f.Contended && f.WaitSeq >= 0) {
-                behind = Blame.Charge(this, t, f.Lock, f.Mode, f.Took - f.Wait, f.Took, s, f.Holder);
+                behind = Blame.Charge(this, t, f.Lock, f.Mode, f.Acquired - f.Wait, f.Acquired, s, f.Holder);
                 t.Charged(f.WaitSeq);
             }
             if (hold >= ThresholdTicks || f.Wait >= ThresholdTicks) {
                 Slow(t, s, f.Site, holdNs, waitNs, behind, f.Wait >= ThresholdTicks, hold >= ThresholdTicks);
                 if (TimelineAdd != null)
-                    Timed(t, f.Site, f.Took - f.Wait, f.Took, now, Timeline.Held, f.Contended && f.WaitSeq >= 0 ? t.TakenCount : 0,
+                    Timed(t, f.Site, f.Acquired - f.Wait, f.Acquired, now, Timeline.Held, f.Contended && f.WaitSeq >= 0 ? t.TakenCount : 0,
                           f.Contended && f.WaitSeq == t.WaitSeq ? t.FoundThread : 0);
             }
         }

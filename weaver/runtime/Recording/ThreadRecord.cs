@@ -13,16 +13,6 @@ namespace LockTime.Runtime
         internal int Site;
         internal long Acquired;   /* ticks */
         internal long Wait;       /* ticks */
-        /// <summary>Ticks spent inside <c>Monitor.Wait</c> on the lock (<see cref="ThreadRecord.Resume"/>), by which <see cref="Acquired"/> moved on: not hold time.</summary>
-        internal long Paused;
-        /// <summary>When the last <c>Monitor.Wait</c> on the lock returned (ticks; 0: none): the hold's stretch since then is the one a waiter waited behind.</summary>
-        internal long Resumed;
-
-        /// <summary>When the lock was taken (ticks), the wait's end, whatever <c>Monitor.Wait</c> moved <see cref="Acquired"/> by.</summary>
-        internal long Took => Acquired - Paused;
-
-        /// <summary>Since when the thread holds the lock without a break (ticks): the acquisition, or the last <c>Monitor.Wait</c>'s return.</summary>
-        internal long Stretch => Resumed != 0 ? Resumed : Acquired;
         internal bool Contended;
         /// <summary>How the lock is held: <see cref="Exclusive"/>, <see cref="Scope"/>, <see cref="Read"/>, <see cref="Upgradeable"/> or <see cref="Spin"/>.</summary>
         internal byte Mode;
@@ -189,8 +179,6 @@ namespace LockTime.Runtime
             Volatile.Write(ref f.Site, site);
             f.Acquired = acquired;
             f.Wait = wait;
-            f.Paused = 0;
-            f.Resumed = 0;
             f.Contended = contended;
             f.Mode = mode;
             f.Reentry = again;
@@ -260,8 +248,6 @@ namespace LockTime.Runtime
                 f.Reentry = false;
                 f.Acquired = now;
                 f.Wait = 0;
-                f.Paused = 0;
-                f.Resumed = 0;
                 f.Contended = false;
                 f.Holder = null;
                 End(ref f, seq);
@@ -474,8 +460,6 @@ namespace LockTime.Runtime
                 Volatile.Write(ref f.Site, above.Site);
                 f.Acquired = above.Acquired;
                 f.Wait = above.Wait;
-                f.Paused = above.Paused;
-                f.Resumed = above.Resumed;
                 f.Contended = above.Contended;
                 f.Mode = above.Mode;
                 f.Holder = above.Holder;
@@ -486,23 +470,6 @@ namespace LockTime.Runtime
                 f.WaitSeq = above.WaitSeq;
                 Volatile.Write(ref f.Lock, above.Lock);
                 End(ref f, seq);
-            }
-        }
-
-        /// <summary>
-        /// <c>Monitor.Wait</c> on <paramref name="lockObject"/> returned at <paramref name="now"/> after <paramref name="ticks"/>:
-        /// every frame of it holds again, starts that much later (not hold time: Wait gives up the monitor however often the
-        /// thread entered it and takes it back as often) and holds without a break from now (<see cref="Frame.Stretch"/>).
-        /// </summary>
-        internal void Resume(object lockObject, long ticks, long now)
-        {
-            SetInWait(lockObject, false);
-            for (int i = 0; i < Depth; i++) {
-                if (!ReferenceEquals(Frames[i].Lock, lockObject))
-                    continue;
-                Frames[i].Acquired += ticks;
-                Frames[i].Paused += ticks;
-                Frames[i].Resumed = now;
             }
         }
 
