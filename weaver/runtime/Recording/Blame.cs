@@ -33,14 +33,8 @@ namespace LockTime.Runtime
     [CompilerGenerated]
     internal sealed class HoldLog
     {
-        readonly BlamePost[] slots;
+        readonly BlamePost[] slots = new BlamePost[Blame.LogHolds];
         int next;
-
-        /// <summary>A log of <paramref name="size"/> holds (a power of two).</summary>
-        internal HoldLog(int size)
-        {
-            slots = new BlamePost[size];
-        }
 
         /// <summary>
         /// Logs a hold of the lock whose identity hash is <paramref name="lockKey"/> in
@@ -148,7 +142,7 @@ namespace LockTime.Runtime
             int i = key & (Logs - 1);
             HoldLog log = Volatile.Read(ref all[i]);
             if (log == null && make) {
-                Interlocked.CompareExchange(ref all[i], new HoldLog(LogHolds), null);
+                Interlocked.CompareExchange(ref all[i], new HoldLog(), null);
                 log = all[i];
             }
             return log;
@@ -183,7 +177,7 @@ namespace LockTime.Runtime
         {
             int key = lockObject == null ? 0 : RuntimeHelpers.GetHashCode(lockObject);
             HoldLog log = lockObject == null ? null : Log(key, false);
-            return Share(c, w, log == null ? Untaken(w) : log.Take(w, key, mode, from, to), s, to - from, found);
+            return Share(c, w, log != null ? log.Take(w, key, mode, from, to) : Untaken(w), s, to - from, found);
         }
 
         /// <summary>No share taken: <paramref name="w"/>'s <see cref="ThreadRecord.TakenCount"/> 0; returns 0.</summary>
