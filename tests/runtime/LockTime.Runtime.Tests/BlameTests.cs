@@ -81,6 +81,47 @@ public class BlameTests
     }
 
     [Fact]
+    public void AHolderInMonitorWaitIsNoHolderMeanwhile()
+    {
+        // the consumer holds the gate 100 ms, enters Monitor.Wait; the producer holds it 95 ms of the waiter's wait; the
+        // consumer comes back and holds it 30 ms more: the waiter waited 90 ms behind the producer, 30 behind the consumer
+        var c = CollectorTests.Make(3, 1000, new List<object[]>());
+        object gate = new();
+        var (w, began) = Wait(c, gate, 2);
+        var consumer = new ThreadRecord(3);
+        consumer.Push(gate, 0, began - 110 * Ms, 0, false, Frame.Exclusive);
+        Blame.GivenUp(c, consumer, gate, began - 10 * Ms); // its first stretch: before the wait began
+        consumer.SetInWait(gate, true);
+        Blame.Released(c, new ThreadRecord(3), gate, 1, Frame.Exclusive, began - 5 * Ms, began + 90 * Ms);
+        consumer.Resume(gate, 100 * Ms, began + 90 * Ms);
+        Frame f = consumer.Remove(consumer.Find(gate, Frame.Exclusive));
+        Assert.Equal((130 * Ms, began + 90 * Ms), (began + 120 * Ms - f.Acquired, consumer.Stretch(f.Lock, f.Acquired))); // held 100 + 30 ms, from 90 on without a break
+        Blame.Released(c, consumer, gate, 0, f.Mode, consumer.Stretch(f.Lock, f.Acquired), began + 120 * Ms);
+        SiteStats s = AcquiredAndReleased(c, w, gate, 2, began, 121);
+        var shares = Enumerable.Range(0, s.HolderN).ToDictionary(i => s.Holders[i][2], i => (s.HolderWait[i] / Ms, s.HolderCount[i]));
+        Assert.Equal(new Dictionary<string, (long, long)> { ["F.cs:2"] = (90, 1), ["F.cs:1"] = (31, 0) }, shares);
+    }
+
+    [Fact]
+    public void AWaiterThatEntersMonitorWaitIsChargedForItsWaitNotForItsTimeInWait()
+    {
+        // the waiter waited 90 ms behind the producer, took the gate, then spent 100 ms in Monitor.Wait while another
+        // thread held it 90 ms: its wait is the 90 ms before it took the gate
+        var c = CollectorTests.Make(3, 1000, new List<object[]>());
+        object gate = new();
+        var (w, began) = Wait(c, gate, 2);
+        Blame.Released(c, new ThreadRecord(3), gate, 1, Frame.Exclusive, began - 5 * Ms, began + 90 * Ms);
+        w.Push(gate, 2, began + 90 * Ms, 90 * Ms, true, Frame.Exclusive);
+        w.SetInWait(gate, true);
+        Blame.Released(c, new ThreadRecord(3), gate, 0, Frame.Exclusive, began + 95 * Ms, began + 185 * Ms);
+        w.Resume(gate, 100 * Ms, began + 191 * Ms);
+        c.Released(w, w.Remove(w.Find(gate, Frame.Exclusive)), began + 192 * Ms);
+        SiteStats s = w.Stats(2);
+        Assert.Equal(1, s.HolderN);
+        Assert.Equal(("F.cs:2", 90 * Ms, 1L), (s.Holders[0][2], s.HolderWait[0], s.HolderCount[0]));
+    }
+
+    [Fact]
     public void WhatNoHolderToldGoesToTheHolderFoundAtTheStart()
     {
         var lines = new List<object[]>();

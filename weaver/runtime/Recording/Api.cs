@@ -539,7 +539,7 @@ namespace LockTime.Runtime
                 /* Waiters first, before this thread's own recording (a slow lock's line, stack and timeline event): a
                  * waiter that takes the lock and releases it quickly finds the share posted */
                 if (gone && Volatile.Read(ref Blame.WaitersNow) != 0)
-                    Blame.Released(c, t, f.Lock, f.Site, f.Mode, f.Acquired, now);
+                    Blame.Released(c, t, f.Lock, f.Site, f.Mode, t.Stretch(f.Lock, f.Acquired), now);
                 c.Released(t, f, now);
                 if (gone)
                     c.OrderReleased(t, f.Lock);
@@ -555,8 +555,12 @@ namespace LockTime.Runtime
         {
             try {
                 ThreadRecord t = ThreadRecord.Current;
-                if (t != null)
-                    t.SetInWait(lockObject, true);
+                if (t == null)
+                    return;
+                Collector c = Runtime.Current;
+                if (c != null && !t.Busy && Volatile.Read(ref Blame.WaitersNow) != 0)
+                    Blame.GivenUp(c, t, lockObject, Clock.Ticks());
+                t.SetInWait(lockObject, true);
             } catch (Exception) {
             }
         }
@@ -565,18 +569,14 @@ namespace LockTime.Runtime
         /// The thread spent <paramref name="ticks"/> inside <c>Monitor.Wait</c> on <paramref name="lockObject"/>:
         /// not hold time, so every frame of that object starts that much later - Wait gives up the monitor
         /// however often the thread entered it (a re-entrant <c>lock</c>, a synchronized method) and takes it
-        /// back as often; it holds the lock again.
+        /// back as often; it holds the lock again (<see cref="ThreadRecord.Resume"/>).
         /// </summary>
         internal static void Waited(object lockObject, long ticks)
         {
             try {
                 ThreadRecord t = ThreadRecord.Current;
-                if (t == null)
-                    return;
-                t.SetInWait(lockObject, false);
-                for (int i = 0; i < t.Depth; i++)
-                    if (ReferenceEquals(t.Frames[i].Lock, lockObject))
-                        t.Frames[i].Acquired += ticks;
+                if (t != null)
+                    t.Resume(lockObject, ticks, Clock.Ticks());
             } catch (Exception) {
             }
         }

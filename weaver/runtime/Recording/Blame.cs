@@ -164,6 +164,23 @@ namespace LockTime.Runtime
         }
 
         /// <summary>
+        /// <paramref name="holder"/>'s thread gives <paramref name="lockObject"/> up at <paramref name="now"/> as it enters
+        /// <c>Monitor.Wait</c>: the stretch it held it since it took it or last came back from a Wait
+        /// (<see cref="ThreadRecord.Stretch"/>) is logged as a hold (<see cref="Released"/>), once, for its outermost frame
+        /// (a re-entry's hold is the outer frame's). Called only while <see cref="WaitersNow"/> is not 0.
+        /// </summary>
+        internal static void GivenUp(Collector c, ThreadRecord holder, object lockObject, long now)
+        {
+            for (int i = 0; i < holder.Depth; i++) {
+                Frame f = holder.Frames[i];
+                if (ReferenceEquals(f.Lock, lockObject) && !f.Reentry && !f.InWait) {
+                    Released(c, holder, lockObject, f.Site, f.Mode, holder.Stretch(f.Lock, f.Acquired), now);
+                    return;
+                }
+            }
+        }
+
+        /// <summary>
         /// Charges <paramref name="w"/>'s wait (the calling thread, the one that waited) for <paramref name="lockObject"/> in
         /// <paramref name="mode"/>, from <paramref name="from"/> to <paramref name="to"/> (ticks), to its holders in
         /// <paramref name="s"/>'s <see cref="SiteStats.WaitedBehind"/> (the wait counted once, to the holder it waited behind

@@ -291,14 +291,17 @@ namespace LockTime.Runtime
             s.Hold.Record(holdNs);
             string[] behind = f.Holder;
             if (f.Contended && f.WaitSeq >= 0) {
-                behind = Blame.Charge(this, t, f.Lock, f.Mode, f.Acquired - f.Wait, f.Acquired, s, f.Holder);
+                long took = t.Took(f.Lock, f.Acquired); /* the wait's end, whatever a Monitor.Wait since moved Acquired by */
+                behind = Blame.Charge(this, t, f.Lock, f.Mode, took - f.Wait, took, s, f.Holder);
                 t.Charged(f.WaitSeq);
             }
             if (hold >= ThresholdTicks || f.Wait >= ThresholdTicks) {
                 Slow(t, s, f.Site, holdNs, waitNs, behind, f.Wait >= ThresholdTicks, hold >= ThresholdTicks);
-                if (TimelineAdd != null)
-                    Timed(t, f.Site, f.Acquired - f.Wait, f.Acquired, now, Timeline.Held, f.Contended && f.WaitSeq >= 0 ? t.TakenCount : 0,
+                if (TimelineAdd != null) {
+                    long took = t.Took(f.Lock, f.Acquired);
+                    Timed(t, f.Site, took - f.Wait, took, now, Timeline.Held, f.Contended && f.WaitSeq >= 0 ? t.TakenCount : 0,
                           f.Contended && f.WaitSeq == t.WaitSeq ? t.FoundThread : 0);
+                }
             }
         }
 
