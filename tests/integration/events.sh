@@ -58,13 +58,15 @@ for l in lines:
     elif f:
         expected[(f[1], f[3], "not acquired", f[2], f[4] or "", f[5] or "")] += 1
 events = [json.loads(l) for l in open(sys.argv[2])]
+def ms(ns): # as the line says it: to the microsecond, half up (a float's "%.3f" rounds 28.4885 down)
+    return "%d.%03d" % divmod((ns + 500) // 1000, 1000)
 got = collections.Counter()
 for e in events:
     if e["name"] != "SlowLock":
         continue
     p = e["payload"]
-    hold = "not acquired" if p["HoldNs"] == -1 else "%.3f" % (p["HoldNs"] / 1e6)
-    got[(p["Method"], p["Location"], hold, "%.3f" % (p["WaitNs"] / 1e6), p["HolderMethod"], p["HolderLocation"])] += 1
+    hold = "not acquired" if p["HoldNs"] == -1 else ms(p["HoldNs"])
+    got[(p["Method"], p["Location"], hold, ms(p["WaitNs"]), p["HolderMethod"], p["HolderLocation"])] += 1
     name, line = p["Location"].rsplit(":", 1)
     assert p["File"].endswith("/" + name) and p["Line"] == int(line) and p["Kind"], p
     frame = p["Method"].split(" ")[0].replace("::", ".") + "("

@@ -92,13 +92,16 @@ for kind in ("delay", "hold"):
 def stack_lines(text, prefix=""):
     return [l for l in text.splitlines() if re.match(prefix + r"  Shop\.Inventory::Reserve at Program\.cs:\d+: \d+ slow (wait|hold)", l)]
 
-for what, lines in (("--format text", stack_lines(read("text.out"))), ("the summary at exit", stack_lines(read("one.err"), "LockTime: "))):
+def half_up(ms): # the run-time's summary: the nanoseconds to the microsecond, half up (a float's "%.3f" rounds 28.4885 down)
+    return "%d.%03d" % divmod((round(ms * 1e6) + 500) // 1000, 1000)
+for what, lines, fmt in (("--format text", stack_lines(read("text.out")), lambda ms: "%.3f" % ms),
+                         ("the summary at exit", stack_lines(read("one.err"), "LockTime: "), half_up)):
     for verb, role in (("wait", "waiter"), ("hold", "holder")):
         for name in ("Checkout", "Restock"):
             st = [x for x in stacks if x["role"] == role and caller(x) == "Shop.Program::" + name][0]
             cost = st["wait_ms"] if role == "waiter" else st["hold_ms"]
-            want = "%d slow %s%s, %.3f ms, from Shop.Program::%s (Program.cs:%d) < Shop.Program::Main (lambda) (Program.cs:%d)" % (
-                st["count"], verb, "" if st["count"] == 1 else "s", cost, name, line[name], line["Main"])
+            want = "%d slow %s%s, %s ms, from Shop.Program::%s (Program.cs:%d) < Shop.Program::Main (lambda) (Program.cs:%d)" % (
+                st["count"], verb, "" if st["count"] == 1 else "s", fmt(cost), name, line[name], line["Main"])
             ok("%s: slow %ss from %s, with the report's count and time" % (what, verb, name), any(want in l for l in lines),
                "\n".join([want] + lines))
 
