@@ -705,6 +705,24 @@ static void test_text(void **state)
 	rp_free(&r);
 }
 
+/* The text's milliseconds as the run-time's summary writes them: to the microsecond, half up, in integers. A
+ * double's "%.3f" printed 28.4885 ms (28,488,500 ns) as 28.488 where the summary printed 28.489. */
+static void test_text_rounds_as_summary(void **state)
+{
+	struct rp_report r = RP_REPORT_INIT;
+	struct lt_buf b = LT_BUF_INIT;
+	(void)state;
+	one_site(&r, "App.P::Run", 2, 28.4885, 28.4885, NULL);
+	rp_sort(&r);
+	assert_int_equal(rp_write_text(&r, &b), 0);
+	char *t = to_text(&b);
+	assert_non_null(strstr(t, "; wait 2.500 ms, hold 28.489 ms\n"));
+	assert_non_null(strstr(t, "  28.489  "));     /* hold total and max in the row */
+	assert_null(strstr(t, "28.488"));
+	lt_buf_free(&b);
+	rp_free(&r);
+}
+
 /* After the table, the potential deadlocks and deadlocks as the run-time's summary gives them. */
 static void test_deadlocks_text(void **state)
 {
@@ -1158,6 +1176,7 @@ int main(void)
 		cmocka_unit_test(test_stacks_text),
 		cmocka_unit_test(test_check),          cmocka_unit_test(test_check_hold_not_measured),
 		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_text_rounds_as_summary),
 		cmocka_unit_test(test_deadlocks_read), cmocka_unit_test(test_deadlocks_merge),
 		cmocka_unit_test(test_deadlocks_text), cmocka_unit_test(test_deadlocks_check),
 		cmocka_unit_test(test_held_now),       cmocka_unit_test(test_waiting_now),

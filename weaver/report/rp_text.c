@@ -25,9 +25,14 @@ static size_t width_of(const char *s)
 	return n;
 }
 
+/* ns as milliseconds to the microsecond, half away from zero, as the run-time's summary writes them
+ * (LineText.Ms): in integers, so that a figure the report keeps to the nanosecond (28,488,500 ns) prints as
+ * the summary printed it (28.489), not as a double's "%.3f" rounds it (28.488). */
 static void ms(char *cell, size_t size, int64_t ns)
 {
-	snprintf(cell, size, "%.3f", (double)ns / 1e6);
+	uint64_t n = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns, us = n / 1000 + (n % 1000 >= 500);
+
+	snprintf(cell, size, "%s%" PRIu64 ".%03" PRIu64, ns < 0 ? "-" : "", us / 1000, us % 1000);
 }
 
 static int pad(struct lt_buf *out, size_t n)
@@ -81,6 +86,7 @@ static int row(struct lt_buf *out, const char *const text[COLUMNS], const size_t
 static int table(const struct rp_report *r, struct lt_buf *out)
 {
 	int64_t acq = 0, cont = 0, failed = 0, again = 0, wait = 0, hold = 0;
+	char wait_ms[32], hold_ms[32];
 	size_t assemblies = 0, width[COLUMNS];
 	char cells[COLUMNS][32];
 
@@ -97,6 +103,8 @@ static int table(const struct rp_report *r, struct lt_buf *out)
 			seen = !strcmp(r->sites[k].assembly, s->assembly);
 		assemblies += !seen;
 	}
+	ms(wait_ms, sizeof wait_ms, wait);
+	ms(hold_ms, sizeof hold_ms, hold);
 	if (lt_buf_printf(out, "summary: %zu %s in %zu %s from %zu %s; %" PRId64 " %s, %" PRId64 " contended, %" PRId64
 			  " failed %s", r->n_sites, plural((int64_t)r->n_sites, "site", "sites"), assemblies,
 			  plural((int64_t)assemblies, "assembly", "assemblies"), r->n_processes,
@@ -104,7 +112,7 @@ static int table(const struct rp_report *r, struct lt_buf *out)
 			  plural(acq, "acquisition", "acquisitions"), cont, failed, plural(failed, "try", "tries")) ||
 	    /* as Summary.cs: re-entries, when there were any, are counted apart */
 	    (again && lt_buf_printf(out, ", %" PRId64 " %s", again, plural(again, "re-entry", "re-entries"))) ||
-	    lt_buf_printf(out, "; wait %.3f ms, hold %.3f ms", (double)wait / 1e6, (double)hold / 1e6))
+	    lt_buf_printf(out, "; wait %s ms, hold %s ms", wait_ms, hold_ms))
 		return -1;
 	if (r->dropped_lines && lt_buf_printf(out, "; %" PRId64 " %s dropped (queue full)", r->dropped_lines,
 					      plural(r->dropped_lines, "line", "lines")))
@@ -191,9 +199,11 @@ static const char *base_name(const char *path)
 static int stack_line(const struct rp_site *s, const struct rp_stack *st, struct lt_buf *out)
 {
 	int waits = st->role == RP_WAITER;
-	if (lt_buf_printf(out, "  %s at %s: %" PRId64 " %s, %.3f ms,", s->method, s->location, st->count,
-			  plural(st->count, waits ? "slow wait" : "slow hold", waits ? "slow waits" : "slow holds"),
-			  (double)rp_stack_cost(st) / 1e6))
+	char cost[32];
+
+	ms(cost, sizeof cost, rp_stack_cost(st));
+	if (lt_buf_printf(out, "  %s at %s: %" PRId64 " %s, %s ms,", s->method, s->location, st->count,
+			  plural(st->count, waits ? "slow wait" : "slow hold", waits ? "slow waits" : "slow holds"), cost))
 		return -1;
 	if (st->n_frames < 2)
 		return lt_buf_printf(out, " no caller seen\n");
@@ -281,9 +291,11 @@ static int in_progress(const struct rp_report *r, const struct in_progress *kind
 			   r->n_processes == 1 ? "report was" : "reports were");
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		int64_t count = kind->count(at[i]);
-		rc = lt_buf_printf(out, "  %s at %s: %" PRId64 " %s, the longest %.3f ms so far\n", at[i]->method,
-				   at[i]->location, count, plural(count, kind->one, kind->many),
-				   (double)kind->longest_ns(at[i]) / 1e6);
+		char longest[32];
+
+		ms(longest, sizeof longest, kind->longest_ns(at[i]));
+		rc = lt_buf_printf(out, "  %s at %s: %" PRId64 " %s, the longest %s ms so far\n", at[i]->method,
+				   at[i]->location, count, plural(count, kind->one, kind->many), longest);
 	}
 	free(at);
 	return rc;
