@@ -94,8 +94,8 @@ check_same() {
 # terminate_after OUT ERR WATCH SETTLE PATTERN CMD...: runs CMD (stdout to OUT, stderr to ERR), sends it
 # SIGTERM SETTLE seconds after WATCH (OUT or ERR) has a line matching the extended regular expression
 # PATTERN (30 s at most; LT_TERMS=N: N of them at once; LT_THEN=PATTERN2: one more once WATCH has a line matching
-# PATTERN2), and returns its exit status; a watchdog kills it after LT_WATCHDOG_S seconds (120 unless set; then
-# the status is 137).
+# PATTERN2; LT_SIGNAL=NAME: that signal instead of SIGTERM), and returns its exit status; a watchdog kills it after
+# LT_WATCHDOG_S seconds (120 unless set; then the status is 137).
 terminate_after() {
 	local out=$1 err=$2 watch=$3 settle=$4 pattern=$5 pid watchdog rc i
 	shift 5
@@ -105,7 +105,7 @@ terminate_after() {
 	watchdog=$!
 	for i in $(seq 1 300); do grep -qE "$pattern" "$watch" 2>/dev/null && break; sleep 0.1; done
 	sleep "$settle"
-	for i in $(seq 1 "${LT_TERMS:-1}"); do kill -TERM "$pid"; done
+	for i in $(seq 1 "${LT_TERMS:-1}"); do kill -"${LT_SIGNAL:-TERM}" "$pid"; done
 	if [ -n "${LT_THEN:-}" ]; then
 		for i in $(seq 1 300); do grep -qE "$LT_THEN" "$watch" 2>/dev/null && break; sleep 0.1; done
 		kill -TERM "$pid"

@@ -13,7 +13,8 @@
 #     and contended (and failed), so `locktime check --max-wait-ms 1` gives LT201 on its line;
 #   - an unhandled exception from Main: the summary and a valid report all the same, the crash's
 #     message and exit code as without LockTime; SIGTERM to a serving app (.NET 10 runs no ProcessExit
-#     then): the summary and a valid report, the output and exit code (143) as without LockTime; SIGTERM 0, 10
+#     then): the summary and a valid report, the output and exit code (143) as without LockTime; SIGINT (Ctrl+C) the
+#     same (130), and once, at the exit, when the program's own Ctrl+C handler cancels it; SIGTERM 0, 10
 #     and 20 ms after the first timed lock (`App term`), three runs each: 143, one summary, one report;
 #   - ProcessExit handlers added after the first timed lock, one as Main returns (`App late`): their locks in the
 #     lines, the summary and the report; the only lock of a program in a ProcessExit handler (`App exitonly`): its
@@ -194,6 +195,44 @@ sigterm() {
 	check ".NET: SIGTERM: the report has the posts made while serving" python3 -c "import sys; sys.exit(not int('$(site "$LT_TMP/term.json" Woven.Lib.Ledger::Post acquisitions)') > 100)"
 }
 sigterm
+
+# SIGINT (Ctrl+C): .NET runs no ProcessExit then either. A program woven for .NET 6+ registers the run-time's handler
+# before Main (weave_early.c), so that it runs after the program's own: with none, the summary and a valid report at the
+# signal, the output and exit code (130) the un-woven program's; a Ctrl+C handler of the program's that cancels the
+# signal (added before the first timed lock) keeps working, and the summary comes once, at the exit, with every lock.
+# Through `timeout`: a background job's SIGINT is ignored in a shell without job control, and timeout's child has it back.
+interrupted() { # DIR OUT MODE [VAR=VALUE...]: App.dll interrupt MODE in DIR, SIGINT once it is ready; returns its exit code
+	local dir=$1 out=$2 mode=$3
+	shift 3
+	LT_SIGNAL=INT terminated "$out.out" "$out.err" ready timeout 120 env -C "$dir" -u LOCKTIME_SUMMARY "$@" dotnet App.dll interrupt $mode
+}
+acquired() { # REPORT: the acquisitions of all its sites
+	python3 -c 'import json, sys; print(sum(s["acquisitions"] for s in json.load(open(sys.argv[1]))["sites"]))' "$1"
+}
+sigint() {
+	local rc_plain rc_woven taken
+	interrupted "$LT_TMP/plain" "$LT_TMP/int-plain" ""
+	rc_plain=$?
+	rm -f "$LT_TMP/int.json"
+	interrupted "$NET" "$LT_TMP/int" "" "LOCKTIME_REPORT=$LT_TMP/int.json"
+	rc_woven=$?
+	check ".NET: SIGINT: the exit code is the un-woven program's ($rc_plain)" test "$rc_woven" = "$rc_plain" -a "$rc_plain" = 130
+	check_same ".NET: SIGINT: the same output" "$LT_TMP/int-plain.out" "$LT_TMP/int.out"
+	check ".NET: SIGINT: one summary" test "$(grep -c '^LockTime: summary: 2 sites in 1 assembly' "$LT_TMP/int.err")" = 1
+	check ".NET: SIGINT: the report validates against the schema" python3 -c 'import json, sys, jsonschema
+jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))' "$LT_TMP/int.json" "$LT_ROOT/docs/report-format.schema.json"
+	check ".NET: SIGINT: the report has the locks taken until the signal" test "$(acquired "$LT_TMP/int.json")" -gt 1
+	rm -f "$LT_TMP/int-cancel.json"
+	interrupted "$NET" "$LT_TMP/int-cancel" cancel "LOCKTIME_REPORT=$LT_TMP/int-cancel.json"
+	rc_woven=$?
+	taken=$(sed -n 's/^locks taken: //p' "$LT_TMP/int-cancel.out")
+	check ".NET: SIGINT the program cancels: its handler runs, the program exits 0 ($rc_woven)" test "$rc_woven" = 0 -a -n "$taken"
+	check ".NET: SIGINT the program cancels: one summary, at the exit, after the program's last line" \
+		test "$(grep -c '^LockTime: summary: 3 sites in 1 assembly; '"$taken"' acquisitions' "$LT_TMP/int-cancel.err")" = 1
+	check ".NET: SIGINT the program cancels: the report has every lock taken ($taken)" \
+		test "$(acquired "$LT_TMP/int-cancel.json")" = "$taken"
+}
+sigint
 
 # Holds end before the release, not after it: `App busy` (Busy.cs) on one core, four threads taking one lock in turn,
 # each hold a 200 us spin. A hold read after the release took in what ran between - the waiter the release woke ran

@@ -22,6 +22,10 @@
  * il_apply and img_encode_body). */
 int weave_early(struct img *img, uint32_t watch);
 
+/* The entry point's MethodDef row (II.25.3.3 EntryPointToken: a MethodDef of this module, not a File, nor a native
+ * entry point's RVA), or 0 when there is none (a library). */
+uint32_t weave_entry_point(const struct img *img);
+
 /* ---- Names (weave_names.c) ---- */
 
 /* Which TypeDef owns each MethodDef (II.22.37 MethodList runs) and which

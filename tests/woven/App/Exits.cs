@@ -1,4 +1,4 @@
-// Exits.cs - `App term`, `App late`, `App exitonly` and `App modinit` (tests/integration/woven.sh): the run-time's start and the
+// Exits.cs - `App term`, `App interrupt`, `App late`, `App exitonly` and `App modinit` (tests/integration/woven.sh): the run-time's start and the
 // ends of a process. Each is the whole program: its first timed lock is the scenario's.
 using System;
 using System.Runtime.InteropServices;
@@ -70,6 +70,31 @@ internal static class Exits
     internal static void ModuleInitializer()
     {
         Console.WriteLine(Woven.Lib.Ledger.Opened);
+    }
+
+    private static volatile bool interrupted;
+
+    // `App interrupt [cancel]`: one lock, "ready" on stdout, then the lock taken every millisecond until a SIGINT (Ctrl+C)
+    // ends the process; with "cancel", until the program's own Ctrl+C handler, added before the first lock (after the
+    // run-time's, which a woven program adds before Main), cancels the signal and stops the loop: then 100 more locks,
+    // "locks taken: N" on stdout, and Main returns.
+    internal static void Interrupt(bool cancel)
+    {
+        if (cancel)
+            Console.CancelKeyPress += (sender, e) => { e.Cancel = true; interrupted = true; };
+        int taken = 0;
+        lock (first)
+            taken++;
+        Console.WriteLine("ready");
+        while (!interrupted) {
+            lock (first)
+                taken++;
+            Thread.Sleep(1);
+        }
+        for (int i = 0; i < 100; i++)
+            lock (first)
+                taken++;
+        Console.WriteLine("locks taken: " + taken);
     }
 
     // `App late`: a ProcessExit handler added just after the first timed lock and one added as Main returns, each

@@ -25,12 +25,15 @@ namespace LockTime.Runtime
 
         /// <summary>
         /// Subscribes <see cref="OnUnloading"/> once (<see cref="WatchUnloading"/>) without starting the run-time, and
-        /// returns whether it is subscribed. The weaver calls it first in the woven assembly's module initializer
-        /// (<c>&lt;Module&gt;</c>'s type initializer, ECMA-335 II.10.5.3), else its entry point (weave_early.c): one
-        /// event subscription at the program's start; the start calls it again. Never throws.
+        /// returns whether it is subscribed; registers the SIGINT handler of a program (<see cref="Signals.WatchInterrupt"/>),
+        /// which must run after the program's handlers as the exit handler after theirs. The weaver calls it first in the
+        /// woven assembly's module initializer (<c>&lt;Module&gt;</c>'s type initializer, ECMA-335 II.10.5.3), else its
+        /// entry point (weave_early.c): one event subscription and one signal registration at the program's start; the
+        /// start calls it again. Never throws.
         /// </summary>
         internal static bool Watch()
         {
+            Signals.WatchInterrupt();
             if (Interlocked.CompareExchange(ref watching, 1, 0) == 0) {
                 bool watched = false;
                 try {

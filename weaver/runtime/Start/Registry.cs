@@ -26,14 +26,15 @@ namespace LockTime.Runtime
     /// <item>[12] <c>Action&lt;string[], string, long[]&gt;</c> adds a slow lock to the process's timeline (<see cref="Timeline.Add"/>): the site's name, the thread's name, the event's longs; null when the timeline is off</item>
     /// <item>[13] <c>Action</c> waits for room in the line queue (<see cref="LineWriter.AwaitRoom"/>): a copy calls it before it queues a line on a thread that holds none of its locks</item>
     /// <item>[14] <c>List&lt;Func&lt;bool&gt;&gt;</c> every copy's "the calling thread holds one of its timed locks" (<see cref="Collector.Holding"/>): the wait for room (entry 13) asks them all, so that a thread holding another copy's lock does not wait; lock it to use it</item>
+    /// <item>[15] <c>Action</c> writes what the exit writes, now, as at SIGTERM (<see cref="Runtime.Terminating"/>): a program's SIGINT handler, in whichever copy, calls it (<see cref="Signals.WatchInterrupt"/>)</item>
     /// </list>
-    /// Entries 5 to 14 came after the first layout of version 1: a registry without them is still
+    /// Entries 5 to 15 came after the first layout of version 1: a registry without them is still
     /// version 1, and its copies follow no lock order, find holders only in their own copy, a copy
     /// that does not own it records the locks the exit's writing takes (a woven framework's), they
     /// queue slow-lock lines as entries through entry 1, and a copy that does not own it sweeps the
     /// records of ended threads only when a summary, report or metrics reading merges them, and a copy
     /// gives no events (<see cref="Events"/>) when its registry has no entry 10, and every slow-lock line (no
-    /// limit: nothing would roll up what it held back) when its registry has no entry 11, and keeps no timeline without entry 12, and never waits for room in the line queue without entry 13; without entry 14 a thread waits for room while it holds another copy's lock.
+    /// limit: nothing would roll up what it held back) when its registry has no entry 11, and keeps no timeline without entry 12, and never waits for room in the line queue without entry 13; without entry 14 a thread waits for room while it holds another copy's lock; without entry 15 a SIGINT writes nothing.
     /// The first copy to start creates it and owns the writer, the summary and the report; later
     /// copies add their snapshot. Joining locks the <c>AppDomain</c> object, once per copy.
     /// </summary>
@@ -44,10 +45,10 @@ namespace LockTime.Runtime
         internal const int Version = 1;
         internal const int Length = 5;
         /// <summary>The length with every entry this layout defines (the later ones optional, see above).</summary>
-        internal const int FullLength = 15;
+        internal const int FullLength = 16;
 
-        /// <summary>A new registry of version 1 around <paramref name="writer"/> (its thread not yet started), <paramref name="order"/> and <paramref name="timeline"/> (null: none).</summary>
-        internal static object[] Create(LineWriter writer, Thread writerThread, LockOrder order, Timeline timeline)
+        /// <summary>A new registry of version 1 around <paramref name="writer"/> (its thread not yet started), <paramref name="order"/>, <paramref name="timeline"/> (null: none) and the owner's writing at a signal, <paramref name="atSignal"/>.</summary>
+        internal static object[] Create(LineWriter writer, Thread writerThread, LockOrder order, Timeline timeline, Action atSignal)
         {
             object[] r = new object[FullLength];
             r[0] = Version;
@@ -74,6 +75,7 @@ namespace LockTime.Runtime
                 r[12] = new Action<string[], string, long[]>(timeline.Add);
             r[13] = new Action(writer.AwaitRoom);
             r[14] = writer.Holding;
+            r[15] = atSignal;
             return r;
         }
 
@@ -140,6 +142,12 @@ namespace LockTime.Runtime
         internal static List<Func<bool>> Holding(object[] registry)
         {
             return registry.Length > 14 ? registry[14] as List<Func<bool>> : null;
+        }
+
+        /// <summary>The owner's writing at a signal (entry 15), or null when the registry has none.</summary>
+        internal static Action AtSignal(object[] registry)
+        {
+            return registry.Length > 15 ? registry[15] as Action : null;
         }
 
         /// <summary>True when <paramref name="data"/> is a registry of this version.</summary>

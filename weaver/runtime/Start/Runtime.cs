@@ -232,7 +232,7 @@ namespace LockTime.Runtime
             metricsOwner = c;
             order.CycleLine = new Action<string>(Cycle);
             timeline = c.Settings.Timeline > 0 ? new Timeline(c.Settings.Timeline) : null;
-            registry = Registry.Create(writer, writerThread, order, timeline);
+            registry = Registry.Create(writer, writerThread, order, timeline, new Action(Terminating));
             startUtc = DateTime.UtcNow;
             startTicks = Clock.Ticks();
             double interval = c.Settings.ReportPath != null ? c.Settings.ReportIntervalS * Clock.Frequency() : 0;
@@ -563,7 +563,7 @@ namespace LockTime.Runtime
         }
 
         /// <summary>
-        /// SIGTERM (<see cref="Signals"/>): what <see cref="Finish"/> writes, now, while the program's threads go on;
+        /// SIGTERM, or SIGINT (<see cref="Interrupted"/>), (<see cref="Signals"/>): what <see cref="Finish"/> writes, now, while the program's threads go on;
         /// the process ends when this returns unless a handler of the program's cancels the signal. Written on a
         /// thread of its own (<see cref="AtSignal"/>), which this one waits for: the signal's thread then runs the
         /// program's own handlers, whose locks are the program's (a thread that wrote for the run-time stays its own).
@@ -586,6 +586,22 @@ namespace LockTime.Runtime
                 } finally {
                     Monitor.Exit(signalGate);
                 }
+            } catch (Exception) {
+            }
+        }
+
+        /// <summary>
+        /// SIGINT that no handler of the program's cancelled (<see cref="Signals.WatchInterrupt"/>): what
+        /// <see cref="Terminating"/> writes, by the copy that owns the registry (its entry 15), whichever copy registered
+        /// the handler; nothing when no copy started (no timed lock taken yet). Never throws.
+        /// </summary>
+        internal static void Interrupted()
+        {
+            try {
+                object[] r = registry ?? AppDomain.CurrentDomain.GetData(Registry.Slot) as object[];
+                Action atSignal = r != null && Registry.IsCurrent(r) ? Registry.AtSignal(r) : null;
+                if (atSignal != null)
+                    atSignal();
             } catch (Exception) {
             }
         }

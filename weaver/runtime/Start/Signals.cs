@@ -1,7 +1,8 @@
-// Signals.cs - the summary and report when the process is asked to terminate (SIGTERM), through reflection.
+// Signals.cs - the summary and report when the process is asked to terminate (SIGTERM) or interrupted (SIGINT, Ctrl+C).
 using System;
 using System.Reflection;
 using System.Runtime.CompilerServices;
+using System.Threading;
 
 namespace LockTime.Runtime
 {
@@ -23,8 +24,17 @@ namespace LockTime.Runtime
     /// host starts after the first timed lock) runs first, and when it cancels, this one does nothing: the
     /// program goes on, and the summary comes at its exit as always. One registered earlier runs after this
     /// one; if it cancels, the program goes on: the summary was written at the signal, and the report is
-    /// written again at the exit (<see cref="Runtime.Finish"/>) or at the next SIGTERM. SIGINT (Ctrl+C) is left alone: programs
-    /// cancel it to go on.
+    /// written again at the exit (<see cref="Runtime.Finish"/>) or at the next SIGTERM.
+    /// <para>
+    /// SIGINT (Ctrl+C) also ends a .NET process without <c>ProcessExit</c> (exit code 130), yet programs often cancel it to
+    /// go on (a shell's command interrupted, a graceful shutdown). So its handler must run after every handler of the
+    /// program, and write only when none cancelled: a woven program (an assembly with an entry point, for .NET 6+)
+    /// registers it before its own code runs (<see cref="WatchInterrupt"/>, from the module initializer or the entry
+    /// point, <see cref="ExitOrder.Watch"/>), and .NET calls the handlers of a signal from the last registered to the
+    /// first: the program's, registered later, run before it (.NET 10 then calls it with their verdict, .NET 6 to 9 not
+    /// at all once one cancelled). It never cancels the signal: the process ends as it would have. A library's copy
+    /// registers none (the program's handlers may come before it).
+    /// </para>
     /// </summary>
     [CompilerGenerated]
     internal static class Signals
@@ -84,14 +94,62 @@ namespace LockTime.Runtime
         static void OnTerminate(object context)
         {
             try {
-                if (cancel == null) {
-                    Type type = Type.GetType("System.Runtime.InteropServices.PosixSignalContext, System.Runtime.InteropServices", false);
-                    cancel = type != null ? type.GetProperty("Cancel", BindingFlags.Public | BindingFlags.Instance) : null;
-                }
-                object cancelled = cancel != null ? cancel.GetValue(context, null) : null;
-                if (cancelled is bool && (bool)cancelled)
-                    return;
-                Runtime.Terminating();
+                if (!Cancelled(context))
+                    Runtime.Terminating();
+            } catch (Exception) {
+            }
+        }
+
+        /// <summary>True when a handler that ran before cancelled the signal of <paramref name="context"/> (a <c>PosixSignalContext</c>).</summary>
+        static bool Cancelled(object context)
+        {
+            if (cancel == null) {
+                Type type = Type.GetType("System.Runtime.InteropServices.PosixSignalContext, System.Runtime.InteropServices", false);
+                cancel = type != null ? type.GetProperty("Cancel", BindingFlags.Public | BindingFlags.Instance) : null;
+            }
+            object cancelled = cancel != null ? cancel.GetValue(context, null) : null;
+            return cancelled is bool && (bool)cancelled;
+        }
+
+        /// <summary>The SIGINT registration (<see cref="RegisterInterruptDirect"/>), kept alive: its finalizer would unregister it.</summary>
+        static object interrupt;
+        static int interruptWatched;
+
+        /// <summary>
+        /// Registers <see cref="OnInterrupt"/> for SIGINT once, before the program's code runs (<see cref="ExitOrder.Watch"/>):
+        /// in a program woven for .NET 6+ only (<see cref="RegisterInterruptDirect"/>), not starting the run-time. Never throws.
+        /// </summary>
+        internal static void WatchInterrupt()
+        {
+            if (Interlocked.CompareExchange(ref interruptWatched, 1, 0) != 0)
+                return;
+            try {
+                interrupt = RegisterInterruptDirect();
+            } catch (Exception) {
+            }
+        }
+
+        /// <summary>
+        /// Registers <see cref="OnInterrupt"/> for SIGINT by a direct call to <c>PosixSignalRegistration.Create</c>: the
+        /// weaver writes this body for an assembly with an entry point whose framework has the type (.NET 6+,
+        /// weave_merge_direct.c). Returns the registration, or null: this body, which libraries and the other targets
+        /// keep. May throw (no signals on this platform): the caller catches.
+        /// </summary>
+        internal static object RegisterInterruptDirect()
+        {
+            return null;
+        }
+
+        /// <summary>
+        /// The SIGINT handler, the last of the process's: unless a handler of the program's cancelled the signal, the
+        /// summary and report now (the owner's, <see cref="Runtime.Interrupted"/>; nothing when no timed lock was taken
+        /// yet), then the process ends as it would have. Never throws.
+        /// </summary>
+        static void OnInterrupt(object context)
+        {
+            try {
+                if (!Cancelled(context))
+                    Runtime.Interrupted();
             } catch (Exception) {
             }
         }

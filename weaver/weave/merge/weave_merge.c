@@ -370,15 +370,20 @@ static int subst_body(struct merge *m, const struct weave_subst *s, const struct
 		}
 		break;
 	case WEAVE_SUBST_SIGTERM:
+	case WEAVE_SUBST_SIGINT:
 	case WEAVE_SUBST_UNLOADING:
-		if ((direct = s->kind == WEAVE_SUBST_SIGTERM ? merge_direct_sigterm(m, map, &e)
-							     : merge_direct_unloading(m, map, &e)) != 0) {
+		if ((direct = s->kind == WEAVE_SUBST_SIGTERM
+				      ? merge_direct_signal(m, map, -4, "LockTime.Runtime.Signals::OnTerminate", &e)
+			      : s->kind == WEAVE_SUBST_SIGINT
+				      ? merge_direct_signal(m, map, -2, "LockTime.Runtime.Signals::OnInterrupt", &e)
+				      : merge_direct_unloading(m, map, &e)) != 0) {
 			em_free(&e);
 			return direct;
 		}
 		break;
 	}
-	if (s->kind != WEAVE_SUBST_EMIT && s->kind != WEAVE_SUBST_SIGTERM && s->kind != WEAVE_SUBST_UNLOADING)
+	if (s->kind != WEAVE_SUBST_EMIT && s->kind != WEAVE_SUBST_SIGTERM && s->kind != WEAVE_SUBST_SIGINT &&
+	    s->kind != WEAVE_SUBST_UNLOADING)
 		em_op(&e, IL_RET);
 	if (em_finish(&e, b) < 0) {
 		em_free(&e);

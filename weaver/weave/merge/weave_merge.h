@@ -35,6 +35,7 @@ enum weave_subst_kind {
 				* methods, whose tokens map holds, with literal arguments */
 	WEAVE_SUBST_SIGTERM,   /* only where the framework is known to have PosixSignalRegistration (.NET 6+):
 				* return PosixSignalRegistration.Create(SIGTERM, Signals.OnTerminate) (weave_merge_direct.c) */
+	WEAVE_SUBST_SIGINT,    /* the same for SIGINT and Signals.OnInterrupt (given only for a program: an entry point) */
 	WEAVE_SUBST_UNLOADING, /* only where it is known to have AssemblyLoadContext (.NET Core 3+): add
 				* ExitOrder.OnUnloading to AssemblyLoadContext.Default.Unloading; return true */
 };

@@ -1,5 +1,5 @@
 /* weave_merge_direct.c - the bodies of the run-time's direct calls into .NET 6+ types that netstandard2.0 lacks:
- * the SIGTERM handler's registration (PosixSignalRegistration.Create) and the hook before ProcessExit
+ * the SIGTERM and SIGINT handlers' registrations (PosixSignalRegistration.Create) and the hook before ProcessExit
  * (AssemblyLoadContext.Default.Unloading), written only for a target whose framework is known to have them. */
 #include "weave_merge_int.h"
 #include "lt_buf.h"
@@ -59,7 +59,8 @@ static int method_ref(struct merge *m, int put_failed, uint32_t owner, const cha
 	return rc;
 }
 
-int merge_direct_sigterm(struct merge *m, const struct weave_merge_map *map, struct em *e)
+int merge_direct_signal(struct merge *m, const struct weave_merge_map *map, int posix_signal, const char *handler_name,
+			struct em *e)
 {
 	const char *ns = "System.Runtime.InteropServices";
 	struct lt_buf sig = LT_BUF_INIT;
@@ -69,8 +70,7 @@ int merge_direct_sigterm(struct merge *m, const struct weave_merge_map *map, str
 	if ((known = wref_type_if_known(m->refs, ns, "PosixSignalRegistration", &registration)) <= 0)
 		return known < 0 ? -1 : 1;
 	if (wref_type(m->refs, ns, "PosixSignal", &signal) < 0 || wref_type(m->refs, ns, "PosixSignalContext", &context) < 0 ||
-	    wref_type(m->refs, "System", "Action`1", &action) < 0 ||
-	    merged(map, "LockTime.Runtime.Signals::OnTerminate", &handler) < 0)
+	    wref_type(m->refs, "System", "Action`1", &action) < 0 || merged(map, handler_name, &handler) < 0)
 		return -1;
 	/* static class PosixSignalRegistration Create(valuetype PosixSignal, class Action`1<class PosixSignalContext>) */
 	rc = method_ref(m, lt_buf_u8(&sig, 0) < 0 || lt_buf_u8(&sig, 2) < 0 || lt_buf_u8(&sig, ELEM_CLASS) < 0 ||
@@ -78,7 +78,7 @@ int merge_direct_sigterm(struct merge *m, const struct weave_merge_map *map, str
 				   sig_token_encode(&sig, signal) < 0 || put_action_of(&sig, action, context) < 0,
 			registration, "Create", &sig, &create);
 	lt_buf_free(&sig);
-	em_i4(e, -4); /* PosixSignal.SIGTERM */
+	em_i4(e, posix_signal);
 	if (rc < 0 || emit_action(m, action, context, handler, e) < 0)
 		return -1;
 	em_tok(e, IL_CALL, create);

@@ -116,11 +116,14 @@ int merge_token(struct merge *m, uint32_t tok, uint32_t *out);
  * blob (II.23.2.14).  Returns 0, or -1 as merge_token. */
 int merge_sig(struct merge *m, uint32_t blob, int typespec, uint32_t *out);
 
-/* The bodies of WEAVE_SUBST_SIGTERM and WEAVE_SUBST_UNLOADING (weave_merge_direct.c), their ret included, into e:
- * 0, 1 when the target's framework is not known to have the types (nothing added: the template's body is
- * copied), or -1 with the error of wref_type, wref_member (LT_E_WEAVE, LT_E_METADATA, LT_E_NOMEM, LT_E_LIMIT). */
+/* The bodies of WEAVE_SUBST_SIGTERM, WEAVE_SUBST_SIGINT and WEAVE_SUBST_UNLOADING (weave_merge_direct.c), their ret
+ * included, into e: 0, 1 when the target's framework is not known to have the types (nothing added: the template's
+ * body is copied), or -1 with the error of wref_type, wref_member (LT_E_WEAVE, LT_E_METADATA, LT_E_NOMEM, LT_E_LIMIT).
+ * merge_direct_signal: return PosixSignalRegistration.Create(posix_signal, the merged handler_name), posix_signal a
+ * PosixSignal value (SIGINT -2, SIGTERM -4: negative, the same on every platform). */
 struct em;
-int merge_direct_sigterm(struct merge *m, const struct weave_merge_map *map, struct em *e);
+int merge_direct_signal(struct merge *m, const struct weave_merge_map *map, int posix_signal, const char *handler_name,
+			struct em *e);
 int merge_direct_unloading(struct merge *m, const struct weave_merge_map *map, struct em *e);
 
 /* Where the uses of the template's attributes for the trimmer go in the

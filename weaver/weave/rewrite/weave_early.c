@@ -30,9 +30,7 @@ static int module_initializer(const struct md_image *md, uint32_t *row)
 	return 0;
 }
 
-/* The entry point's MethodDef row (II.25.3.3 EntryPointToken: a MethodDef of this module, not a File, nor a native
- * entry point's RVA), or 0 when there is none (a library). */
-static uint32_t entry_point(const struct img *img)
+uint32_t weave_entry_point(const struct img *img)
 {
 	uint32_t token = img->pe.cli.entry_point;
 
@@ -51,7 +49,7 @@ int weave_early(struct img *img, uint32_t watch)
 
 	if (module_initializer(&img->md, &row) < 0)
 		return -1;
-	if (!row && !(row = entry_point(img)))
+	if (!row && !(row = weave_entry_point(img)))
 		return 0;
 	if (img_decode_body(img, row, &b) < 0)
 		return -1;

@@ -1,5 +1,6 @@
 /* weave_stub_type.c - the stub type <LockTime>: the run-time merged in, its TypeDef, rows and stub bodies encoded. */
 #include "weave_stubs_int.h"
+#include "weave_pass.h"
 #include "lt_error.h"
 #include "lt_mem.h"
 #include "lt_utf8.h"
@@ -177,7 +178,7 @@ static int runtime_template(const struct weave_template **out)
 static int merge_runtime(struct weave_stubs *h, const struct weave_opts *opts, const struct weave_site_table *sites)
 {
 	char threshold[32];
-	struct weave_subst substs[11];
+	struct weave_subst substs[12];
 	struct weave_merge_map map;
 	const struct weave_template *tmpl = NULL;
 	size_t n = 0;
@@ -206,6 +207,11 @@ static int merge_runtime(struct weave_stubs *h, const struct weave_opts *opts, c
 	substs[n++] = (struct weave_subst){ .method = "LockTime.Runtime.SiteList::Load", .kind = WEAVE_SUBST_EMIT,
 					    .emit = weave_stubs_site_list, .ctx = (void *)sites };
 	substs[n++] = (struct weave_subst){ .method = "LockTime.Runtime.Signals::RegisterDirect", .kind = WEAVE_SUBST_SIGTERM };
+	/* A program's SIGINT handler, registered before its code runs (weave_early); a library's handler could come
+	 * before the program's, which may cancel the signal (Signals.WatchInterrupt). */
+	if (weave_entry_point(h->img))
+		substs[n++] = (struct weave_subst){ .method = "LockTime.Runtime.Signals::RegisterInterruptDirect",
+						    .kind = WEAVE_SUBST_SIGINT };
 	substs[n++] = (struct weave_subst){ .method = "LockTime.Runtime.ExitOrder::WatchUnloading",
 					    .kind = WEAVE_SUBST_UNLOADING };
 	if (runtime_template(&tmpl) < 0)
