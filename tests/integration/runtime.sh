@@ -422,6 +422,19 @@ expect "many threads: every line whole, all 32000, none dropped" \
 	'[ "$whole" -eq 32000 ] && [ -z "$dropped" ] && [ "$(grep -cvE "^LockTime: (Host.Program::Count held|summary: |top 1 site|top stacks |  )" "$LT_TMP/many.log")" -eq 0 ]' \
 	"$whole whole lines, ${dropped:-0} dropped; other lines: $(grep -vE '^LockTime: (Host.Program::Count held|summary: |top 1 site|top stacks |  )' "$LT_TMP/many.log" | head -n 3)"
 
+# Two processes at once into that one file (a test run's hosts sharing LOCKTIME_OUTPUT): both processes' lines, whole.
+# .NET's FileMode.Append seeks to the end only at the open: each process wrote from where it thought the end was,
+# over the other's lines (half of them lost, some joined).
+rm -f "$LT_TMP/shared.log"
+(LOCKTIME_THRESHOLD_MS=0 LOCKTIME_OUTPUT="$LT_TMP/shared.log" host "$LT_TMP/m1.out" "$LT_TMP/m1.err" many) &
+LOCKTIME_THRESHOLD_MS=0 LOCKTIME_OUTPUT="$LT_TMP/shared.log" host "$LT_TMP/m2.out" "$LT_TMP/m2.err" many
+wait
+whole=$(grep -cE '^LockTime: Host.Program::Count held [0-9]+\.[0-9]{3} ms, waited [0-9]+\.[0-9]{3} ms at Program.cs:11( \(held by Host.Program::Count at Program.cs:11\))?$' "$LT_TMP/shared.log")
+expect "two processes into one file: all 64000 lines, every one whole, both summaries" \
+	'[ "$whole" -eq 64000 ] && [ "$(grep -c "^LockTime: summary: 1 site in 1 assembly; 32000 acquisitions" "$LT_TMP/shared.log")" -eq 2 ] &&
+	 [ "$(grep -cvE "^LockTime: (Host.Program::Count held|summary: |top 1 site|top stacks |  )" "$LT_TMP/shared.log")" -eq 0 ]' \
+	"$whole whole lines of $(wc -l <"$LT_TMP/shared.log"); other lines: $(grep -vE '^LockTime: (Host.Program::Count held|summary: |top 1 site|top stacks |  )' "$LT_TMP/shared.log" | head -n 3)"
+
 # Environment.Exit: the summary still appears, and the exit code is the program's.
 host "$LT_TMP/e.out" "$LT_TMP/e.err" exit
 expect "exit: Environment.Exit(3) keeps its code" '[ "$host_rc" -eq 3 ]' "rc $host_rc"

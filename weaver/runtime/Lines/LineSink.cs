@@ -70,11 +70,60 @@ namespace LockTime.Runtime
             Text.Length = 0;
             if (n == 0)
                 return;
-            if (stream != null)
+            FileStream file = Console ? null : stream as FileStream;
+            if (file != null)
+                Append(file, n);
+            else if (stream != null)
                 stream.Write(Text.Bytes, 0, n);
             else
                 writer.Write(Encoding.UTF8.GetString(Text.Bytes, 0, n));
         }
+
+        /// <summary>The byte of a file sink that its writers lock around each write (<see cref="Append"/>): far past any data, so that no reader or writer of the data waits for it.</summary>
+        const long LockAt = 1L << 62;
+        /// <summary>Tries for that lock before a write goes ahead without it, a millisecond apart: another writer holds it for one write.</summary>
+        const int LockTries = 100;
+
+        /// <summary>
+        /// Writes the first <paramref name="n"/> bytes of the buffer at the end the file has now, in one write, under a lock
+        /// shared with every other process's writer of it (a byte lock, <see cref="LockAt"/>): .NET's <c>FileMode.Append</c>
+        /// seeks to the end once, at the open, and then writes at the stream's own position, so two processes writing one
+        /// file (the hosts of a test run sharing <c>LOCKTIME_OUTPUT</c>) wrote over each other's lines. A lock not had within
+        /// <see cref="LockTries"/> ms, or that the platform does not have, is done without: the write still goes to the end
+        /// as it is then. Throws what the write throws.
+        /// </summary>
+#pragma warning disable CA1416 // FileStream.Lock and Unlock throw PlatformNotSupportedException on macOS: caught, the write goes ahead
+        void Append(FileStream file, int n)
+        {
+            bool locked = false;
+            for (int tries = 0; !locked && tries < LockTries; tries++) {
+                try {
+                    file.Lock(LockAt, 1);
+                    locked = true;
+                } catch (IOException) {
+                    System.Threading.Thread.Sleep(1); /* another process writes */
+                } catch (Exception) {
+                    break; /* no byte locks here */
+                }
+            }
+            try {
+                file.Seek(0, SeekOrigin.End);
+                file.Write(Text.Bytes, 0, n);
+            } finally {
+                if (locked)
+                    Unlock(file);
+            }
+        }
+
+        /// <summary>Gives the lock of <see cref="Append"/> back; never throws (the process's end gives it back too).</summary>
+        static void Unlock(FileStream file)
+        {
+            try {
+                file.Unlock(LockAt, 1);
+            } catch (Exception) {
+            }
+        }
+#pragma warning restore CA1416
 
         /// <summary>Writes the buffered lines and flushes the sink. Throws what the sink throws.</summary>
         internal void Flush()
