@@ -130,6 +130,7 @@ static const struct home runtime_homes[] = {
 	{ "Microsoft.Win32.SafeHandles", "SafeFileHandle", NULL, NULL },
 	{ "System.IO", "IOException", NULL, NULL },
 	{ "System.IO", "Path", NULL, NULL },
+	{ "System.IO", "SeekOrigin", NULL, NULL },
 	{ "System.IO", "Stream", NULL, NULL },
 	{ "System.IO", "StreamWriter", NULL, NULL },
 	{ "System.IO", "TextWriter", NULL, NULL },
