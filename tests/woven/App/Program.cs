@@ -112,7 +112,7 @@ internal static class Program
             Nested(depth + 1);
     }
 
-    // With the argument "reentry", Main runs Reentry.cs's scenarios only; with "busy" Busy.cs's; with "term MS", "interrupt [cancel]", "late", "exitonly" or "modinit" one of Exits.cs's. With the argument "throw", Main ends in an unhandled exception after all the locks; with "serve" it
+    // With the argument "reentry", Main runs Reentry.cs's scenarios only; with "busy" Busy.cs's; with "term MS", "interrupt [cancel]", "late", "exitonly" or "modinit" one of Exits.cs's; with "firstnested" FirstNested.cs's. With the argument "throw", Main ends in an unhandled exception after all the locks; with "serve" it
     // goes on posting to the ledger until a signal ends the process (a service stopped by SIGTERM).
     private static void Main(string[] args)
     {
@@ -129,6 +129,11 @@ internal static class Program
         if (args.Length > 0 && args[0] == "term")
         {
             Exits.Term(int.Parse(args[1]));
+            return;
+        }
+        if (args.Length > 0 && args[0] == "firstnested")
+        {
+            FirstNested.Run();
             return;
         }
         if (args.Length > 0 && args[0] == "interrupt")

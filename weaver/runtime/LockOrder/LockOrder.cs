@@ -105,7 +105,7 @@ namespace LockTime.Runtime
                 Deadlocks.Unwait(h);
             int d = h.Depth;
             if (d > 0 && !Holds(h, lockObject))
-                Lookup(h, lockObject, site);
+                LookupOrKeep(h, lockObject, site);
             HeldLock[] held = h.Locks;
             if (d >= held.Length)
                 held = Grow(h);
@@ -154,7 +154,7 @@ namespace LockTime.Runtime
         {
             if (h.Depth == 0 || Holds(h, lockObject))
                 return;
-            Lookup(h, lockObject, site);
+            LookupOrKeep(h, lockObject, site);
             if (h.PendingN > 0)
                 AddPending(h);
             if (!exclusive)
@@ -227,8 +227,11 @@ namespace LockTime.Runtime
             if ((uint)d < (uint)held.Length && ReferenceEquals(held[d].Lock, lockObject)) {
                 held[d].Lock = null;
                 h.Depth = d;
-                if (d == 0 && h.PendingN > 0)
+                if (d == 0 && h.PendingN > 0) {
                     AddPending(h);
+                    if (!lookupWarm)
+                        WarmLookup();
+                }
             } else {
                 ExitBelow(h, lockObject);
             }
@@ -263,6 +266,39 @@ namespace LockTime.Runtime
         }
 
         /// <summary>
+        /// True once <see cref="Lookup"/> is compiled (<see cref="WarmLookup"/>). Before, a nested acquisition keeps its
+        /// pair with its nodes unknown (<see cref="AddPending"/> finds them after the outermost release): compiling the
+        /// optimized lookup at a process's first nested acquisition took milliseconds inside the holds - a first
+        /// <c>lock (a) { lock (b) { } }</c> that held its locks for microseconds was reported held 12 and 28 ms.
+        /// </summary>
+        volatile bool lookupWarm;
+
+        /// <summary>As <see cref="Lookup"/> once it is compiled; until then the pair is kept for <see cref="AddPending"/> (<see cref="Pend"/>, the JIT's first code).</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        void LookupOrKeep(HeldLocks h, object lockObject, int site)
+        {
+            if (lookupWarm)
+                Lookup(h, lockObject, site);
+            else if (!Full())
+                Pend(h, h.Locks[h.Depth - 1].Lock, h.Locks[h.Depth - 1].Site, -1, lockObject, site, -1);
+        }
+
+        /// <summary>
+        /// Compiles <see cref="Lookup"/> and what it calls by one lookup in a list of the run-time's own, then sets
+        /// <see cref="lookupWarm"/>: after an outermost release (no timed lock held), once. The scratch list's pair is
+        /// kept in it and dropped with it: nothing enters the order.
+        /// </summary>
+        void WarmLookup()
+        {
+            lookupWarm = true;
+            HeldLocks scratch = new HeldLocks();
+            scratch.Locks[0].Lock = new object();
+            scratch.Locks[0].Node = -1;
+            scratch.Depth = 1;
+            Lookup(scratch, new object(), -1);
+        }
+
+        /// <summary>
         /// Looks up the edge from the innermost held lock to <paramref name="lockObject"/> without a lock;
         /// a pair whose nodes or edge are not known yet is kept for <see cref="AddPending"/>. Only the
         /// innermost: the held locks are already joined in the order they were taken (each by the edge
@@ -288,9 +324,9 @@ namespace LockTime.Runtime
 
         /// <summary>
         /// Keeps the pair (<paramref name="held"/>, <paramref name="acquired"/>) with their nodes (-1: not known yet), unless it is among the last
-        /// few kept (a pair kept twice is added once); when the thread keeps too many, adds them now.
+        /// few kept (a pair kept twice is added once); when the thread keeps too many, adds them now. Left to the tiering:
+        /// the first nested acquisitions call it inside their holds (<see cref="LookupOrKeep"/>).
         /// </summary>
-        [MethodImpl((MethodImplOptions)Jit.Optimized)]
         void Pend(HeldLocks h, object held, int heldSite, int from, object acquired, int site, int to)
         {
             for (int k = Math.Max(0, h.PendingN - 8); k < h.PendingN; k++)
